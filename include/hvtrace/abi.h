@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * abi.h - the guest module's user-space interface (docs/format.md,
+ * "/dev/hvtrace").
+ *
+ * /dev/hvtrace
+ *   mmap(offset 0, one page, PROT_READ)   the clock page (clock_page.h)
+ *   HVTRACE_IOC_VERSION                    ABI version (any user)
+ *   HVTRACE_IOC_SET_CLOCK                  publish a host transform (CAP_SYS_ADMIN)
+ *   HVTRACE_IOC_CREATE_SESSION             new session fd (CAP_SYS_ADMIN)
+ *
+ * session fd
+ *   HVTRACE_SESSION_ENABLE_EVENT           enable an event by name
+ *   HVTRACE_SESSION_START / _STOP          start or stop all its events at once
+ *   HVTRACE_SESSION_REGISTRY               copy its registry records out
+ *   HVTRACE_SESSION_STREAM                 a read-only fd for one CPU's buffer
+ *
+ * stream fd
+ *   read()                                 whole closed packets, one per call
+ *   HVTRACE_STREAM_FLUSH                   close the CPU's partial packet
+ *   HVTRACE_STREAM_STATS                   produced / consumed / lost counters
+ */
+#ifndef HVTRACE_ABI_H
+#define HVTRACE_ABI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <hvtrace/clock_page.h>
+#include <hvtrace/ctf.h>
+#include <hvtrace/registry.h>
+
+#define HVTRACE_ABI_VERSION		1
+#define HVTRACE_DEVICE			"/dev/hvtrace"
+#define HVTRACE_IOC_MAGIC		0xF7
+
+struct hvtrace_set_clock {
+	__u32 flags;			/* HVT_CLOCK_F_SYNCED | HVT_CLOCK_F_PER_CPU */
+	__u32 cpu;			/* with HVTRACE_SET_CLOCK_ONE_CPU */
+	__u32 set;			/* HVTRACE_SET_CLOCK_* */
+	__u32 reserved;
+	struct hvt_clock_params params;
+};
+#define HVTRACE_SET_CLOCK_GLOBAL	1u
+#define HVTRACE_SET_CLOCK_ONE_CPU	2u
+
+#define HVTRACE_MODE_DISCARD		0u
+
+struct hvtrace_session_config {
+	__u32 subbuf_size;		/* in: bytes, power of two, 4 KiB..1 MiB */
+	__u32 nr_subbufs;		/* in: power of two, 2..1024 */
+	__u32 mode;			/* in: HVTRACE_MODE_* */
+	__u32 nr_cpus;			/* out: stream count (possible CPUs) */
+	__u8  uuid[HVT_UUID_LEN];	/* out: trace UUID in every packet header */
+	__u64 tsc_khz;			/* out: guest TSC frequency */
+};
+
+struct hvtrace_event_name {
+	char name[HVT_NAME_MAX];
+};
+
+struct hvtrace_registry_buf {
+	__u64 addr;			/* in: user buffer */
+	__u32 size;			/* in: its size; out: bytes needed */
+	__u32 nr_events;		/* out */
+};
+
+struct hvtrace_stream_stats {
+	__u64 produced;			/* packets closed */
+	__u64 consumed;			/* packets read */
+	__u64 lost;			/* events discarded */
+	__u32 subbuf_size;
+	__u32 cpu;
+};
+
+#define HVTRACE_IOC_VERSION		_IO(HVTRACE_IOC_MAGIC, 0x00)
+#define HVTRACE_IOC_SET_CLOCK		_IOW(HVTRACE_IOC_MAGIC, 0x01, struct hvtrace_set_clock)
+#define HVTRACE_IOC_CREATE_SESSION	_IOWR(HVTRACE_IOC_MAGIC, 0x02, struct hvtrace_session_config)
+
+#define HVTRACE_SESSION_ENABLE_EVENT	_IOW(HVTRACE_IOC_MAGIC, 0x10, struct hvtrace_event_name)
+#define HVTRACE_SESSION_START		_IO(HVTRACE_IOC_MAGIC, 0x11)
+#define HVTRACE_SESSION_STOP		_IO(HVTRACE_IOC_MAGIC, 0x12)
+#define HVTRACE_SESSION_REGISTRY	_IOWR(HVTRACE_IOC_MAGIC, 0x13, struct hvtrace_registry_buf)
+#define HVTRACE_SESSION_STREAM		_IOW(HVTRACE_IOC_MAGIC, 0x14, __u32)
+
+#define HVTRACE_STREAM_FLUSH		_IO(HVTRACE_IOC_MAGIC, 0x20)
+#define HVTRACE_STREAM_STATS		_IOR(HVTRACE_IOC_MAGIC, 0x21, struct hvtrace_stream_stats)
+
+#endif /* HVTRACE_ABI_H */
