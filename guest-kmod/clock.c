@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * clock.c - the guest trace clock and the page that shows it to user space.
+ *
+ * The recorded timestamp is the raw guest TSC (rdtsc_ordered). The clock
+ * page tells user space everything needed to compute the same value and to
+ * turn it into host-referenced nanoseconds without a syscall; the agent
+ * publishes the host's transform through HVTRACE_IOC_SET_CLOCK. One writer at
+ * a time (clock_lock), seqcount protocol as in the kernel's vDSO data.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+
+#include "hvtrace_internal.h"
+
+static struct page *clock_page;
+static struct hvt_clock_page *clock;
+static DEFINE_MUTEX(clock_lock);
+
+static_assert(sizeof(struct hvt_clock_page) <= HVT_CLOCK_PAGE_SIZE);
+static_assert(HVT_CLOCK_PAGE_SIZE == PAGE_SIZE);
+
+/* The trace clock: what every hvtrace kernel event is stamped with. */
+u64 hvtrace_clock_read(void)
+{
+	return rdtsc_ordered();
+}
+EXPORT_SYMBOL_GPL(hvtrace_clock_read);
+
+/* Host-referenced ns (host CLOCK_MONOTONIC) for @tsc, with the current transform. */
+s64 hvtrace_clock_host_ns(u64 tsc, u64 *error_ns)
+{
+	struct hvt_clock_params p;
+	u32 flags;
+
+	hvt_clock_page_read_params(clock, raw_smp_processor_id(), &p, &flags);
+	if (error_ns)
+		*error_ns = (flags & HVT_CLOCK_F_SYNCED) ? p.error_ns : U64_MAX;
+	return hvt_clock_params_apply(&p, tsc);
+}
+EXPORT_SYMBOL_GPL(hvtrace_clock_host_ns);
+
+u64 hvtrace_clock_khz(void)
+{
+	return tsc_khz;
+}
+
+int hvtrace_clock_init(void)
+{
+	clock_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!clock_page)
+		return -ENOMEM;
+	clock = page_address(clock_page);
+	clock->version = HVT_CLOCK_PAGE_VERSION;
+	clock->header_size = offsetof(struct hvt_clock_page, global);
+	clock->tsc_khz = tsc_khz;
+	clock->nr_cpus = min_t(u32, nr_cpu_ids, HVT_CLOCK_PAGE_MAX_CPUS);
+	clock->flags = boot_cpu_has(X86_FEATURE_TSC_RELIABLE) ? 0 :
+		       HVT_CLOCK_F_TSC_UNSTABLE;
+	clock->global.error_ns = U64_MAX;
+	smp_store_release(&clock->magic, HVT_CLOCK_PAGE_MAGIC);
+	return 0;
+}
+
+/*
+ * Mappings keep their own reference to the page (vm_insert_page), so a
+ * process that still maps it after the module is gone reads a valid, frozen
+ * page; this only drops the module's reference.
+ */
+void hvtrace_clock_exit(void)
+{
+	if (clock_page)
+		__free_page(clock_page);
+	clock_page = NULL;
+	clock = NULL;
+}
+
+int hvtrace_clock_mmap(struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+#else
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+#endif
+	return vm_insert_page(vma, vma->vm_start, clock_page);
+}
+
+static int clock_params_valid(const struct hvt_clock_params *p)
+{
+	const u32 known = HVT_CLOCK_P_EXACT | HVT_CLOCK_P_ESTIMATED;
+
+	return p->shift <= 63 && !(p->flags & ~known) && p->mult != 0;
+}
+
+long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
+{
+	const u32 known_flags = HVT_CLOCK_F_SYNCED | HVT_CLOCK_F_PER_CPU;
+	struct hvtrace_set_clock arg;
+	struct hvt_clock_params *dst;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if ((arg.flags & ~known_flags) || arg.reserved ||
+	    !clock_params_valid(&arg.params))
+		return -EINVAL;
+	if (arg.set == HVTRACE_SET_CLOCK_GLOBAL)
+		dst = &clock->global;
+	else if (arg.set == HVTRACE_SET_CLOCK_ONE_CPU && arg.cpu < clock->nr_cpus)
+		dst = &clock->cpu[arg.cpu];
+	else
+		return -EINVAL;
+
+	mutex_lock(&clock_lock);
+	WRITE_ONCE(clock->seq, clock->seq + 1);
+	smp_wmb();
+	*dst = arg.params;
+	WRITE_ONCE(clock->flags, (clock->flags & HVT_CLOCK_F_TSC_UNSTABLE) | arg.flags);
+	WRITE_ONCE(clock->generation, clock->generation + 1);
+	smp_wmb();
+	WRITE_ONCE(clock->seq, clock->seq + 1);
+	mutex_unlock(&clock_lock);
+	return 0;
+}

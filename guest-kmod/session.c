@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * session.c - tracing sessions.
+ *
+ * A session owns one buffer per CPU and a set of enabled events. Writes into
+ * it are gated twice: the event's probe is registered only while some session
+ * enables the event, and the session's "active" flag (the buffer enable)
+ * starts or stops all its events at once. Sessions are an RCU list walked by
+ * the probes; everything that changes them holds hvtrace_lock.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uuid.h>
+#include <linux/vmalloc.h>
+
+#include "hvtrace_internal.h"
+
+LIST_HEAD(hvtrace_sessions);
+DEFINE_MUTEX(hvtrace_lock);
+
+static void session_free(struct hvtrace_session *s)
+{
+	unsigned int cpu;
+
+	if (s->buffers)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			hvtrace_buffer_destroy(s->buffers[cpu]);
+	kfree(s->buffers);
+	kfree(s);
+}
+
+static int session_release(struct inode *inode, struct file *file)
+{
+	struct hvtrace_session *s = file->private_data;
+	unsigned int id;
+
+	mutex_lock(&hvtrace_lock);
+	WRITE_ONCE(s->active, false);
+	list_del_rcu(&s->node);
+	for_each_set_bit(id, s->enabled, HVTRACE_MAX_EVENTS)
+		hvtrace_probe_put(hvtrace_events[id]);
+	mutex_unlock(&hvtrace_lock);
+	/* No probe can still be writing into this session's buffers after this. */
+	tracepoint_synchronize_unregister();
+	session_free(s);
+	return 0;
+}
+
+static long session_enable_event(struct hvtrace_session *s, void __user *uarg)
+{
+	struct hvtrace_event_name arg;
+	struct hvtrace_event *event;
+	int ret = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (strnlen(arg.name, sizeof(arg.name)) == sizeof(arg.name))
+		return -EINVAL;
+	event = hvtrace_event_find(arg.name);
+	if (!event)
+		return -ENOENT;
+	mutex_lock(&hvtrace_lock);
+	if (!test_bit(event->id, s->enabled)) {
+		ret = hvtrace_probe_get(event);
+		if (!ret)
+			set_bit(event->id, s->enabled);
+	}
+	mutex_unlock(&hvtrace_lock);
+	return ret;
+}
+
+static long session_stop(struct hvtrace_session *s)
+{
+	unsigned int cpu;
+
+	mutex_lock(&s->lock);
+	WRITE_ONCE(s->active, false);
+	/* Probes run with preemption off: once this returns, none writes here. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		hvtrace_buffer_flush_stopped(s->buffers[cpu]);
+	mutex_unlock(&s->lock);
+	return 0;
+}
+
+static size_t registry_record(const struct hvtrace_event *ev, void *dst)
+{
+	return hvt_reg_event_write(dst, ev->id, ev->name, ev->fields, ev->nr_fields,
+				   ev->print_fmt);
+}
+
+/* Copies the registry records of every event this module knows. */
+static long session_registry(void __user *uarg)
+{
+	struct hvtrace_registry_buf arg;
+	size_t need = 0, off = 0;
+	unsigned int i;
+	char *tmp;
+	long ret = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	for (i = 0; i < hvtrace_nr_events; i++)
+		need += registry_record(hvtrace_events[i], NULL);
+	if (arg.size < need) {
+		arg.size = need;
+		return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : -ENOSPC;
+	}
+	tmp = kvzalloc(need, GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	for (i = 0; i < hvtrace_nr_events; i++)
+		off += registry_record(hvtrace_events[i], tmp + off);
+	arg.size = need;
+	arg.nr_events = hvtrace_nr_events;
+	if (copy_to_user(u64_to_user_ptr(arg.addr), tmp, need) ||
+	    copy_to_user(uarg, &arg, sizeof(arg)))
+		ret = -EFAULT;
+	kvfree(tmp);
+	return ret;
+}
+
+static long session_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct hvtrace_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	u32 cpu;
+
+	switch (cmd) {
+	case HVTRACE_SESSION_ENABLE_EVENT:
+		return session_enable_event(s, uarg);
+	case HVTRACE_SESSION_START:
+		WRITE_ONCE(s->active, true);
+		return 0;
+	case HVTRACE_SESSION_STOP:
+		return session_stop(s);
+	case HVTRACE_SESSION_REGISTRY:
+		return session_registry(uarg);
+	case HVTRACE_SESSION_STREAM:
+		if (get_user(cpu, (u32 __user *)uarg))
+			return -EFAULT;
+		return hvtrace_stream_fd(s, file, cpu);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations session_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = session_ioctl,
+	.release = session_release,
+	.llseek = noop_llseek,
+};
+
+static struct hvtrace_session *session_alloc(const struct hvtrace_session_config *config)
+{
+	struct hvtrace_session *s;
+	unsigned int cpu;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	INIT_LIST_HEAD(&s->node);
+	s->config = *config;
+	s->buffers = kcalloc(nr_cpu_ids, sizeof(*s->buffers), GFP_KERNEL);
+	if (!s->buffers)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		s->buffers[cpu] = hvtrace_buffer_create(s, cpu);
+		if (!s->buffers[cpu])
+			goto fail;
+	}
+	return s;
+fail:
+	session_free(s);
+	return NULL;
+}
+
+long hvtrace_session_create(struct hvtrace_session_config __user *uconfig)
+{
+	struct hvtrace_session_config config;
+	struct hvtrace_session *s;
+	struct file *file;
+	int fd;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&config, uconfig, sizeof(config)))
+		return -EFAULT;
+	if (!hvt_rb_geometry_ok(config.subbuf_size, config.nr_subbufs))
+		return -EINVAL;
+	if (config.mode != HVTRACE_MODE_DISCARD)
+		return -EOPNOTSUPP;
+	generate_random_uuid(config.uuid);
+	config.nr_cpus = nr_cpu_ids;
+	config.tsc_khz = hvtrace_clock_khz();
+
+	s = session_alloc(&config);
+	if (!s)
+		return -ENOMEM;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		session_free(s);
+		return fd;
+	}
+	file = anon_inode_getfile("[hvtrace-session]", &session_fops, s, O_RDWR);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		session_free(s);
+		return PTR_ERR(file);
+	}
+	if (copy_to_user(uconfig, &config, sizeof(config))) {
+		put_unused_fd(fd);
+		fput(file);	/* session_release() frees the session */
+		return -EFAULT;
+	}
+	mutex_lock(&hvtrace_lock);
+	list_add_tail_rcu(&s->node, &hvtrace_sessions);
+	mutex_unlock(&hvtrace_lock);
+	fd_install(fd, file);
+	return fd;
+}
