@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/fileio.h"
+
+int hvt_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int hvt_read_file(const char *path, size_t max, char **data, size_t *len)
+{
+	size_t cap = 4096, used = 0;
+	char *buf = NULL;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= cap || !buf) {
+			char *nb;
+
+			if (buf)
+				cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+		n = read(fd, buf + used, cap - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[used] = '\0';
+	*data = buf;
+	*len = used;
+	return 0;
+fail:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int hvt_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[4096];
+	int fd, saved;
+
+	if (hvt_path(tmp, sizeof(tmp), "%s.tmp", path))
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (hvt_write_all(fd, data, len) || fsync(fd))
+		goto fail;
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path))
+		goto fail_closed;
+	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+fail_closed:
+	saved = errno;
+	unlink(tmp);
+	errno = saved;
+	return -1;
+}
+
+int hvt_mkdir_p(const char *path)
+{
+	char buf[4096];
+	char *p;
+
+	if (hvt_path(buf, sizeof(buf), "%s", path))
+		return -1;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int hvt_path(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fileio.h - small I/O helpers: whole writes, whole-file reads, directories,
+ * files replaced atomically.
+ */
+#ifndef HVT_FILEIO_H
+#define HVT_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* write() until done, retrying EINTR; -1 with errno on failure. */
+int hvt_write_all(int fd, const void *buf, size_t len);
+/* Reads a whole file of at most @max bytes into a NUL-terminated buffer. */
+int hvt_read_file(const char *path, size_t max, char **data, size_t *len);
+/* Replaces @path with @len bytes: writes PATH.tmp, fsyncs it, renames it. */
+int hvt_write_file_atomic(const char *path, const void *data, size_t len);
+/* mkdir -p @path with mode 0755. */
+int hvt_mkdir_p(const char *path);
+/* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */
+int hvt_path(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

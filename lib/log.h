@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * log.h - messages to stderr, prefixed with the running command's name.
+ * Errors name the problem and, where there is one, what to do about it.
+ */
+#ifndef HVT_LOG_H
+#define HVT_LOG_H
+
+void hvt_log_set_prog(const char *prog);
+void hvt_log_set_verbose(int verbose);
+int hvt_log_verbose(void);
+
+void hvt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hvt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hvt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hvt_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Field names are written with a leading underscore, as LTTng does: CTF
+ * readers strip one leading underscore, and it keeps names such as "id" or
+ * "string" from clashing with TSDL keywords.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/tsdl.h"
+
+void hvt_uuid_format(const __u8 *u, char out[37])
+{
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+		 u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* Writes a TSDL string literal body; names were validated, this is belt and braces. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20 && *s != 0x7f)
+			fputc(*s, f);
+	}
+}
+
+static void put_int_type(FILE *f, unsigned int bits, unsigned int flags)
+{
+	fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %u;%s }",
+		bits, (flags & HVT_FIELD_F_SIGNED) ? "true" : "false",
+		(flags & HVT_FIELD_F_HEX) ? 16 : 10,
+		(flags & HVT_FIELD_F_TEXT) ? " encoding = UTF8;" : "");
+}
+
+static void put_field(FILE *f, const struct hvt_reg_field *fd)
+{
+	fputs("\t\t", f);
+	switch (fd->kind) {
+	case HVT_FIELD_INT:
+		put_int_type(f, fd->int_bits, fd->flags);
+		fprintf(f, " _%s;\n", fd->name);
+		break;
+	case HVT_FIELD_ARRAY:
+		put_int_type(f, fd->int_bits, fd->flags);
+		fprintf(f, " _%s[%u];\n", fd->name, fd->length);
+		break;
+	case HVT_FIELD_STRING:
+		fprintf(f, "string { encoding = UTF8; } _%s;\n", fd->name);
+		break;
+	case HVT_FIELD_BLOB:
+		fprintf(f, "uint32_t _%s_len;\n\t\tuint8_t _%s[_%s_len];\n",
+			fd->name, fd->name, fd->name);
+		break;
+	}
+}
+
+static void put_event(FILE *f, const struct hvt_event_type *ev)
+{
+	unsigned int i;
+
+	fputs("event {\n\tname = \"", f);
+	put_escaped(f, ev->name);
+	fprintf(f, "\";\n\tid = %u;\n\tstream_id = %u;\n\tfields := struct {\n",
+		ev->id, HVT_CTF_STREAM_EVENTS);
+	for (i = 0; i < ev->nr_fields; i++)
+		put_field(f, &ev->fields[i]);
+	fputs("\t} align(8);\n};\n\n", f);
+}
+
+static void put_preamble(FILE *f, const struct hvt_tsdl_trace *t)
+{
+	char uuid[37];
+
+	hvt_uuid_format(t->uuid, uuid);
+	fputs("/* CTF 1.8 */\n\n"
+	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+	      "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n\n", f);
+	fprintf(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n"
+		"\tbyte_order = le;\n\tpacket.header := struct {\n"
+		"\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n"
+		"\t\tuint64_t stream_instance_id;\n\t} align(8);\n};\n\n", uuid);
+	fprintf(f, "env {\n\ttracer_name = \"hvtrace\";\n\ttracer_major = 0;\n"
+		"\ttracer_minor = 1;\n\tdomain = \"");
+	put_escaped(f, t->domain);
+	fputs("\";\n", f);
+	if (t->vm) {
+		fputs("\thvtrace_vm = \"", f);
+		put_escaped(f, t->vm);
+		fputs("\";\n", f);
+	}
+	if (t->pid)
+		fprintf(f, "\thvtrace_pid = %u;\n", t->pid);
+	fputs("};\n\n", f);
+}
+
+static void put_clock_and_stream(FILE *f, const struct hvt_tsdl_trace *t)
+{
+	const char *c = t->clock_name;
+
+	fprintf(f, "clock {\n\tname = \"%s\";\n\tdescription = \"", c);
+	put_escaped(f, t->clock_description);
+	fprintf(f, "\";\n\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = 0;\n"
+		"\toffset = 0;\n\tabsolute = FALSE;\n};\n\n", (unsigned long long)t->freq_hz);
+	fprintf(f, "typealias integer { size = 27; align = 1; signed = false; "
+		"map = clock.%s.value; } := uint27_clock_t;\n", c);
+	fprintf(f, "typealias integer { size = 64; align = 8; signed = false; "
+		"map = clock.%s.value; } := uint64_clock_t;\n\n", c);
+	fputs("struct packet_context {\n\tuint64_clock_t timestamp_begin;\n"
+	      "\tuint64_clock_t timestamp_end;\n\tuint64_t content_size;\n"
+	      "\tuint64_t packet_size;\n\tuint64_t packet_seq_num;\n"
+	      "\tuint64_t events_discarded;\n\tuint32_t cpu_id;\n} align(8);\n\n"
+	      "struct event_header_compact {\n"
+	      "\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	      "\tvariant <id> {\n"
+	      "\t\tstruct { uint27_clock_t timestamp; } compact;\n"
+	      "\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+	      "\t} v;\n} align(8);\n\n", f);
+	fprintf(f, "stream {\n\tid = %u;\n\tevent.header := struct event_header_compact;\n"
+		"\tpacket.context := struct packet_context;\n"
+		"\tevent.context := struct {\n\t\tuint32_t _cpu_id;\n\t\tint32_t _tid;\n"
+		"\t} align(8);\n};\n\n", HVT_CTF_STREAM_EVENTS);
+}
+
+char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	unsigned int id;
+	FILE *f;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	put_preamble(f, t);
+	put_clock_and_stream(f, t);
+	for (id = 0; id < HVT_REG_MAX_EVENTS; id++) {
+		const struct hvt_event_type *ev = hvt_registry_get(r, id);
+
+		if (ev)
+			put_event(f, ev);
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}

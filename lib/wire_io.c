@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lib/wire_io.h"
+
+#define READER_CAP	(2 * (HVT_WIRE_MAX_PAYLOAD + sizeof(struct hvt_wire_hdr)))
+
+struct type_rule {
+	const char *name;
+	unsigned char from_guest;
+	unsigned int min_len;
+	unsigned int max_len;
+};
+
+#define FIXED(n, g, type)	{ n, g, sizeof(type), sizeof(type) }
+static const struct type_rule rules[HVT_W_TYPE_MAX] = {
+	[HVT_W_HELLO] = FIXED("HELLO", 1, struct hvt_w_hello),
+	[HVT_W_WELCOME] = FIXED("WELCOME", 0, struct hvt_w_welcome),
+	[HVT_W_SYNC_REQ] = FIXED("SYNC_REQ", 0, struct hvt_w_sync_req),
+	[HVT_W_SYNC_REPLY] = FIXED("SYNC_REPLY", 1, struct hvt_w_sync_reply),
+	[HVT_W_PARAMS] = FIXED("PARAMS", 0, struct hvt_w_params),
+	[HVT_W_START] = { "START", 0, 0, 0 },
+	[HVT_W_TRACE_OPEN] = FIXED("TRACE_OPEN", 1, struct hvt_w_trace_open),
+	[HVT_W_REGISTRY] = { "REGISTRY", 1, 1, HVT_WIRE_MAX_PAYLOAD },
+	[HVT_W_STREAM_OPEN] = FIXED("STREAM_OPEN", 1, struct hvt_w_stream_open),
+	[HVT_W_PACKET] = { "PACKET", 1, sizeof(struct hvt_ctf_packet), HVT_WIRE_MAX_PAYLOAD },
+	[HVT_W_STREAM_CLOSE] = FIXED("STREAM_CLOSE", 1, struct hvt_w_stream_close),
+	[HVT_W_FINISH] = FIXED("FINISH", 1, struct hvt_w_finish),
+	[HVT_W_GOODBYE] = { "GOODBYE", 0, 0, 0 },
+	[HVT_W_STOP] = { "STOP", 0, 0, 0 },
+	[HVT_W_LOG] = { "LOG", 1, 1, HVT_W_LOG_MAX },
+};
+
+const char *hvt_wire_type_name(unsigned int type)
+{
+	if (type >= HVT_W_TYPE_MAX || !rules[type].name)
+		return "UNKNOWN";
+	return rules[type].name;
+}
+
+const char *hvt_wire_check(const struct hvt_wire_hdr *h, int from_guest)
+{
+	const struct type_rule *rule;
+
+	if (h->magic != HVT_WIRE_MAGIC)
+		return "bad frame magic";
+	if (h->type == 0 || h->type >= HVT_W_TYPE_MAX || !rules[h->type].name)
+		return "unknown frame type";
+	rule = &rules[h->type];
+	if (rule->from_guest != (from_guest != 0))
+		return "frame type not allowed in this direction";
+	if (h->flags)
+		return "unknown frame flags";
+	if (h->len < rule->min_len || h->len > rule->max_len)
+		return "frame length out of range for its type";
+	return NULL;
+}
+
+int hvt_frame_reader_init(struct hvt_frame_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->buf = malloc(READER_CAP);
+	if (!r->buf)
+		return -1;
+	r->cap = READER_CAP;
+	return 0;
+}
+
+void hvt_frame_reader_free(struct hvt_frame_reader *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Moves unparsed bytes to the front so a whole frame always fits. */
+static void compact(struct hvt_frame_reader *r)
+{
+	if (r->start == 0)
+		return;
+	memmove(r->buf, r->buf + r->start, r->end - r->start);
+	r->end -= r->start;
+	r->start = 0;
+}
+
+ssize_t hvt_frame_reader_fill(struct hvt_frame_reader *r, int fd)
+{
+	ssize_t n;
+
+	compact(r);
+	if (r->end == r->cap) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	do
+		n = read(fd, r->buf + r->end, r->cap - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		r->end += (size_t)n;
+	return n;
+}
+
+int hvt_frame_reader_feed(struct hvt_frame_reader *r, const void *data, size_t len)
+{
+	compact(r);
+	if (len > r->cap - r->end)
+		return -1;
+	memcpy(r->buf + r->end, data, len);
+	r->end += len;
+	return 0;
+}
+
+int hvt_frame_reader_next(struct hvt_frame_reader *r, int from_guest,
+			  struct hvt_frame *f, const char **err)
+{
+	size_t avail = r->end - r->start;
+	const char *why;
+
+	if (avail < sizeof(f->hdr))
+		return 0;
+	memcpy(&f->hdr, r->buf + r->start, sizeof(f->hdr));
+	why = hvt_wire_check(&f->hdr, from_guest);
+	if (why) {
+		*err = why;
+		return -1;
+	}
+	if (avail - sizeof(f->hdr) < f->hdr.len)
+		return 0;
+	f->payload = r->buf + r->start + sizeof(f->hdr);
+	r->start += sizeof(f->hdr) + f->hdr.len;
+	return 1;
+}
+
+static int wait_writable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (p.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+		errno = EPIPE;
+		return -1;
+	}
+	return 0;
+}
+
+int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint32_t len)
+{
+	struct hvt_wire_hdr h = {
+		.magic = HVT_WIRE_MAGIC, .type = type, .len = len, .id = id,
+	};
+	struct iovec iov[2] = {
+		{ &h, sizeof(h) },
+		{ (void *)payload, len },
+	};
+	int n_iov = 2, i = 0;
+
+	while (i < n_iov) {
+		ssize_t n = writev(fd, iov + i, n_iov - i);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN && !wait_writable(fd))
+				continue;
+			return -1;
+		}
+		while (i < n_iov && (size_t)n >= iov[i].iov_len) {
+			n -= (ssize_t)iov[i].iov_len;
+			i++;
+		}
+		if (i < n_iov) {
+			iov[i].iov_base = (char *)iov[i].iov_base + n;
+			iov[i].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
