@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hvtrace top-level Makefile.
+#
+#   make            user-space parts (libhvtrace, the hvtrace command)
+#   make kmod       the guest module, with Kbuild against the guest kernel
+#   make image      the guest initramfs (scripts/guest-image)
+#   make demo       the main job: trace host, guest kernel and guest user space
+#   make check      every test: unit tests (plain and ASan+UBSan), end to end
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Objects go to $(BUILD) (build/, or build-san/ with SANITIZE=1).
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+OPT := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD ?= build
+OPT := -O2
+endif
+
+CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+KDIR ?= /lib/modules/$(shell scripts/guest-kernel 2>/dev/null)/build
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude -I. $(EXTRA_CFLAGS)
+LDFLAGS := $(OPT) $(EXTRA_LDFLAGS)
+HOST_LIBS := $(shell pkg-config --libs libtracefs libtraceevent jansson 2>/dev/null)
+HOST_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent jansson 2>/dev/null)
+
+LIBHVTRACE_VERSION := 1.0.0
+LIBHVTRACE_SONAME := libhvtrace.so.1
+
+COMMON_SRC := $(wildcard lib/*.c)
+CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
+VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c
+TOOL_SRC := $(wildcard tools/*.c) $(wildcard host/*.c)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+pic = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
+
+COMMON_LIB := $(BUILD)/libhvtcommon.a
+CLOCKSYNC_LIB := $(BUILD)/libhvtclocksync.a
+LIBHVTRACE_A := $(BUILD)/libhvtrace.a
+LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
+HVTRACE := $(BUILD)/hvtrace
+HVDEMO := $(BUILD)/hvdemo
+TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO) $(BUILD)/hvtrace.pc
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(COMMON_LIB): $(call obj,$(COMMON_SRC))
+	$(AR) rcs $@ $^
+
+$(CLOCKSYNC_LIB): $(call obj,$(CLOCKSYNC_SRC))
+	$(AR) rcs $@ $^
+
+$(LIBHVTRACE_A): $(call obj,$(VDSO_SRC))
+	$(AR) rcs $@ $^
+
+$(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBHVTRACE_SONAME) \
+		-Wl,--version-script=vdso/libhvtrace.map -o $@ $(call pic,$(VDSO_SRC)) -pthread
+	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/$(LIBHVTRACE_SONAME)
+	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/libhvtrace.so
+
+$(BUILD)/hvtrace.pc: vdso/hvtrace.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBHVTRACE_VERSION)|' $< > $@
+
+$(HVTRACE): $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB) $(HOST_LIBS) -lm
+
+$(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,vdso/example/hvdemo.c) -L$(BUILD) -lhvtrace -pthread \
+		-Wl,-rpath,'$$ORIGIN'
+
+# Unit tests link what they test; tests/unit/deps.mk says what that is.
+include tests/unit/deps.mk
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -lcmocka -pthread -lm
+
+tests: $(TESTS)
+
+kmod:
+	$(MAKE) -C guest-kmod KDIR=$(KDIR)
+
+image: all kmod
+	scripts/guest-image $(BUILD)
+
+deps:
+	scripts/install-deps
+
+unit: deps
+	$(MAKE) tests
+	scripts/run-unit-tests $(BUILD)
+	$(MAKE) SANITIZE=1 tests
+	scripts/run-unit-tests build-san
+
+demo: deps
+	$(MAKE) all
+	$(MAKE) image
+	scripts/demo $(BUILD)
+
+check: deps
+	$(MAKE) all
+	$(MAKE) image
+	$(MAKE) unit
+	tests/e2e/run $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/hvtrace
+	install -m 755 $(HVTRACE) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIBHVTRACE_SONAME)
+	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/libhvtrace.so
+	install -m 644 include/hvtrace/*.h $(DESTDIR)$(PREFIX)/include/hvtrace/
+	install -m 644 $(BUILD)/hvtrace.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf build build-san
+	-$(MAKE) -C guest-kmod clean KDIR=$(KDIR)
+
+.PHONY: all kmod image deps unit tests demo check install clean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

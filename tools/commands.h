@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * commands.h - the subcommands of `hvtrace`. Each takes the arguments after
+ * its name (argv[0] is the subcommand) and returns the exit status.
+ */
+#ifndef HVT_COMMANDS_H
+#define HVT_COMMANDS_H
+
+int hvt_cmd_record(int argc, char **argv);	/* host/record.c */
+int hvt_cmd_agent(int argc, char **argv);	/* tools/agent.c */
+int hvt_cmd_merge(int argc, char **argv);	/* tools/merge.c */
+int hvt_cmd_check(int argc, char **argv);	/* tools/check.c */
+
+#endif

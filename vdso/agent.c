@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
+/*
+ * agent.c - the application's connection to the guest agent (app_proto.h).
+ *
+ * Connected on first use. If no agent answers, tracing stays off for the
+ * process (HVTRACE_DEBUG=1 says why); a forked child connects anew as a
+ * process of its own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <hvtrace/app_proto.h>
+#include <hvtrace/wire.h>
+
+#include "vdso/internal.h"
+
+pthread_mutex_t hvt_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sock = -1;
+static int state;		/* 0: not tried; 1: connected; -1: unavailable */
+static uint8_t trace_uuid[HVT_UUID_LEN];
+
+void hvt_debug_msg(const char *fmt, ...)
+{
+	static int debug = -1;
+	va_list ap;
+
+	if (debug < 0)
+		debug = getenv("HVTRACE_DEBUG") != NULL;
+	if (!debug)
+		return;
+	fputs("libhvtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len, int fd)
+{
+	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)(sizeof(h) + len)) {
+		hvt_debug_msg("lost the agent: %s", n < 0 ? strerror(errno) : "short send");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Receives one message that must be @type for @id; copies at most @size
+ * payload bytes to @payload and returns the payload length; its fd, if any,
+ * goes to *fd.
+ */
+int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size, int *fd)
+{
+	union { struct hvt_app_hdr h; unsigned char b[sizeof(struct hvt_app_hdr) + 256]; } m;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+			if (fd && *fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	if (n < (ssize_t)sizeof(m.h) || m.h.magic != HVT_APP_MAGIC || m.h.type != type ||
+	    m.h.id != id || m.h.len != (size_t)n - sizeof(m.h) || m.h.len > size) {
+		hvt_debug_msg("unexpected reply from the agent");
+		if (fd && *fd >= 0)
+			close(*fd);
+		return -1;
+	}
+	memcpy(payload, m.b + sizeof(m.h), m.h.len);
+	return (int)m.h.len;
+}
+
+static int hello(void)
+{
+	struct hvt_a_hello h = { .version = HVT_APP_VERSION };
+	struct hvt_a_welcome w;
+
+	h.pid = (uint32_t)getpid();
+	h.domain = hvt_clock_source() == HVT_CLOCK_GUEST_TSC ? HVT_DOMAIN_GUEST_TSC :
+							       HVT_DOMAIN_MONOTONIC_RAW;
+	h.freq_hz = hvt_clock_freq();
+	memcpy(h.uuid, trace_uuid, HVT_UUID_LEN);
+	prctl(PR_GET_NAME, h.comm);
+	if (hvt_agent_send(HVT_A_HELLO, 0, &h, sizeof(h), -1) ||
+	    hvt_agent_recv(HVT_A_WELCOME, 0, &w, sizeof(w), NULL) != (int)sizeof(w) ||
+	    w.version != HVT_APP_VERSION)
+		return -1;
+	if (!w.enabled)
+		hvt_debug_msg("the agent is not recording user events");
+	return w.enabled ? 0 : -1;
+}
+
+static int connect_agent(void)
+{
+	const char *path = getenv(HVT_APP_SOCKET_ENV);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { 2, 0 };
+
+	if (!path || !*path)
+		path = HVT_APP_SOCKET;
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -1;
+	strcpy(addr.sun_path, path);
+	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -1;
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
+		hvt_debug_msg("no agent at %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (getrandom(trace_uuid, sizeof(trace_uuid), 0) != sizeof(trace_uuid))
+		goto fail;
+	trace_uuid[6] = (trace_uuid[6] & 0x0f) | 0x40;
+	trace_uuid[8] = (trace_uuid[8] & 0x3f) | 0x80;
+	if (hello())
+		goto fail;
+	return 0;
+fail:
+	close(sock);
+	sock = -1;
+	return -1;
+}
+
+int hvt_agent_state(void)
+{
+	return state;
+}
+
+int hvt_agent_connected(void)
+{
+	if (state == 0) {
+		state = connect_agent() ? -1 : 1;
+		if (state == 1 && hvt_events_send_registry())
+			state = -1;
+		hvt_events_set_enabled(state == 1);
+	}
+	return state == 1;
+}
+
+void hvt_agent_disconnect(void)
+{
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	state = -1;
+	hvt_events_set_enabled(0);
+}
+
+const uint8_t *hvt_agent_uuid(void)
+{
+	return trace_uuid;
+}
+
+void hvt_agent_forget(void)
+{
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	state = 0;
+}

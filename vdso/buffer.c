@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
+/*
+ * buffer.c - a thread's ring buffer, in a memfd shared with the agent.
+ *
+ * Layout of the memfd: struct hvt_rb_prod in the first page, then the
+ * sub-buffers. The agent answers with a one-page memfd holding struct
+ * hvt_rb_cons, mapped read-only here: each side writes only its own memory.
+ * Geometry: HVTRACE_SUBBUF_SIZE and HVTRACE_NR_SUBBUFS (powers of two).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <hvtrace/app_proto.h>
+
+#include "vdso/internal.h"
+
+#define DEFAULT_SUBBUF_SIZE	(64u * 1024)
+#define DEFAULT_NR_SUBBUFS	8u
+
+static uint32_t env_u32(const char *name, uint32_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoul(v, &end, 0);
+	if (*end || n > UINT32_MAX) {
+		hvt_debug_msg("ignoring %s=%s", name, v);
+		return def;
+	}
+	return (uint32_t)n;
+}
+
+static void geometry(uint32_t *size, uint32_t *nr)
+{
+	*size = env_u32("HVTRACE_SUBBUF_SIZE", DEFAULT_SUBBUF_SIZE);
+	*nr = env_u32("HVTRACE_NR_SUBBUFS", DEFAULT_NR_SUBBUFS);
+	if (!hvt_rb_geometry_ok(*size, *nr)) {
+		hvt_debug_msg("invalid buffer geometry %u x %u, using defaults", *nr, *size);
+		*size = DEFAULT_SUBBUF_SIZE;
+		*nr = DEFAULT_NR_SUBBUFS;
+	}
+}
+
+static uint32_t next_stream_id;
+
+/* Hands the buffer to the agent; returns the consumer page or NULL. */
+static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
+{
+	struct hvt_a_stream msg = {
+		.tid = tb->tid,
+		.subbuf_size = tb->rb.subbuf_size,
+		.nr_subbufs = tb->rb.nr_subbufs,
+		.map_size = tb->map_size,
+	};
+	void *cons = NULL;
+	int cfd = -1;
+
+	pthread_mutex_lock(&hvt_lock);
+	if (!hvt_agent_connected())
+		goto out;
+	tb->stream_id = next_stream_id++;
+	memcpy(tb->rb.uuid, hvt_agent_uuid(), HVT_UUID_LEN);
+	if (hvt_agent_send(HVT_A_STREAM, tb->stream_id, &msg, sizeof(msg), memfd) ||
+	    hvt_agent_recv(HVT_A_STREAM_ACK, tb->stream_id, NULL, 0, &cfd) < 0 || cfd < 0) {
+		hvt_agent_disconnect();
+		goto out;
+	}
+	cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
+	if (cons == MAP_FAILED)
+		cons = NULL;
+out:
+	pthread_mutex_unlock(&hvt_lock);
+	if (cfd >= 0)
+		close(cfd);
+	return cons;
+}
+
+struct hvt_thread_buf *hvt_thread_buf_create(void)
+{
+	struct hvt_thread_buf *tb;
+	uint32_t size, nr;
+	int memfd;
+
+	hvt_clock_setup();
+	geometry(&size, &nr);
+	tb = calloc(1, sizeof(*tb));
+	if (!tb)
+		return NULL;
+	tb->tid = gettid();
+	tb->map_size = HVT_APP_PROD_PAGE + (size_t)size * nr;
+	memfd = memfd_create("hvtrace-ring", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, (off_t)tb->map_size))
+		goto fail;
+	tb->map = mmap(NULL, tb->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (tb->map == MAP_FAILED) {
+		tb->map = NULL;
+		goto fail;
+	}
+	tb->rb.cpu_id = HVT_CTF_NO_CPU;
+	tb->rb.stream_instance_id = (uint64_t)tb->tid;
+	hvt_rb_init(&tb->rb, tb->map, NULL, (unsigned char *)tb->map + HVT_APP_PROD_PAGE,
+		    size, nr);
+	tb->cons_map = register_with_agent(tb, memfd);
+	if (!tb->cons_map)
+		goto fail;
+	tb->rb.cons = tb->cons_map;
+	close(memfd);
+	return tb;
+fail:
+	if (memfd >= 0)
+		close(memfd);
+	if (tb->map)
+		munmap(tb->map, tb->map_size);
+	free(tb);
+	return NULL;
+}
+
+/* Closes the open packet and tells the agent the thread is done with it. */
+void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent)
+{
+	if (tell_agent) {
+		hvt_rb_close_packet(&tb->rb);
+		pthread_mutex_lock(&hvt_lock);
+		if (hvt_agent_state() == 1 &&
+		    hvt_agent_send(HVT_A_STREAM_END, tb->stream_id, NULL, 0, -1))
+			hvt_agent_disconnect();
+		pthread_mutex_unlock(&hvt_lock);
+	}
+	munmap(tb->cons_map, sizeof(struct hvt_rb_cons));
+	munmap(tb->map, tb->map_size);
+	free(tb);
+}

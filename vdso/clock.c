@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
+/*
+ * clock.c - the trace clock in user space, read through the module's page.
+ *
+ * With the page mapped, the clock is the raw TSC: RDTSC for hvt_clock_read()
+ * (the cheapest read of the counter the kernel module stamps with) and RDTSCP
+ * in the event write path, which also yields the CPU from TSC_AUX. The choice
+ * of domain is made once, at the first use, for the life of the process.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include <hvtrace/abi.h>
+#include <hvtrace/clock_page.h>
+
+#include "vdso/internal.h"
+
+static const struct hvt_clock_page *page;
+static enum hvt_clock_source source;
+static uint64_t freq_hz;
+static int have_rdtscp;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static const struct hvt_clock_page *map_page(void)
+{
+	const struct hvt_clock_page *p;
+	int fd = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, HVT_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (hvt_load_acquire(&p->magic) != HVT_CLOCK_PAGE_MAGIC ||
+	    p->version != HVT_CLOCK_PAGE_VERSION || !p->tsc_khz) {
+		munmap((void *)p, HVT_CLOCK_PAGE_SIZE);
+		return NULL;
+	}
+	return p;
+}
+
+static void setup(void)
+{
+	unsigned int a, b, c, d;
+
+	have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
+	page = map_page();
+	source = page ? HVT_CLOCK_GUEST_TSC : HVT_CLOCK_MONOTONIC_RAW;
+	/* Published last: a reader that sees freq_hz sees page and source. */
+	hvt_store_release(&freq_hz, page ? page->tsc_khz * 1000 : 1000000000u);
+}
+
+void hvt_clock_setup(void)
+{
+	pthread_once(&setup_once, setup);
+}
+
+static uint64_t monotonic_raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t hvt_clock_read(void)
+{
+	if (hvt_unlikely(!hvt_load_acquire(&freq_hz)))
+		hvt_clock_setup();
+	if (hvt_likely(page))
+		return __rdtsc();
+	return monotonic_raw_ns();
+}
+
+uint64_t hvt_clock_read_cpu(uint32_t *cpu)
+{
+	unsigned int aux;
+	uint64_t t;
+
+	if (hvt_likely(page && have_rdtscp)) {
+		t = __rdtscp(&aux);
+		*cpu = aux & 0xfff;	/* Linux: TSC_AUX = node << 12 | cpu */
+		return t;
+	}
+	t = page ? __rdtsc() : monotonic_raw_ns();
+	*cpu = (uint32_t)sched_getcpu();
+	return t;
+}
+
+enum hvt_clock_source hvt_clock_source(void)
+{
+	hvt_clock_setup();
+	return source;
+}
+
+uint64_t hvt_clock_freq(void)
+{
+	hvt_clock_setup();
+	return freq_hz;
+}
+
+int64_t hvt_clock_host_ns(void)
+{
+	struct hvt_clock_params p;
+	uint32_t cpu, flags;
+	uint64_t tsc;
+
+	hvt_clock_setup();
+	if (!page) {
+		errno = ENODATA;
+		return -1;
+	}
+	tsc = hvt_clock_read_cpu(&cpu);
+	hvt_clock_page_read_params(page, cpu, &p, &flags);
+	if (!(flags & HVT_CLOCK_F_SYNCED)) {
+		errno = ENODATA;
+		return -1;
+	}
+	return hvt_clock_params_apply(&p, tsc);
+}
+
+int hvt_clock_info(struct hvt_clock_info *info)
+{
+	struct hvt_clock_params p;
+	uint32_t flags;
+
+	hvt_clock_setup();
+	info->source = source;
+	info->freq_hz = freq_hz;
+	info->generation = 0;
+	info->error_ns = UINT64_MAX;
+	info->synced = 0;
+	if (page) {
+		info->generation = hvt_clock_page_read_params(page, (uint32_t)sched_getcpu(),
+							      &p, &flags);
+		info->synced = !!(flags & HVT_CLOCK_F_SYNCED);
+		if (info->synced)
+			info->error_ns = p.error_ns;
+	}
+	return 0;
+}

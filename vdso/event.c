@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
+/*
+ * event.c - event registration and the write path.
+ *
+ * Every translation unit that includes an event definition registers its own
+ * struct hvt_event; copies with the same name share one id, and all copies
+ * are enabled or disabled together. Events registered after the agent
+ * connected (a dlopen'd library) are sent to it at once, so the metadata
+ * always describes what the buffers hold.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hvtrace/app_proto.h>
+
+#include "vdso/internal.h"
+
+static struct hvt_event *events;	/* every registered copy */
+static uint32_t next_id;
+static __thread struct hvt_thread_buf *tbuf;
+static __thread int tbuf_failed;
+static pthread_key_t tbuf_key;
+static pthread_once_t tbuf_key_once = PTHREAD_ONCE_INIT;
+static int tbuf_key_made;
+
+static int same_layout(const struct hvt_event *a, const struct hvt_event *b)
+{
+	return a->nr_fields == b->nr_fields && a->payload_size == b->payload_size &&
+	       !memcmp(a->fields, b->fields, a->nr_fields * sizeof(*a->fields)) &&
+	       !strcmp(a->print_fmt, b->print_fmt);
+}
+
+static const struct hvt_event *first_with_id(uint32_t id)
+{
+	const struct hvt_event *e, *first = NULL;
+
+	for (e = events; e; e = e->next)
+		if (e->id == id)
+			first = e;	/* the list is newest first */
+	return first;
+}
+
+static uint32_t record(const struct hvt_event *e, void *dst)
+{
+	return hvt_reg_event_write(dst, e->id, e->name, e->fields, e->nr_fields, e->print_fmt);
+}
+
+static int send_records(unsigned char *buf, uint32_t len)
+{
+	return len ? hvt_agent_send(HVT_A_REGISTRY, 0, buf, len, -1) : 0;
+}
+
+/* Sends the description of every event, in as few messages as fit. */
+int hvt_events_send_registry(void)
+{
+	unsigned char *buf = malloc(HVT_APP_MAX_MSG);
+	uint32_t id, len = 0;
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	for (id = 0; id < next_id && !ret; id++) {
+		const struct hvt_event *e = first_with_id(id);
+		uint32_t size;
+
+		if (!e)
+			continue;
+		size = record(e, NULL);
+		if (len + size > HVT_APP_MAX_MSG - sizeof(struct hvt_app_hdr)) {
+			ret = send_records(buf, len);
+			len = 0;
+		}
+		len += record(e, buf + len);
+	}
+	if (!ret)
+		ret = send_records(buf, len);
+	free(buf);
+	return ret;
+}
+
+void hvt_events_set_enabled(int enabled)
+{
+	struct hvt_event *e;
+
+	for (e = events; e; e = e->next)
+		e->enabled = enabled && e->id != UINT32_MAX;
+}
+
+void hvt_event_register(struct hvt_event *ev)
+{
+	const struct hvt_event *e;
+	unsigned char rec[sizeof(struct hvt_reg_event) +
+			  HVT_REG_MAX_FIELDS * sizeof(struct hvt_reg_field) + HVT_REG_MAX_FMT + 8];
+	int fresh = 1;
+
+	pthread_mutex_lock(&hvt_lock);
+	for (e = events; e; e = e->next)
+		if (!strcmp(e->name, ev->name)) {
+			fresh = 0;
+			break;
+		}
+	if (!fresh && !same_layout(e, ev)) {
+		hvt_debug_msg("event %s defined twice with different fields; "
+			      "this definition stays disabled", ev->name);
+		ev->id = UINT32_MAX;
+	} else {
+		ev->id = fresh ? next_id++ : e->id;
+	}
+	ev->next = events;
+	events = ev;
+	if (ev->id != UINT32_MAX && hvt_agent_state() == 1) {
+		if (fresh && send_records(rec, record(ev, rec)))
+			hvt_agent_disconnect();
+		else
+			ev->enabled = 1;
+	} else if (hvt_agent_state() == 0) {
+		hvt_agent_connected();
+	}
+	pthread_mutex_unlock(&hvt_lock);
+}
+
+static void thread_exit(void *p)
+{
+	tbuf = NULL;
+	hvt_thread_buf_release(p, 1);
+}
+
+static void make_key(void)
+{
+	tbuf_key_made = !pthread_key_create(&tbuf_key, thread_exit);
+}
+
+static struct hvt_thread_buf *thread_buf_slow(void)
+{
+	struct hvt_thread_buf *tb;
+
+	if (tbuf_failed)
+		return NULL;
+	pthread_once(&tbuf_key_once, make_key);
+	tb = hvt_thread_buf_create();
+	if (!tb) {
+		tbuf_failed = 1;
+		return NULL;
+	}
+	tbuf = tb;
+	pthread_setspecific(tbuf_key, tb);
+	return tb;
+}
+
+void *hvt_event_reserve(struct hvt_event *ev, unsigned int size, struct hvt_write *w)
+{
+	struct hvt_thread_buf *tb = tbuf;
+	uint32_t cpu;
+	__u64 end;
+	void *p;
+
+	if (hvt_unlikely(!tb)) {
+		tb = thread_buf_slow();
+		if (!tb)
+			return NULL;
+	}
+	if (hvt_unlikely(tb->busy)) {	/* a signal handler interrupted a write */
+		tb->nested_lost++;
+		return NULL;
+	}
+	tb->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->ts = hvt_clock_read_cpu(&cpu);
+	p = hvt_rb_reserve(&tb->rb, ev->id, w->ts, cpu, tb->tid, size, &end);
+	if (hvt_unlikely(!p)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		tb->busy = 0;
+		return NULL;
+	}
+	w->buffer = tb;
+	w->end = end;
+	return p;
+}
+
+void hvt_event_commit(struct hvt_write *w)
+{
+	struct hvt_thread_buf *tb = w->buffer;
+
+	hvt_rb_commit(&tb->rb, w->ts, w->end);
+	if (hvt_unlikely(tb->nested_lost)) {
+		sig_atomic_t n = __atomic_exchange_n(&tb->nested_lost, 0, __ATOMIC_RELAXED);
+
+		hvt_write_once(tb->rb.prod->lost, tb->rb.prod->lost + (uint64_t)n);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tb->busy = 0;
+}
+
+/* In a forked child: the buffers are the parent's; forget them, reconnect lazily. */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&hvt_lock, NULL);
+	if (tbuf)
+		hvt_thread_buf_release(tbuf, 0);
+	tbuf = NULL;
+	tbuf_failed = 0;
+	if (tbuf_key_made)
+		pthread_setspecific(tbuf_key, NULL);
+	hvt_agent_forget();
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&hvt_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&hvt_lock);
+}
+
+__attribute__((constructor)) static void hvt_init(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR MIT */
+/*
+ * internal.h - libhvtrace's private declarations.
+ *
+ *   clock.c    the clock page, hvt_clock_*()
+ *   agent.c    the connection to the guest agent (app_proto.h)
+ *   buffer.c   per-thread ring buffers in memfds
+ *   event.c    event registration and the write path
+ */
+#ifndef HVT_VDSO_INTERNAL_H
+#define HVT_VDSO_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <hvtrace/hvtrace.h>
+#include <hvtrace/ringbuf.h>
+
+#define HVT_HIDDEN __attribute__((visibility("hidden")))
+
+struct hvt_thread_buf {
+	struct hvt_rb rb;
+	void *map;			/* producer page + sub-buffers (memfd) */
+	size_t map_size;
+	void *cons_map;			/* the agent's consumer page, read-only */
+	int busy;			/* a write is in progress on this thread */
+	volatile sig_atomic_t nested_lost;	/* writes refused while busy */
+	uint32_t stream_id;
+	int32_t tid;
+};
+
+/* clock.c */
+HVT_HIDDEN void hvt_clock_setup(void);
+HVT_HIDDEN uint64_t hvt_clock_read_cpu(uint32_t *cpu);
+HVT_HIDDEN enum hvt_clock_source hvt_clock_source(void);
+HVT_HIDDEN uint64_t hvt_clock_freq(void);
+
+/* agent.c: all calls with hvt_lock held */
+extern HVT_HIDDEN pthread_mutex_t hvt_lock;
+HVT_HIDDEN int hvt_agent_connected(void);	/* connects on first use */
+HVT_HIDDEN int hvt_agent_state(void);		/* 0 untried, 1 up, -1 off */
+HVT_HIDDEN void hvt_agent_disconnect(void);	/* after an error: tracing off */
+HVT_HIDDEN const uint8_t *hvt_agent_uuid(void);
+HVT_HIDDEN int hvt_agent_send(uint16_t type, uint32_t id, const void *payload,
+			      uint32_t len, int fd);
+HVT_HIDDEN int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size,
+			      int *fd);
+HVT_HIDDEN void hvt_agent_forget(void);		/* after fork, in the child */
+HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* buffer.c */
+HVT_HIDDEN struct hvt_thread_buf *hvt_thread_buf_create(void);
+HVT_HIDDEN void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent);
+
+/* event.c */
+HVT_HIDDEN int hvt_events_send_registry(void);
+HVT_HIDDEN void hvt_events_set_enabled(int enabled);
+
+#endif
