@@ -12,9 +12,12 @@ int hvt_mult_shift(uint64_t num, uint64_t den, uint64_t *mult, uint32_t *shift)
 
 	if (!den)
 		return -1;
-	/* The largest shift whose mult keeps a bit of headroom below 2^64. */
+	/*
+	 * The largest shift whose mult keeps a bit of headroom below 2^64;
+	 * mult rounded to nearest, so conversions are not biased low.
+	 */
 	for (s = 63;; s--) {
-		unsigned __int128 m = ((unsigned __int128)num << s) / den;
+		unsigned __int128 m = (((unsigned __int128)num << s) + den / 2) / den;
 
 		if (m < ((unsigned __int128)1 << 63) || s == 0) {
 			*mult = (uint64_t)m;

@@ -69,8 +69,9 @@ int hvt_offset_fit_result(const struct hvt_offset_fit *fit, struct hvt_offset_es
 		est->bound = width - width / 2;
 	} else {
 		/* No constant offset explains every message: best single exchange. */
+		/* lo > hi here: the midpoint, computed without overflow */
 		est->offset = fit->best_rtt != UINT64_MAX ? fit->best_rtt_offset :
-			      fit->lo + (fit->hi - fit->lo) / 2;
+			      fit->hi + (int64_t)(((uint64_t)fit->lo - (uint64_t)fit->hi) / 2);
 		est->bound = UINT64_MAX;
 	}
 	return 0;

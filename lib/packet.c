@@ -21,6 +21,8 @@ const char *hvt_packet_check(const void *buf, size_t len, const __u8 *uuid,
 		return "packet sizes not whole bytes";
 	if (p.content_size < (__u64)sizeof(p) * 8 || p.packet_size < p.content_size)
 		return "packet sizes inconsistent";
+	if (p.packet_size / 8 > HVT_CTF_MAX_PACKET)
+		return "packet larger than any hvtrace sub-buffer";
 	if (p.packet_size / 8 > len)
 		return "packet extends past the end of its data";
 	if (p.timestamp_end < p.timestamp_begin)

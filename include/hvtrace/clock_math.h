@@ -12,19 +12,21 @@
 /*
  * base_ns + ((x - base) * mult) >> shift, the product in 128 bits and the
  * shift applied to its magnitude: the result rounds toward base_ns on both
- * sides of base. mult < 2^63 and shift <= 63 keep every step in range.
+ * sides of base, and saturates at the ends of the s64 range.
  */
 static inline __s64 hvt_clock_scale(__u64 x, __u64 base, __s64 base_ns,
 				    __u64 mult, __u32 shift)
 {
-	unsigned __int128 prod;
+	const __int128 max = (__s64)(~0ull >> 1), min = -max - 1;
+	unsigned __int128 d;
+	__int128 r;
 
-	if (x >= base) {
-		prod = (unsigned __int128)(x - base) * mult;
-		return base_ns + (__s64)(__u64)(prod >> shift);
-	}
-	prod = (unsigned __int128)(base - x) * mult;
-	return base_ns - (__s64)(__u64)(prod >> shift);
+	d = ((unsigned __int128)(x >= base ? x - base : base - x) * mult) >> shift;
+	if (d > (unsigned __int128)1 << 64)	/* beyond any s64 already */
+		d = (unsigned __int128)1 << 64;
+	r = x >= base ? (__int128)base_ns + (__int128)d : (__int128)base_ns - (__int128)d;
+	/* A damaged timestamp can lie anywhere: saturate, never wrap. */
+	return (__s64)(r > max ? max : r < min ? min : r);
 }
 
 #endif /* HVTRACE_CLOCK_MATH_H */

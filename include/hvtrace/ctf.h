@@ -35,6 +35,7 @@ struct hvt_ctf_packet {
 } __attribute__((packed));
 
 #define HVT_CTF_PACKET_HEADER_SIZE	((__u32)sizeof(struct hvt_ctf_packet))
+#define HVT_CTF_MAX_PACKET		(1u << 20)	/* = the largest sub-buffer */
 #define HVT_CTF_STREAM_EVENTS		0u
 #define HVT_CTF_NO_CPU			0xFFFFFFFFu
 

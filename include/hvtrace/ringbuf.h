@@ -33,7 +33,7 @@
 #define HVT_RB_MAGIC		0x48565242u	/* "BRVH" in memory: HVRB */
 #define HVT_RB_VERSION		1u
 #define HVT_RB_MIN_SUBBUF	4096u
-#define HVT_RB_MAX_SUBBUF	(1u << 20)
+#define HVT_RB_MAX_SUBBUF	HVT_CTF_MAX_PACKET
 #define HVT_RB_MAX_SUBBUFS	1024u
 
 struct hvt_rb_prod {
