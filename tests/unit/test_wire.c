@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_wire.c - the frame reader: frames arrive whole whatever the split,
+ * and every malformed header is refused before its payload is used.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/wire_io.h"
+
+static size_t frame(unsigned char *out, uint16_t type, uint32_t id, const void *p, uint32_t len)
+{
+	struct hvt_wire_hdr h = { HVT_WIRE_MAGIC, type, 0, len, id };
+
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), p, len);
+	return sizeof(h) + len;
+}
+
+/* A byte at a time: no frame before the last byte, then exactly one. */
+static void test_split_delivery(void **state)
+{
+	struct hvt_frame_reader r;
+	struct hvt_w_sync_reply rep = { .seq = 9, .guest_recv = 123 };
+	unsigned char bytes[256];
+	struct hvt_frame f;
+	const char *why;
+	size_t n = frame(bytes, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep)), i;
+
+	(void)state;
+	assert_int_equal(hvt_frame_reader_init(&r), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 0);
+		assert_int_equal(hvt_frame_reader_feed(&r, bytes + i, 1), 0);
+	}
+	assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 1);
+	assert_int_equal(f.hdr.type, HVT_W_SYNC_REPLY);
+	assert_memory_equal(f.payload, &rep, sizeof(rep));
+	assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 0);
+	hvt_frame_reader_free(&r);
+}
+
+static void expect_malformed(struct hvt_wire_hdr h, int from_guest, const char *needle)
+{
+	struct hvt_frame_reader r;
+	unsigned char payload[64] = { 0 };
+	struct hvt_frame f;
+	const char *why = NULL;
+
+	assert_int_equal(hvt_frame_reader_init(&r), 0);
+	assert_int_equal(hvt_frame_reader_feed(&r, &h, sizeof(h)), 0);
+	assert_int_equal(hvt_frame_reader_feed(&r, payload, sizeof(payload)), 0);
+	assert_int_equal(hvt_frame_reader_next(&r, from_guest, &f, &why), -1);
+	assert_non_null(why);
+	assert_non_null(strstr(why, needle));
+	hvt_frame_reader_free(&r);
+}
+
+static void test_malformed_headers(void **state)
+{
+	struct hvt_wire_hdr ok = { HVT_WIRE_MAGIC, HVT_W_SYNC_REPLY, 0,
+				   sizeof(struct hvt_w_sync_reply), 0 };
+	struct hvt_wire_hdr h;
+
+	(void)state;
+	h = ok; h.magic = 0x12345678;
+	expect_malformed(h, 1, "magic");
+	h = ok; h.type = 0;
+	expect_malformed(h, 1, "unknown frame type");
+	h = ok; h.type = HVT_W_TYPE_MAX;
+	expect_malformed(h, 1, "unknown frame type");
+	h = ok; h.type = HVT_W_START;	/* host-only frame from a guest */
+	h.len = 0;
+	expect_malformed(h, 1, "direction");
+	h = ok; h.flags = 1;
+	expect_malformed(h, 1, "flags");
+	h = ok; h.len = sizeof(struct hvt_w_sync_reply) - 1;
+	expect_malformed(h, 1, "length");
+	h = ok; h.type = HVT_W_PACKET; h.len = HVT_WIRE_MAX_PAYLOAD + 1;
+	expect_malformed(h, 1, "length");
+	h = ok; h.type = HVT_W_PACKET; h.len = 10;	/* shorter than a packet header */
+	expect_malformed(h, 1, "length");
+	h = ok; h.type = HVT_W_LOG; h.len = 0;
+	expect_malformed(h, 1, "length");
+}
+
+static void test_send_and_read_over_a_socket(void **state)
+{
+	struct hvt_frame_reader r;
+	struct hvt_frame f;
+	const char *why;
+	unsigned char big[100000];
+	int sv[2];
+
+	(void)state;
+	memset(big, 0x5a, sizeof(big));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(hvt_frame_reader_init(&r), 0);
+	assert_int_equal(hvt_wire_send(sv[0], HVT_W_REGISTRY, 5, big, 60000), 0);
+	assert_int_equal(hvt_wire_send(sv[0], HVT_W_FINISH, 0, big,
+				       sizeof(struct hvt_w_finish)), 0);
+	close(sv[0]);
+	while (hvt_frame_reader_fill(&r, sv[1]) > 0)
+		;
+	assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 1);
+	assert_int_equal(f.hdr.type, HVT_W_REGISTRY);
+	assert_int_equal(f.hdr.id, 5);
+	assert_int_equal(f.hdr.len, 60000);
+	assert_memory_equal(f.payload, big, 60000);
+	assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 1);
+	assert_int_equal(f.hdr.type, HVT_W_FINISH);
+	assert_int_equal(hvt_frame_reader_next(&r, 1, &f, &why), 0);
+	close(sv[1]);
+	hvt_frame_reader_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_delivery),
+		cmocka_unit_test(test_malformed_headers),
+		cmocka_unit_test(test_send_and_read_over_a_socket),
+	};
+
+	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
+}
