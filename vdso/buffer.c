@@ -6,7 +6,9 @@
  * sub-buffers. The agent answers with a one-page memfd holding struct
  * hvt_rb_cons, mapped read-only here: each side writes only its own memory.
  * Geometry: HVTRACE_SUBBUF_SIZE and HVTRACE_NR_SUBBUFS (powers of two).
+ * The memfd is sealed against resizing before it is shared.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -92,8 +94,10 @@ struct hvt_thread_buf *hvt_thread_buf_create(void)
 		return NULL;
 	tb->tid = gettid();
 	tb->map_size = HVT_APP_PROD_PAGE + (size_t)size * nr;
-	memfd = memfd_create("hvtrace-ring", MFD_CLOEXEC);
-	if (memfd < 0 || ftruncate(memfd, (off_t)tb->map_size))
+	/* Sealed, so that the agent can map it without fearing a shrink (SIGBUS). */
+	memfd = memfd_create("hvtrace-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, (off_t)tb->map_size) ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
 	tb->map = mmap(NULL, tb->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (tb->map == MAP_FAILED) {

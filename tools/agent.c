@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * agent.c - `hvtrace agent`: options, the link to the host, the event loop.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include <hvtrace/abi.h>
+#include <hvtrace/ringbuf.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "tools/agent.h"
+#include "tools/commands.h"
+
+#define TICK_MS		100	/* drain period */
+#define FLUSH_TICKS	10	/* close partial kernel packets every second */
+#define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: hvtrace agent [OPTIONS]\n"
+"\n"
+"Runs in the guest: connects to the host collector, records the guest kernel\n"
+"through the hvtrace module and serves traced applications (libhvtrace).\n"
+"\n"
+"  --port PATH         virtio-serial port to the host (default: the port named\n"
+"                      " HVT_WIRE_PORT_NAME ", found in /sys/class/virtio-ports)\n"
+"  --connect unix:PATH connect to a collector's unix socket instead (tests)\n"
+"  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
+"  -e, --event NAME    kernel event to record (repeatable; default sched_switch)\n"
+"  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
+"  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
+"  --wait SECONDS      how long to wait for the host (default 120)\n"
+"  -v, --verbose       more messages\n"
+"  -h, --help          this text\n"
+"\n"
+"Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
+}
+
+static uint64_t guest_tsc(uint32_t *cpu)
+{
+	unsigned int aux;
+	uint64_t t = __rdtscp(&aux);
+
+	*cpu = aux & 0xfff;
+	return t;
+}
+
+void agent_log(struct agent *a, const char *fmt, ...)
+{
+	char text[HVT_W_LOG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	hvt_warn("%s", text);
+	if (a->port >= 0 && !a->host_gone)
+		agent_send(a, HVT_W_LOG, 0, text, (uint32_t)strlen(text));
+}
+
+int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len)
+{
+	if (a->host_gone)
+		return -1;
+	if (hvt_wire_send(a->port, type, id, payload, len)) {
+		hvt_err("lost the host link: %s", strerror(errno));
+		a->host_gone = true;
+		a->done = true;
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t agent_new_stream_id(struct agent *a)
+{
+	return a->next_stream_id++;
+}
+
+/* The port named HVT_WIRE_PORT_NAME, as /dev/vportNpM. */
+static int find_virtio_port(char *path, size_t size)
+{
+	DIR *d = opendir("/sys/class/virtio-ports");
+	struct dirent *e;
+	int found = -1;
+
+	if (!d)
+		return -1;
+	while (found && (e = readdir(d))) {
+		char file[512], *name = NULL;
+		size_t len;
+
+		if (e->d_name[0] == '.' ||
+		    hvt_path(file, sizeof(file), "/sys/class/virtio-ports/%s/name", e->d_name) ||
+		    hvt_read_file(file, 256, &name, &len))
+			continue;
+		if (len && name[len - 1] == '\n')
+			name[len - 1] = '\0';
+		if (!strcmp(name, HVT_WIRE_PORT_NAME) &&
+		    !hvt_path(path, size, "/dev/%s", e->d_name))
+			found = 0;
+		free(name);
+	}
+	closedir(d);
+	return found;
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A virtio port reports POLLHUP until the host side is connected. */
+static int wait_for_host(int fd, const char *path, int seconds)
+{
+	int waited_ms = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&p, 1, 100) == 1 && !(p.revents & (POLLHUP | POLLERR)))
+			return 0;
+		if (waited_ms == 2000)
+			hvt_info("waiting for the host collector on %s", path);
+		if (p.revents & POLLHUP || p.revents == 0)
+			usleep(100000);
+		waited_ms += 100;
+		if (waited_ms >= seconds * 1000) {
+			hvt_err("no host collector on %s after %d s; start 'hvtrace record' on the host",
+				path, seconds);
+			return -1;
+		}
+	}
+}
+
+static int open_port(const char *spec, int wait_s)
+{
+	char path[300];
+	int fd;
+
+	if (spec && !strncmp(spec, "unix:", 5)) {
+		fd = connect_unix(spec + 5);
+		if (fd < 0)
+			hvt_err("cannot connect to %s: %s", spec + 5, strerror(errno));
+		return fd;
+	}
+	if (spec)
+		snprintf(path, sizeof(path), "%s", spec);
+	else if (find_virtio_port(path, sizeof(path))) {
+		hvt_err("no virtio-serial port named %s; give the VM one "
+			"(-device virtserialport,name=%s) or pass --port", HVT_WIRE_PORT_NAME,
+			HVT_WIRE_PORT_NAME);
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		hvt_err("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (wait_for_host(fd, path, wait_s)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The module's clock page says what the guest clock is. */
+static void read_clock_page(struct agent *a)
+{
+	const struct hvt_clock_page *page;
+
+	page = mmap(NULL, HVT_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, a->dev, 0);
+	if (page == MAP_FAILED)
+		return;
+	if (page->magic == HVT_CLOCK_PAGE_MAGIC) {
+		a->tsc_khz = page->tsc_khz;
+		a->clock_flags = page->flags;
+	}
+	munmap((void *)page, HVT_CLOCK_PAGE_SIZE);
+}
+
+static int send_hello(struct agent *a)
+{
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION };
+	struct utsname u;
+
+	h.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	h.tsc_khz = a->tsc_khz;
+	h.clock_flags = a->clock_flags;
+	if (!uname(&u))
+		memcpy(h.kernel_release, u.release,
+		       strnlen(u.release, sizeof(h.kernel_release) - 1));
+	return agent_send(a, HVT_W_HELLO, 0, &h, sizeof(h));
+}
+
+static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t recv_tsc,
+			uint32_t recv_cpu)
+{
+	struct hvt_w_sync_req req;
+	struct hvt_w_sync_reply rep;
+
+	memcpy(&req, f->payload, sizeof(req));
+	rep.seq = req.seq;
+	rep.host_send = req.host_send;
+	rep.guest_recv = recv_tsc;
+	rep.cpu_recv = recv_cpu;
+	rep.guest_send = guest_tsc(&rep.cpu_send);
+	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+}
+
+static void on_params(struct agent *a, const struct hvt_frame *f)
+{
+	struct hvtrace_set_clock set = { 0 };
+	struct hvt_w_params p;
+
+	memcpy(&p, f->payload, sizeof(p));
+	if (a->dev < 0)
+		return;
+	set.flags = p.page_flags;
+	set.cpu = p.cpu;
+	set.set = p.set;
+	set.params = p.params;
+	if (ioctl(a->dev, HVTRACE_IOC_SET_CLOCK, &set))
+		agent_log(a, "clock transform from the host refused by the module: %s",
+			  strerror(errno));
+}
+
+static void on_start(struct agent *a)
+{
+	if (a->started)
+		return;
+	a->started = true;
+	if (a->dev >= 0 && agent_kernel_start(a))
+		agent_log(a, "recording without the guest kernel layer");
+	if (agent_apps_listen(a))
+		agent_log(a, "applications cannot register: no socket at %s", a->socket_path);
+	hvt_info("tracing started; applications register at %s", a->socket_path);
+}
+
+static time_t finish_deadline;
+
+static void begin_finish(struct agent *a)
+{
+	struct hvt_w_finish fin = { 0 };
+
+	if (a->finishing)
+		return;
+	a->finishing = true;
+	agent_kernel_stop(a);
+	agent_apps_close_all(a);
+	fin.packets = a->packets_sent;
+	fin.lost = a->lost;
+	fin.traces = a->next_trace_id;
+	fin.streams = a->next_stream_id;
+	agent_send(a, HVT_W_FINISH, 0, &fin, sizeof(fin));
+	finish_deadline = time(NULL) + FINISH_WAIT_S;
+	hvt_info("tracing stopped: %llu packets sent, %llu events lost",
+		 (unsigned long long)a->packets_sent, (unsigned long long)a->lost);
+}
+
+static void on_frame(struct agent *a, const struct hvt_frame *f, uint64_t tsc, uint32_t cpu)
+{
+	switch (f->hdr.type) {
+	case HVT_W_WELCOME:
+		break;
+	case HVT_W_SYNC_REQ:
+		on_sync_req(a, f, tsc, cpu);
+		break;
+	case HVT_W_PARAMS:
+		on_params(a, f);
+		break;
+	case HVT_W_START:
+		on_start(a);
+		break;
+	case HVT_W_STOP:
+		begin_finish(a);
+		break;
+	case HVT_W_GOODBYE:
+		a->done = true;
+		break;
+	}
+}
+
+static void on_port_readable(struct agent *a)
+{
+	struct hvt_frame f;
+	const char *why;
+	uint32_t cpu;
+	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
+	/* Read right after the data arrived: an upper bound of its arrival time. */
+	uint64_t tsc = guest_tsc(&cpu);
+	int r;
+
+	if (n == 0 || (n < 0 && errno != EAGAIN)) {
+		if (!a->done)
+			hvt_err("the host closed the link");
+		a->host_gone = true;
+		a->done = true;
+		return;
+	}
+	while ((r = hvt_frame_reader_next(&a->reader, 0, &f, &why)) == 1)
+		on_frame(a, &f, tsc, cpu);
+	if (r < 0) {
+		hvt_err("malformed frame from the host: %s", why);
+		a->host_gone = true;
+		a->done = true;
+	}
+}
+
+static int setup_fds(int *sfd, int *tfd)
+{
+	struct itimerspec its = { { 0, TICK_MS * 1000000L }, { 0, TICK_MS * 1000000L } };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	*sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (*sfd < 0 || *tfd < 0 || timerfd_settime(*tfd, 0, &its, NULL))
+		return -1;
+	return 0;
+}
+
+static void on_tick(struct agent *a, unsigned long tick)
+{
+	if (a->started && !a->finishing) {
+		agent_kernel_drain(a, tick % FLUSH_TICKS == 0);
+		agent_apps_drain(a);
+	}
+	if (a->finishing && time(NULL) > finish_deadline) {
+		hvt_warn("no GOODBYE from the host after %d s; exiting", FINISH_WAIT_S);
+		a->done = true;
+	}
+}
+
+static int run(struct agent *a)
+{
+	struct pollfd fds[4 + AGENT_MAX_APPS];
+	unsigned int slot_of[4 + AGENT_MAX_APPS];
+	unsigned long tick = 0;
+	int sfd, tfd;
+
+	if (setup_fds(&sfd, &tfd)) {
+		hvt_err("cannot set up signals and timers: %s", strerror(errno));
+		return 1;
+	}
+	while (!a->done) {
+		nfds_t n = 3, i;
+		unsigned int slot;
+
+		fds[0] = (struct pollfd){ .fd = a->port, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		fds[2] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		if (a->listen_fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = a->listen_fd, .events = POLLIN };
+		for (slot = 0; slot < AGENT_MAX_APPS; slot++)
+			if (a->apps[slot]) {
+				slot_of[n] = slot;
+				fds[n++] = (struct pollfd){ .fd = a->apps[slot]->fd, .events = POLLIN };
+			}
+		if (poll(fds, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[0].revents)
+			on_port_readable(a);
+		if (fds[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				begin_finish(a);
+		}
+		if (fds[2].revents & POLLIN) {
+			uint64_t expirations;
+
+			if (read(tfd, &expirations, sizeof(expirations)) > 0)
+				on_tick(a, ++tick);
+		}
+		for (i = 3; i < n && !a->done; i++) {
+			if (!fds[i].revents)
+				continue;
+			if (fds[i].fd == a->listen_fd)
+				agent_apps_accept(a);
+			else if (a->apps[slot_of[i]] && a->apps[slot_of[i]]->fd == fds[i].fd)
+				agent_apps_handle(a, slot_of[i]);
+		}
+	}
+	if (!a->finishing)
+		begin_finish(a);
+	close(sfd);
+	close(tfd);
+	return a->host_gone && !a->finishing ? 1 : 0;
+}
+
+static int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (*s == '\0' || *end || v == 0 || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int hvt_cmd_agent(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "subbuf-size", required_argument, NULL, 'S' },
+		{ "nr-subbufs", required_argument, NULL, 'N' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct agent a = {
+		.port = -1, .dev = -1, .listen_fd = -1, .kernel.session = -1,
+		.socket_path = HVT_APP_SOCKET, .subbuf_size = 65536, .nr_subbufs = 8,
+		.next_trace_id = 1,
+	};
+	const char *port = NULL, *connect_to = NULL;
+	uint32_t wait_s = 120;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': port = optarg; break;
+		case 'c': connect_to = optarg; break;
+		case 's': a.socket_path = optarg; break;
+		case 'e':
+			if (a.nr_events == AGENT_MAX_EVENTS) {
+				hvt_err("at most %d kernel events", AGENT_MAX_EVENTS);
+				return 2;
+			}
+			a.events[a.nr_events++] = optarg;
+			break;
+		case 'S':
+		case 'N':
+			if (parse_size(optarg, c == 'S' ? &a.subbuf_size : &a.nr_subbufs)) {
+				hvt_err("invalid number for --%s: %s",
+					c == 'S' ? "subbuf-size" : "nr-subbufs", optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			if (parse_size(optarg, &wait_s)) {
+				hvt_err("invalid --wait: %s", optarg);
+				return 2;
+			}
+			break;
+		case 'v': hvt_log_set_verbose(1); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		hvt_err("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (connect_to && strncmp(connect_to, "unix:", 5)) {
+		hvt_err("--connect takes unix:PATH");
+		return 2;
+	}
+	if (!hvt_rb_geometry_ok(a.subbuf_size, a.nr_subbufs)) {
+		hvt_err("buffer geometry %u x %u: sizes must be powers of two, "
+			"4 KiB..1 MiB sub-buffers, 2..1024 of them", a.nr_subbufs, a.subbuf_size);
+		return 2;
+	}
+	if (!a.nr_events)
+		a.events[a.nr_events++] = "sched_switch";
+	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (a.dev < 0)
+		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
+			 strerror(errno));
+	else
+		read_clock_page(&a);
+	a.pkt = malloc(a.subbuf_size);
+	a.msg = malloc(HVT_APP_MAX_MSG);
+	if (!a.pkt || !a.msg || hvt_frame_reader_init(&a.reader)) {
+		hvt_err("out of memory");
+		return 1;
+	}
+	a.port = open_port(connect_to ? connect_to : port, (int)wait_s);
+	if (a.port < 0)
+		return 1;
+	ret = send_hello(&a) ? 1 : run(&a);
+	close(a.port);
+	if (a.dev >= 0)
+		close(a.dev);
+	hvt_frame_reader_free(&a.reader);
+	free(a.pkt);
+	free(a.msg);
+	return ret;
+}

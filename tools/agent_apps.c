@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * agent_apps.c - traced applications (docs/format.md, section 6).
+ *
+ * An application is untrusted: it may be buggy or hostile. Its buffers are
+ * mapped read-only and must be sealed against shrinking; every packet is
+ * copied out before it is checked; anything inconsistent drops the stream or
+ * the application, never the agent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <hvtrace/ringbuf.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/packet.h"
+#include "tools/agent.h"
+
+int agent_apps_listen(struct agent *a)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[sizeof(addr.sun_path)];
+	char *slash;
+
+	if (strlen(a->socket_path) >= sizeof(addr.sun_path)) {
+		hvt_err("socket path too long: %s", a->socket_path);
+		return -1;
+	}
+	strcpy(addr.sun_path, a->socket_path);
+	strcpy(dir, a->socket_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		hvt_mkdir_p(dir);
+	}
+	unlink(a->socket_path);
+	a->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (a->listen_fd < 0 ||
+	    bind(a->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(a->listen_fd, 16)) {
+		hvt_err("cannot listen on %s: %s", a->socket_path, strerror(errno));
+		return -1;
+	}
+	chmod(a->socket_path, 0666);	/* any local process may trace itself */
+	return 0;
+}
+
+static int app_reply(struct app *app, uint16_t type, uint32_t id, const void *payload,
+		     uint32_t len, int fd)
+{
+	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(app->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	       (ssize_t)(sizeof(h) + len) ? 0 : -1;
+}
+
+void agent_apps_accept(struct agent *a)
+{
+	unsigned int slot;
+	int fd;
+
+	fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++)
+		if (!a->apps[slot])
+			break;
+	if (slot == AGENT_MAX_APPS || !(a->apps[slot] = calloc(1, sizeof(struct app)))) {
+		agent_log(a, "too many traced applications; one refused");
+		close(fd);
+		return;
+	}
+	a->apps[slot]->fd = fd;
+	hvt_registry_init(&a->apps[slot]->registry);
+}
+
+/* Copies packet @n of @s out of the app's memory and checks it; its length or 0. */
+static size_t copy_packet(struct agent *a, struct app *app, struct app_stream *s,
+			  uint64_t n, uint64_t len, const char **why)
+{
+	const unsigned char *slot = s->map + HVT_APP_PROD_PAGE +
+				    (size_t)(n & (s->nr_subbufs - 1)) * s->subbuf_size;
+	struct hvt_ctf_packet hdr;
+
+	if (len < HVT_CTF_PACKET_HEADER_SIZE || len > s->subbuf_size) {
+		*why = "packet length out of range";
+		return 0;
+	}
+	memcpy(a->pkt, slot, len);
+	hvt_put_u64(a->pkt + offsetof(struct hvt_ctf_packet, packet_size), len * 8);
+	*why = hvt_packet_check(a->pkt, len, app->uuid, &hdr);
+	if (!*why && hdr.content_size != len * 8)
+		*why = "packet content size differs from the committed size";
+	if (!*why && hdr.packet_seq_num != n)
+		*why = "packet sequence number out of order";
+	return *why ? 0 : len;
+}
+
+static int send_packet(struct agent *a, struct app_stream *s, size_t len)
+{
+	if (agent_send(a, HVT_W_PACKET, s->id, a->pkt, (uint32_t)len))
+		return -1;
+	s->packets++;
+	a->packets_sent++;
+	return 0;
+}
+
+/* Forwards closed packets; -1 if the stream is corrupt. */
+static int drain_stream(struct agent *a, struct app *app, struct app_stream *s)
+{
+	const struct hvt_rb_prod *prod = (const void *)s->map;
+	long long ready = hvt_rb_ready(prod, s->consumed, s->nr_subbufs);
+	const char *why = "producer state inconsistent";
+
+	if (ready < 0)
+		goto corrupt;
+	while (ready-- > 0) {
+		const unsigned char *slot = s->map + HVT_APP_PROD_PAGE +
+			(size_t)(s->consumed & (s->nr_subbufs - 1)) * s->subbuf_size;
+		uint64_t bits = hvt_get_u64(slot + offsetof(struct hvt_ctf_packet, content_size));
+		size_t len = copy_packet(a, app, s, s->consumed, bits / 8, &why);
+
+		if (!len || bits % 8)
+			goto corrupt;
+		if (send_packet(a, s, len))
+			return 0;
+		s->consumed++;
+		hvt_store_release(&s->cons->consumed, s->consumed);
+	}
+	return 0;
+corrupt:
+	agent_log(a, "pid %u thread %d: buffer dropped: %s", app->pid, s->tid, why);
+	return -1;
+}
+
+/* The producer is gone: forward what it committed in its open packet. */
+static void recover_open_packet(struct agent *a, struct app *app, struct app_stream *s)
+{
+	const struct hvt_rb_prod *prod = (const void *)s->map;
+	long long len = hvt_rb_open_packet_len(prod, s->subbuf_size);
+	uint64_t produced = hvt_load_acquire(&prod->produced);
+	const char *why;
+	unsigned char *p = a->pkt;
+
+	if (len <= 0 || produced != s->consumed)
+		return;
+	/* Fix the context the producer never wrote, then check as usual. */
+	memcpy(p, s->map + HVT_APP_PROD_PAGE +
+		  (size_t)(produced & (s->nr_subbufs - 1)) * s->subbuf_size, (size_t)len);
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, timestamp_end),
+		    hvt_read_once(prod->last_ts));
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, content_size), (uint64_t)len * 8);
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, events_discarded),
+		    hvt_read_once(prod->lost));
+	{
+		struct hvt_ctf_packet hdr;
+
+		why = hvt_packet_check(p, (size_t)len, app->uuid, &hdr);
+		if (!why && hdr.packet_seq_num != produced)
+			why = "packet sequence number out of order";
+	}
+	if (why) {
+		agent_log(a, "pid %u thread %d: last packet not recovered: %s",
+			  app->pid, s->tid, why);
+		return;
+	}
+	send_packet(a, s, (size_t)len);
+}
+
+/* Closes stream @i: drains it first unless it is corrupt, then recovers its open packet. */
+static void stream_close(struct agent *a, struct app *app, unsigned int i, bool corrupt,
+			 bool recover)
+{
+	struct app_stream *s = app->streams[i];
+	struct hvt_w_stream_close sc = { 0 };
+
+	if (!corrupt && !drain_stream(a, app, s) && recover)
+		recover_open_packet(a, app, s);
+	sc.lost = hvt_read_once(((const struct hvt_rb_prod *)s->map)->lost);
+	sc.packets = s->packets;
+	a->lost += sc.lost;
+	agent_send(a, HVT_W_STREAM_CLOSE, s->id, &sc, sizeof(sc));
+	munmap((void *)s->map, s->map_size);
+	munmap(s->cons, sizeof(*s->cons));
+	free(s);
+	app->streams[i] = app->streams[--app->nr_streams];
+}
+
+static void app_drop(struct agent *a, unsigned int slot)
+{
+	struct app *app = a->apps[slot];
+
+	while (app->nr_streams)
+		stream_close(a, app, 0, false, true);
+	close(app->fd);
+	hvt_registry_free(&app->registry);
+	free(app);
+	a->apps[slot] = NULL;
+}
+
+static int on_hello(struct agent *a, struct app *app, const void *payload, uint32_t len)
+{
+	struct hvt_a_welcome w = { HVT_APP_VERSION, 0 };
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER };
+	struct hvt_a_hello h;
+
+	if (app->hello || len != sizeof(h))
+		return -1;
+	memcpy(&h, payload, sizeof(h));
+	if (h.version != HVT_APP_VERSION ||
+	    (h.domain != HVT_DOMAIN_GUEST_TSC && h.domain != HVT_DOMAIN_MONOTONIC_RAW) ||
+	    !h.freq_hz)
+		return -1;
+	app->hello = true;
+	app->pid = h.pid;
+	memcpy(app->uuid, h.uuid, HVT_UUID_LEN);
+	w.enabled = a->started && !a->finishing;
+	if (w.enabled) {
+		app->trace_id = a->next_trace_id++;
+		to.domain = h.domain;
+		to.freq_hz = h.freq_hz;
+		to.pid = h.pid;
+		memcpy(to.uuid, h.uuid, HVT_UUID_LEN);
+		memcpy(to.comm, h.comm, sizeof(to.comm));
+		to.comm[sizeof(to.comm) - 1] = '\0';
+		if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
+			return -1;
+	}
+	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
+}
+
+static int on_registry(struct agent *a, struct app *app, const void *payload, uint32_t len)
+{
+	char err[128];
+
+	if (!app->hello || !app->trace_id)
+		return -1;
+	if (hvt_registry_add(&app->registry, payload, len, err, sizeof(err)) < 0) {
+		agent_log(a, "pid %u: bad event registry: %s", app->pid, err);
+		return -1;
+	}
+	return agent_send(a, HVT_W_REGISTRY, app->trace_id, payload, len);
+}
+
+static int sealed_size(int fd, size_t size)
+{
+	const int need = F_SEAL_SHRINK | F_SEAL_GROW;
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	return seals >= 0 && (seals & need) == need && !fstat(fd, &st) &&
+	       (size_t)st.st_size == size;
+}
+
+/* A consumer page only we can write: a sealed one-page memfd. */
+static int consumer_page(struct hvt_rb_cons **cons)
+{
+	int fd = memfd_create("hvtrace-consumer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, 4096) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
+	    (*cons = mmap(NULL, sizeof(**cons), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+	    MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
+		     const void *payload, uint32_t len, int memfd)
+{
+	struct hvt_a_stream m;
+	struct app_stream *s;
+	struct hvt_w_stream_open so;
+	int cfd;
+
+	if (!app->hello || !app->trace_id || len != sizeof(m) || memfd < 0 ||
+	    app->nr_streams == AGENT_MAX_APP_STREAMS)
+		return -1;
+	memcpy(&m, payload, sizeof(m));
+	if (!hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs) || m.subbuf_size > a->subbuf_size ||
+	    m.map_size != HVT_APP_PROD_PAGE + (uint64_t)m.subbuf_size * m.nr_subbufs ||
+	    !sealed_size(memfd, m.map_size)) {
+		agent_log(a, "pid %u: buffer refused (geometry, size or seals)", app->pid);
+		return -1;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	s->map_size = m.map_size;
+	s->map = mmap(NULL, m.map_size, PROT_READ, MAP_SHARED, memfd, 0);
+	cfd = consumer_page(&s->cons);
+	if (s->map == MAP_FAILED || cfd < 0) {
+		if (s->map != MAP_FAILED)
+			munmap((void *)s->map, m.map_size);
+		if (cfd >= 0) {
+			munmap(s->cons, sizeof(*s->cons));
+			close(cfd);
+		}
+		free(s);
+		return -1;
+	}
+	s->app_id = app_id;
+	s->tid = m.tid;
+	s->subbuf_size = m.subbuf_size;
+	s->nr_subbufs = m.nr_subbufs;
+	s->id = agent_new_stream_id(a);
+	app->streams[app->nr_streams++] = s;
+	so = (struct hvt_w_stream_open){ app->trace_id, HVT_CTF_NO_CPU, m.tid, 0 };
+	if (agent_send(a, HVT_W_STREAM_OPEN, s->id, &so, sizeof(so)) ||
+	    app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, cfd)) {
+		close(cfd);
+		return -1;
+	}
+	close(cfd);
+	return 0;
+}
+
+static int on_stream_end(struct agent *a, struct app *app, uint32_t app_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nr_streams; i++)
+		if (app->streams[i]->app_id == app_id) {
+			stream_close(a, app, i, false, false);
+			return 0;
+		}
+	return -1;
+}
+
+/* Reads one message; any violation drops the application. */
+void agent_apps_handle(struct agent *a, unsigned int slot)
+{
+	struct app *app = a->apps[slot];
+	union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } *m = (void *)a->msg;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { m, HVT_APP_MAX_MSG };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fd = -1, bad;
+	ssize_t n;
+
+	n = recvmsg(app->fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (n <= 0 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		bad = n != 0;		/* n == 0: the application went away */
+		goto drop;
+	}
+	bad = n < (ssize_t)sizeof(m->h) || m->h.magic != HVT_APP_MAGIC ||
+	      m->h.len != (size_t)n - sizeof(m->h);
+	if (!bad) {
+		const void *payload = m->b + sizeof(m->h);
+
+		switch (m->h.type) {
+		case HVT_A_HELLO: bad = on_hello(a, app, payload, m->h.len); break;
+		case HVT_A_REGISTRY: bad = on_registry(a, app, payload, m->h.len); break;
+		case HVT_A_STREAM:
+			bad = on_stream(a, app, m->h.id, payload, m->h.len, fd);
+			break;
+		case HVT_A_STREAM_END: bad = on_stream_end(a, app, m->h.id); break;
+		case HVT_A_BYE: bad = 0; goto drop;
+		default: bad = 1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!bad)
+		return;
+	fd = -1;
+drop:
+	if (fd >= 0)
+		close(fd);
+	if (bad)
+		agent_log(a, "pid %u: protocol violation; application dropped", app->pid);
+	app_drop(a, slot);
+}
+
+void agent_apps_drain(struct agent *a)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++) {
+		struct app *app = a->apps[slot];
+
+		if (!app)
+			continue;
+		for (i = 0; i < app->nr_streams;)
+			if (drain_stream(a, app, app->streams[i]))
+				stream_close(a, app, i, true, false);
+			else
+				i++;
+	}
+}
+
+void agent_apps_close_all(struct agent *a)
+{
+	unsigned int slot;
+
+	if (a->listen_fd >= 0) {
+		close(a->listen_fd);
+		unlink(a->socket_path);
+		a->listen_fd = -1;
+	}
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++)
+		if (a->apps[slot])
+			app_drop(a, slot);
+}
