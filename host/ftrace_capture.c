@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftrace_capture.c - see ftrace_capture.h. Pages are spliced, not parsed:
+ * the host does no per-event work; the merger decodes them offline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "host/ftrace_capture.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+
+#define BUFFER_KB_PER_CPU "4096"
+
+static int remove_if_stale(const char *name, void *ctx)
+{
+	struct tracefs_instance *inst;
+	int pid;
+
+	(void)ctx;
+	if (sscanf(name, "hvtrace-%d", &pid) != 1 || pid <= 0 ||
+	    kill(pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst) {
+		hvt_info("removing tracefs instance %s left by a collector that died", name);
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	return 0;
+}
+
+void hvt_ftrace_remove_stale(void)
+{
+	tracefs_instances_walk(remove_if_stale, NULL);
+}
+
+static int save_file(const char *dir, const char *rel, const char *content, size_t len)
+{
+	char path[4600], parent[4600], *slash;
+
+	if (hvt_path(path, sizeof(path), "%s/%s", dir, rel))
+		return -1;
+	strcpy(parent, path);
+	slash = strrchr(parent, '/');
+	*slash = '\0';
+	if (hvt_mkdir_p(parent))
+		return -1;
+	return hvt_write_file_atomic(path, content, len);
+}
+
+/*
+ * Copies file @rel of the top-level tracefs (formats are shared by
+ * instances) to @dir/@dst.
+ */
+static int save_tracefs_file(const char *dir, const char *rel, const char *dst)
+{
+	int size = 0;
+	char *content = tracefs_instance_file_read(NULL, rel, &size);
+	int ret;
+
+	if (!content)
+		return -1;
+	ret = save_file(dir, dst, content, (size_t)size);
+	free(content);
+	return ret;
+}
+
+static int enable_event(struct hvt_ftrace *ft, const char *spec, char *err, size_t errlen)
+{
+	char sys[128], rel[300];
+	const char *colon = strchr(spec, ':');
+
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
+	    strchr(colon + 1, '/') || strchr(spec, '/')) {
+		snprintf(err, errlen, "bad event '%s': expected SYSTEM:EVENT", spec);
+		return -1;
+	}
+	memcpy(sys, spec, (size_t)(colon - spec));
+	sys[colon - spec] = '\0';
+	if (tracefs_event_enable(ft->instance, sys, colon + 1)) {
+		snprintf(err, errlen, "cannot enable host event %s (does %s/events/%s/%s exist?)",
+			 spec, tracefs_tracing_dir(), sys, colon + 1);
+		return -1;
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, colon + 1);
+	if (save_tracefs_file(ft->dir, rel, rel)) {
+		snprintf(err, errlen, "cannot save the format of %s: %s", spec, strerror(errno));
+		return -1;
+	}
+	ft->events[ft->nr_events++] = strdup(spec);
+	return 0;
+}
+
+static int pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int w = snprintf(buf + off, size - off, "%s%d", i ? " " : "", (int)pids[i]);
+
+		if (w < 0 || (size_t)w >= size - off)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
+{
+	char buf[16384];
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (pid_list(pids, n, buf, sizeof(buf)) ||
+	    tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
+		return -1;
+	for (i = 0; i < n && ft->nr_pids < sizeof(ft->pids) / sizeof(ft->pids[0]); i++)
+		ft->pids[ft->nr_pids++] = pids[i];
+	return 0;
+}
+
+static int open_cpus(struct hvt_ftrace *ft, char *err, size_t errlen)
+{
+	int cpu;
+
+	ft->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	ft->cpus = calloc((size_t)ft->nr_cpus, sizeof(*ft->cpus));
+	ft->files = calloc((size_t)ft->nr_cpus, sizeof(*ft->files));
+	ft->bytes = calloc((size_t)ft->nr_cpus, sizeof(*ft->bytes));
+	ft->present = calloc((size_t)ft->nr_cpus, sizeof(*ft->present));
+	if (!ft->cpus || !ft->files || !ft->bytes || !ft->present) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
+		char path[4200];
+
+		ft->files[cpu] = -1;
+		ft->cpus[cpu] = tracefs_cpu_open(ft->instance, cpu, true);
+		if (!ft->cpus[cpu])
+			continue;	/* offline CPU */
+		if (!ft->page_size)
+			ft->page_size = tracefs_cpu_read_size(ft->cpus[cpu]);
+		if (hvt_path(path, sizeof(path), "%s/cpu%d.raw", ft->dir, cpu) ||
+		    (ft->files[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		ft->present[cpu] = 1;
+	}
+	return 0;
+}
+
+static int setup_instance(struct hvt_ftrace *ft, char *err, size_t errlen)
+{
+	char *clocks;
+
+	if (!tracefs_tracing_dir_is_mounted(true, NULL)) {
+		snprintf(err, errlen, "tracefs is not mounted and could not be mounted "
+			 "(mount -t tracefs nodev /sys/kernel/tracing)");
+		return -1;
+	}
+	snprintf(ft->name, sizeof(ft->name), "hvtrace-%d", (int)getpid());
+	ft->instance = tracefs_instance_create(ft->name);
+	if (!ft->instance) {
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s", ft->name,
+			 strerror(errno));
+		return -1;
+	}
+	clocks = tracefs_instance_file_read(ft->instance, "trace_clock", NULL);
+	if (!clocks || !strstr(clocks, "x86-tsc")) {
+		free(clocks);
+		snprintf(err, errlen, "this kernel has no x86-tsc trace clock");
+		return -1;
+	}
+	free(clocks);
+	if (tracefs_instance_file_write(ft->instance, "trace_clock", "x86-tsc") < 0 ||
+	    tracefs_instance_file_write(ft->instance, "buffer_size_kb", BUFFER_KB_PER_CPU) < 0 ||
+	    tracefs_trace_off(ft->instance)) {
+		snprintf(err, errlen, "cannot configure tracefs instance %s: %s", ft->name,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events,
+		     int nr_events, const pid_t *pids, size_t nr_pids, char *err, size_t errlen)
+{
+	int i;
+
+	memset(ft, 0, sizeof(*ft));
+	if (hvt_path(ft->dir, sizeof(ft->dir), "%s", dir) || hvt_mkdir_p(ft->dir)) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (nr_events > HVT_FTRACE_MAX_EVENTS) {
+		snprintf(err, errlen, "at most %d host events", HVT_FTRACE_MAX_EVENTS);
+		return -1;
+	}
+	if (setup_instance(ft, err, errlen))
+		goto fail;
+	if (save_tracefs_file(ft->dir, "events/header_page", "header_page") ||
+	    save_tracefs_file(ft->dir, "events/header_event", "header_event")) {
+		snprintf(err, errlen, "cannot save the ring buffer headers: %s", strerror(errno));
+		goto fail;
+	}
+	if (nr_pids && hvt_ftrace_add_pids(ft, pids, nr_pids)) {
+		snprintf(err, errlen, "cannot filter host events to the VM's threads");
+		goto fail;
+	}
+	for (i = 0; i < nr_events; i++)
+		if (enable_event(ft, events[i], err, errlen))
+			goto fail;
+	if (open_cpus(ft, err, errlen))
+		goto fail;
+	if (tracefs_trace_on(ft->instance)) {
+		snprintf(err, errlen, "cannot start tracing in %s", ft->name);
+		goto fail;
+	}
+	return 0;
+fail:
+	hvt_ftrace_stop(ft);
+	return -1;
+}
+
+void hvt_ftrace_pump(struct hvt_ftrace *ft)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
+		int n;
+
+		if (!ft->cpus[cpu])
+			continue;
+		while ((n = tracefs_cpu_write(ft->cpus[cpu], ft->files[cpu], true)) > 0)
+			ft->bytes[cpu] += (uint64_t)n;
+	}
+}
+
+void hvt_ftrace_stop(struct hvt_ftrace *ft)
+{
+	int cpu;
+
+	if (ft->instance)
+		tracefs_trace_off(ft->instance);
+	for (cpu = 0; ft->cpus && cpu < ft->nr_cpus; cpu++) {
+		int n;
+
+		if (!ft->cpus[cpu])
+			continue;
+		while ((n = tracefs_cpu_write(ft->cpus[cpu], ft->files[cpu], true)) > 0)
+			ft->bytes[cpu] += (uint64_t)n;
+		while ((n = tracefs_cpu_flush_write(ft->cpus[cpu], ft->files[cpu])) > 0)
+			ft->bytes[cpu] += (uint64_t)n;
+		tracefs_cpu_close(ft->cpus[cpu]);
+		ft->cpus[cpu] = NULL;
+		if (fsync(ft->files[cpu]) || close(ft->files[cpu]))
+			hvt_warn("cannot save host CPU %d data: %s", cpu, strerror(errno));
+		ft->files[cpu] = -1;
+	}
+	if (ft->instance) {
+		tracefs_instance_destroy(ft->instance);
+		tracefs_instance_free(ft->instance);
+		ft->instance = NULL;
+	}
+	free(ft->cpus);
+	ft->cpus = NULL;
+}
+
+void hvt_ftrace_free(struct hvt_ftrace *ft)
+{
+	int i;
+
+	for (i = 0; i < ft->nr_events; i++)
+		free(ft->events[i]);
+	ft->nr_events = 0;
+	free(ft->files);
+	free(ft->bytes);
+	free(ft->present);
+	ft->files = NULL;
+	ft->bytes = NULL;
+	ft->present = NULL;
+}
+
+json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft)
+{
+	json_t *o = json_object(), *events = json_array(), *pids = json_array();
+	json_t *cpus = json_array();
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < (size_t)ft->nr_events; i++)
+		json_array_append_new(events, json_string(ft->events[i]));
+	for (i = 0; i < ft->nr_pids; i++)
+		json_array_append_new(pids, json_integer(ft->pids[i]));
+	for (cpu = 0; ft->present && cpu < ft->nr_cpus; cpu++) {
+		char file[32];
+
+		if (!ft->present[cpu])
+			continue;
+		snprintf(file, sizeof(file), "cpu%d.raw", cpu);
+		json_array_append_new(cpus, json_pack("{s:i, s:s, s:I}", "cpu", cpu, "file", file,
+						      "bytes", (json_int_t)ft->bytes[cpu]));
+	}
+	json_object_set_new(o, "dir", json_string("host/ftrace"));
+	json_object_set_new(o, "instance", json_string(ft->name));
+	json_object_set_new(o, "page_size", json_integer(ft->page_size));
+	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "pids", pids);
+	json_object_set_new(o, "cpus", cpus);
+	return o;
+}

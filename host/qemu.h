@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * qemu.h - what the collector learns about a QEMU process from /proc.
+ */
+#ifndef HVT_HOST_QEMU_H
+#define HVT_HOST_QEMU_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define HVT_QEMU_MAX_THREADS 512
+
+struct hvt_qemu {
+	pid_t pid;
+	int pidfd;			/* readable once the process exits */
+	const char *accel;		/* "kvm", "tcg" or "unknown" */
+	pid_t tids[HVT_QEMU_MAX_THREADS];
+	size_t nr_tids;
+};
+
+/* Checks that @pid is alive and looks like QEMU; opens a pidfd. */
+int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen);
+void hvt_qemu_close(struct hvt_qemu *q);
+/* Adds threads not seen before; returns how many were new, -1 if the process is gone. */
+int hvt_qemu_scan_threads(struct hvt_qemu *q);
+
+#endif

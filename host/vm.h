@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vm.h - one guest, as the collector sees it.
+ *
+ *   vm_link.c   the wire protocol with the guest agent, clock exchanges
+ *   vm_store.c  the VM's part of the archive: traces, streams, info.json
+ *
+ * Everything the guest sends is untrusted; the first violation ends the
+ * link with a reason, and what was stored before stays stored.
+ */
+#ifndef HVT_HOST_VM_H
+#define HVT_HOST_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <hvtrace/wire.h>
+
+#include "clocksync/clocksync.h"
+#include "host/archive_writer.h"
+#include "lib/names.h"
+#include "lib/registry.h"
+#include "lib/wire_io.h"
+
+#define HVT_VM_MAX_TRACES	64
+#define HVT_VM_MAX_STREAMS	1024
+#define HVT_SYNC_BURST		16
+
+enum hvt_vm_state {
+	HVT_VM_WAITING,		/* no link yet */
+	HVT_VM_HELLO,		/* linked, waiting for HELLO */
+	HVT_VM_SYNCING,		/* initial burst of exchanges */
+	HVT_VM_RUNNING,		/* tracing */
+	HVT_VM_FINAL_SYNC,	/* guest finished; final burst */
+	HVT_VM_ENDED,
+};
+
+struct hvt_vm_trace {
+	bool open;
+	uint32_t layer, domain, pid;
+	uint64_t freq_hz;
+	uint8_t uuid[HVT_UUID_LEN];
+	char comm[17];
+	char dir[64];			/* relative to the VM directory */
+	struct hvt_registry registry;
+	int registry_fd;
+};
+
+struct hvt_vm_stream {
+	uint32_t trace;
+	uint32_t cpu;
+	int32_t tid;
+	int fd;				/* -1 once closed */
+	bool closed_by_guest;
+	uint64_t packets, bytes, lost;
+};
+
+struct hvt_vm {
+	char name[HVT_VM_NAME_MAX + 1];
+	char dir[4200];			/* ARCHIVE/vm/NAME */
+	struct hvt_archive_writer *archive;
+	int qemu_pid;
+	const char *accel;
+	enum hvt_vm_state state;
+	int fd;				/* the link, -1 if none */
+	struct hvt_frame_reader reader;
+	struct hvt_w_hello hello;
+	/* clock exchanges */
+	FILE *sync_tsv;
+	struct hvt_offset_fit fit;
+	uint64_t sync_seq, sync_sent, sync_count;
+	bool sync_outstanding;
+	int burst_left;
+	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
+	uint32_t sync_interval_ms;
+	/* data */
+	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
+	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
+	uint64_t bytes, byte_quota;
+	bool stop_requested;
+	char end_reason[256];
+	char why[256];			/* scratch for error text */
+};
+
+/* vm_link.c */
+int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
+		const char *accel, uint32_t sync_interval_ms, uint64_t byte_quota,
+		char *err, size_t errlen);
+void hvt_vm_attach(struct hvt_vm *vm, int fd);
+void hvt_vm_readable(struct hvt_vm *vm);
+void hvt_vm_tick(struct hvt_vm *vm);
+void hvt_vm_request_stop(struct hvt_vm *vm);
+void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* vm_store.c */
+int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen);
+int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_open *to);
+int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len);
+int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so);
+int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len);
+int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_close *sc);
+int hvt_vm_write_info(struct hvt_vm *vm);
+void hvt_vm_store_close(struct hvt_vm *vm);
+void hvt_vm_free(struct hvt_vm *vm);	/* after hvt_vm_end() and the summary */
+json_t *hvt_vm_manifest_entry(const struct hvt_vm *vm);
+void hvt_vm_summary(const struct hvt_vm *vm, FILE *out);
+
+#endif

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vm_link.c - the conversation with one guest agent (docs/format.md,
+ * section 5) and the clock exchanges that align it.
+ *
+ * Exchanges are strictly one at a time: a SYNC_REPLY is accepted only for
+ * the request outstanding, echoing its sequence number and send time. Host
+ * TSC values are read just before a request is written and just after a
+ * reply was read, so each exchange bounds the guest-host offset from both
+ * sides (clocksync.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <hvtrace/abi.h>
+
+#include "host/host_clock.h"
+#include "host/vm.h"
+#include "lib/log.h"
+#include "lib/names.h"
+
+static const char *state_name[] = {
+	[HVT_VM_WAITING] = "waiting", [HVT_VM_HELLO] = "hello", [HVT_VM_SYNCING] = "syncing",
+	[HVT_VM_RUNNING] = "running", [HVT_VM_FINAL_SYNC] = "final sync",
+	[HVT_VM_ENDED] = "ended",
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
+		const char *accel, uint32_t sync_interval_ms, uint64_t byte_quota,
+		char *err, size_t errlen)
+{
+	memset(vm, 0, sizeof(*vm));
+	if (!hvt_vm_name_ok(name)) {
+		snprintf(err, errlen, "invalid VM name '%s': use 1-%d letters, digits, '_', '.', '-'",
+			 name, HVT_VM_NAME_MAX);
+		return -1;
+	}
+	strcpy(vm->name, name);
+	vm->archive = ar;
+	vm->qemu_pid = qemu_pid;
+	vm->accel = accel;
+	vm->fd = -1;
+	vm->state = HVT_VM_WAITING;
+	vm->sync_interval_ms = sync_interval_ms;
+	vm->byte_quota = byte_quota;
+	strcpy(vm->end_reason, "guest never connected");
+	hvt_offset_fit_init(&vm->fit);
+	if (hvt_frame_reader_init(&vm->reader)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return hvt_vm_store_init(vm, err, errlen);
+}
+
+void hvt_vm_attach(struct hvt_vm *vm, int fd)
+{
+	vm->fd = fd;
+	vm->state = HVT_VM_HELLO;
+	strcpy(vm->end_reason, "guest never said hello");
+}
+
+void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vm->state == HVT_VM_ENDED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(vm->end_reason, sizeof(vm->end_reason), fmt, ap);
+	va_end(ap);
+	if (strcmp(vm->end_reason, "guest finished"))
+		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
+	if (vm->fd >= 0)
+		close(vm->fd);
+	vm->fd = -1;
+	vm->state = HVT_VM_ENDED;
+	hvt_frame_reader_free(&vm->reader);
+	hvt_vm_store_close(vm);
+}
+
+static int send_frame(struct hvt_vm *vm, uint16_t type, const void *payload, uint32_t len)
+{
+	if (hvt_wire_send(vm->fd, type, 0, payload, len)) {
+		hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void sync_send(struct hvt_vm *vm)
+{
+	struct hvt_w_sync_req req = { .seq = vm->sync_seq };
+
+	vm->sync_outstanding = true;
+	req.host_send = vm->sync_sent = hvt_host_tsc();
+	send_frame(vm, HVT_W_SYNC_REQ, &req, sizeof(req));
+}
+
+/* The transform the guest publishes in its clock page: guest TSC -> host ns. */
+static void send_params(struct hvt_vm *vm)
+{
+	struct hvt_w_params p = { .set = HVTRACE_SET_CLOCK_GLOBAL,
+				  .page_flags = HVT_CLOCK_F_SYNCED };
+	struct hvt_offset_estimate est;
+	struct hvt_linear_map mono;
+
+	if (hvt_archive_writer_clock_pair(vm->archive) || hvt_archive_writer_host_clock(vm->archive, &mono) ||
+	    hvt_offset_fit_result(&vm->fit, &est) || !est.bounded || !est.consistent) {
+		hvt_warn("vm %s: no clock transform for the guest yet", vm->name);
+		return;
+	}
+	p.params.guest_tsc_base = mono.base + (uint64_t)est.offset;
+	p.params.host_ns_base = mono.base_ns;
+	p.params.mult = mono.mult;
+	p.params.shift = mono.shift;
+	p.params.flags = HVT_CLOCK_P_ESTIMATED;
+	p.params.error_ns = (uint64_t)hvt_clock_scale(est.bound, 0, 0, mono.mult, mono.shift);
+	p.params.realtime_offset_ns = vm->archive->last.real_ns - vm->archive->last.mono_ns;
+	send_frame(vm, HVT_W_PARAMS, &p, sizeof(p));
+}
+
+static void burst_done(struct hvt_vm *vm)
+{
+	if (vm->state == HVT_VM_SYNCING) {
+		send_params(vm);
+		if (vm->state == HVT_VM_ENDED || send_frame(vm, HVT_W_START, NULL, 0))
+			return;
+		vm->state = HVT_VM_RUNNING;
+		vm->next_sync_ns = now_ns() + (int64_t)vm->sync_interval_ms * 1000000;
+		if (vm->stop_requested)
+			send_frame(vm, HVT_W_STOP, NULL, 0);
+	} else if (vm->state == HVT_VM_FINAL_SYNC) {
+		if (!send_frame(vm, HVT_W_GOODBYE, NULL, 0))
+			hvt_vm_end(vm, "guest finished");
+	}
+}
+
+static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t host_recv)
+{
+	struct hvt_w_sync_reply r;
+	struct hvt_exchange ex;
+
+	memcpy(&r, f->payload, sizeof(r));
+	if (!vm->sync_outstanding || r.seq != vm->sync_seq || r.host_send != vm->sync_sent) {
+		snprintf(vm->why, sizeof(vm->why), "SYNC_REPLY %llu does not answer the request",
+			 (unsigned long long)r.seq);
+		return -1;
+	}
+	vm->sync_outstanding = false;
+	vm->sync_seq++;
+	vm->sync_count++;
+	ex = (struct hvt_exchange){ r.host_send, r.guest_recv, r.guest_send, host_recv };
+	hvt_offset_fit_exchange(&vm->fit, &ex);
+	fprintf(vm->sync_tsv, "%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
+		(unsigned long long)r.seq, (unsigned long long)r.host_send,
+		(unsigned long long)r.guest_recv, (unsigned long long)r.guest_send,
+		(unsigned long long)host_recv, r.cpu_recv, r.cpu_send);
+	fflush(vm->sync_tsv);
+	if (vm->burst_left > 0 && --vm->burst_left > 0)
+		sync_send(vm);
+	else if (vm->burst_left == 0 && vm->state != HVT_VM_RUNNING)
+		burst_done(vm);
+	return 0;
+}
+
+static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
+{
+	struct hvt_w_welcome w = { HVT_WIRE_VERSION, vm->sync_interval_ms };
+
+	memcpy(&vm->hello, f->payload, sizeof(vm->hello));
+	if (vm->hello.version != HVT_WIRE_VERSION) {
+		snprintf(vm->why, sizeof(vm->why),
+			 "the guest agent speaks protocol %u, this collector %u: use the same hvtrace",
+			 vm->hello.version, HVT_WIRE_VERSION);
+		return -1;
+	}
+	if (vm->hello.nr_cpus == 0 || vm->hello.nr_cpus > 4096) {
+		snprintf(vm->why, sizeof(vm->why), "HELLO with %u CPUs", vm->hello.nr_cpus);
+		return -1;
+	}
+	hvt_vm_write_info(vm);
+	strcpy(vm->end_reason, "guest disconnected before it finished");
+	hvt_info("vm %s: guest agent connected (%u CPUs, TSC %llu kHz)", vm->name,
+		 vm->hello.nr_cpus, (unsigned long long)vm->hello.tsc_khz);
+	if (send_frame(vm, HVT_W_WELCOME, &w, sizeof(w)))
+		return 0;
+	vm->state = HVT_VM_SYNCING;
+	vm->burst_left = HVT_SYNC_BURST;
+	sync_send(vm);
+	return 0;
+}
+
+static void on_log(struct hvt_vm *vm, const struct hvt_frame *f)
+{
+	char text[HVT_W_LOG_MAX + 1];
+	uint32_t i;
+
+	for (i = 0; i < f->hdr.len; i++)
+		text[i] = (f->payload[i] >= 0x20 && f->payload[i] < 0x7f) ? (char)f->payload[i] : '?';
+	text[i] = '\0';
+	hvt_info("vm %s says: %s", vm->name, text);
+}
+
+static void on_finish(struct hvt_vm *vm)
+{
+	hvt_info("vm %s: guest finished tracing; final clock exchanges", vm->name);
+	vm->state = HVT_VM_FINAL_SYNC;
+	vm->burst_left = HVT_SYNC_BURST;
+	if (!vm->sync_outstanding)
+		sync_send(vm);
+}
+
+/* A frame allowed in the current state; -1 with vm->why on a violation. */
+static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_tsc)
+{
+	uint16_t type = f->hdr.type;
+	const void *p = f->payload;
+
+	if (type == HVT_W_LOG) {
+		on_log(vm, f);
+		return 0;
+	}
+	if (type == HVT_W_SYNC_REPLY && vm->state != HVT_VM_HELLO)
+		return on_sync_reply(vm, f, recv_tsc);
+	if (vm->state == HVT_VM_HELLO && type == HVT_W_HELLO)
+		return on_hello(vm, f);
+	if (vm->state == HVT_VM_RUNNING) {
+		struct hvt_w_trace_open to;
+		struct hvt_w_stream_open so;
+		struct hvt_w_stream_close sc;
+
+		switch (type) {
+		case HVT_W_TRACE_OPEN:
+			memcpy(&to, p, sizeof(to));
+			return hvt_vm_trace_open(vm, f->hdr.id, &to);
+		case HVT_W_REGISTRY:
+			return hvt_vm_registry(vm, f->hdr.id, p, f->hdr.len);
+		case HVT_W_STREAM_OPEN:
+			memcpy(&so, p, sizeof(so));
+			return hvt_vm_stream_open(vm, f->hdr.id, &so);
+		case HVT_W_PACKET:
+			return hvt_vm_packet(vm, f->hdr.id, p, f->hdr.len);
+		case HVT_W_STREAM_CLOSE:
+			memcpy(&sc, p, sizeof(sc));
+			return hvt_vm_stream_close(vm, f->hdr.id, &sc);
+		case HVT_W_FINISH:
+			on_finish(vm);
+			return 0;
+		}
+	}
+	snprintf(vm->why, sizeof(vm->why), "unexpected %s frame while %s",
+		 hvt_wire_type_name(type), state_name[vm->state]);
+	return -1;
+}
+
+void hvt_vm_readable(struct hvt_vm *vm)
+{
+	struct hvt_frame f;
+	const char *why;
+	ssize_t n = hvt_frame_reader_fill(&vm->reader, vm->fd);
+	/* Read right after the data: an upper bound of when it arrived. */
+	uint64_t recv_tsc = hvt_host_tsc();
+	int r;
+
+	if (n == 0) {
+		char reason[sizeof(vm->end_reason)];
+
+		/* the reason prepared for this moment (hvt_vm_end formats into end_reason) */
+		memcpy(reason, vm->end_reason, sizeof(reason));
+		hvt_vm_end(vm, "%s", reason);
+		return;
+	}
+	if (n < 0) {
+		if (errno != EAGAIN)
+			hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
+		return;
+	}
+	while (vm->state != HVT_VM_ENDED &&
+	       (r = hvt_frame_reader_next(&vm->reader, 1, &f, &why)) != 0) {
+		if (r < 0) {
+			hvt_vm_end(vm, "malformed frame from the guest: %s", why);
+			return;
+		}
+		if (on_frame(vm, &f, recv_tsc) < 0) {
+			hvt_vm_end(vm, "guest disconnected: %s", vm->why);
+			return;
+		}
+	}
+}
+
+void hvt_vm_tick(struct hvt_vm *vm)
+{
+	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || now_ns() < vm->next_sync_ns)
+		return;
+	vm->next_sync_ns = now_ns() + (int64_t)vm->sync_interval_ms * 1000000;
+	sync_send(vm);
+}
+
+void hvt_vm_request_stop(struct hvt_vm *vm)
+{
+	if (vm->stop_requested)
+		return;
+	vm->stop_requested = true;
+	if (vm->state == HVT_VM_RUNNING)
+		send_frame(vm, HVT_W_STOP, NULL, 0);
+	else if (vm->state == HVT_VM_WAITING || vm->state == HVT_VM_HELLO)
+		hvt_vm_end(vm, "stopped before the guest started tracing");
+}

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vm_store.c - a guest's part of the archive (docs/format.md, section 1):
+ * one CTF trace directory per guest trace, one file per stream, info.json.
+ *
+ * Each function checks what the guest claims against what it said before
+ * and returns -1 with vm->why set on the first inconsistency. Packets are
+ * appended whole or not at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/vm.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/packet.h"
+#include "lib/tsdl.h"
+
+static int fail(struct hvt_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct hvt_vm *vm, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(vm->why, sizeof(vm->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
+{
+	char path[4300];
+
+	if (hvt_path(vm->dir, sizeof(vm->dir), "%s/vm/%s", vm->archive->dir, vm->name) ||
+	    hvt_mkdir_p(vm->dir) ||
+	    hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir) ||
+	    !(vm->sync_tsv = fopen(path, "wx"))) {
+		snprintf(err, errlen, "cannot create %s: %s", vm->dir, strerror(errno));
+		return -1;
+	}
+	fputs("seq\thost_send\tguest_recv\tguest_send\thost_recv\tcpu_recv\tcpu_send\n",
+	      vm->sync_tsv);
+	fflush(vm->sync_tsv);
+	if (hvt_vm_write_info(vm)) {
+		snprintf(err, errlen, "cannot write %s/info.json: %s", vm->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Keeps only printable ASCII of a guest-supplied label. */
+static void sanitize(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && src[i]; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
+{
+	struct hvt_tsdl_trace desc = {
+		.uuid = t->uuid,
+		.clock_name = t->domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" : "monotonic_raw",
+		.clock_description = t->domain == HVT_DOMAIN_GUEST_TSC ?
+			"guest TSC (raw RDTSC in the VM)" :
+			"CLOCK_MONOTONIC_RAW of the guest (not aligned with the host)",
+		.freq_hz = t->freq_hz,
+		.domain = t->layer == HVT_LAYER_KERNEL ? "kernel" : "ust",
+		.vm = vm->name,
+		.pid = t->pid,
+	};
+	char path[4400];
+	char *text = hvt_tsdl_render(&desc, &t->registry);
+	int ret;
+
+	if (!text || hvt_path(path, sizeof(path), "%s/%s/metadata", vm->dir, t->dir)) {
+		free(text);
+		return -1;
+	}
+	ret = hvt_write_file_atomic(path, text, strlen(text));
+	free(text);
+	return ret;
+}
+
+static int kernel_trace_open(const struct hvt_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
+		if (vm->traces[i].open && vm->traces[i].layer == HVT_LAYER_KERNEL)
+			return 1;
+	return 0;
+}
+
+int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_open *to)
+{
+	struct hvt_vm_trace *t;
+	char path[4400];
+
+	if (id >= HVT_VM_MAX_TRACES)
+		return fail(vm, "trace id %u out of range", id);
+	t = &vm->traces[id];
+	if (t->open)
+		return fail(vm, "trace %u opened twice", id);
+	if (to->layer != HVT_LAYER_KERNEL && to->layer != HVT_LAYER_USER)
+		return fail(vm, "trace %u: unknown layer %u", id, to->layer);
+	if (to->layer == HVT_LAYER_KERNEL && kernel_trace_open(vm))
+		return fail(vm, "a second kernel trace");
+	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW)
+		return fail(vm, "trace %u: unknown clock domain %u", id, to->domain);
+	if (to->freq_hz < 1000000 || to->freq_hz > 100000000000ull)
+		return fail(vm, "trace %u: implausible clock frequency %llu Hz", id,
+			    (unsigned long long)to->freq_hz);
+	if (to->layer == HVT_LAYER_KERNEL)
+		strcpy(t->dir, "kernel");
+	else
+		snprintf(t->dir, sizeof(t->dir), "user-%u", id);
+	/* The registry sits in a subdirectory, which CTF readers skip. */
+	if (hvt_path(path, sizeof(path), "%s/%s/hvtrace", vm->dir, t->dir) || hvt_mkdir_p(path) ||
+	    hvt_path(path, sizeof(path), "%s/%s/hvtrace/registry", vm->dir, t->dir) ||
+	    (t->registry_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+				   0644)) < 0)
+		return fail(vm, "cannot create trace directory %s: %s", t->dir, strerror(errno));
+	t->layer = to->layer;
+	t->domain = to->domain;
+	t->freq_hz = to->freq_hz;
+	t->pid = to->pid;
+	memcpy(t->uuid, to->uuid, HVT_UUID_LEN);
+	sanitize(t->comm, to->comm, sizeof(to->comm));
+	hvt_registry_init(&t->registry);
+	t->open = true;
+	if (render_metadata(vm, t) || hvt_vm_write_info(vm))
+		return fail(vm, "cannot write trace %s: %s", t->dir, strerror(errno));
+	return 0;
+}
+
+int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
+{
+	struct hvt_vm_trace *t = id < HVT_VM_MAX_TRACES ? &vm->traces[id] : NULL;
+	char err[160];
+	int added;
+
+	if (!t || !t->open)
+		return fail(vm, "registry for unknown trace %u", id);
+	added = hvt_registry_add(&t->registry, p, len, err, sizeof(err));
+	if (added < 0)
+		return fail(vm, "trace %s: invalid registry: %s", t->dir, err);
+	if (added == 0)
+		return 0;
+	if (hvt_write_all(t->registry_fd, p, len) || render_metadata(vm, t))
+		return fail(vm, "cannot write the registry of %s: %s", t->dir, strerror(errno));
+	return 0;
+}
+
+int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so)
+{
+	struct hvt_vm_stream *s;
+	struct hvt_vm_trace *t;
+	char path[4400];
+
+	if (id >= HVT_VM_MAX_STREAMS)
+		return fail(vm, "stream id %u out of range", id);
+	if (vm->streams[id])
+		return fail(vm, "stream %u opened twice", id);
+	if (so->trace_id >= HVT_VM_MAX_TRACES || !vm->traces[so->trace_id].open)
+		return fail(vm, "stream %u of unknown trace %u", id, so->trace_id);
+	if ((so->cpu == HVT_CTF_NO_CPU) == (so->tid == 0) || so->tid < 0 ||
+	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= 4096))
+		return fail(vm, "stream %u: needs either a CPU or a thread", id);
+	t = &vm->traces[so->trace_id];
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(vm, "out of memory");
+	if (hvt_path(path, sizeof(path), "%s/%s/stream-%u", vm->dir, t->dir, id) ||
+	    (s->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		free(s);
+		return fail(vm, "cannot create stream %u: %s", id, strerror(errno));
+	}
+	s->trace = so->trace_id;
+	s->cpu = so->cpu;
+	s->tid = so->tid;
+	vm->streams[id] = s;
+	return hvt_vm_write_info(vm) ? fail(vm, "cannot write info.json: %s", strerror(errno)) : 0;
+}
+
+int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
+{
+	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
+	struct hvt_ctf_packet hdr;
+	const char *why;
+	uint64_t instance;
+
+	if (!s || s->fd < 0)
+		return fail(vm, "packet for stream %u, which is not open", id);
+	why = hvt_packet_check(p, len, vm->traces[s->trace].uuid, &hdr);
+	if (why)
+		return fail(vm, "stream %u: %s", id, why);
+	instance = s->cpu != HVT_CTF_NO_CPU ? s->cpu : (uint64_t)s->tid;
+	if (hdr.packet_size != (uint64_t)len * 8 || hdr.stream_instance_id != instance)
+		return fail(vm, "stream %u: packet size or stream instance inconsistent", id);
+	if (vm->bytes + len > vm->byte_quota)
+		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
+	if (hvt_write_all(s->fd, p, len)) {
+		int e = errno;
+
+		/* Keep the file a sequence of whole packets. */
+		if (ftruncate(s->fd, (off_t)s->bytes))
+			hvt_warn("cannot trim a partial packet: %s", strerror(errno));
+		return fail(vm, "cannot write stream %u: %s (archive kept up to its last whole packet)",
+			    id, strerror(e));
+	}
+	s->bytes += len;
+	s->packets++;
+	vm->bytes += len;
+	return 0;
+}
+
+int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_close *sc)
+{
+	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
+
+	if (!s || s->fd < 0)
+		return fail(vm, "close of stream %u, which is not open", id);
+	s->lost = sc->lost;
+	s->closed_by_guest = true;
+	close(s->fd);
+	s->fd = -1;
+	return hvt_vm_write_info(vm) ? fail(vm, "cannot write info.json: %s", strerror(errno)) : 0;
+}
+
+static json_t *traces_json(const struct hvt_vm *vm)
+{
+	json_t *a = json_array();
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++) {
+		const struct hvt_vm_trace *t = &vm->traces[i];
+		char uuid[37];
+
+		if (!t->open)
+			continue;
+		hvt_uuid_format(t->uuid, uuid);
+		json_array_append_new(a, json_pack(
+			"{s:i, s:s, s:s, s:s, s:I, s:s, s:i, s:s}", "id", (int)i,
+			"layer", t->layer == HVT_LAYER_KERNEL ? "kernel" : "user", "dir", t->dir,
+			"domain", t->domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" : "monotonic_raw",
+			"freq_hz", (json_int_t)t->freq_hz, "uuid", uuid, "pid", (int)t->pid,
+			"comm", t->comm));
+	}
+	return a;
+}
+
+static json_t *streams_json(const struct hvt_vm *vm)
+{
+	json_t *a = json_array();
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
+		const struct hvt_vm_stream *s = vm->streams[i];
+		char file[128];
+
+		if (!s)
+			continue;
+		snprintf(file, sizeof(file), "%s/stream-%u", vm->traces[s->trace].dir, i);
+		json_array_append_new(a, json_pack(
+			"{s:i, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:b}", "id", (int)i,
+			"trace", (int)s->trace, "file", file,
+			"cpu", s->cpu == HVT_CTF_NO_CPU ? -1 : (int)s->cpu, "tid", (int)s->tid,
+			"packets", (json_int_t)s->packets, "bytes", (json_int_t)s->bytes,
+			"lost", (json_int_t)s->lost, "closed", s->closed_by_guest));
+	}
+	return a;
+}
+
+static json_t *sync_json(const struct hvt_vm *vm)
+{
+	struct hvt_offset_estimate est;
+	json_t *o = json_pack("{s:s, s:I}", "file", "sync.tsv",
+			      "exchanges", (json_int_t)vm->sync_count);
+
+	if (!hvt_offset_fit_result(&vm->fit, &est)) {
+		json_object_set_new(o, "offset", json_integer(est.offset));
+		json_object_set_new(o, "bound", est.bound == UINT64_MAX ? json_null() :
+				    json_integer((json_int_t)est.bound));
+		json_object_set_new(o, "consistent", json_boolean(est.consistent));
+	}
+	return o;
+}
+
+int hvt_vm_write_info(struct hvt_vm *vm)
+{
+	char path[4300], release[HVT_W_RELEASE_MAX + 1];
+	json_t *info;
+	char *text;
+	int ret;
+
+	sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
+	info = json_pack("{s:s, s:i, s:s, s:{s:i, s:I, s:i, s:s}, s:o, s:o, s:o, s:b, s:s}",
+			 "name", vm->name, "qemu_pid", vm->qemu_pid, "accel", vm->accel,
+			 "guest", "nr_cpus", (int)vm->hello.nr_cpus,
+			 "tsc_khz", (json_int_t)vm->hello.tsc_khz,
+			 "clock_flags", (int)vm->hello.clock_flags, "kernel_release", release,
+			 "sync", sync_json(vm), "traces", traces_json(vm),
+			 "streams", streams_json(vm),
+			 "finished", !strcmp(vm->end_reason, "guest finished"),
+			 "end_reason", vm->end_reason);
+	if (!info)
+		return -1;
+	text = json_dumps(info, JSON_INDENT(2));
+	json_decref(info);
+	if (!text || hvt_path(path, sizeof(path), "%s/info.json", vm->dir)) {
+		free(text);
+		return -1;
+	}
+	ret = hvt_write_file_atomic(path, text, strlen(text));
+	free(text);
+	return ret;
+}
+
+void hvt_vm_store_close(struct hvt_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++)
+		if (vm->streams[i] && vm->streams[i]->fd >= 0) {
+			fsync(vm->streams[i]->fd);
+			close(vm->streams[i]->fd);
+			vm->streams[i]->fd = -1;
+		}
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
+		if (vm->traces[i].open && vm->traces[i].registry_fd >= 0) {
+			close(vm->traces[i].registry_fd);
+			vm->traces[i].registry_fd = -1;
+			hvt_registry_free(&vm->traces[i].registry);
+		}
+	if (vm->sync_tsv) {
+		fclose(vm->sync_tsv);
+		vm->sync_tsv = NULL;
+	}
+	if (hvt_vm_write_info(vm))
+		hvt_err("cannot write %s/info.json: %s", vm->dir, strerror(errno));
+}
+
+void hvt_vm_free(struct hvt_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
+		free(vm->streams[i]);
+		vm->streams[i] = NULL;
+	}
+}
+
+json_t *hvt_vm_manifest_entry(const struct hvt_vm *vm)
+{
+	char dir[128];
+
+	snprintf(dir, sizeof(dir), "vm/%s", vm->name);
+	return json_pack("{s:s, s:s}", "name", vm->name, "dir", dir);
+}
+
+void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
+{
+	uint64_t packets[3] = { 0 }, bytes[3] = { 0 }, lost[3] = { 0 };
+	unsigned int i, streams[3] = { 0 };
+	struct hvt_offset_estimate est;
+
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
+		const struct hvt_vm_stream *s = vm->streams[i];
+		uint32_t layer;
+
+		if (!s)
+			continue;
+		layer = vm->traces[s->trace].layer;
+		streams[layer]++;
+		packets[layer] += s->packets;
+		bytes[layer] += s->bytes;
+		lost[layer] += s->lost;
+	}
+	fprintf(out, "  vm %s (%s): %s\n", vm->name, vm->accel, vm->end_reason);
+	for (i = HVT_LAYER_KERNEL; i <= HVT_LAYER_USER; i++)
+		fprintf(out, "    %-6s %u streams, %llu packets, %llu KiB, %llu events lost\n",
+			i == HVT_LAYER_KERNEL ? "kernel" : "user", streams[i],
+			(unsigned long long)packets[i], (unsigned long long)bytes[i] / 1024,
+			(unsigned long long)lost[i]);
+	if (!hvt_offset_fit_result(&vm->fit, &est) && est.consistent && est.bounded)
+		fprintf(out, "    sync   %llu exchanges, guest TSC - host TSC = %lld +/- %llu ticks\n",
+			(unsigned long long)vm->sync_count, (long long)est.offset,
+			(unsigned long long)est.bound);
+	else
+		fprintf(out, "    sync   %llu exchanges, no consistent offset\n",
+			(unsigned long long)vm->sync_count);
+}

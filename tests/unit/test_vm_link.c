@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_vm_link.c - the collector's side of the guest link (host/vm_link.c,
+ * host/vm_store.c), driven by a fake guest over a socketpair: a full
+ * recording, then one violation per test. A violation must end the link
+ * with a reason, and everything stored before it must stay stored.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <hvtrace/event.h>
+#include <hvtrace/ringbuf.h>
+
+#include "host/vm.h"
+#include "lib/fileio.h"
+
+HVT_EVENT_FIELD_TABLE(fields_t, HVT_FIELDS((int, uint64_t, value)));
+
+struct fake {
+	char dir[64];
+	struct hvt_archive_writer ar;
+	struct hvt_vm vm;
+	int guest;				/* the guest's end of the link */
+	struct hvt_frame_reader from_host;
+	uint8_t uuid[HVT_UUID_LEN];
+	unsigned char packet[4096];
+	uint32_t packet_len;
+};
+
+static int setup(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	char err[256], path[128];
+	int sv[2];
+
+	assert_non_null(f);
+	strcpy(f->dir, "/tmp/hvtrace-test-link-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(path, sizeof(path), "%s/archive", f->dir);
+	assert_int_equal(hvt_archive_writer_create(&f->ar, path, err, sizeof(err)), 0);
+	assert_int_equal(hvt_vm_init(&f->vm, &f->ar, "guest0", 0, "tcg", 100, 1 << 20,
+				     err, sizeof(err)), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	hvt_vm_attach(&f->vm, sv[0]);
+	f->guest = sv[1];
+	assert_int_equal(hvt_frame_reader_init(&f->from_host), 0);
+	memset(f->uuid, 0x42, sizeof(f->uuid));
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fake *f = *state;
+	char cmd[128];
+
+	hvt_vm_end(&f->vm, "test over");
+	hvt_vm_free(&f->vm);
+	hvt_archive_writer_close(&f->ar);
+	close(f->guest);
+	hvt_frame_reader_free(&f->from_host);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static void guest_send(struct fake *f, uint16_t type, uint32_t id, const void *p, uint32_t len)
+{
+	assert_int_equal(hvt_wire_send(f->guest, type, id, p, len), 0);
+	hvt_vm_readable(&f->vm);
+}
+
+/* The next frame from the host, which must be @type. */
+static struct hvt_frame host_frame(struct fake *f, uint16_t type)
+{
+	struct hvt_frame fr;
+	const char *why;
+	int r;
+
+	while ((r = hvt_frame_reader_next(&f->from_host, 0, &fr, &why)) == 0)
+		assert_true(hvt_frame_reader_fill(&f->from_host, f->guest) > 0);
+	assert_int_equal(r, 1);
+	if (fr.hdr.type != type)
+		fail_msg("expected %s from the host, got %s", hvt_wire_type_name(type),
+			 hvt_wire_type_name(fr.hdr.type));
+	return fr;
+}
+
+/* Answers sync requests as a guest whose TSC runs 5000 ahead of the host's. */
+static void answer_syncs(struct fake *f, int n)
+{
+	while (n--) {
+		struct hvt_frame fr = host_frame(f, HVT_W_SYNC_REQ);
+		struct hvt_w_sync_req req;
+		struct hvt_w_sync_reply rep;
+
+		memcpy(&req, fr.payload, sizeof(req));
+		rep = (struct hvt_w_sync_reply){ req.seq, req.host_send, req.host_send + 5100,
+						 req.host_send + 5200, 0, 0 };
+		guest_send(f, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+	}
+}
+
+/* HELLO, the initial burst, PARAMS and START: the guest may now trace. */
+static void handshake(struct fake *f)
+{
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
+
+	guest_send(f, HVT_W_HELLO, 0, &h, sizeof(h));
+	host_frame(f, HVT_W_WELCOME);
+	answer_syncs(f, HVT_SYNC_BURST);
+	host_frame(f, HVT_W_PARAMS);
+	host_frame(f, HVT_W_START);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+}
+
+static void open_kernel_stream(struct fake *f)
+{
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000 };
+	struct hvt_w_stream_open so = { 0, 1, 0, 0 };
+	unsigned char rec[1024];
+	uint32_t n = hvt_reg_event_write(rec, 0, "tick", fields_t, 1, "value=%lu");
+
+	memcpy(to.uuid, f->uuid, HVT_UUID_LEN);
+	guest_send(f, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
+	guest_send(f, HVT_W_REGISTRY, 0, rec, n);
+	guest_send(f, HVT_W_STREAM_OPEN, 7, &so, sizeof(so));
+}
+
+/* A real packet of CPU 1 holding three events, trimmed to its content. */
+static void make_packet(struct fake *f)
+{
+	static struct hvt_rb_prod prod;
+	static struct hvt_rb_cons cons;
+	static unsigned char data[4096 * 2];
+	struct hvt_rb rb = { 0 };
+	uint64_t v;
+
+	memset(&prod, 0, sizeof(prod));
+	hvt_rb_init(&rb, &prod, &cons, data, 4096, 2);
+	memcpy(rb.uuid, f->uuid, HVT_UUID_LEN);
+	rb.cpu_id = 1;
+	rb.stream_instance_id = 1;
+	for (v = 0; v < 3; v++) {
+		__u64 end;
+		unsigned char *p = hvt_rb_reserve(&rb, 0, 100 + v, 1, 9, 8, &end);
+
+		memcpy(p, &v, 8);
+		hvt_rb_commit(&rb, 100 + v, end);
+	}
+	hvt_rb_close_packet(&rb);
+	f->packet_len = (uint32_t)(hvt_get_u64(data + offsetof(struct hvt_ctf_packet,
+							       content_size)) / 8);
+	memcpy(f->packet, data, f->packet_len);
+	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, packet_size),
+		    (uint64_t)f->packet_len * 8);
+}
+
+static off_t file_size(struct fake *f, const char *rel)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/%s", f->dir, rel);
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+static void test_full_recording(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_close sc = { 0, 1 };
+	struct hvt_w_finish fin = { 1, 0, 1, 1 };
+	struct hvt_offset_estimate est;
+	char *info;
+	size_t len;
+	char path[512];
+
+	handshake(f);
+	open_kernel_stream(f);
+	make_packet(f);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	guest_send(f, HVT_W_STREAM_CLOSE, 7, &sc, sizeof(sc));
+	guest_send(f, HVT_W_FINISH, 0, &fin, sizeof(fin));
+	answer_syncs(f, HVT_SYNC_BURST);
+	host_frame(f, HVT_W_GOODBYE);
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_string_equal(f->vm.end_reason, "guest finished");
+	assert_int_equal(f->vm.sync_count, 2 * HVT_SYNC_BURST);
+	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
+	assert_true(file_size(f, "kernel/metadata") > 0);
+	assert_true(file_size(f, "kernel/hvtrace/registry") > 0);
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	assert_non_null(strstr(info, "\"finished\": true"));
+	assert_non_null(strstr(info, "\"consistent\": true"));
+	free(info);
+	/* the fake guest runs 5000 ticks ahead: the interval must hold that */
+	assert_int_equal(hvt_offset_fit_result(&f->vm.fit, &est), 0);
+	assert_true(est.lo <= 5000 && 5000 <= est.hi && est.hi == 5100);
+}
+
+/* Each case: a guest that misbehaves after one good packet. */
+static void after_one_packet(struct fake *f)
+{
+	handshake(f);
+	open_kernel_stream(f);
+	make_packet(f);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+}
+
+static void expect_ended(struct fake *f, const char *needle)
+{
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	if (!strstr(f->vm.end_reason, needle))
+		fail_msg("end reason '%s' lacks '%s'", f->vm.end_reason, needle);
+	/* what came before is kept */
+	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
+}
+
+static void test_garbage_bytes(void **state)
+{
+	struct fake *f = *state;
+	const char junk[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+
+	after_one_packet(f);
+	assert_int_equal(write(f->guest, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	hvt_vm_readable(&f->vm);
+	expect_ended(f, "malformed frame");
+}
+
+static void test_packet_of_another_trace(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	f->packet[5] ^= 0xff;	/* UUID */
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	expect_ended(f, "UUID");
+}
+
+static void test_packet_sizes_lie(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, content_size),
+		    (uint64_t)(f->packet_len + 64) * 8);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	expect_ended(f, "stream 7");
+}
+
+static void test_packet_for_unknown_stream(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_PACKET, 8, f->packet, f->packet_len);
+	expect_ended(f, "not open");
+}
+
+static void test_stream_id_out_of_range(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_open so = { 0, 0, 0, 0 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_STREAM_OPEN, HVT_VM_MAX_STREAMS, &so, sizeof(so));
+	expect_ended(f, "out of range");
+}
+
+static void test_registry_garbage(void **state)
+{
+	struct fake *f = *state;
+	unsigned char junk[200];
+
+	after_one_packet(f);
+	memset(junk, 0x41, sizeof(junk));
+	guest_send(f, HVT_W_REGISTRY, 0, junk, sizeof(junk));
+	expect_ended(f, "registry");
+}
+
+static void test_unsolicited_sync_reply(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_sync_reply rep = { 999, 1, 2, 3, 0, 0 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+	expect_ended(f, "does not answer");
+}
+
+static void test_trace_before_start(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL };
+
+	guest_send(f, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "unexpected TRACE_OPEN"));
+}
+
+static void test_quota(void **state)
+{
+	struct fake *f = *state;
+	int i;
+
+	after_one_packet(f);
+	f->vm.byte_quota = f->vm.bytes + 2 * (uint64_t)f->packet_len;
+	for (i = 0; i < 3 && f->vm.state == HVT_VM_RUNNING; i++)
+		guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "quota"));
+	assert_int_equal(file_size(f, "kernel/stream-7"), 3 * f->packet_len);
+}
+
+static void test_guest_hangs_up(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	shutdown(f->guest, SHUT_WR);
+	hvt_vm_readable(&f->vm);
+	expect_ended(f, "before it finished");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_sizes_lie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_for_unknown_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsolicited_sync_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("vm_link", tests, NULL, NULL);
+}
