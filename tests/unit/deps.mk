@@ -1,1 +1,26 @@
 
+$(BUILD)/tests/test_ringbuf: $(COMMON_LIB)
+$(BUILD)/tests/test_registry: $(COMMON_LIB)
+$(BUILD)/tests/test_wire: $(COMMON_LIB)
+$(BUILD)/tests/test_tsdl: $(COMMON_LIB)
+$(BUILD)/tests/test_clocksync: $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_clock_page:
+$(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \
+	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/host_clock.o \
+	$(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_agent_apps: $(BUILD)/obj/tools/agent.o $(BUILD)/obj/tools/agent_apps.o \
+	$(BUILD)/obj/tools/agent_kernel.o $(COMMON_LIB)
+# merge/check readers (tools/) and the synthetic archives their tests use.
+HVT_READER_OBJS := $(addprefix $(BUILD)/obj/tools/,align.o archive.o archive_tsv.o \
+	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o stream_warn.o textout.o \
+	timeline.o)
+HVT_FIXTURE_OBJ := $(BUILD)/obj/tests/unit/archive_fixture.o
+$(BUILD)/tests/test_heap: $(BUILD)/obj/tools/heap.o
+$(BUILD)/tests/test_ctf_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_ftrace_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_archive: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_timeline: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
+	$(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
+	$(COMMON_LIB) $(CLOCKSYNC_LIB)

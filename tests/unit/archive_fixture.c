@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * archive_fixture.c - synthetic hvtrace archives (archive_fixture.h).
+ *
+ * The standard archive, times in ns since the trace start (host TSC at
+ * 2 GHz from FX_T0; guest TSC = host TSC + FX_OFFSET):
+ *
+ *   ns          layer   stream (index)          event
+ *   1234567     host    cpu1.raw (1)            sched_switch qemu-system-x86 -> swapper/1
+ *   1240000     kernel  kernel/stream-0 (2)     sched_switch hvdemo -> swapper/0
+ *   1300000     host    cpu1.raw                sched_switch swapper/1 -> qemu-system-x86
+ *   1300000     kernel  kernel/stream-0         sched_switch swapper/0 -> hvdemo
+ *   1300000     kernel  kernel/stream-1 (3)     sched_switch swapper/1 -> swapper/1
+ *   1300000     user    user-1/stream-0 (4)     hvdemo:send round=3 to_tid=77
+ *   100000000   kernel  kernel/stream-0         test:far (extended header)
+ *   200000000   host    cpu1.raw                sched_switch (after a time extend)
+ *
+ * which is also the merged order (four-way tie at 1300000). cpu0.raw exists
+ * and is empty; the host rows are absent without fx_options.ftrace.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hvtrace/ringbuf.h>
+#include "lib/fileio.h"
+#include "lib/registry.h"
+#include "lib/tsdl.h"
+#include "tests/unit/archive_fixture.h"
+
+HVT_EVENT_FIELD_TABLE(fx_sched_switch_fields, FX_SCHED_SWITCH_FIELDS);
+HVT_EVENT_FIELD_TABLE(fx_send_fields, FX_SEND_FIELDS);
+
+static const struct hvt_reg_field fx_kinds_fields[] = {
+	{ "a", HVT_FIELD_INT, 8, 0, 0, 0, "" },
+	{ "b", HVT_FIELD_INT, 16, HVT_FIELD_F_SIGNED, 0, 0, "" },
+	{ "c", HVT_FIELD_INT, 32, HVT_FIELD_F_HEX, 0, 0, "" },
+	{ "d", HVT_FIELD_INT, 64, HVT_FIELD_F_SIGNED, 0, 0, "" },
+	{ "s", HVT_FIELD_STRING, 8, 0, 0, 0, "" },
+	{ "arr", HVT_FIELD_ARRAY, 16, 0, 0, 3, "" },
+	{ "data", HVT_FIELD_BLOB, 8, 0, 0, 0, "raw" },
+};
+
+static const struct hvt_reg_field fx_far_fields[] = {
+	{ "value", HVT_FIELD_INT, 32, 0, 0, 0, "" },
+};
+
+static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+static const uint8_t user_uuid[16] = { 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15 };
+static const uint8_t raw_uuid[16] = { 0xcc, 0xdd, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16 };
+
+/* This kernel's events/header_page and sched_switch format (6.x, x86-64). */
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+
+#define FX_SWITCH_ID	372
+static const char sched_switch_format[] =
+	"name: sched_switch\nID: 372\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s "
+	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+	"(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 "
+	"| 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)) ? __print_flags(REC->prev_state "
+	"& ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | "
+	"0x00000020 | 0x00000040) + 1) << 1) - 1), \"|\", { 0x00000001, \"S\" }, { 0x00000002, "
+	"\"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, { 0x00000010, \"X\" }, "
+	"{ 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : \"R\", "
+	"REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "
+	"0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, "
+	"REC->next_pid, REC->next_prio\n";
+
+/* --- files ------------------------------------------------------------- */
+
+int fx_mkdtemp(char *root, size_t len)
+{
+	if (snprintf(root, len, "/tmp/hvtrace-test-XXXXXX") >= (int)len)
+		return -1;
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void fx_rm_rf(const char *root)
+{
+	if (root[0] && strncmp(root, "/tmp/hvtrace-test-", 18) == 0)
+		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int open_rel(const char *root, const char *rel, int flags, char *path, size_t len)
+{
+	char *slash;
+
+	if (hvt_path(path, len, "%s/%s", root, rel))
+		return -1;
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (hvt_mkdir_p(path))
+		return -1;
+	*slash = '/';
+	return open(path, flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+}
+
+static int write_flags(const char *root, const char *rel, const void *data, size_t len,
+		       int flags)
+{
+	char path[4096];
+	int fd = open_rel(root, rel, flags, path, sizeof(path)), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = hvt_write_all(fd, data, len);
+	close(fd);
+	return ret;
+}
+
+int fx_write(const char *root, const char *rel, const void *data, size_t len)
+{
+	return write_flags(root, rel, data, len, O_TRUNC);
+}
+
+int fx_append(const char *root, const char *rel, const void *data, size_t len)
+{
+	return write_flags(root, rel, data, len, O_APPEND);
+}
+
+int fx_printf(const char *root, const char *rel, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n, ret;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	ret = fx_write(root, rel, text, (size_t)n);
+	free(text);
+	return ret;
+}
+
+/* --- guest streams ----------------------------------------------------- */
+
+/* Copies out every closed packet, as the agent does, with packet_size set. */
+static void drain(struct hvt_rb *rb, struct hvt_rb_cons *cons, FILE *out)
+{
+	while (cons->consumed < rb->prod->produced) {
+		unsigned char *slot = hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs,
+						  cons->consumed);
+		uint64_t bits = hvt_get_u64(slot + offsetof(struct hvt_ctf_packet, content_size));
+
+		hvt_put_u64(slot + offsetof(struct hvt_ctf_packet, packet_size), bits);
+		fwrite(slot, 1, bits / 8, out);
+		cons->consumed++;
+	}
+}
+
+unsigned char *fx_make_stream(const uint8_t uuid[16], uint32_t subbuf_size, uint32_t cpu_id,
+			      uint64_t instance, const struct fx_event *ev, size_t n,
+			      size_t *len)
+{
+	struct hvt_rb_prod prod;
+	struct hvt_rb_cons cons;
+	struct hvt_rb rb;
+	unsigned char *data = calloc(2, subbuf_size);
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+	size_t i;
+
+	memset(&prod, 0, sizeof(prod));
+	memset(&cons, 0, sizeof(cons));
+	memset(&rb, 0, sizeof(rb));
+	if (!data || !out)
+		abort();
+	hvt_rb_init(&rb, &prod, &cons, data, subbuf_size, 2);
+	rb.cpu_id = cpu_id;
+	rb.stream_instance_id = instance;
+	memcpy(rb.uuid, uuid, 16);
+	for (i = 0; i < n; i++) {
+		__u64 end;
+		unsigned char *p = hvt_rb_reserve(&rb, ev[i].id, ev[i].ts, ev[i].cpu, ev[i].tid,
+						  ev[i].len, &end);
+
+		if (!p)
+			abort();	/* the fixture drains after every event */
+		memcpy(p, ev[i].payload, ev[i].len);
+		hvt_rb_commit(&rb, ev[i].ts, end);
+		drain(&rb, &cons, out);
+	}
+	hvt_rb_close_packet(&rb);
+	drain(&rb, &cons, out);
+	fclose(out);
+	free(data);
+	return (unsigned char *)buf;
+}
+
+int fx_write_stream(const char *root, const char *rel, const uint8_t uuid[16],
+		    uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance,
+		    const struct fx_event *ev, size_t n)
+{
+	size_t len;
+	unsigned char *bytes = fx_make_stream(uuid, subbuf_size, cpu_id, instance, ev, n, &len);
+	int ret = fx_write(root, rel, bytes, len);
+
+	free(bytes);
+	return ret;
+}
+
+/* --- registry and metadata --------------------------------------------- */
+
+unsigned char *fx_registry(size_t *len)
+{
+	unsigned char *buf = calloc(1, 64 * 1024);
+	size_t off = 0;
+
+	if (!buf)
+		abort();
+	off += hvt_reg_event_write(buf + off, FX_ID_SCHED_SWITCH, "sched_switch",
+				   fx_sched_switch_fields, 7,
+				   "prev_comm=%s prev_tid=%d prev_prio=%d prev_state=%#x ==> "
+				   "next_comm=%s next_tid=%d next_prio=%d");
+	off += hvt_reg_event_write(buf + off, FX_ID_SEND, "hvdemo:send", fx_send_fields, 2,
+				   "round=%lu to_tid=%d");
+	off += hvt_reg_event_write(buf + off, FX_ID_KINDS, "test:kinds", fx_kinds_fields, 7,
+				   "kinds");
+	off += hvt_reg_event_write(buf + off, FX_ID_FAR, "test:far", fx_far_fields, 1,
+				   "value=%u");
+	*len = off;
+	return buf;
+}
+
+int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16])
+{
+	struct hvt_tsdl_trace t = { uuid, "guest_tsc", "guest TSC", 2000000000ull, "kernel",
+				    "demo", 0 };
+	struct hvt_registry reg;
+	char rel[256], err[128], *tsdl;
+	size_t len;
+	unsigned char *records = fx_registry(&len);
+	int ret;
+
+	hvt_registry_init(&reg);
+	if (hvt_registry_add(&reg, records, len, err, sizeof(err)) < 0)
+		abort();
+	tsdl = hvt_tsdl_render(&t, &reg);
+	snprintf(rel, sizeof(rel), "%s/hvtrace/registry", dir);
+	ret = fx_write(root, rel, records, len);
+	snprintf(rel, sizeof(rel), "%s/metadata", dir);
+	ret |= fx_write(root, rel, tsdl, strlen(tsdl));
+	free(tsdl);
+	free(records);
+	hvt_registry_free(&reg);
+	return ret;
+}
+
+/* --- payloads ---------------------------------------------------------- */
+
+struct fx_sched_switch fx_sched(const char *prev_comm, int32_t prev_tid, uint32_t prev_state,
+				const char *next_comm, int32_t next_tid)
+{
+	struct fx_sched_switch r;
+
+	memset(&r, 0, sizeof(r));
+	strncpy(r.prev_comm, prev_comm, sizeof(r.prev_comm) - 1);
+	r.prev_tid = prev_tid;
+	r.prev_prio = 120;
+	r.prev_state = prev_state;
+	strncpy(r.next_comm, next_comm, sizeof(r.next_comm) - 1);
+	r.next_tid = next_tid;
+	r.next_prio = 120;
+	return r;
+}
+
+struct fx_send fx_send(uint64_t round, int32_t to_tid)
+{
+	struct fx_send r = { round, to_tid };
+
+	return r;
+}
+
+unsigned char *fx_kinds(const char *string, const void *blob, uint32_t blob_len,
+			uint32_t *len)
+{
+	size_t slen = strlen(string) + 1;
+	unsigned char *p = malloc(1 + 2 + 4 + 8 + slen + 6 + 4 + blob_len), *q = p;
+	uint16_t b = (uint16_t)-5, arr[3] = { 1, 2, 65535 };
+	int64_t d = -1;
+
+	*q++ = 7;
+	memcpy(q, &b, 2);
+	q += 2;
+	hvt_put_u32(q, 0xbeef);
+	q += 4;
+	memcpy(q, &d, 8);
+	q += 8;
+	memcpy(q, string, slen);
+	q += slen;
+	memcpy(q, arr, 6);
+	q += 6;
+	hvt_put_u32(q, blob_len);
+	q += 4;
+	memcpy(q, blob, blob_len);
+	q += blob_len;
+	*len = (uint32_t)(q - p);
+	return p;
+}
+
+/* --- host ftrace ------------------------------------------------------- */
+
+int fx_write_ftrace_meta(const char *root)
+{
+	return fx_write(root, "host/ftrace/header_page", header_page, strlen(header_page)) ||
+	       fx_write(root, "host/ftrace/header_event", header_event, strlen(header_event)) ||
+	       fx_write(root, "host/ftrace/events/sched/sched_switch/format",
+			sched_switch_format, strlen(sched_switch_format));
+}
+
+static void put_record(unsigned char *p, const struct fx_host_switch *e)
+{
+	uint16_t type = FX_SWITCH_ID;
+
+	memset(p, 0, 64);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &e->pid, 4);
+	strncpy((char *)p + 8, e->prev_comm, 15);
+	memcpy(p + 24, &e->prev_pid, 4);
+	memcpy(p + 28, &e->prev_prio, 4);
+	memcpy(p + 32, &e->prev_state, 8);
+	strncpy((char *)p + 40, e->next_comm, 15);
+	memcpy(p + 56, &e->next_pid, 4);
+	memcpy(p + 60, &e->next_prio, 4);
+}
+
+/*
+ * The kernel's page: u64 timestamp, u64 commit (data bytes), then events,
+ * each a u32 of type_len (5 bits: length / 4) and time delta (27 bits),
+ * with a time-extend event (type 30) before a delta that does not fit.
+ */
+int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
+			const struct fx_host_switch *ev, size_t n)
+{
+	unsigned char *page = calloc(1, page_size);
+	uint32_t pos = 16;
+	uint64_t last = 0;
+	size_t i;
+	int ret = fx_write(root, rel, "", 0);	/* the file holds these pages only */
+
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t delta = ev[i].ts - last;
+
+		if (pos > 16 && pos + 8 + 4 + 64 > page_size) {
+			hvt_put_u64(page + 8, pos - 16);
+			ret = fx_append(root, rel, page, page_size);
+			memset(page, 0, page_size);
+			pos = 16;
+		}
+		if (pos == 16) {
+			hvt_put_u64(page, ev[i].ts);
+			delta = 0;
+		}
+		if (delta >= (1u << 27)) {
+			hvt_put_u32(page + pos, 30u | (uint32_t)(delta & ((1u << 27) - 1)) << 5);
+			hvt_put_u32(page + pos + 4, (uint32_t)(delta >> 27));
+			pos += 8;
+			delta = 0;
+		}
+		hvt_put_u32(page + pos, 16u | (uint32_t)delta << 5);
+		put_record(page + pos + 4, &ev[i]);
+		pos += 4 + 64;
+		last = ev[i].ts;
+	}
+	if (!ret && pos > 16) {
+		hvt_put_u64(page + 8, pos - 16);
+		ret = fx_append(root, rel, page, page_size);
+	}
+	free(page);
+	return ret;
+}
+
+/* --- the standard archive ---------------------------------------------- */
+
+static int write_manifest(const char *root, const struct fx_options *o)
+{
+	const char *ftrace = o->ftrace ?
+		"{ \"dir\": \"host/ftrace\", \"instance\": \"hvtrace-1\", \"page_size\": 4096,"
+		" \"events\": [\"sched:sched_switch\"], \"pids\": [4321],"
+		" \"cpus\": [ { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
+		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 8192 } ] }" : "null";
+
+	return fx_printf(root, "hvtrace.json",
+			 "{ \"format\": \"hvtrace-archive\", \"version\": 1, \"status\": \"%s\",\n"
+			 "  \"started\": \"2026-11-21T19:40:00Z\", \"hostname\": \"test\",\n"
+			 "  \"host\": { \"clock\": \"x86-tsc\", \"clock_pairs\": \"host/clock.tsv\",\n"
+			 "            \"tsc_freq_hz\": 2000000000, \"ftrace\": %s },\n"
+			 "  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\" } ] }\n",
+			 o->status ? o->status : "complete", ftrace);
+}
+
+static int write_clock(const char *root)
+{
+	return fx_printf(root, "host/clock.tsv",
+			 "tsc\tmono_ns\trealtime_ns\tuncertainty\n"
+			 "%llu\t%lld\t%lld\t100\n%llu\t%lld\t%lld\t100\n%llu\t%lld\t%lld\t100\n",
+			 FX_T0, FX_MONO0, FX_REAL0,
+			 FX_T0 + 2000000000ull, FX_MONO0 + 1000000000ll, FX_REAL0 + 1000000000ll,
+			 FX_T0 + 4000000000ull, FX_MONO0 + 2000000000ll, FX_REAL0 + 2000000000ll);
+}
+
+/* Exchanges bounding the offset to [FX_OFFSET - 100, FX_OFFSET + 100]. */
+static int write_sync(const char *root, bool inconsistent)
+{
+	char text[2048];
+	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
+				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
+	unsigned int k;
+
+	for (k = 0; k < 5; k++) {
+		uint64_t hs = FX_T0 + k * 200000000ull;
+		uint64_t gr = hs + 100 + (uint64_t)FX_OFFSET, gs = gr + 10, hr = hs + 210;
+
+		if (inconsistent && k == 3)
+			gr = hs + (uint64_t)FX_OFFSET - 500;	/* received before it was sent */
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
+					(unsigned long long)hs, (unsigned long long)gr,
+					(unsigned long long)gs, (unsigned long long)hr);
+	}
+	return fx_write(root, "vm/demo/sync.tsv", text, len);
+}
+
+static int write_info(const char *root, const struct fx_options *o)
+{
+	const char *raw_trace = o->monotonic_user ?
+		",\n  { \"id\": 2, \"layer\": \"user\", \"dir\": \"user-2\", \"domain\": "
+		"\"monotonic_raw\", \"freq_hz\": 1000000000, \"uuid\": "
+		"\"ccdd0102-0304-0506-0708-090a0b0c0d10\", \"pid\": 90, \"comm\": \"raw\" }" : "";
+	const char *raw_stream = o->monotonic_user ?
+		",\n  { \"id\": 3, \"trace\": 2, \"file\": \"user-2/stream-0\", \"cpu\": -1, "
+		"\"tid\": 90, \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }" : "";
+
+	return fx_printf(root, "vm/demo/info.json",
+		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"tcg\",\n"
+		"  \"guest\": { \"nr_cpus\": 2, \"tsc_khz\": 2000000, \"clock_flags\": 4,"
+		" \"kernel_release\": \"6.1.0\" },\n"
+		"  \"sync\": { \"file\": \"sync.tsv\", \"exchanges\": 5, \"offset\": %lld,"
+		" \"bound\": 100, \"consistent\": true },\n"
+		"  \"traces\": [\n"
+		"  { \"id\": 0, \"layer\": \"kernel\", \"dir\": \"kernel\", \"domain\": \"guest_tsc\","
+		" \"freq_hz\": 2000000000, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\","
+		" \"pid\": 0, \"comm\": \"\" },\n"
+		"  { \"id\": 1, \"layer\": \"user\", \"dir\": \"user-1\", \"domain\": \"guest_tsc\","
+		" \"freq_hz\": 2000000000, \"uuid\": \"aabb0102-0304-0506-0708-090a0b0c0d0f\","
+		" \"pid\": 78, \"comm\": \"hvdemo\" }%s ],\n"
+		"  \"streams\": [\n"
+		"  { \"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", \"cpu\": 0, \"tid\": 0,"
+		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true },\n"
+		"  { \"id\": 1, \"trace\": 0, \"file\": \"kernel/stream-1\", \"cpu\": 1, \"tid\": 0,"
+		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true },\n"
+		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
+		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }%s ],\n"
+		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
+		FX_OFFSET, raw_trace, raw_stream);
+}
+
+static int write_host(const char *root)
+{
+	const struct fx_host_switch ev[] = {
+		{ FX_HOST_TSC(1234567), 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0, 120 },
+		{ FX_HOST_TSC(1300000), 0, "swapper/1", 0, 120, 0, "qemu-system-x86", 4321, 120 },
+		{ FX_HOST_TSC(200000000), 4321, "qemu-system-x86", 4321, 120, 2, "swapper/1", 0,
+		  120 },
+	};
+
+	return fx_write_ftrace_meta(root) || fx_write(root, "host/ftrace/cpu0.raw", "", 0) ||
+	       fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 3);
+}
+
+static int write_guest(const char *root, const struct fx_options *o)
+{
+	struct fx_sched_switch k1 = fx_sched("hvdemo", 77, 1, "swapper/0", 0);
+	struct fx_sched_switch k3 = fx_sched("swapper/0", 0, 0, "hvdemo", 77);
+	struct fx_sched_switch k2 = fx_sched("swapper/1", 0, 0, "swapper/1", 0);
+	struct fx_send u1 = fx_send(3, 77);
+	uint32_t far = 42;
+	const struct fx_event s0[] = {
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1240000), 0, 77, &k1, sizeof(k1) },
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 0, 0, &k3, sizeof(k3) },
+		{ FX_ID_FAR, FX_GUEST_TSC(100000000), 0, 77, &far, sizeof(far) },
+	};
+	const struct fx_event s1[] = {
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 1, 0, &k2, sizeof(k2) },
+	};
+	const struct fx_event us[] = {
+		{ FX_ID_SEND, FX_GUEST_TSC(1300000), 1, 78, &u1, sizeof(u1) },
+	};
+	const struct fx_event raw[] = {
+		{ FX_ID_SEND, 5000, 1, 90, &u1, sizeof(u1) },
+	};
+	int ret;
+
+	ret = fx_write_trace(root, "vm/demo/kernel", kernel_uuid) ||
+	      fx_write_trace(root, "vm/demo/user-1", user_uuid) ||
+	      fx_write_stream(root, "vm/demo/kernel/stream-0", kernel_uuid, 4096, 0, 0, s0, 3) ||
+	      fx_write_stream(root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1, s1, 1) ||
+	      fx_write_stream(root, "vm/demo/user-1/stream-0", user_uuid, 4096, HVT_CTF_NO_CPU,
+			      78, us, 1);
+	if (!ret && o->monotonic_user)
+		ret = fx_write_trace(root, "vm/demo/user-2", raw_uuid) ||
+		      fx_write_stream(root, "vm/demo/user-2/stream-0", raw_uuid, 4096,
+				      HVT_CTF_NO_CPU, 90, raw, 1);
+	return ret;
+}
+
+int fx_standard_archive(const char *root, const struct fx_options *o)
+{
+	return write_manifest(root, o) || write_clock(root) ||
+	       write_sync(root, o->inconsistent_sync) || write_info(root, o) ||
+	       (o->ftrace && write_host(root)) || write_guest(root, o);
+}

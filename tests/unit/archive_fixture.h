@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * archive_fixture.h - synthetic hvtrace archives for the reader tests.
+ *
+ * Everything is made the way the real writers make it: guest packets with
+ * the ring-buffer producer of hvtrace/ringbuf.h, registry records with
+ * hvt_reg_event_write, metadata with hvt_tsdl_render, event records and
+ * their field tables with hvtrace/event.h; host pages in the kernel's
+ * ring-buffer page layout with this machine's header_page and sched_switch
+ * format.
+ */
+#ifndef HVT_TESTS_ARCHIVE_FIXTURE_H
+#define HVT_TESTS_ARCHIVE_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hvtrace/event.h>
+
+/* The standard archive's clocks: host TSC at 2 GHz, guest = host + FX_OFFSET. */
+#define FX_T0		1000000000ull		/* host TSC of the first clock pair */
+#define FX_MONO0	5000000000ll		/* its CLOCK_MONOTONIC */
+#define FX_REAL0	1700000000000000000ll	/* its CLOCK_REALTIME */
+#define FX_OFFSET	7000000000ll		/* guest TSC - host TSC */
+#define FX_HOST_TSC(ns)	(FX_T0 + 2ull * (ns))	/* ns since the trace start */
+#define FX_GUEST_TSC(ns) (FX_HOST_TSC(ns) + (uint64_t)FX_OFFSET)
+
+/* Event records, as guest-kmod/events/sched.h and vdso/example define them. */
+#define FX_SCHED_SWITCH_FIELDS							\
+	HVT_FIELDS((text, prev_comm, 16), (int, int32_t, prev_tid),		\
+		   (int, int32_t, prev_prio), (hex, uint32_t, prev_state),	\
+		   (text, next_comm, 16), (int, int32_t, next_tid),		\
+		   (int, int32_t, next_prio))
+HVT_EVENT_RECORD(fx_sched_switch, FX_SCHED_SWITCH_FIELDS);
+
+#define FX_SEND_FIELDS HVT_FIELDS((int, uint64_t, round), (int, int32_t, to_tid))
+HVT_EVENT_RECORD(fx_send, FX_SEND_FIELDS);
+
+/* Ids in the standard traces. */
+#define FX_ID_SCHED_SWITCH	0
+#define FX_ID_SEND		1
+#define FX_ID_KINDS		2	/* one field of every kind, see fixture.c */
+#define FX_ID_FAR		40	/* >= 31: always an extended header */
+
+struct fx_event {
+	uint32_t id;
+	uint64_t ts;
+	uint32_t cpu;
+	int32_t tid;
+	const void *payload;
+	uint32_t len;
+};
+
+/* A host sched_switch as the kernel's format file lays it out. */
+struct fx_host_switch {
+	uint64_t ts;
+	int32_t pid;			/* common_pid */
+	const char *prev_comm;
+	int32_t prev_pid, prev_prio;
+	int64_t prev_state;
+	const char *next_comm;
+	int32_t next_pid, next_prio;
+};
+
+/* Directories and files. */
+int fx_mkdtemp(char *root, size_t len);
+void fx_rm_rf(const char *root);
+int fx_write(const char *root, const char *rel, const void *data, size_t len);
+int fx_printf(const char *root, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int fx_append(const char *root, const char *rel, const void *data, size_t len);
+
+/*
+ * Packets from the real producer: @n events into sub-buffers of
+ * @subbuf_size bytes, each closed packet stored as an archive stores it
+ * (packet_size = content_size). malloc'd bytes, their count in *@len.
+ */
+unsigned char *fx_make_stream(const uint8_t uuid[16], uint32_t subbuf_size, uint32_t cpu_id,
+			      uint64_t instance, const struct fx_event *ev, size_t n,
+			      size_t *len);
+int fx_write_stream(const char *root, const char *rel, const uint8_t uuid[16],
+		    uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance,
+		    const struct fx_event *ev, size_t n);
+
+/* The registry of the standard events (all of them), malloc'd, length in *@len. */
+unsigned char *fx_registry(size_t *len);
+/* @dir/registry and @dir/metadata of a trace with the standard events. */
+int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16]);
+
+/* Payloads. */
+struct fx_sched_switch fx_sched(const char *prev_comm, int32_t prev_tid, uint32_t prev_state,
+				const char *next_comm, int32_t next_tid);
+struct fx_send fx_send(uint64_t round, int32_t to_tid);
+/* The FX_ID_KINDS payload: u8 7, s16 -5, hex u32 0xbeef, s64 -1, string, u16[3], blob. */
+unsigned char *fx_kinds(const char *string, const void *blob, uint32_t blob_len,
+			uint32_t *len);
+
+/* Host ftrace: header_page, header_event, the sched_switch format. */
+int fx_write_ftrace_meta(const char *root);
+/* Pages of @page_size bytes holding @n sched_switch records; appended to @rel. */
+int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
+			const struct fx_host_switch *ev, size_t n);
+
+/* The standard archive (see fixture.c for its events and exact timings). */
+struct fx_options {
+	bool ftrace;			/* record the host layer */
+	bool inconsistent_sync;		/* one exchange contradicts the others */
+	bool monotonic_user;		/* add a user trace on CLOCK_MONOTONIC_RAW */
+	const char *status;		/* NULL: "complete" */
+};
+int fx_standard_archive(const char *root, const struct fx_options *o);
+
+#endif

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_archive.c - reading hvtrace.json, info.json and the .tsv files: what
+ * is valid is read exactly; a bad entry or line is skipped and counted; what
+ * makes a file unusable is refused; no path ever leaves the archive.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tools/archive.h"
+
+static int setup(void **state)
+{
+	char *root = calloc(1, 64);
+	const struct fx_options o = { .ftrace = true };
+
+	assert_int_equal(fx_mkdtemp(root, 64), 0);
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fx_rm_rf(*state);
+	free(*state);
+	return 0;
+}
+
+static void test_names_paths_uuids(void **state)
+{
+	uint8_t u[16];
+
+	(void)state;
+	assert_true(hvt_relpath_ok("vm/demo"));
+	assert_true(hvt_relpath_ok("kernel/stream-0"));
+	assert_true(hvt_relpath_ok("a.b_c-d"));
+	assert_false(hvt_relpath_ok(""));
+	assert_false(hvt_relpath_ok("/etc/passwd"));
+	assert_false(hvt_relpath_ok("../x"));
+	assert_false(hvt_relpath_ok("a/../../x"));
+	assert_false(hvt_relpath_ok("a/./b"));
+	assert_false(hvt_relpath_ok("a//b"));
+	assert_false(hvt_relpath_ok("a/"));
+	assert_false(hvt_relpath_ok("a b"));
+	assert_false(hvt_relpath_ok("a\nb"));
+	assert_true(hvt_vm_name_ok("demo-1.x_y"));
+	assert_false(hvt_vm_name_ok("a/b"));
+	assert_false(hvt_vm_name_ok(".."));
+	assert_false(hvt_vm_name_ok("0123456789012345678901234567890123456789012345678901234567890123X"));
+	assert_int_equal(hvt_uuid_parse("5c0f0102-0304-0506-0708-090a0b0c0d0e", u), 0);
+	assert_int_equal(u[0], 0x5c);
+	assert_int_equal(u[15], 0x0e);
+	assert_int_equal(hvt_uuid_parse("5C0F0102030405060708090A0B0C0D0E", u), 0);
+	assert_int_equal(u[1], 0x0f);
+	assert_int_equal(hvt_uuid_parse("5c0f0102-0304-0506-0708-090a0b0c0d0", u), -1);
+	assert_int_equal(hvt_uuid_parse("5c0f0102x0304-0506-0708-090a0b0c0d0e", u), -1);
+	assert_int_equal(hvt_uuid_parse("5c0f0102-0304-0506-0708-090a0b0c0d0g", u), -1);
+	assert_int_equal(hvt_uuid_parse("", u), -1);
+}
+
+static void test_standard_manifest(void **state)
+{
+	const char *root = *state;
+	struct hvt_archive a;
+	struct hvt_vm_info vm;
+
+	assert_int_equal(hvt_archive_open(&a, root), 0);
+	assert_true(a.complete);
+	assert_int_equal(a.warnings, 0);
+	assert_int_equal(a.nr_pairs, 3);
+	assert_int_equal(a.pairs[1].mono_ns, FX_MONO0 + 1000000000ll);
+	assert_int_equal(a.page_size, 4096);
+	assert_int_equal(a.nr_cpus, 2);
+	assert_int_equal(a.cpus[1].cpu, 1);
+	assert_non_null(strstr(a.cpus[1].path, "/host/ftrace/cpu1.raw"));
+	assert_int_equal(a.nr_vms, 1);
+	assert_string_equal(a.vms[0].name, "demo");
+	assert_int_equal(hvt_vm_info_load(&vm, &a.vms[0]), 0);
+	assert_int_equal(vm.warnings + vm.sync_warnings, 0);
+	assert_int_equal(vm.nr_traces, 2);
+	assert_int_equal(vm.traces[1].layer, HVT_LAYER_USER);
+	assert_int_equal(vm.traces[1].pid, 78);
+	assert_int_equal(vm.traces[1].uuid[0], 0xaa);
+	assert_string_equal(vm.traces[0].rel, "vm/demo/kernel");
+	assert_int_equal(vm.nr_streams, 3);
+	assert_int_equal(vm.streams[2].trace, 1);
+	assert_int_equal(vm.streams[2].cpu, -1);
+	assert_int_equal(vm.streams[2].tid, 78);
+	assert_string_equal(vm.streams[2].rel, "vm/demo/user-1/stream-0");
+	assert_int_equal(vm.nr_sync, 5);
+	assert_int_equal(vm.sync[4].seq, 4);
+	assert_true(vm.finished);
+	assert_string_equal(vm.end_reason, "guest finished");
+	hvt_vm_info_free(&vm);
+	hvt_archive_close(&a);
+}
+
+static int open_with_manifest(const char *root, const char *host, const char *vms,
+			      struct hvt_archive *a)
+{
+	assert_int_equal(fx_printf(root, "hvtrace.json", "{\"format\": \"hvtrace-archive\", "
+				   "\"version\": 1, \"status\": \"complete\", \"host\": %s, "
+				   "\"vms\": %s}", host, vms), 0);
+	return hvt_archive_open(a, root);
+}
+
+#define HOST_OK "{\"clock\": \"x86-tsc\", \"clock_pairs\": \"host/clock.tsv\", \"ftrace\": null}"
+
+static void test_bad_manifests(void **state)
+{
+	const char *root = *state;
+	struct hvt_archive a;
+
+	assert_int_equal(open_with_manifest(root, HOST_OK, "[]", &a), 0);
+	assert_null(a.ftrace_dir);
+	hvt_archive_close(&a);
+	/* Refused outright. */
+	assert_int_equal(open_with_manifest(root, "{}", "[]", &a), -1);
+	assert_int_equal(open_with_manifest(root, HOST_OK, "{}", &a), -1);
+	assert_int_equal(open_with_manifest(root, "{\"clock\": \"mono\", \"clock_pairs\": "
+					    "\"host/clock.tsv\", \"ftrace\": null}", "[]", &a), -1);
+	assert_int_equal(open_with_manifest(root, "{\"clock\": \"x86-tsc\", \"clock_pairs\": "
+					    "\"../clock.tsv\", \"ftrace\": null}", "[]", &a), -1);
+	assert_int_equal(open_with_manifest(root, "{\"clock\": \"x86-tsc\", \"clock_pairs\": "
+					    "\"host/clock.tsv\", \"ftrace\": {\"dir\": \"host/ftrace\","
+					    " \"page_size\": 1000, \"cpus\": []}}", "[]", &a), -1);
+	assert_int_equal(fx_printf(root, "hvtrace.json", "{\"format\": \"hvtrace-archive\", "
+				   "\"version\": 2, \"status\": \"complete\", \"host\": " HOST_OK
+				   ", \"vms\": []}"), 0);
+	assert_int_equal(hvt_archive_open(&a, root), -1);
+	assert_int_equal(fx_printf(root, "hvtrace.json", "[1, 2]"), 0);
+	assert_int_equal(hvt_archive_open(&a, root), -1);
+	/* Bad entries are skipped. */
+	assert_int_equal(open_with_manifest(root, HOST_OK,
+					    "[{\"name\": \"a/b\", \"dir\": \"vm/x\"},"
+					    " {\"name\": \"x\", \"dir\": \"/etc\"},"
+					    " {\"name\": \"ok\", \"dir\": \"vm/ok\"},"
+					    " {\"name\": \"ok\", \"dir\": \"vm/ok2\"}, 7]", &a), 0);
+	assert_int_equal(a.nr_vms, 1);
+	assert_int_equal(a.warnings, 4);
+	hvt_archive_close(&a);
+}
+
+static void test_clock_tsv(void **state)
+{
+	const char *root = *state;
+	struct hvt_archive a;
+
+	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\tuncertainty\n"
+				   "100\t1000\t5000\t1\n"
+				   "oops\n"
+				   "150\t-5\t5000\t1\n"		/* signed: not digits */
+				   "120\t900\t5100\t1\n"		/* mono goes back */
+				   "200\t2000\t6000\t1\t9\n"	/* extra column */
+				   "300\t3000\t7000\t1\n"
+				   "\n"
+				   "400\t4000\t8000"),		/* cut short: no column, no newline */
+			 0);
+	assert_int_equal(open_with_manifest(root, HOST_OK, "[]", &a), 0);
+	assert_int_equal(a.nr_pairs, 2);
+	assert_int_equal(a.pairs[1].tsc, 300);
+	assert_int_equal(a.warnings, 5);
+	hvt_archive_close(&a);
+	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc mono\n1\t2\t3\t4\n5\t6\t7\t8\n"), 0);
+	assert_int_equal(open_with_manifest(root, HOST_OK, "[]", &a), -1);
+}
+
+static void test_info_json(void **state)
+{
+	const char *root = *state;
+	struct hvt_vm_ref ref = { "demo", NULL };
+	struct hvt_vm_info vm;
+	char dir[128];
+
+	snprintf(dir, sizeof(dir), "%s/vm/demo", root);
+	ref.dir = dir;
+	assert_int_equal(fx_printf(root, "vm/demo/info.json",
+		"{\"name\": \"other\", \"sync\": {\"file\": \"sync.tsv\"}, \"traces\": ["
+		" {\"id\": 0, \"layer\": \"kernel\", \"dir\": \"kernel\", \"domain\": \"guest_tsc\","
+		"  \"freq_hz\": 1, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"},"
+		" {\"id\": 1, \"layer\": \"hypervisor\", \"dir\": \"x\", \"domain\": \"guest_tsc\","
+		"  \"freq_hz\": 1, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"},"
+		" {\"id\": 2, \"layer\": \"user\", \"dir\": \"../../..\", \"domain\": \"guest_tsc\","
+		"  \"freq_hz\": 1, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"},"
+		" {\"id\": 0, \"layer\": \"user\", \"dir\": \"u\", \"domain\": \"guest_tsc\","
+		"  \"freq_hz\": 1, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"}],"
+		" \"streams\": ["
+		" {\"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", \"cpu\": 0},"
+		" {\"id\": 1, \"trace\": 1, \"file\": \"x/stream-0\"},"
+		" {\"id\": 2, \"trace\": 0, \"file\": \"/etc/passwd\"},"
+		" {\"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-9\"},"
+		" {\"id\": 3, \"trace\": 0, \"file\": \"kernel/stream-3\", \"cpu\": -7}]}"), 0);
+	assert_int_equal(fx_printf(root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
+				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"
+				   "0\t1\t2\t3\t4\t0\t0\n0\t1\t2\n0\t1\t2\t3\t4\t0\t99999999999\n"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), 0);
+	/* name differs, 3 bad traces, 4 bad streams */
+	assert_int_equal(vm.warnings, 8);
+	assert_int_equal(vm.nr_traces, 1);
+	assert_int_equal(vm.nr_streams, 1);
+	assert_int_equal(vm.nr_sync, 1);
+	assert_int_equal(vm.sync_warnings, 2);
+	assert_null(vm.end_reason);
+	assert_false(vm.finished);
+	hvt_vm_info_free(&vm);
+	/* No sync.tsv: loaded, with a sync warning. */
+	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\", \"sync\": "
+				   "{\"file\": \"nosuch.tsv\"}, \"traces\": [], \"streams\": []}"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), 0);
+	assert_int_equal(vm.sync_warnings, 1);
+	assert_int_equal(vm.nr_sync, 0);
+	hvt_vm_info_free(&vm);
+	/* Unusable. */
+	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\"}"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), -1);
+	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\", \"sync\": "
+				   "{\"file\": \"../sync.tsv\"}, \"traces\": [], \"streams\": []}"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), -1);
+	assert_int_equal(fx_write(root, "vm/demo/info.json", "{\"a\": 1, \"a\": 2}", 16), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_paths_uuids),
+		cmocka_unit_test_setup_teardown(test_standard_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_manifests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_tsv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_info_json, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_ctf_reader.c - decoding guest CTF streams made by the real ring-buffer
+ * producer: compact and extended event headers, timestamps across a 2^27
+ * wrap, several packets, every field kind; and damaged input (bad magic,
+ * foreign UUID, sizes past the end, truncated events, unknown ids, garbage
+ * registries, time going backwards) that must produce warnings, never a
+ * crash, and keep whatever is still usable.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tools/ctf_reader.h"
+
+static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+static const uint8_t other_uuid[16] = { 9 };
+
+#define MAX_OUT 4096
+
+struct decoded {
+	uint64_t ts;
+	uint32_t id;
+	uint32_t cpu;
+	int32_t tid;
+	char text[512];
+};
+
+struct result {
+	size_t n;
+	struct decoded ev[MAX_OUT];
+	struct hvt_ctf_stats stats;
+	unsigned long open_warnings;
+};
+
+struct ctx {
+	char root[64];
+	struct hvt_registry reg;
+	struct result *r;
+};
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	char err[128];
+	size_t len;
+	unsigned char *records = fx_registry(&len);
+
+	assert_non_null(c);
+	c->r = calloc(1, sizeof(*c->r));
+	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
+	hvt_registry_init(&c->reg);
+	assert_int_equal(hvt_registry_add(&c->reg, records, len, err, sizeof(err)), 4);
+	free(records);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	fx_rm_rf(c->root);
+	hvt_registry_free(&c->reg);
+	free(c->r);
+	free(c);
+	return 0;
+}
+
+/* Writes @bytes as a stream file and decodes all of it into c->r. */
+static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t len)
+{
+	struct result *r = c->r;
+	struct hvt_ctf_stream *s;
+	struct hvt_ctf_event ev;
+	char path[128];
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(fx_write(c->root, "stream", bytes, len), 0);
+	snprintf(path, sizeof(path), "%s/stream", c->root);
+	s = hvt_ctf_open(path, "stream", uuid, &c->reg, &r->open_warnings);
+	assert_non_null(s);
+	while (hvt_ctf_next(s, &ev)) {
+		struct decoded *d = &r->ev[r->n++];
+		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
+
+		assert_true(r->n <= MAX_OUT);
+		d->ts = ev.ts;
+		d->id = ev.type->id;
+		d->cpu = ev.cpu;
+		d->tid = ev.tid;
+		hvt_ctf_print_fields(f, &ev);
+		fclose(f);
+	}
+	r->stats = *hvt_ctf_stats(s);
+	hvt_ctf_close(s);
+	return r;
+}
+
+static unsigned char *make(const struct fx_event *ev, size_t n, size_t *len)
+{
+	return fx_make_stream(uuid, 4096, 0, 0, ev, n, len);
+}
+
+static void test_headers_and_wrap(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_sched_switch sw = fx_sched("hvdemo", 77, 1, "swapper/0", 0);
+	uint32_t far = 42;
+	const uint64_t wrap = 1ull << 27;
+	/* t2's low 27 bits are just below the wrap, t3's just above. */
+	const uint64_t t0 = 5 * wrap + 1000, t1 = t0 + 5, t2 = 9 * wrap - 10, t3 = t2 + 20;
+	const struct fx_event ev[] = {
+		{ FX_ID_SCHED_SWITCH, t0, 0, 77, &sw, sizeof(sw) },	/* compact */
+		{ FX_ID_SCHED_SWITCH, t1, 0, 77, &sw, sizeof(sw) },	/* compact */
+		{ FX_ID_SCHED_SWITCH, t2, 1, 78, &sw, sizeof(sw) },	/* far: extended */
+		{ FX_ID_SCHED_SWITCH, t3, 1, 79, &sw, sizeof(sw) },	/* compact, wraps */
+		{ FX_ID_FAR, t3 + 1, 1, 80, &far, sizeof(far) },	/* id 40: extended */
+		{ FX_ID_SCHED_SWITCH, t3 + 2, 0, -1, &sw, sizeof(sw) },	/* compact again */
+	};
+	size_t len;
+	unsigned char *bytes = make(ev, 6, &len);
+	struct result *r;
+
+	/* The producer chose the header forms this test is about. */
+	assert_int_equal(bytes[84] & 31, FX_ID_SCHED_SWITCH);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 6);
+	assert_int_equal(r->stats.warnings, 0);
+	assert_int_equal(r->open_warnings, 0);
+	assert_int_equal(r->stats.packets, 1);
+	assert_int_equal(r->ev[0].ts, t0);
+	assert_int_equal(r->ev[1].ts, t1);
+	assert_int_equal(r->ev[2].ts, t2);
+	assert_int_equal(r->ev[3].ts, t3);
+	assert_int_equal(r->ev[4].ts, t3 + 1);
+	assert_int_equal(r->ev[5].ts, t3 + 2);
+	assert_int_equal(r->ev[4].id, FX_ID_FAR);
+	assert_string_equal(r->ev[4].text, " value=42");
+	assert_int_equal(r->ev[2].cpu, 1);
+	assert_int_equal(r->ev[3].tid, 79);
+	assert_int_equal(r->ev[5].tid, -1);
+	assert_string_equal(r->ev[0].text,
+			    " prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=0x1"
+			    " next_comm=swapper/0 next_tid=0 next_prio=120");
+	free(bytes);
+}
+
+static void test_many_packets(void **state)
+{
+	struct ctx *c = *state;
+	static struct fx_event ev[3000];
+	struct fx_send send[3000];
+	unsigned char *bytes;
+	struct result *r;
+	size_t i, len;
+
+	for (i = 0; i < 3000; i++) {
+		send[i] = fx_send(i, (int32_t)i);
+		ev[i] = (struct fx_event){ FX_ID_SEND, 1000 + i * 1000 + (i % 7), (uint32_t)(i % 2),
+					   (int32_t)i, &send[i], sizeof(send[i]) };
+	}
+	bytes = make(ev, 3000, &len);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 3000);
+	assert_int_equal(r->stats.warnings, 0);
+	assert_true(r->stats.packets > 10);
+	assert_int_equal(r->stats.lost_packets, 0);
+	for (i = 0; i < 3000; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), " round=%zu to_tid=%zu", i, i);
+		assert_int_equal(r->ev[i].ts, ev[i].ts);
+		assert_string_equal(r->ev[i].text, want);
+	}
+	free(bytes);
+}
+
+static void test_field_kinds(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t plen;
+	unsigned char *payload = fx_kinds("he\"llo\n\x01\\", "abc", 3, &plen);
+	const struct fx_event ev[] = { { FX_ID_KINDS, 100, 0, 1, payload, plen } };
+	size_t len;
+	unsigned char *bytes = make(ev, 1, &len);
+	struct result *r = decode(c, bytes, len);
+
+	assert_int_equal(r->n, 1);
+	assert_string_equal(r->ev[0].text,
+			    " a=7 b=-5 c=0xbeef d=-1 s=he\"llo\\n\\x01\\\\ arr=[1,2,65535]"
+			    " data=<3 bytes>");
+	free(bytes);
+	free(payload);
+}
+
+/* A stream of three packets of sched_switch events, the offsets of packets 2 and 3. */
+static unsigned char *three_packets(size_t *len, size_t *p2, size_t *p3)
+{
+	static struct fx_event ev[150];
+	static struct fx_sched_switch sw;
+	unsigned char *bytes;
+	size_t i;
+
+	sw = fx_sched("a", 1, 0, "b", 2);
+	for (i = 0; i < 150; i++)
+		ev[i] = (struct fx_event){ FX_ID_SCHED_SWITCH, 10 + i, 0, 1, &sw, sizeof(sw) };
+	bytes = make(ev, 150, len);
+	*p2 = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	*p3 = *p2 + hvt_get_u64(bytes + *p2 + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	assert_true(*p3 < *len);
+	return bytes;
+}
+
+static size_t events_in_first(const unsigned char *bytes)
+{
+	size_t content = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, content_size)) / 8;
+
+	return (content - 84) / (4 + 8 + sizeof(struct fx_sched_switch));
+}
+
+static void test_bad_magic(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	struct result *r;
+
+	first = events_in_first(bytes);
+	bytes[p2] ^= 0xff;	/* packet 2: nothing after it can be found */
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, first);
+	assert_int_equal(r->stats.warnings, 1);
+	bytes[p2] ^= 0xff;
+	bytes[0] ^= 0xff;	/* packet 1: nothing at all */
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->stats.warnings, 1);
+	free(bytes);
+}
+
+static void test_foreign_uuid_skips_one_packet(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	struct result *r;
+
+	first = events_in_first(bytes);
+	memcpy(bytes + p2 + 4, other_uuid, 16);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.packets, 2);
+	assert_int_equal(r->n, 150 - (p3 - p2 - 84) / (4 + 8 + sizeof(struct fx_sched_switch)));
+	assert_true(r->n > first);
+	free(bytes);
+}
+
+static void test_sizes_past_the_end(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	struct result *r;
+
+	first = events_in_first(bytes);
+	/* The file ends in the middle of packet 2. */
+	r = decode(c, bytes, p2 + 100);
+	assert_int_equal(r->n, first);
+	assert_int_equal(r->stats.warnings, 1);
+	/* Fewer bytes than a packet header at the end. */
+	r = decode(c, bytes, p2 + 20);
+	assert_int_equal(r->n, first);
+	assert_int_equal(r->stats.warnings, 1);
+	/* content_size beyond packet_size: that packet is skipped, its size still trusted. */
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, content_size),
+		    (p3 - p2 + 8) * 8);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.packets, 2);
+	/* A packet claiming more than 1 MiB. */
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, packet_size), 8ull << 21);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, first);
+	assert_int_equal(r->stats.warnings, 1);
+	free(bytes);
+}
+
+static void test_truncated_event(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	uint64_t content = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, content_size));
+	struct result *r;
+
+	first = events_in_first(bytes);
+	/* Packet 1 now ends 10 bytes into its last event's payload. */
+	hvt_put_u64(bytes + offsetof(struct hvt_ctf_packet, content_size),
+		    content - (sizeof(struct fx_sched_switch) - 10) * 8);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->n, 149);	/* all but that event */
+	assert_true(first > 1);
+	/* Cut inside an event header. */
+	hvt_put_u64(bytes + offsetof(struct hvt_ctf_packet, content_size),
+		    content - (sizeof(struct fx_sched_switch) + 8 + 2) * 8);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->n, 149);
+	free(bytes);
+}
+
+static void test_unknown_id(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_send s = fx_send(1, 2);
+	const struct fx_event ev[] = {
+		{ FX_ID_SEND, 100, 0, 1, &s, sizeof(s) },
+		{ 7, 110, 0, 1, &s, sizeof(s) },	/* compact, not in the registry */
+		{ FX_ID_SEND, 120, 0, 1, &s, sizeof(s) },
+		{ 1000, 130, 0, 1, &s, sizeof(s) },	/* extended, not in the registry */
+	};
+	size_t len;
+	unsigned char *bytes = fx_make_stream(uuid, 4096, 0, 0, ev, 2, &len);
+	struct result *r = decode(c, bytes, len);
+
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->stats.warnings, 1);
+	free(bytes);
+	bytes = fx_make_stream(uuid, 4096, 0, 0, ev + 2, 2, &len);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->stats.warnings, 1);
+	free(bytes);
+}
+
+static void test_time_going_backwards(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_send s = fx_send(1, 2);
+	const struct fx_event ev[] = {
+		{ FX_ID_SEND, 1000, 0, 1, &s, sizeof(s) },
+		{ FX_ID_SEND, 500, 0, 1, &s, sizeof(s) },	/* extended, earlier: dropped */
+		{ FX_ID_SEND, 1001, 0, 1, &s, sizeof(s) },
+	};
+	size_t len;
+	unsigned char *bytes = make(ev, 3, &len);
+	struct result *r = decode(c, bytes, len);
+
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->ev[0].ts, 1000);
+	assert_int_equal(r->ev[1].ts, 1001);
+	assert_int_equal(r->stats.warnings, 1);
+	free(bytes);
+}
+
+static void test_empty_and_missing(void **state)
+{
+	struct ctx *c = *state;
+	unsigned long warnings = 0;
+	struct result *r = decode(c, (const unsigned char *)"", 0);
+
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->stats.warnings, 0);
+	assert_null(hvt_ctf_open("/nonexistent/stream", "missing", uuid, &c->reg, &warnings));
+	assert_int_equal(warnings, 1);
+}
+
+static void test_lost_packets_are_counted(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	struct result *r;
+
+	hvt_put_u64(bytes + p3 + offsetof(struct hvt_ctf_packet, packet_seq_num), 5);
+	hvt_put_u64(bytes + p3 + offsetof(struct hvt_ctf_packet, events_discarded), 9);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 150);
+	assert_int_equal(r->stats.warnings, 0);
+	assert_int_equal(r->stats.lost_packets, 3);
+	assert_int_equal(r->stats.lost_events, 9);
+	free(bytes);
+}
+
+static void test_registry_files(void **state)
+{
+	struct ctx *c = *state;
+	struct hvt_registry reg;
+	size_t len;
+	unsigned char *records = fx_registry(&len), *bad = malloc(len + 40);
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/registry", c->root);
+	/* Valid. */
+	assert_int_equal(fx_write(c->root, "registry", records, len), 0);
+	hvt_registry_init(&reg);
+	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 0);
+	assert_int_equal(reg.nr_events, 4);
+	hvt_registry_free(&reg);
+	/* Valid records, then garbage: the records before it are kept. */
+	memcpy(bad, records, len);
+	memset(bad + len, 0x5a, 40);
+	assert_int_equal(fx_write(c->root, "registry", bad, len + 40), 0);
+	hvt_registry_init(&reg);
+	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 1);
+	assert_int_equal(reg.nr_events, 4);
+	hvt_registry_free(&reg);
+	/* A broken second record (a field kind that does not exist). */
+	memcpy(bad, records, len);
+	bad[hvt_get_u32(bad + 4) + 80 + 32] = 9;
+	assert_int_equal(fx_write(c->root, "registry", bad, len), 0);
+	hvt_registry_init(&reg);
+	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 1);
+	assert_int_equal(reg.nr_events, 1);
+	hvt_registry_free(&reg);
+	/* Truncated in a header, and missing. */
+	assert_int_equal(fx_write(c->root, "registry", records, 6), 0);
+	hvt_registry_init(&reg);
+	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 1);
+	assert_int_equal(reg.nr_events, 0);
+	assert_int_equal(hvt_ctf_registry_load(&reg, "/nonexistent", "missing"), 1);
+	hvt_registry_free(&reg);
+	free(bad);
+	free(records);
+}
+
+/* With nothing in the registry every event is unknown: warnings, no crash. */
+static void test_stream_with_garbage_registry(void **state)
+{
+	struct ctx *c = *state;
+	struct hvt_registry saved = c->reg;
+	size_t len, p2, p3;
+	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	struct result *r;
+
+	hvt_registry_init(&c->reg);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->stats.warnings, 3);	/* one per packet */
+	c->reg = saved;
+	free(bytes);
+}
+
+/* Every single-byte corruption of a small stream: the reader must survive. */
+static void test_fuzz_bytes(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t plen;
+	unsigned char *payload = fx_kinds("text", "xyz", 3, &plen);
+	struct fx_send s = fx_send(1, 2);
+	const struct fx_event ev[] = {
+		{ FX_ID_KINDS, 100, 0, 1, payload, plen },
+		{ FX_ID_SEND, 200, 0, 1, &s, sizeof(s) },
+		{ FX_ID_FAR, 300, 0, 1, &s, 4 },
+	};
+	size_t len, i;
+	unsigned char *bytes = make(ev, 3, &len);
+	static const unsigned char values[] = { 0x00, 0xff, 0x1f, 0x80, 0x7f };
+	int saved_stderr = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+	/* Thousands of expected warnings would bury the test output. */
+	assert_true(saved_stderr >= 0 && devnull >= 0);
+	dup2(devnull, 2);
+	for (i = 0; i < len; i++) {
+		unsigned char saved = bytes[i];
+		size_t v;
+
+		for (v = 0; v < sizeof(values); v++) {
+			bytes[i] = values[v];
+			decode(c, bytes, len);
+		}
+		bytes[i] = saved;
+	}
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	close(devnull);
+	free(bytes);
+	free(payload);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_headers_and_wrap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_packets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_uuid_skips_one_packet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sizes_past_the_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_going_backwards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_and_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_packets_are_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_with_garbage_registry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fuzz_bytes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("ctf_reader", tests, NULL, NULL);
+}

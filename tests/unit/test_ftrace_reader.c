@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_ftrace_reader.c - the host layer: raw ring-buffer pages decoded with
+ * libtraceevent.
+ *
+ * Synthetic pages (this kernel's header_page and sched_switch format) cover
+ * time extends, several pages and damaged input. The live test records real
+ * sched_switch events in a tracefs instance of its own (never the top-level
+ * buffer), on the x86-tsc clock, and decodes them; it needs root and tracefs
+ * and skips, saying why, without them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include <cmocka.h>
+#include <tracefs.h>
+
+#include "lib/fileio.h"
+#include "tests/unit/archive_fixture.h"
+#include "tools/ftrace_reader.h"
+
+#define MAX_OUT 512
+
+struct decoded {
+	uint64_t ts;
+	int32_t tid;
+	uint32_t cpu;
+	char name[32];
+	char text[256];
+};
+
+struct result {
+	size_t n;
+	struct decoded ev[MAX_OUT];
+	struct hvt_ftrace_stats stats;
+	unsigned long warnings;		/* opening */
+};
+
+static struct result result;
+
+static int setup(void **state)
+{
+	char *root = calloc(1, 64);
+
+	assert_int_equal(fx_mkdtemp(root, 64), 0);
+	assert_int_equal(fx_write_ftrace_meta(root), 0);
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fx_rm_rf(*state);
+	free(*state);
+	return 0;
+}
+
+/* Decodes ROOT/host/ftrace/@file as CPU @cpu into `result`. */
+static struct result *decode(const char *root, const char *file, int cpu, uint32_t page_size)
+{
+	struct result *r = &result;
+	struct hvt_ftrace_event ev;
+	struct hvt_ftrace_cpu *c;
+	struct hvt_ftrace *ft;
+	char dir[128], path[192];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(dir, sizeof(dir), "%s/host/ftrace", root);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ft = hvt_ftrace_open(dir, page_size, &r->warnings);
+	assert_non_null(ft);
+	c = hvt_ftrace_cpu_open(ft, path, file, cpu, &r->warnings);
+	assert_non_null(c);
+	while (hvt_ftrace_cpu_next(c, &ev)) {
+		struct decoded *d = &r->ev[r->n];
+		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
+
+		if (r->n < MAX_OUT)
+			r->n++;
+		d->ts = ev.ts;
+		d->tid = ev.tid;
+		d->cpu = ev.cpu;
+		snprintf(d->name, sizeof(d->name), "%s", ev.name);
+		hvt_ftrace_print_fields(c, f);
+		fclose(f);
+	}
+	r->stats = *hvt_ftrace_cpu_stats(c);
+	hvt_ftrace_cpu_close(c);
+	hvt_ftrace_close(ft);
+	return r;
+}
+
+static const struct fx_host_switch three[] = {
+	{ 1000, 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0, 120 },
+	{ 1500, 0, "swapper/1", 0, 120, 0, "qemu-system-x86", 4321, 120 },
+	{ 1500 + (1ull << 29), 4321, "qemu-system-x86", 4321, 120, 2, "swapper/1", 0, 120 },
+};
+
+static void test_decode_pages(void **state)
+{
+	const char *root = *state;
+	struct result *r;
+
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, three, 3), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->stats.warnings + r->warnings, 0);
+	assert_int_equal(r->stats.pages, 1);
+	assert_int_equal(r->ev[0].ts, 1000);
+	assert_int_equal(r->ev[1].ts, 1500);
+	assert_int_equal(r->ev[2].ts, 1500 + (1ull << 29));	/* after a time extend */
+	assert_string_equal(r->ev[0].name, "sched_switch");
+	assert_int_equal(r->ev[0].tid, 4321);
+	assert_int_equal(r->ev[1].tid, 0);
+	assert_int_equal(r->ev[0].cpu, 1);
+	assert_string_equal(r->ev[0].text,
+			    " prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=S"
+			    " ==> next_comm=swapper/1 next_pid=0 next_prio=120");
+	assert_string_equal(r->ev[1].text,
+			    " prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R"
+			    " ==> next_comm=qemu-system-x86 next_pid=4321 next_prio=120");
+}
+
+static void test_many_pages(void **state)
+{
+	const char *root = *state;
+	static struct fx_host_switch ev[300];
+	struct result *r;
+	size_t i;
+
+	for (i = 0; i < 300; i++) {
+		ev[i] = three[i % 2];
+		ev[i].ts = 100 + i * 37;
+	}
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
+	r = decode(root, "cpu0.raw", 0, 4096);
+	assert_int_equal(r->n, 300);
+	assert_int_equal(r->stats.warnings, 0);
+	assert_true(r->stats.pages >= 5);
+	for (i = 0; i < 300; i++)
+		assert_int_equal(r->ev[i].ts, ev[i].ts);
+}
+
+static unsigned char *page_file(const char *root, size_t *len)
+{
+	char path[128], *data;
+
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", "", 0), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, three, 3), 0);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &data, len), 0);
+	return (unsigned char *)data;
+}
+
+static void test_damaged_pages(void **state)
+{
+	const char *root = *state;
+	size_t len;
+	unsigned char *page = page_file(root, &len), *two = malloc(2 * len);
+	struct result *r;
+
+	/* A commit larger than the page: skip that page, keep the next. */
+	memcpy(two, page, len);
+	memcpy(two + len, page, len);
+	hvt_put_u64(two + 8, 5000);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", two, 2 * len), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->stats.warnings, 1);
+	/* A truncated last page. */
+	memcpy(two, page, len);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", two, len + 100), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->stats.warnings, 1);
+	/* The last record claims 112 bytes: it would run past the page's data. */
+	memcpy(two, page, len);
+	two[16 + 68 + 68 + 8] = (two[16 + 68 + 68 + 8] & ~31) | 28;
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", two, len), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->stats.warnings, 1);
+	/* An event type no format describes. */
+	memcpy(two, page, len);
+	two[16 + 68 + 4] = 0xe7;
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", two, len), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->stats.warnings, 1);
+	free(two);
+	free(page);
+}
+
+static void test_bad_metadata(void **state)
+{
+	const char *root = *state;
+	unsigned long warnings = 0;
+	char dir[128];
+	struct result *r;
+
+	snprintf(dir, sizeof(dir), "%s/host/ftrace", root);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, three, 3), 0);
+	/* A format that does not parse: a warning, and its events are unknown. */
+	assert_int_equal(fx_write(root, "host/ftrace/events/sched/sched_switch/format",
+				  "garbage", 7), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->warnings, 1);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->stats.warnings, 3);
+	/* No header_page: the host layer cannot be read at all. */
+	assert_int_equal(fx_write(root, "host/ftrace/header_page", "junk", 4), 0);
+	assert_null(hvt_ftrace_open(dir, 4096, &warnings));
+	snprintf(dir, sizeof(dir), "%s/nonexistent", root);
+	assert_null(hvt_ftrace_open(dir, 4096, &warnings));
+}
+
+static void test_fuzz_bytes(void **state)
+{
+	const char *root = *state;
+	size_t len, i;
+	unsigned char *page = page_file(root, &len);
+	static const unsigned char values[] = { 0x00, 0xff, 0x1c, 0x1d, 0x1e, 0x1f, 0x80 };
+	int saved_stderr = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+	assert_true(saved_stderr >= 0 && devnull >= 0);
+	dup2(devnull, 2);
+	for (i = 0; i < 16 + 3 * 68 + 8; i++) {
+		unsigned char saved = page[i];
+		size_t v;
+
+		for (v = 0; v < sizeof(values); v++) {
+			page[i] = values[v];
+			assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", page, len), 0);
+			decode(root, "cpu1.raw", 1, 4096);
+		}
+		page[i] = saved;
+	}
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	close(devnull);
+	free(page);
+}
+
+/* --- live: a tracefs instance of our own ------------------------------- */
+
+struct capture {
+	uint64_t tsc_before, tsc_after;
+	uint32_t page_size;
+	int nr_cpus;
+};
+
+static int copy_instance_file(struct tracefs_instance *inst, const char *file,
+			      const char *root, const char *rel)
+{
+	int size = 0;
+	char *text = tracefs_instance_file_read(inst, file, &size);
+	int ret = text && size > 0 ? fx_write(root, rel, text, (size_t)size) : -1;
+
+	free(text);
+	return ret;
+}
+
+static void make_context_switches(void)
+{
+	int i;
+
+	for (i = 0; i < 20; i++)
+		usleep(500);
+}
+
+static int drain_cpu(struct tracefs_instance *inst, int cpu, const char *root,
+		     uint32_t page_size)
+{
+	char file[64], rel[64];
+	unsigned char *page = malloc(page_size);
+	int fd, ret = 0;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	snprintf(rel, sizeof(rel), "host/ftrace/cpu%d.raw", cpu);
+	fd = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || !page || fx_write(root, rel, "", 0)) {
+		ret = -1;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, page, page_size);
+
+		if (n <= 0)
+			break;		/* EAGAIN: drained */
+		if (fx_append(root, rel, page, (size_t)n))
+			ret = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(page);
+	return ret;
+}
+
+/* Everything between creating and destroying the instance; no asserts in here. */
+static const char *record(struct tracefs_instance *inst, const char *root, struct capture *cap)
+{
+	int cpu;
+
+	if (tracefs_instance_file_write(inst, "trace_clock", "x86-tsc") <= 0)
+		return "cannot select the x86-tsc trace clock";
+	if (tracefs_event_enable(inst, "sched", "sched_switch"))
+		return "cannot enable sched:sched_switch";
+	cap->tsc_before = __rdtsc();
+	if (tracefs_trace_on(inst))
+		return "cannot turn tracing on";
+	make_context_switches();
+	tracefs_trace_off(inst);
+	cap->tsc_after = __rdtsc();
+	if (copy_instance_file(inst, "events/header_page", root, "host/ftrace/header_page") ||
+	    copy_instance_file(inst, "events/header_event", root, "host/ftrace/header_event") ||
+	    copy_instance_file(inst, "events/sched/sched_switch/format", root,
+			       "host/ftrace/events/sched/sched_switch/format"))
+		return "cannot copy header_page, header_event or the format";
+	for (cpu = 0; cpu < cap->nr_cpus; cpu++)
+		if (drain_cpu(inst, cpu, root, cap->page_size))
+			return "cannot read trace_pipe_raw";
+	return NULL;
+}
+
+static const char *tracefs_available(void)
+{
+	if (geteuid() != 0)
+		return "not root";
+	if (tracefs_tracing_dir())
+		return NULL;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) && errno != EBUSY)
+		return "tracefs is not mounted and cannot be";
+	return tracefs_tracing_dir() ? NULL : "tracefs not found";
+}
+
+static void check_live_events(const char *root, const struct capture *cap, size_t *total)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < cap->nr_cpus; cpu++) {
+		char file[32];
+		struct result *r;
+		size_t i;
+
+		snprintf(file, sizeof(file), "cpu%d.raw", cpu);
+		r = decode(root, file, cpu, cap->page_size);
+		assert_int_equal(r->warnings + r->stats.warnings, 0);
+		for (i = 0; i < r->n; i++) {
+			char pid[32];
+
+			assert_string_equal(r->ev[i].name, "sched_switch");
+			assert_int_equal(r->ev[i].cpu, cpu);
+			assert_true(r->ev[i].tid >= 0);
+			assert_true(r->ev[i].ts >= cap->tsc_before && r->ev[i].ts <= cap->tsc_after);
+			assert_true(i == 0 || r->ev[i].ts >= r->ev[i - 1].ts);
+			assert_non_null(strstr(r->ev[i].text, " ==> next_comm="));
+			/* The task switching out is the one that emitted the event. */
+			snprintf(pid, sizeof(pid), " prev_pid=%d ", r->ev[i].tid);
+			assert_non_null(strstr(r->ev[i].text, pid));
+		}
+		*total += r->n;
+	}
+}
+
+static void test_live_tracefs(void **state)
+{
+	const char *root = *state;
+	struct tracefs_instance *inst;
+	struct capture cap;
+	char name[64];
+	const char *why = tracefs_available();
+	size_t total = 0;
+
+	if (why) {
+		print_message("skipping the live ftrace test: %s\n", why);
+		skip();
+	}
+	memset(&cap, 0, sizeof(cap));
+	cap.page_size = (uint32_t)getpagesize();
+	cap.nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	snprintf(name, sizeof(name), "hvtrace-test-%d", (int)getpid());
+	inst = tracefs_instance_create(name);
+	if (!inst) {
+		print_message("skipping the live ftrace test: cannot create instance %s\n", name);
+		skip();
+	}
+	why = record(inst, root, &cap);
+	tracefs_instance_destroy(inst);		/* always, before any assert */
+	tracefs_instance_free(inst);
+	if (why && !strcmp(why, "cannot select the x86-tsc trace clock")) {
+		print_message("skipping the live ftrace test: %s\n", why);
+		skip();
+	}
+	assert_null(why);
+	check_live_events(root, &cap, &total);
+	assert_true(total > 0);
+	print_message("decoded %zu live sched_switch events\n", total);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_decode_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fuzz_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_tracefs, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("ftrace_reader", tests, NULL, NULL);
+}

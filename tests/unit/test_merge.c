@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_merge.c - `hvtrace merge` on the standard synthetic archive: the exact
+ * text of every line (format, order, tie-break), the three time modes,
+ * --format=null, --output, and the exit statuses for usage errors (2),
+ * unreadable archives (1) and damaged but mergeable ones (0).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tests/unit/cmd_capture.h"
+#include "tools/commands.h"
+#include "tools/merge.h"
+
+struct ctx {
+	char root[64];
+	char out[96];		/* --output file */
+	char stdout_path[96];	/* captured standard output */
+};
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	const struct fx_options o = { .ftrace = true };
+
+	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(c->out, sizeof(c->out), "%s/merged.txt", c->root);
+	snprintf(c->stdout_path, sizeof(c->stdout_path), "%s/stdout.txt", c->root);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	fx_rm_rf(c->root);
+	free(c);
+	return 0;
+}
+
+#define ARGV(...) ((char *[]){ "merge", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "merge", __VA_ARGS__ }) / sizeof(char *)))
+#define MERGE(c, text, ...) capture_cmd(hvt_cmd_merge, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), \
+					(c)->stdout_path, text)
+
+static const char expected[] =
+	"     0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"prev_pid=4321 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 "
+	"next_prio=120\n"
+	"     0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
+	"prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
+	"     0.001300000 host   -     cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
+	"prev_prio=120 prev_state=R ==> next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
+	"     0.001300000 kernel demo  cpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
+	"prev_prio=120 prev_state=0x0 next_comm=hvdemo next_tid=77 next_prio=120\n"
+	"     0.001300000 kernel demo  cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
+	"prev_prio=120 prev_state=0x0 next_comm=swapper/1 next_tid=0 next_prio=120\n"
+	"     0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
+	"     0.100000000 kernel demo  cpu0 tid=77 test:far value=42\n"
+	"     0.200000000 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"prev_pid=4321 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 "
+	"next_prio=120\n";
+
+static void test_text_to_stdout(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, c->root), 0);
+	assert_string_equal(text, expected);
+	free(text);
+}
+
+static void test_output_file_and_null(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *file;
+	size_t len;
+
+	assert_int_equal(MERGE(c, &text, "--output", c->out, "--format=text", c->root), 0);
+	assert_string_equal(text, "");
+	assert_int_equal(hvt_read_file(c->out, 1 << 20, &file, &len), 0);
+	assert_string_equal(file, expected);
+	free(file);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=null"), 0);
+	assert_string_equal(text, "");
+	free(text);
+}
+
+static void test_time_modes(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1 tid=4321 sched_switch ", 57));
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=realtime", c->root), 0);
+	assert_true(!strncmp(text, "1700000000.001234567 host   -     cpu1 tid=4321 ", 48));
+	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=ns", c->root), 0);
+	assert_string_equal(text, expected);
+	free(text);
+}
+
+static void test_usage_errors(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	assert_int_equal(capture_cmd(hvt_cmd_merge, 1, ARGV(NULL), c->stdout_path, &text), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--format=xml", c->root), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=tai", c->root), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--bogus", c->root), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, c->root), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--output"), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--help"), 0);
+	assert_non_null(strstr(text, "usage: hvtrace merge ARCHIVE"));
+	free(text);
+}
+
+static void test_unreadable_and_damaged(void **state)
+{
+	struct ctx *c = *state;
+	char *text, path[128];
+
+	assert_int_equal(MERGE(c, &text, "/nonexistent/archive"), 1);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--output", "/nonexistent/dir/out", c->root), 1);
+	free(text);
+	/* Damage: a stream missing, a garbage stream: still merged, exit 0. */
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write(c->root, "vm/demo/user-1/stream-0", "garbage", 7), 0);
+	assert_int_equal(MERGE(c, &text, c->root), 0);
+	assert_non_null(strstr(text, "0.100000000 kernel demo  cpu0 tid=77 test:far value=42\n"));
+	assert_null(strstr(text, " user "));
+	free(text);
+	/* A manifest that is not JSON. */
+	assert_int_equal(fx_write(c->root, "hvtrace.json", "{", 1), 0);
+	assert_int_equal(MERGE(c, &text, c->root), 1);
+	free(text);
+}
+
+static void test_monotonic_raw_is_skipped(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .monotonic_user = true };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(MERGE(c, &text, c->root), 0);
+	assert_string_equal(text, expected);
+	free(text);
+}
+
+/* Guest timestamps near 2^64 (a damaged but monotonic stream) still print, clamped. */
+static void test_wild_timestamps(void **state)
+{
+	struct ctx *c = *state;
+	static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+						 12, 13, 14 };
+	uint32_t v = 1;
+	const struct fx_event ev[] = {
+		{ FX_ID_FAR, 1ull << 63, 1, 0, &v, 4 },
+		{ FX_ID_FAR, UINT64_MAX - 1, 1, 0, &v, 4 },
+	};
+	char *text;
+
+	assert_int_equal(fx_write_stream(c->root, "vm/demo/kernel/stream-1", kernel_uuid, 4096,
+					 1, 1, ev, 2), 0);
+	assert_int_equal(MERGE(c, &text, c->root), 0);
+	assert_non_null(strstr(text, "\n1152921504.606846976 kernel demo  cpu1 tid=0 test:far "
+				     "value=1\n1152921504.606846976 kernel demo  cpu1 tid=0 "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=realtime", c->root), 0);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
+	assert_non_null(strstr(text, "\n18446744066709551614 kernel demo  cpu1 "));
+	free(text);
+}
+
+static void test_time_text(void **state)
+{
+	const struct hvt_clock_pair pairs[] = {
+		{ FX_T0, FX_MONO0, FX_REAL0, 100 },
+		{ FX_T0 + 2000000000ull, FX_MONO0 + 1000000000ll, FX_REAL0 + 1000000000ll, 100 },
+	};
+	struct hvt_host_clock clock;
+	char buf[HVT_TIME_TEXT_MAX];
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&clock, pairs, 2, 0), 0);
+	hvt_format_time(buf, HVT_TIME_NS, &clock, FX_T0 - 2000);
+	assert_string_equal(buf, "-0.000001000");
+	hvt_format_time(buf, HVT_TIME_NS, &clock, FX_HOST_TSC(12345678901ull));
+	assert_string_equal(buf, "12.345678901");
+	hvt_format_time(buf, HVT_TIME_REALTIME, &clock, FX_T0);
+	assert_string_equal(buf, "1700000000.000000000");
+	hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 0);
+	assert_string_equal(buf, "0");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_and_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monotonic_raw_is_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wild_timestamps, setup, teardown),
+		cmocka_unit_test(test_time_text),
+	};
+
+	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_timeline.c - alignment arithmetic and the merged time line of the
+ * standard synthetic archive (archive_fixture.c): host TSC -> ns since the
+ * start and realtime, the guest offset fitted from sync.tsv, guest events
+ * placed at the host time they were made to have, ties broken by layer then
+ * stream, unalignable traces skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tools/align.h"
+#include "tools/timeline.h"
+
+static int setup(void **state)
+{
+	char *root = calloc(1, 64);
+
+	assert_int_equal(fx_mkdtemp(root, 64), 0);
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fx_rm_rf(*state);
+	free(*state);
+	return 0;
+}
+
+static void test_host_clock(void **state)
+{
+	const struct hvt_clock_pair pairs[] = {
+		{ FX_T0, FX_MONO0, FX_REAL0, 100 },
+		{ FX_T0 + 2000000000ull, FX_MONO0 + 1000000000ll, FX_REAL0 + 1000000000ll, 100 },
+	};
+	struct hvt_host_clock c;
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 2, 0), 0);
+	assert_int_equal(hvt_host_clock_since_start(&c, FX_HOST_TSC(0)), 0);
+	assert_int_equal(hvt_host_clock_since_start(&c, FX_HOST_TSC(1234567)), 1234567);
+	assert_int_equal(hvt_host_clock_since_start(&c, FX_T0 - 2000), -1000);
+	assert_int_equal(hvt_host_clock_realtime(&c, FX_HOST_TSC(1234567)), FX_REAL0 + 1234567);
+	/* A single pair: the nominal frequency around it. */
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 1, 2000000000ull), 0);
+	assert_int_equal(hvt_host_clock_since_start(&c, FX_HOST_TSC(5000000)), 5000000);
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 0, 0), -1);
+}
+
+static void test_offset_fit_and_causality(void **state)
+{
+	struct hvt_sync_rec recs[4];
+	struct hvt_offset_estimate est;
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < 4; k++) {
+		uint64_t hs = FX_T0 + k * 1000000ull;
+
+		recs[k].seq = k;
+		recs[k].ex.host_send = hs;
+		recs[k].ex.guest_recv = hs + 100 + (uint64_t)FX_OFFSET;
+		recs[k].ex.guest_send = recs[k].ex.guest_recv + 10;
+		recs[k].ex.host_recv = hs + 210;
+	}
+	assert_int_equal(hvt_sync_fit(recs, 4, &est), 0);
+	assert_true(est.consistent && est.bounded);
+	assert_int_equal(est.offset, FX_OFFSET);
+	assert_int_equal(est.bound, 100);
+	assert_null(hvt_sync_first_violation(recs, 4, est.offset));
+	assert_int_equal(hvt_guest_to_host(FX_GUEST_TSC(1240000), est.offset),
+			 FX_HOST_TSC(1240000));
+	/* The guest TSC behind the host (negative offset) works the same way. */
+	assert_int_equal(hvt_guest_to_host(FX_T0 - 500, -1000), FX_T0 + 500);
+	/* An offset outside [lo, hi] breaks causality of some exchange. */
+	assert_ptr_equal(hvt_sync_first_violation(recs, 4, FX_OFFSET + 101), &recs[0]);
+	assert_ptr_equal(hvt_sync_first_violation(recs, 4, FX_OFFSET - 101), &recs[0]);
+	/* A guest that received before the host sent: inconsistent. */
+	recs[2].ex.guest_recv = recs[2].ex.host_send + (uint64_t)FX_OFFSET - 500;
+	assert_int_equal(hvt_sync_fit(recs, 4, &est), 0);
+	assert_false(est.consistent);
+	assert_ptr_equal(hvt_sync_first_violation(recs, 4, est.offset), &recs[2]);
+	assert_int_equal(hvt_sync_fit(recs, 0, &est), -1);
+}
+
+struct row {
+	int64_t ns;
+	enum hvt_layer layer;
+	const char *stream;
+	const char *name;
+	int32_t tid;
+	uint32_t cpu;
+};
+
+static void check_rows(const char *root, bool ftrace, const struct row *want, size_t n)
+{
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	size_t i = 0;
+
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl))) {
+		assert_true(i < n);
+		assert_int_equal(hvt_host_clock_since_start(&tl.clock, s->host_tsc), want[i].ns);
+		assert_int_equal(s->layer, want[i].layer);
+		assert_string_equal(s->name, want[i].stream);
+		assert_string_equal(hvt_source_event_name(s), want[i].name);
+		assert_int_equal(hvt_source_tid(s), want[i].tid);
+		assert_int_equal(hvt_source_cpu(s), want[i].cpu);
+		if (s->layer != HVT_LAYER_HOST)
+			assert_string_equal(s->vm, "demo");
+		i++;
+	}
+	assert_int_equal(i, n);
+	assert_int_equal(tl.events[HVT_LAYER_HOST], ftrace ? 3 : 0);
+	assert_int_equal(tl.events[HVT_LAYER_KERNEL], 4);
+	assert_int_equal(tl.events[HVT_LAYER_USER], 1);
+	assert_int_equal(hvt_timeline_lost(&tl), 0);
+	hvt_timeline_close(&tl);
+}
+
+#define K0 "vm/demo/kernel/stream-0"
+#define K1 "vm/demo/kernel/stream-1"
+#define U0 "vm/demo/user-1/stream-0"
+#define H1 "host/ftrace/cpu1.raw"
+
+static void test_merge_order(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	const struct row want[] = {
+		{ 1234567, HVT_LAYER_HOST, H1, "sched_switch", 4321, 1 },
+		{ 1240000, HVT_LAYER_KERNEL, K0, "sched_switch", 77, 0 },
+		{ 1300000, HVT_LAYER_HOST, H1, "sched_switch", 0, 1 },
+		{ 1300000, HVT_LAYER_KERNEL, K0, "sched_switch", 0, 0 },
+		{ 1300000, HVT_LAYER_KERNEL, K1, "sched_switch", 0, 1 },
+		{ 1300000, HVT_LAYER_USER, U0, "hvdemo:send", 78, 1 },
+		{ 100000000, HVT_LAYER_KERNEL, K0, "test:far", 77, 0 },
+		{ 200000000, HVT_LAYER_HOST, H1, "sched_switch", 4321, 1 },
+	};
+	struct hvt_timeline tl;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	check_rows(root, true, want, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl))
+		;
+	assert_int_equal(hvt_timeline_warnings(&tl), 0);
+	assert_true(tl.vms[0].aligned);
+	assert_int_equal(tl.vms[0].est.offset, FX_OFFSET);
+	hvt_timeline_close(&tl);
+}
+
+static void test_without_host_layer(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = false };
+	const struct row want[] = {
+		{ 1240000, HVT_LAYER_KERNEL, K0, "sched_switch", 77, 0 },
+		{ 1300000, HVT_LAYER_KERNEL, K0, "sched_switch", 0, 0 },
+		{ 1300000, HVT_LAYER_KERNEL, K1, "sched_switch", 0, 1 },
+		{ 1300000, HVT_LAYER_USER, U0, "hvdemo:send", 78, 1 },
+		{ 100000000, HVT_LAYER_KERNEL, K0, "test:far", 77, 0 },
+	};
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	check_rows(root, false, want, sizeof(want) / sizeof(want[0]));
+}
+
+static void test_unalignable_traces(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .monotonic_user = true };
+	struct hvt_timeline tl;
+	struct hvt_source *raw;
+	size_t n = 0;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	/* merge: the monotonic_raw trace is not even opened. */
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_int_equal(tl.nr_sources, 3);
+	while (hvt_timeline_next(&tl))
+		n++;
+	assert_int_equal(n, 5);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+	/* check: opened, not merged, decodable on its own. */
+	assert_int_equal(hvt_timeline_open(&tl, root, true), 0);
+	assert_int_equal(tl.nr_sources, 4);
+	raw = &tl.sources[3];
+	assert_false(raw->aligned);
+	assert_string_equal(raw->name, "vm/demo/user-2/stream-0");
+	n = 0;
+	while (hvt_timeline_next(&tl))
+		n++;
+	assert_int_equal(n, 5);
+	assert_int_equal(hvt_source_next(raw), 1);
+	assert_int_equal(raw->ctf_ev.ts, 5000);
+	assert_int_equal(hvt_source_next(raw), 0);
+	hvt_timeline_close(&tl);
+	/* No exchanges at all: the whole VM cannot be aligned. */
+	assert_int_equal(fx_printf(root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
+				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_false(tl.vms[0].aligned);
+	assert_null(hvt_timeline_next(&tl));
+	hvt_timeline_close(&tl);
+}
+
+static void test_inconsistent_sync_still_merges(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .inconsistent_sync = true };
+	struct hvt_timeline tl;
+	size_t n = 0;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_true(tl.vms[0].aligned);
+	assert_false(tl.vms[0].est.consistent);
+	while (hvt_timeline_next(&tl))
+		n++;
+	assert_int_equal(n, 5);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+}
+
+static void test_damaged_archive_still_merges(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .status = "recording" };
+	struct hvt_timeline tl;
+	char path[128];
+	size_t n = 0;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write(root, "vm/demo/user-1/hvtrace/registry", "junk", 4), 0);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", "short", 5), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl))
+		n++;
+	assert_int_equal(n, 3);		/* kernel stream-0 only */
+	/* unfinished, missing stream, bad registry + unknown event, short page */
+	assert_int_equal(hvt_timeline_warnings(&tl), 5);
+	hvt_timeline_close(&tl);
+	/* Unreadable: no manifest, or no usable clock. */
+	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\t"
+				   "uncertainty\n"), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	snprintf(path, sizeof(path), "%s/hvtrace.json", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_host_clock),
+		cmocka_unit_test(test_offset_fit_and_causality),
+		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
+}

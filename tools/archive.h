@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * archive.h - reading an hvtrace archive's descriptions (docs/format.md,
+ * section 1): the manifest hvtrace.json with host/clock.tsv, and per VM its
+ * info.json with sync.tsv.
+ *
+ * Everything is validated before use: an archive may be truncated by a crash
+ * or damaged on disk, and info.json repeats values that came from a guest.
+ * Paths from the files are only accepted as plain relative paths inside the
+ * archive. Problems in one entry (a trace, a stream, a line of a .tsv file)
+ * are warnings that skip that entry and are counted in the owner's
+ * `warnings`; only what makes the whole file unusable is an error. What is
+ * valid but worth a warning (an unfinished recording, a guest that ended
+ * early) is left to the users of these structures.
+ */
+#ifndef HVT_TOOLS_ARCHIVE_H
+#define HVT_TOOLS_ARCHIVE_H
+
+#include "lib/names.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hvtrace/ctf.h>
+#include "clocksync/clocksync.h"
+
+#define HVT_MAX_TRACES		64	/* per VM, as the wire protocol limits */
+#define HVT_MAX_STREAMS		1024	/* per VM */
+#define HVT_MAX_HOST_CPUS	4096
+#define HVT_JSON_MAX		(16u << 20)	/* bytes of a .json file */
+
+/* Layers in their tie-break order: the host before the guest kernel before user space. */
+enum hvt_layer {
+	HVT_LAYER_HOST = 0,
+	HVT_LAYER_KERNEL = 1,
+	HVT_LAYER_USER = 2,
+	HVT_NR_LAYERS
+};
+
+enum hvt_domain {
+	HVT_DOMAIN_GUEST_TSC,		/* aligned with the host through sync.tsv */
+	HVT_DOMAIN_MONOTONIC_RAW,	/* the guest's own clock: cannot be aligned */
+};
+
+struct hvt_ftrace_cpu_info {
+	int cpu;
+	char *path;			/* ROOT/host/ftrace/cpuN.raw */
+};
+
+struct hvt_vm_ref {
+	char name[HVT_VM_NAME_MAX + 1];
+	char *dir;			/* ROOT/vm/NAME */
+};
+
+struct hvt_archive {
+	char *root;
+	bool complete;			/* "status": "complete" */
+	uint64_t tsc_freq_hz;		/* informational; 0 if absent */
+	struct hvt_clock_pair *pairs;	/* host/clock.tsv, TSC increasing */
+	size_t nr_pairs;
+	char *ftrace_dir;		/* NULL: the host layer was not recorded */
+	uint32_t page_size;
+	struct hvt_ftrace_cpu_info *cpus;
+	size_t nr_cpus;
+	struct hvt_vm_ref *vms;
+	size_t nr_vms;
+	unsigned long warnings;		/* entries or lines skipped */
+};
+
+struct hvt_trace_info {
+	uint32_t id;
+	enum hvt_layer layer;		/* HVT_LAYER_KERNEL or HVT_LAYER_USER */
+	enum hvt_domain domain;
+	char *dir;			/* ROOT/vm/NAME/kernel */
+	char *rel;			/* vm/NAME/kernel, for messages */
+	uint64_t freq_hz;
+	__u8 uuid[HVT_UUID_LEN];
+	uint32_t pid;
+};
+
+struct hvt_stream_info {
+	uint32_t id;
+	size_t trace;			/* index into hvt_vm.traces */
+	char *path;			/* ROOT/vm/NAME/kernel/stream-0 */
+	char *rel;			/* vm/NAME/kernel/stream-0, for messages */
+	int32_t cpu;			/* -1: a per-thread stream */
+	int32_t tid;
+	uint64_t lost;
+	bool closed;
+};
+
+/* One line of sync.tsv. */
+struct hvt_sync_rec {
+	uint64_t seq;
+	struct hvt_exchange ex;
+};
+
+struct hvt_vm_info {
+	char name[HVT_VM_NAME_MAX + 1];
+	char *dir;
+	struct hvt_trace_info *traces;
+	size_t nr_traces;
+	struct hvt_stream_info *streams;
+	size_t nr_streams;
+	struct hvt_sync_rec *sync;	/* sync.tsv, in file order */
+	size_t nr_sync;
+	bool finished;
+	char *end_reason;		/* NULL if absent */
+	unsigned long warnings;		/* about info.json */
+	unsigned long sync_warnings;	/* about sync.tsv */
+};
+
+/*
+ * Reads ROOT/hvtrace.json and host/clock.tsv. Returns 0, or -1 after an error
+ * message when the archive cannot be used at all.
+ */
+int hvt_archive_open(struct hvt_archive *a, const char *root);
+void hvt_archive_close(struct hvt_archive *a);
+
+/* Reads a VM's info.json and sync.tsv; -1 after an error message. */
+int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
+void hvt_vm_info_free(struct hvt_vm_info *vm);
+
+/*
+ * The .tsv files; lines that do not parse are warned about and skipped. A
+ * missing or unusable file is an error for clock.tsv (nothing can be placed in
+ * time without it) but only a warning for sync.tsv (that VM is not aligned).
+ */
+int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *n,
+		       unsigned long *warnings);
+int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
+		      unsigned long *warnings);
+
+/* Helpers shared by the readers. */
+int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
+int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
+char *hvt_join(const char *dir, const char *rel);	/* malloc'd "dir/rel" */
+const char *hvt_layer_name(enum hvt_layer layer);
+
+#endif

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check.c - `hvtrace check`: is an archive sound, and does its alignment hold?
+ *
+ * One line per check, "PASS name" or "FAIL name: reason", then exactly
+ * "N passed, M failed". Checks, with the item they are about in brackets:
+ *
+ *   manifest                  hvtrace.json and host/clock.tsv parse
+ *   info-json[VM]             the VM's info.json parses
+ *   sync-causal[VM]           every exchange of sync.tsv stays causal once
+ *                             aligned with the fitted offset
+ *   registry[TRACE]           the trace's registry file validates
+ *   stream-decodes[FILE]      every packet and event of a stream decodes
+ *   timeline-ordered          merged times never go backwards
+ *   layers-present            which layers have events (fails only if none)
+ *
+ * The merge itself decodes the aligned streams, so each stream's warnings
+ * are known after it; streams that cannot be aligned are decoded on their
+ * own. Messages about problems go to stderr as the readers find them.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/check.h"
+#include "tools/commands.h"
+#include "tools/timeline.h"
+
+struct tally {
+	unsigned int passed, failed;
+};
+
+/* @reason is NULL for PASS; a PASS may still carry a detail after the name. */
+static void report(struct tally *t, bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void report(struct tally *t, bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", ok ? "PASS" : "FAIL", name);
+	if (fmt) {
+		fputs(": ", stdout);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
+	if (ok)
+		t->passed++;
+	else
+		t->failed++;
+}
+
+static void named(char *buf, size_t len, const char *check, const char *item)
+{
+	snprintf(buf, len, "%s[%s]", check, item);
+}
+
+bool hvt_check_sync(const struct hvt_vm_info *vm, char *reason, size_t len)
+{
+	struct hvt_offset_estimate est;
+	const struct hvt_sync_rec *bad;
+
+	if (vm->sync_warnings) {
+		snprintf(reason, len, "sync.tsv: %lu problem%s (see the warnings)",
+			 vm->sync_warnings, vm->sync_warnings == 1 ? "" : "s");
+		return false;
+	}
+	if (hvt_sync_fit(vm->sync, vm->nr_sync, &est)) {
+		snprintf(reason, len, "no clock exchanges: the guest cannot be aligned");
+		return false;
+	}
+	bad = hvt_sync_first_violation(vm->sync, vm->nr_sync, est.offset);
+	if (bad) {
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal with offset %"
+			 PRId64 " ticks (the exchanges allow [%" PRId64 ", %" PRId64 "])",
+			 bad->seq, est.offset, est.lo, est.hi);
+		return false;
+	}
+	return true;
+}
+
+static void check_vms(struct tally *t, const struct hvt_timeline *tl)
+{
+	char name[512], reason[256];
+	size_t i, j;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		const struct hvt_vm_state *st = &tl->vms[i];
+
+		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
+		if (!st->loaded) {
+			report(t, false, name, "cannot be used (see the errors)");
+			continue;
+		}
+		if (st->vm.warnings)
+			report(t, false, name, "%lu entr%s skipped (see the warnings)",
+			       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
+		else
+			report(t, true, name, NULL);
+		named(name, sizeof(name), "sync-causal", st->vm.name);
+		if (hvt_check_sync(&st->vm, reason, sizeof(reason)))
+			report(t, true, name, NULL);
+		else
+			report(t, false, name, "%s", reason);
+		for (j = 0; j < st->vm.nr_traces; j++) {
+			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
+			if (st->reg_warnings[j])
+				report(t, false, name, "fails validation (see the warnings)");
+			else
+				report(t, true, name, NULL);
+		}
+	}
+}
+
+static void check_streams(struct tally *t, struct hvt_timeline *tl)
+{
+	char name[512];
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		struct hvt_source *s = &tl->sources[i];
+		unsigned long warnings;
+
+		/* Not merged: decode it here, on its own. */
+		if (!s->aligned)
+			while (hvt_source_next(s))
+				;
+		warnings = hvt_source_warnings(s);
+		named(name, sizeof(name), "stream-decodes", s->name);
+		if (!s->ftrace && !s->ctf)
+			report(t, false, name, "cannot be opened");
+		else if (warnings)
+			report(t, false, name, "%lu problem%s (see the warnings)", warnings,
+			       warnings == 1 ? "" : "s");
+		else
+			report(t, true, name, NULL);
+	}
+}
+
+struct merge_result {
+	uint64_t events;
+	uint64_t backwards;		/* events printed before an earlier one */
+	uint64_t first_backwards;	/* its index in the merged output */
+};
+
+/* The merge, without printing, watching the times it would print. */
+static void run_merge(struct hvt_timeline *tl, struct merge_result *r)
+{
+	struct hvt_source *s;
+	int64_t prev = INT64_MIN;
+
+	memset(r, 0, sizeof(*r));
+	while ((s = hvt_timeline_next(tl))) {
+		int64_t ns = hvt_host_clock_since_start(&tl->clock, s->host_tsc);
+
+		if (ns < prev && !r->backwards++)
+			r->first_backwards = r->events;
+		prev = ns;
+		r->events++;
+	}
+}
+
+static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
+			   const struct merge_result *r)
+{
+	const uint64_t *e = tl->events;
+
+	if (r->backwards)
+		report(t, false, "timeline-ordered", "%" PRIu64 " events go back in time, the "
+		       "first is event %" PRIu64, r->backwards, r->first_backwards);
+	else
+		report(t, true, "timeline-ordered", NULL);
+	report(t, r->events > 0, "layers-present", "host=%" PRIu64 " kernel=%" PRIu64
+	       " user=%" PRIu64 "%s", e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
+	       e[HVT_LAYER_USER], r->events ? "" : " (no events at all)");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hvtrace check ARCHIVE\n\n"
+		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
+		"guest clock exchanges stay causal after alignment, the merged time line\n"
+		"is ordered. Prints PASS or FAIL per check and \"N passed, M failed\".\n"
+		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
+		"2 usage error.\n");
+}
+
+static int parse_args(int argc, char **argv, const char **archive)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		hvt_err("unknown option '%s'; see 'hvtrace check --help'", argv[optind - 1]);
+		return -1;
+	}
+	if (optind != argc - 1) {
+		hvt_err("expected one ARCHIVE directory; see 'hvtrace check --help'");
+		return -1;
+	}
+	*archive = argv[optind];
+	return 0;
+}
+
+int hvt_cmd_check(int argc, char **argv)
+{
+	struct tally t = { 0, 0 };
+	struct merge_result r;
+	struct hvt_timeline tl;
+	const char *archive;
+	int ret = parse_args(argc, argv, &archive);
+
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (hvt_timeline_open(&tl, archive, true)) {
+		report(&t, false, "manifest", "the archive cannot be read (see the errors)");
+		printf("%u passed, %u failed\n", t.passed, t.failed);
+		fflush(stdout);
+		return 1;
+	}
+	run_merge(&tl, &r);
+	if (tl.archive.warnings)
+		report(&t, false, "manifest", "%lu entr%s or lines skipped (see the warnings)",
+		       tl.archive.warnings, tl.archive.warnings == 1 ? "y" : "ies");
+	else
+		report(&t, true, "manifest", NULL);
+	check_vms(&t, &tl);
+	check_streams(&t, &tl);
+	check_timeline(&t, &tl, &r);
+	printf("%u passed, %u failed\n", t.passed, t.failed);
+	fflush(stdout);
+	hvt_timeline_close(&tl);
+	return t.failed ? 1 : 0;
+}

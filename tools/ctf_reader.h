@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ctf_reader.h - decoding one guest CTF stream file (docs/format.md, sections
+ * 2 and 3), packet by packet, with its trace's registry.
+ *
+ * Memory stays bounded by one packet per stream: the reader pread()s a
+ * packet, hands out its events one at a time (pointing into that packet) and
+ * only then reads the next packet.
+ *
+ * Input is untrusted. Every problem is a warning naming the file and byte
+ * offset, counted in the stream's stats, and costs as little as possible:
+ *   - a bad event (unknown id, running past content_size): the rest of its
+ *     packet;
+ *   - a packet whose header fails hvt_packet_check() but whose size can still
+ *     be trusted (right magic, size within the file): that packet;
+ *   - otherwise (bad magic, truncated packet): the rest of the stream;
+ *   - an event whose timestamp goes back in time: that event.
+ */
+#ifndef HVT_TOOLS_CTF_READER_H
+#define HVT_TOOLS_CTF_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hvtrace/ctf.h>
+#include "lib/registry.h"
+
+/* Larger packets cannot come from a ring buffer (HVT_RB_MAX_SUBBUF). */
+#define HVT_CTF_MAX_PACKET	(1u << 20)
+#define HVT_REGISTRY_FILE_MAX	(64u << 20)
+
+struct hvt_ctf_event {
+	uint64_t ts;				/* the trace's clock */
+	const struct hvt_event_type *type;
+	uint32_t cpu;				/* event context; HVT_CTF_NO_CPU if none */
+	int32_t tid;
+	const unsigned char *payload;		/* valid until the next hvt_ctf_next() */
+	uint32_t payload_len;
+	uint64_t offset;			/* of the event header in the file */
+};
+
+struct hvt_ctf_stats {
+	uint64_t packets;		/* decoded */
+	uint64_t events;		/* returned */
+	uint64_t lost_events;		/* events_discarded of the last packet */
+	uint64_t lost_packets;		/* gaps in packet_seq_num */
+	unsigned long warnings;
+};
+
+struct hvt_ctf_stream;
+
+/*
+ * Opens @path (named @name in messages) for decoding with @uuid and @reg,
+ * which must outlive the stream. NULL after a warning if the file cannot be
+ * opened; the warning is counted in *@warnings.
+ */
+struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
+				    const __u8 uuid[HVT_UUID_LEN],
+				    const struct hvt_registry *reg, unsigned long *warnings);
+/* The next event: 1, or 0 at the end of the stream (or of what is usable). */
+int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
+const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
+void hvt_ctf_close(struct hvt_ctf_stream *s);
+
+/*
+ * Loads a registry file record by record. A record that fails validation is
+ * warned about with its byte offset, and it and the rest of the file are
+ * ignored: events with the ids it would have described are then reported as
+ * unknown. Returns the warnings issued (0: the whole file was valid).
+ */
+unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
+				    const char *name);
+
+/* Payload fields (ctf_fields.c). */
+
+/* Bytes of @type's payload at @p, at most @avail; -1 if it does not fit. */
+long hvt_ctf_payload_size(const struct hvt_event_type *type, const unsigned char *p,
+			  size_t avail);
+/* Writes " name=value" for each field, in registry order. */
+void hvt_ctf_print_fields(FILE *out, const struct hvt_ctf_event *ev);
+
+#endif

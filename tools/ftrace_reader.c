@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftrace_reader.c - the host layer's raw ring-buffer pages (ftrace_reader.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <trace-seq.h>
+
+#include <hvtrace/compat.h>
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "tools/archive.h"
+#include "tools/ftrace_reader.h"
+#include "tools/stream_warn.h"
+
+#define FORMAT_MAX		(1u << 20)
+/* A page's commit word: data bytes in the low bits, flags above (kbuffer's masks). */
+#define COMMIT_MASK		((1u << 27) - 1)
+#define COMMIT_MISSED		(1ull << 31)
+#define COMMIT_MISSED_STORED	(1ull << 30)	/* the count follows the data */
+/*
+ * Zeros after the data a damaged record may make libtraceevent read:
+ * __data_loc fields hold a 16-bit offset and a 16-bit length.
+ */
+#define SCRATCH_PAD		(2u * 65536u + 64u)
+/* kbuffer reads an event header (up to 8 bytes) or a missed count past the data. */
+#define PAGE_PAD		64u
+
+struct hvt_ftrace {
+	struct tep_handle *tep;
+	uint32_t page_size;
+	uint32_t data_offset;		/* header: timestamp, commit */
+	uint32_t commit_size;		/* 4 or 8 */
+};
+
+struct hvt_ftrace_cpu {
+	struct hvt_ftrace *ft;
+	struct kbuffer *kbuf;
+	char *name;
+	int fd;
+	uint32_t cpu;
+	uint64_t file_size;
+	uint64_t next_page;		/* file offset */
+	uint64_t page_off;		/* file offset of the loaded page */
+	unsigned char *page;		/* page_size + PAGE_PAD bytes */
+	uint32_t data_size;		/* the loaded page's commit size */
+	bool loaded, first;
+	unsigned char *scratch;		/* the current record, zero padded */
+	size_t scratch_used;
+	struct tep_record record;	/* the event last returned */
+	struct trace_seq seq;
+	uint64_t last_ts;
+	bool have_last;
+	struct hvt_ftrace_stats stats;
+};
+
+static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
+{
+	char *path = hvt_join(dir, "header_page"), *text = NULL;
+	size_t len;
+	int ret = -1;
+
+	if (!path)
+		return -1;
+	if (hvt_read_file(path, FORMAT_MAX, &text, &len))
+		hvt_err("cannot read %s: %s", path, strerror(errno));
+	else if (tep_parse_header_page(ft->tep, text, len, 8))
+		hvt_err("%s: does not parse", path);
+	else
+		ret = 0;
+	free(text);
+	free(path);
+	if (ret)
+		return -1;
+	ft->commit_size = (uint32_t)tep_get_header_page_size(ft->tep);
+	ft->data_offset = (uint32_t)tep_get_header_timestamp_size(ft->tep) + ft->commit_size;
+	/* kbuffer assumes an 8-byte timestamp and a long-sized commit. */
+	if (tep_get_header_timestamp_size(ft->tep) != 8 ||
+	    (ft->commit_size != 4 && ft->commit_size != 8) || ft->data_offset >= ft->page_size) {
+		hvt_err("%s/header_page: page layout not supported", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void parse_format(struct hvt_ftrace *ft, const char *path, const char *sys,
+			 unsigned long *warnings)
+{
+	enum tep_errno err;
+	char *text = NULL, msg[128];
+	size_t len;
+
+	if (hvt_read_file(path, FORMAT_MAX, &text, &len)) {
+		hvt_warn("cannot read %s: %s; that event will not be decoded", path,
+			 strerror(errno));
+		(*warnings)++;
+		return;
+	}
+	err = tep_parse_event(ft->tep, text, len, sys);
+	if (err) {
+		tep_strerror(ft->tep, err, msg, sizeof(msg));
+		hvt_warn("%s: %s; that event will not be decoded", path, msg);
+		(*warnings)++;
+	}
+	free(text);
+}
+
+/* events/SYS/EVENT/format; names come from readdir, never from the files. */
+static void parse_system(struct hvt_ftrace *ft, const char *sysdir, const char *sys,
+			 unsigned long *warnings)
+{
+	DIR *d = opendir(sysdir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    hvt_path(path, sizeof(path), "%s/%s/format", sysdir, de->d_name) ||
+		    stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		parse_format(ft, path, sys, warnings);
+	}
+	closedir(d);
+}
+
+static void parse_formats(struct hvt_ftrace *ft, const char *dir, unsigned long *warnings)
+{
+	char *events = hvt_join(dir, "events");
+	struct dirent *de;
+	DIR *d;
+
+	d = events ? opendir(events) : NULL;
+	if (!d) {
+		hvt_warn("cannot open %s/events: %s; host events cannot be decoded", dir,
+			 strerror(errno));
+		(*warnings)++;
+		free(events);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char sysdir[4096];
+
+		if (de->d_name[0] == '.' ||
+		    hvt_path(sysdir, sizeof(sysdir), "%s/%s", events, de->d_name))
+			continue;
+		parse_system(ft, sysdir, de->d_name, warnings);
+	}
+	closedir(d);
+	free(events);
+}
+
+struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
+				   unsigned long *warnings)
+{
+	struct hvt_ftrace *ft = calloc(1, sizeof(*ft));
+
+	if (!ft || !(ft->tep = tep_alloc())) {
+		hvt_err("out of memory");
+		free(ft);
+		return NULL;
+	}
+	ft->page_size = page_size;
+	tep_set_file_bigendian(ft->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(ft->tep, 8);
+	tep_set_page_size(ft->tep, (int)page_size);
+	if (parse_header_page(ft, dir)) {
+		hvt_ftrace_close(ft);
+		return NULL;
+	}
+	parse_formats(ft, dir, warnings);
+	return ft;
+}
+
+void hvt_ftrace_close(struct hvt_ftrace *ft)
+{
+	if (!ft)
+		return;
+	tep_free(ft->tep);
+	free(ft);
+}
+
+struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *path,
+					   const char *name, int cpu,
+					   unsigned long *warnings)
+{
+	struct hvt_ftrace_cpu *c = calloc(1, sizeof(*c));
+	struct stat st;
+
+	if (!c)
+		goto nomem;
+	c->fd = -1;
+	c->ft = ft;
+	c->cpu = (uint32_t)cpu;
+	trace_seq_init(&c->seq);
+	c->name = strdup(name);
+	c->page = calloc(1, ft->page_size + PAGE_PAD);
+	c->scratch = calloc(1, ft->page_size + SCRATCH_PAD);
+	c->kbuf = kbuffer_alloc(ft->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				KBUFFER_ENDIAN_LITTLE);
+	if (!c->name || !c->page || !c->scratch || !c->kbuf)
+		goto nomem;
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st)) {
+		hvt_warn("%s: cannot open: %s; skipping that CPU", name, strerror(errno));
+		(*warnings)++;
+		hvt_ftrace_cpu_close(c);
+		return NULL;
+	}
+	c->file_size = (uint64_t)st.st_size;
+	return c;
+nomem:
+	hvt_err("out of memory opening %s", name);
+	(*warnings)++;
+	hvt_ftrace_cpu_close(c);
+	return NULL;
+}
+
+void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	kbuffer_free(c->kbuf);
+	trace_seq_destroy(&c->seq);
+	free(c->scratch);
+	free(c->page);
+	free(c->name);
+	free(c);
+}
+
+const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c)
+{
+	return &c->stats;
+}
+
+static int read_page(struct hvt_ftrace_cpu *c, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < c->ft->page_size) {
+		ssize_t n = pread(c->fd, c->page + done, c->ft->page_size - done,
+				  (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Checks the page's commit word before kbuffer trusts it: 1 usable, 0 skip. */
+static int check_page(struct hvt_ftrace_cpu *c)
+{
+	const struct hvt_ftrace *ft = c->ft;
+	uint64_t commit = ft->commit_size == 8 ? hvt_get_u64(c->page + 8) :
+			  hvt_get_u32(c->page + 8);
+
+	c->data_size = (uint32_t)(commit & COMMIT_MASK);
+	if (c->data_size > ft->page_size - ft->data_offset) {
+		hvt_stream_warn(&c->stats.warnings, c->name,
+				"page at offset %" PRIu64 ": %u data bytes do not fit in a page;"
+				" skipping the page", c->page_off, c->data_size);
+		return 0;
+	}
+	if (commit & COMMIT_MISSED) {
+		uint32_t at = ft->data_offset + c->data_size;
+
+		/* The kernel stores the count only when it fits after the data. */
+		c->stats.lost_events += (commit & COMMIT_MISSED_STORED) && at + 8 <= ft->page_size ?
+					hvt_get_u64(c->page + at) : 1;
+	}
+	return c->data_size > 0;
+}
+
+/* Loads the next page with events; false at the end of the file. */
+static bool load_page(struct hvt_ftrace_cpu *c)
+{
+	while (c->next_page < c->file_size) {
+		uint64_t left = c->file_size - c->next_page;
+
+		c->page_off = c->next_page;
+		if (left < c->ft->page_size || read_page(c, c->page_off)) {
+			hvt_stream_warn(&c->stats.warnings, c->name,
+					"page at offset %" PRIu64 ": truncated (%" PRIu64
+					" bytes left); ignoring them", c->page_off, left);
+			c->next_page = c->file_size;
+			break;
+		}
+		c->next_page += c->ft->page_size;
+		if (!check_page(c))
+			continue;
+		kbuffer_load_subbuffer(c->kbuf, c->page);
+		c->stats.pages++;
+		c->loaded = true;
+		c->first = true;
+		return true;
+	}
+	c->loaded = false;
+	return false;
+}
+
+/* Copies the record into the zero-padded scratch buffer. */
+static void load_record(struct hvt_ftrace_cpu *c, const void *data, size_t size,
+			unsigned long long ts)
+{
+	memcpy(c->scratch, data, size);
+	if (c->scratch_used > size)
+		memset(c->scratch + size, 0, c->scratch_used - size);
+	c->scratch_used = size;
+	memset(&c->record, 0, sizeof(c->record));
+	c->record.ts = ts;
+	c->record.data = c->scratch;
+	c->record.size = (int)size;
+	c->record.cpu = (int)c->cpu;
+	c->record.locked = 1;		/* ours, not libtraceevent's to free */
+}
+
+/* The event kbuffer points at: 1 returned, 0 skipped, -1 rest of the page unusable. */
+static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long long ts,
+		  struct hvt_ftrace_event *ev)
+{
+	uint64_t off = c->page_off + (uint64_t)kbuffer_curr_offset(c->kbuf);
+	long start = (long)(data - c->page), size = kbuffer_event_size(c->kbuf);
+	struct tep_event *type;
+
+	if (size < 0 || start < 0 || start + size > (long)(c->ft->data_offset + c->data_size)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				" runs past its page's data; skipping the rest of the page", off);
+		return -1;
+	}
+	load_record(c, data, (size_t)size, ts);
+	type = tep_find_event_by_record(c->ft->tep, &c->record);
+	if (!type) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": unknown event type %u; skipping it", off,
+				size >= 2 ? (unsigned int)(data[0] | data[1] << 8) : 0u);
+		return 0;
+	}
+	if (c->have_last && ts < c->last_ts) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": timestamp %llu is before the previous one; dropping it",
+				off, ts);
+		return 0;
+	}
+	c->last_ts = ts;
+	c->have_last = true;
+	ev->ts = ts;
+	ev->cpu = c->cpu;
+	ev->tid = tep_data_pid(c->ft->tep, &c->record);
+	ev->name = type->name;
+	ev->offset = off;
+	return 1;
+}
+
+int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
+{
+	for (;;) {
+		unsigned long long ts;
+		unsigned char *data;
+		int ret;
+
+		if (!c->loaded && !load_page(c))
+			return 0;
+		data = c->first ? kbuffer_read_event(c->kbuf, &ts) :
+				  kbuffer_next_event(c->kbuf, &ts);
+		c->first = false;
+		if (!data) {
+			c->loaded = false;
+			continue;
+		}
+		ret = decode(c, data, ts, ev);
+		if (ret > 0) {
+			c->stats.events++;
+			return 1;
+		}
+		if (ret < 0)
+			c->loaded = false;
+	}
+}
+
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, FILE *out)
+{
+	unsigned int i;
+
+	trace_seq_reset(&c->seq);
+	tep_print_event(c->ft->tep, &c->seq, &c->record, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&c->seq);
+	putc_unlocked(' ', out);
+	/* One event, one line, whatever a print format says. */
+	for (i = 0; i < c->seq.len; i++)
+		putc_unlocked(c->seq.buffer[i] == '\n' ? ' ' : c->seq.buffer[i], out);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ftrace_reader.h - decoding the host layer: host/ftrace/cpuN.raw, the raw
+ * ring-buffer pages of one CPU, with libtraceevent (docs/format.md,
+ * "host/ftrace").
+ *
+ * hvt_ftrace_open() parses header_page and every events/SYS/EVENT/format
+ * once; each CPU file then reads one page at a time (bounded memory) and
+ * hands out its events through kbuffer. Before kbuffer or libtraceevent see
+ * a page, the reader checks what they do not: the page's commit size, and
+ * that each event lies inside the page's data. Event data is copied into a
+ * zero-padded scratch buffer so that field reads a damaged record could
+ * direct past its end stay inside memory we own.
+ */
+#ifndef HVT_TOOLS_FTRACE_READER_H
+#define HVT_TOOLS_FTRACE_READER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct hvt_ftrace;
+struct hvt_ftrace_cpu;
+
+struct hvt_ftrace_event {
+	uint64_t ts;			/* x86-tsc trace clock: host TSC */
+	uint32_t cpu;
+	int32_t tid;
+	const char *name;		/* "sched_switch" */
+	uint64_t offset;		/* of the record in the file */
+};
+
+struct hvt_ftrace_stats {
+	uint64_t pages;
+	uint64_t events;
+	uint64_t lost_events;		/* the kernel's missed-events counts */
+	unsigned long warnings;
+};
+
+/*
+ * Parses @dir/header_page and @dir/events/SYS/EVENT/format for pages of
+ * @page_size bytes. NULL after an error message if header_page is unusable;
+ * a format file that does not parse is a warning counted in *@warnings.
+ */
+struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
+				   unsigned long *warnings);
+void hvt_ftrace_close(struct hvt_ftrace *ft);
+
+/* Opens one CPU's pages; NULL after a warning counted in *@warnings. */
+struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *path,
+					   const char *name, int cpu,
+					   unsigned long *warnings);
+/* The next event: 1, or 0 at the end of the file. */
+int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
+/* Writes " " and the fields of the event last returned, as ftrace prints them. */
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, FILE *out);
+const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
+void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
+
+#endif

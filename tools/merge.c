@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * merge.c - `hvtrace merge`: an archive as one time line, one line per event.
+ *
+ *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
+ *       0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=...
+ *       0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77
+ *
+ * time, layer, VM ('-' on the host), CPU, thread, event, fields. The order
+ * and its tie-break are heap.h's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "tools/commands.h"
+#include "tools/merge.h"
+#include "tools/textout.h"
+#include "tools/timeline.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hvtrace merge ARCHIVE [--format=text|null] [--time=ns|host-tsc|realtime]\n"
+		"                     [--output FILE]\n\n"
+		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
+		"on the host's time line, one line per event, ordered by host time.\n\n"
+		"  --format=text     one line per event (default)\n"
+		"  --format=null     decode and merge, print nothing (benchmarks)\n"
+		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
+		"  --time=host-tsc   the host TSC value\n"
+		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
+		"  --output FILE     write the events to FILE instead of standard output\n\n"
+		"With text, a summary goes to standard error. Exit status: 0 merged (maybe\n"
+		"with warnings), 1 the archive could not be read, 2 usage error.\n");
+}
+
+/* [-]seconds.nanoseconds */
+static void format_ns(char *buf, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000000000u;
+	int i;
+
+	if (ns < 0)
+		*buf++ = '-';
+	buf += hvt_u64_text(buf, mag / 1000000000u);
+	*buf++ = '.';
+	for (i = 8; i >= 0; i--, frac /= 10)
+		buf[i] = (char)('0' + frac % 10);
+	buf[9] = '\0';
+}
+
+void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+		     const struct hvt_host_clock *clock, uint64_t host_tsc)
+{
+	switch (mode) {
+	case HVT_TIME_HOST_TSC:
+		hvt_u64_text(buf, host_tsc);
+		break;
+	case HVT_TIME_REALTIME:
+		format_ns(buf, hvt_host_clock_realtime(clock, host_tsc));
+		break;
+	default:
+		format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
+		break;
+	}
+}
+
+void hvt_print_event(FILE *out, enum hvt_time_mode mode, const struct hvt_host_clock *clock,
+		     struct hvt_source *s)
+{
+	uint32_t cpu = hvt_source_cpu(s);
+	char time[HVT_TIME_TEXT_MAX], cpu_text[16] = "-";
+	size_t len;
+
+	hvt_format_time(time, mode, clock, s->host_tsc);
+	for (len = strlen(time); len < 16; len++)	/* right-aligned in 16 columns */
+		putc_unlocked(' ', out);
+	hvt_out_col(out, time, 0);
+	hvt_out_col(out, hvt_layer_name(s->layer), 6);
+	hvt_out_col(out, s->vm ? s->vm : "-", 5);
+	if (cpu != HVT_CTF_NO_CPU) {
+		memcpy(cpu_text, "cpu", 3);
+		hvt_u64_text(cpu_text + 3, cpu);
+	}
+	hvt_out_col(out, cpu_text, 4);
+	hvt_out_str(out, "tid=");
+	hvt_out_s64(out, hvt_source_tid(s));
+	putc_unlocked(' ', out);
+	hvt_out_str(out, hvt_source_event_name(s));
+	hvt_source_print_fields(s, out);
+	putc_unlocked('\n', out);
+}
+
+struct merge_opts {
+	const char *archive;
+	const char *output;
+	bool null;
+	enum hvt_time_mode time;
+};
+
+static int parse_args(int argc, char **argv, struct merge_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "time", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "null"))
+				goto bad_value;
+			o->null = !strcmp(optarg, "null");
+			break;
+		case 't':
+			if (!strcmp(optarg, "ns"))
+				o->time = HVT_TIME_NS;
+			else if (!strcmp(optarg, "host-tsc"))
+				o->time = HVT_TIME_HOST_TSC;
+			else if (!strcmp(optarg, "realtime"))
+				o->time = HVT_TIME_REALTIME;
+			else
+				goto bad_value;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			hvt_err("unknown option or missing value: '%s'; see 'hvtrace merge --help'",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		hvt_err("expected one ARCHIVE directory; see 'hvtrace merge --help'");
+		return -1;
+	}
+	o->archive = argv[optind];
+	return 0;
+bad_value:
+	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", optarg,
+		argv[optind - 1]);
+	return -1;
+}
+
+static size_t merged_streams(const struct hvt_timeline *tl)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tl->nr_sources; i++)
+		n += tl->sources[i].aligned && (tl->sources[i].ftrace || tl->sources[i].ctf);
+	return n;
+}
+
+static void summary(const struct hvt_timeline *tl)
+{
+	const uint64_t *e = tl->events;
+	uint64_t lost = hvt_timeline_lost(tl);
+	char lost_text[64] = "";
+	unsigned long warnings = hvt_timeline_warnings(tl);
+
+	if (lost)
+		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording", lost);
+	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
+		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
+		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
+		 merged_streams(tl), lost_text, warnings, warnings == 1 ? "" : "s");
+}
+
+#define OUTPUT_BUFFER	(1u << 20)
+
+/*
+ * Our own stream, also for standard output (on a duplicate of fd 1): it gets
+ * a large buffer, which a stream that may already be in use cannot.
+ */
+static FILE *open_output(const char *path, char **buf)
+{
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
+		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!out) {
+		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*buf = malloc(OUTPUT_BUFFER);
+	if (*buf)
+		setvbuf(out, *buf, _IOFBF, OUTPUT_BUFFER);
+	return out;
+}
+
+static int close_output(FILE *out, const char *path, char *buf)
+{
+	int failed = ferror(out);
+
+	failed |= fclose(out) != 0;
+	free(buf);
+	if (failed)
+		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
+	return failed ? -1 : 0;
+}
+
+int hvt_cmd_merge(int argc, char **argv)
+{
+	struct merge_opts o;
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	char *buf = NULL;
+	FILE *out = NULL;
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (hvt_timeline_open(&tl, o.archive, false))
+		return 1;
+	if (!o.null && !(out = open_output(o.output, &buf))) {
+		hvt_timeline_close(&tl);
+		return 1;
+	}
+	while ((s = hvt_timeline_next(&tl)))
+		if (out)
+			hvt_print_event(out, o.time, &tl.clock, s);
+	ret = out && close_output(out, o.output, buf) ? 1 : 0;
+	if (out)
+		summary(&tl);	/* --format=null prints nothing but problems */
+	hvt_timeline_close(&tl);
+	return ret;
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * timeline.c - sources, alignment and the k-way merge (timeline.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/timeline.h"
+
+int hvt_source_next(struct hvt_source *s)
+{
+	if (s->ftrace) {
+		if (!hvt_ftrace_cpu_next(s->ftrace, &s->ft_ev))
+			return 0;
+		s->host_tsc = s->ft_ev.ts;
+	} else if (s->ctf) {
+		if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
+			return 0;
+		s->host_tsc = hvt_guest_to_host(s->ctf_ev.ts, s->offset);
+	} else {
+		return 0;
+	}
+	s->seq++;
+	return 1;
+}
+
+uint32_t hvt_source_cpu(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.cpu : s->ctf_ev.cpu;
+}
+
+int32_t hvt_source_tid(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.tid : s->ctf_ev.tid;
+}
+
+const char *hvt_source_event_name(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->name;
+}
+
+void hvt_source_print_fields(struct hvt_source *s, FILE *out)
+{
+	if (s->ftrace)
+		hvt_ftrace_print_fields(s->ftrace, out);
+	else
+		hvt_ctf_print_fields(out, &s->ctf_ev);
+}
+
+unsigned long hvt_source_warnings(const struct hvt_source *s)
+{
+	unsigned long n = s->open_warnings;
+
+	if (s->ftrace)
+		n += hvt_ftrace_cpu_stats(s->ftrace)->warnings;
+	if (s->ctf)
+		n += hvt_ctf_stats(s->ctf)->warnings;
+	return n;
+}
+
+/* Sources are only added while opening, before the heap points into the array. */
+static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer layer,
+				     const char *vm, const char *name)
+{
+	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	tl->sources = s;
+	s = &tl->sources[tl->nr_sources];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	s->layer = layer;
+	s->vm = vm;
+	s->index = (uint32_t)tl->nr_sources++;
+	return s;
+}
+
+static int open_host(struct hvt_timeline *tl)
+{
+	const struct hvt_archive *a = &tl->archive;
+	size_t i;
+
+	if (!a->ftrace_dir)
+		return 0;
+	tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
+	if (!tl->ftrace) {
+		hvt_warn("the host layer cannot be decoded; merging the guests only");
+		tl->warnings++;
+		return 0;
+	}
+	for (i = 0; i < a->nr_cpus; i++) {
+		const char *rel = a->cpus[i].path + strlen(a->root) + 1;
+		struct hvt_source *s = add_source(tl, HVT_LAYER_HOST, NULL, rel);
+
+		if (!s)
+			return -1;
+		s->aligned = true;
+		s->ftrace = hvt_ftrace_cpu_open(tl->ftrace, a->cpus[i].path, rel,
+						a->cpus[i].cpu, &s->open_warnings);
+	}
+	return 0;
+}
+
+/* The guest side may have stopped early; its events are then incomplete. */
+static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
+{
+	if (vm->end_reason ? !strcmp(vm->end_reason, "guest finished") : vm->finished)
+		return;
+	hvt_warn("vm %s: the guest's recording ended early (%s); its events may be incomplete",
+		 vm->name, vm->end_reason ? vm->end_reason : "no end_reason");
+	tl->warnings++;
+}
+
+/* Fits the VM's offset; false if it has no exchanges at all. */
+static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+
+	if (hvt_sync_fit(vm->sync, vm->nr_sync, &st->est)) {
+		hvt_warn("vm %s: no clock exchanges in sync.tsv; its guest events cannot be "
+			 "aligned and are skipped", vm->name);
+		tl->warnings++;
+		return false;
+	}
+	if (!st->est.consistent || !st->est.bounded) {
+		hvt_warn("vm %s: the clock exchanges do not fit a constant offset (%s); merging "
+			 "with the best estimate (offset %" PRId64 " ticks), guest events may be "
+			 "misplaced", vm->name, st->est.consistent ? "one-sided" : "inconsistent",
+			 st->est.offset);
+		tl->warnings++;
+	}
+	return true;
+}
+
+static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st,
+			  const struct hvt_trace_info *t)
+{
+	if (t->domain == HVT_DOMAIN_GUEST_TSC)
+		return st->aligned;
+	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
+		 "with the host; skipping it", t->rel, t->pid);
+	tl->warnings++;
+	return false;
+}
+
+/* Loads the registry of every trace that will be read; which are aligned in @aligned. */
+static int open_traces(struct hvt_timeline *tl, struct hvt_vm_state *st, bool *aligned,
+		       bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	size_t i;
+
+	st->regs = calloc(vm->nr_traces + 1, sizeof(*st->regs));
+	st->reg_warnings = calloc(vm->nr_traces + 1, sizeof(*st->reg_warnings));
+	if (!st->regs || !st->reg_warnings)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++) {
+		const struct hvt_trace_info *t = &vm->traces[i];
+		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
+
+		hvt_registry_init(&st->regs[i]);
+		aligned[i] = trace_aligned(tl, st, t);
+		if (!aligned[i] && !all)
+			continue;
+		path = hvt_join(t->dir, "hvtrace/registry");
+		name = hvt_join(t->rel, "hvtrace/registry");
+		if (path && name)
+			st->reg_warnings[i] = hvt_ctf_registry_load(&st->regs[i], path, name);
+		free(path);
+		free(name);
+	}
+	return 0;
+}
+
+static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
+	size_t i;
+
+	if (!aligned || open_traces(tl, st, aligned, all)) {
+		free(aligned);
+		return -1;
+	}
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+		const struct hvt_trace_info *t = &vm->traces[si->trace];
+		struct hvt_source *s;
+
+		if (!aligned[si->trace] && !all)
+			continue;
+		s = add_source(tl, t->layer, vm->name, si->rel);
+		if (!s) {
+			free(aligned);
+			return -1;
+		}
+		s->aligned = aligned[si->trace];
+		s->offset = st->est.offset;
+		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->regs[si->trace],
+				      &s->open_warnings);
+	}
+	free(aligned);
+	return 0;
+}
+
+static int open_vms(struct hvt_timeline *tl, bool all)
+{
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_vm_state *st = &tl->vms[i];
+
+		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
+			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
+			tl->warnings++;
+			continue;
+		}
+		st->loaded = true;
+		note_end(tl, &st->vm);
+		st->aligned = align_vm(tl, st);
+		if (open_vm_streams(tl, st, all))
+			return -1;
+	}
+	return 0;
+}
+
+static void push(struct hvt_timeline *tl, struct hvt_source *s)
+{
+	struct hvt_merge_key key = { s->host_tsc, s->layer, s->index, s->seq };
+
+	hvt_heap_push(&tl->heap, &key, s);	/* cannot fail: one entry per source */
+}
+
+int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams)
+{
+	size_t i;
+
+	memset(tl, 0, sizeof(*tl));
+	if (hvt_archive_open(&tl->archive, root))
+		return -1;
+	if (!tl->archive.complete) {
+		hvt_warn("%s: the recording did not finish (status is not \"complete\"); "
+			 "merging what was written", root);
+		tl->warnings++;
+	}
+	if (hvt_host_clock_init(&tl->clock, tl->archive.pairs, tl->archive.nr_pairs,
+				tl->archive.tsc_freq_hz)) {
+		hvt_err("%s: host/clock.tsv does not define a clock", root);
+		goto fail;
+	}
+	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
+	if (!tl->vms || open_host(tl) || open_vms(tl, all_streams) ||
+	    hvt_heap_init(&tl->heap, tl->nr_sources)) {
+		hvt_err("out of memory opening %s", root);
+		goto fail;
+	}
+	for (i = 0; i < tl->nr_sources; i++)
+		if (tl->sources[i].aligned && hvt_source_next(&tl->sources[i]))
+			push(tl, &tl->sources[i]);
+	return 0;
+fail:
+	hvt_timeline_close(tl);
+	return -1;
+}
+
+struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
+{
+	struct hvt_source *s = tl->current;
+
+	/* The previous event has been used: its source may now move on. */
+	if (s && hvt_source_next(s))
+		push(tl, s);
+	s = hvt_heap_pop(&tl->heap, NULL);
+	tl->current = s;
+	if (s)
+		tl->events[s->layer]++;
+	return s;
+}
+
+unsigned long hvt_timeline_warnings(const struct hvt_timeline *tl)
+{
+	unsigned long n = tl->warnings + tl->archive.warnings;
+	size_t i, j;
+
+	for (i = 0; i < tl->nr_sources; i++)
+		n += hvt_source_warnings(&tl->sources[i]);
+	for (i = 0; tl->vms && i < tl->archive.nr_vms; i++) {
+		n += tl->vms[i].vm.warnings + tl->vms[i].vm.sync_warnings;
+		for (j = 0; tl->vms[i].reg_warnings && j < tl->vms[i].vm.nr_traces; j++)
+			n += tl->vms[i].reg_warnings[j];
+	}
+	return n;
+}
+
+uint64_t hvt_timeline_lost(const struct hvt_timeline *tl)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+
+		if (s->ftrace)
+			n += hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
+		if (s->ctf)
+			n += hvt_ctf_stats(s->ctf)->lost_events +
+			     hvt_ctf_stats(s->ctf)->lost_packets;
+	}
+	return n;
+}
+
+static void free_vm_state(struct hvt_vm_state *st)
+{
+	size_t i;
+
+	for (i = 0; st->regs && i < st->vm.nr_traces; i++)
+		hvt_registry_free(&st->regs[i]);
+	free(st->regs);
+	free(st->reg_warnings);
+	hvt_vm_info_free(&st->vm);
+}
+
+void hvt_timeline_close(struct hvt_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		hvt_ftrace_cpu_close(tl->sources[i].ftrace);
+		hvt_ctf_close(tl->sources[i].ctf);
+		free(tl->sources[i].name);
+	}
+	for (i = 0; tl->vms && i < tl->archive.nr_vms; i++)
+		if (tl->vms[i].loaded)
+			free_vm_state(&tl->vms[i]);
+	free(tl->vms);
+	free(tl->sources);
+	hvt_heap_free(&tl->heap);
+	hvt_ftrace_close(tl->ftrace);
+	hvt_archive_close(&tl->archive);
+	memset(tl, 0, sizeof(*tl));
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * timeline.h - one time line from every stream of an archive.
+ *
+ * A source is one stream file: a host CPU's ftrace pages or a guest CTF
+ * stream. Each is already in time order, so the timeline is a k-way merge:
+ * a heap (heap.h, which documents the tie-break) holds each source's next
+ * event keyed by its host TSC; the smallest is returned, then that source
+ * reads its next event and goes back into the heap. Memory: one packet or
+ * page per source.
+ *
+ * Guest sources are aligned with their VM's offset (align.h). Traces on
+ * CLOCK_MONOTONIC_RAW, and VMs without any clock exchange, cannot be aligned:
+ * they are skipped with one warning each (the check command still decodes
+ * them, see hvt_timeline_open's @all_streams).
+ */
+#ifndef HVT_TOOLS_TIMELINE_H
+#define HVT_TOOLS_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/registry.h"
+#include "tools/align.h"
+#include "tools/archive.h"
+#include "tools/ctf_reader.h"
+#include "tools/ftrace_reader.h"
+#include "tools/heap.h"
+
+struct hvt_source {
+	enum hvt_layer layer;
+	const char *vm;			/* NULL on the host */
+	char *name;			/* file relative to the archive, for messages */
+	uint32_t index;			/* tie-break: order of opening */
+	int64_t offset;			/* guest TSC - host TSC; 0 on the host */
+	bool aligned;			/* false: not part of the merge */
+	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
+	struct hvt_ctf_stream *ctf;	/* could not be opened */
+	unsigned long open_warnings;
+	/* The current event. */
+	struct hvt_ftrace_event ft_ev;
+	struct hvt_ctf_event ctf_ev;
+	uint64_t host_tsc;
+	uint64_t seq;
+};
+
+struct hvt_vm_state {
+	struct hvt_vm_info vm;
+	bool loaded;			/* info.json was usable */
+	bool aligned;			/* an offset could be fitted */
+	struct hvt_offset_estimate est;
+	struct hvt_registry *regs;	/* one per trace of vm */
+	unsigned long *reg_warnings;	/* one per trace */
+};
+
+struct hvt_timeline {
+	struct hvt_archive archive;
+	struct hvt_host_clock clock;
+	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
+	struct hvt_vm_state *vms;	/* archive.nr_vms */
+	struct hvt_source *sources;
+	size_t nr_sources;
+	struct hvt_heap heap;
+	struct hvt_source *current;	/* returned last, to be advanced */
+	unsigned long warnings;		/* about no stream in particular */
+	uint64_t events[HVT_NR_LAYERS];	/* returned so far */
+};
+
+/*
+ * Opens the archive at @root and every stream in it. With @all_streams,
+ * streams that cannot be aligned are opened too (aligned = false) for
+ * hvt_source_next(), but never merged. Returns -1 (after an error message)
+ * only if the archive cannot be read at all.
+ */
+int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams);
+void hvt_timeline_close(struct hvt_timeline *tl);
+/* The source holding the next event of the time line, or NULL at the end. */
+struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);
+/* Every warning issued so far, from any reader. */
+unsigned long hvt_timeline_warnings(const struct hvt_timeline *tl);
+/* Events the producers reported lost (discarded, missed, lost packets). */
+uint64_t hvt_timeline_lost(const struct hvt_timeline *tl);
+
+/* Reads a source's next event: 1, or 0 at its end. */
+int hvt_source_next(struct hvt_source *s);
+uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
+int32_t hvt_source_tid(const struct hvt_source *s);
+const char *hvt_source_event_name(const struct hvt_source *s);
+void hvt_source_print_fields(struct hvt_source *s, FILE *out);
+unsigned long hvt_source_warnings(const struct hvt_source *s);
+
+#endif
