@@ -36,7 +36,7 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
-VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c
+VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c lib/fdpass.c
 TOOL_SRC := $(wildcard tools/*.c) $(wildcard host/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 

@@ -18,7 +18,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +26,7 @@
 #include "host/ftrace_capture.h"
 #include "host/qemu.h"
 #include "host/vm.h"
+#include "lib/evloop.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 
@@ -345,28 +345,12 @@ static void on_tick(struct recorder *r, unsigned long tick)
 			   STOP_GRACE_S);
 }
 
-static int setup_fds(int *sfd, int *tfd)
-{
-	struct itimerspec its = { { 0, TICK_MS * 1000000L }, { 0, TICK_MS * 1000000L } };
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	*sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	return (*sfd < 0 || *tfd < 0 || timerfd_settime(*tfd, 0, &its, NULL)) ? -1 : 0;
-}
-
 static void loop(struct recorder *r)
 {
 	unsigned long tick = 0;
 	int sfd, tfd;
 
-	if (setup_fds(&sfd, &tfd)) {
+	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
 		return;
 	}

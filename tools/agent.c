@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -25,6 +24,7 @@
 #include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 
+#include "lib/evloop.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/agent.h"
@@ -341,23 +341,6 @@ static void on_port_readable(struct agent *a)
 	}
 }
 
-static int setup_fds(int *sfd, int *tfd)
-{
-	struct itimerspec its = { { 0, TICK_MS * 1000000L }, { 0, TICK_MS * 1000000L } };
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	*sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (*sfd < 0 || *tfd < 0 || timerfd_settime(*tfd, 0, &its, NULL))
-		return -1;
-	return 0;
-}
-
 static void on_tick(struct agent *a, unsigned long tick)
 {
 	if (a->started && !a->finishing) {
@@ -377,7 +360,7 @@ static int run(struct agent *a)
 	unsigned long tick = 0;
 	int sfd, tfd;
 
-	if (setup_fds(&sfd, &tfd)) {
+	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
 		return 1;
 	}

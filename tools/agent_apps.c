@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <hvtrace/ringbuf.h>
 
+#include "lib/fdpass.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/packet.h"
@@ -59,23 +60,9 @@ static int app_reply(struct app *app, uint16_t type, uint32_t id, const void *pa
 {
 	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(app->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) ==
-	       (ssize_t)(sizeof(h) + len) ? 0 : -1;
+	return hvt_send_fd(app->fd, iov, 2, fd, MSG_DONTWAIT) == (ssize_t)(sizeof(h) + len) ?
+	       0 : -1;
 }
 
 void agent_apps_accept(struct agent *a)
@@ -356,57 +343,51 @@ static int on_stream_end(struct agent *a, struct app *app, uint32_t app_id)
 	return -1;
 }
 
-/* Reads one message; any violation drops the application. */
+/* Dispatches one message; -1 on a violation. *bye is set by BYE. */
+static int on_message(struct agent *a, struct app *app, const struct hvt_app_hdr *h,
+		      const void *payload, int fd, bool *bye)
+{
+	switch (h->type) {
+	case HVT_A_HELLO:
+		return on_hello(a, app, payload, h->len);
+	case HVT_A_REGISTRY:
+		return on_registry(a, app, payload, h->len);
+	case HVT_A_STREAM:
+		return on_stream(a, app, h->id, payload, h->len, fd);
+	case HVT_A_STREAM_END:
+		return on_stream_end(a, app, h->id);
+	case HVT_A_BYE:
+		*bye = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Reads one message; a violation drops the application, so does its end. */
 void agent_apps_handle(struct agent *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
 	union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } *m = (void *)a->msg;
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { m, HVT_APP_MAX_MSG };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	int fd = -1, bad;
+	int fd, truncated, bad;
+	bool bye = false;
 	ssize_t n;
 
-	n = recvmsg(app->fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	n = hvt_recv_fd(app->fd, m, HVT_APP_MAX_MSG, MSG_DONTWAIT, &fd, &truncated);
+	if (n < 0 && errno == EAGAIN)
 		return;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (n <= 0 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		bad = n != 0;		/* n == 0: the application went away */
-		goto drop;
-	}
-	bad = n < (ssize_t)sizeof(m->h) || m->h.magic != HVT_APP_MAGIC ||
-	      m->h.len != (size_t)n - sizeof(m->h);
-	if (!bad) {
-		const void *payload = m->b + sizeof(m->h);
-
-		switch (m->h.type) {
-		case HVT_A_HELLO: bad = on_hello(a, app, payload, m->h.len); break;
-		case HVT_A_REGISTRY: bad = on_registry(a, app, payload, m->h.len); break;
-		case HVT_A_STREAM:
-			bad = on_stream(a, app, m->h.id, payload, m->h.len, fd);
-			break;
-		case HVT_A_STREAM_END: bad = on_stream_end(a, app, m->h.id); break;
-		case HVT_A_BYE: bad = 0; goto drop;
-		default: bad = 1;
-		}
-	}
+	if (n == 0)
+		bad = 0, bye = true;	/* the application went away */
+	else
+		bad = n < (ssize_t)sizeof(m->h) || truncated || m->h.magic != HVT_APP_MAGIC ||
+		      m->h.len != (size_t)n - sizeof(m->h) ||
+		      on_message(a, app, &m->h, m->b + sizeof(m->h), fd, &bye);
 	if (fd >= 0)
-		close(fd);
-	if (!bad)
-		return;
-	fd = -1;
-drop:
-	if (fd >= 0)
-		close(fd);
+		close(fd);		/* a buffer stays mapped without it */
 	if (bad)
 		agent_log(a, "pid %u: protocol violation; application dropped", app->pid);
-	app_drop(a, slot);
+	if (bad || bye)
+		app_drop(a, slot);
 }
 
 void agent_apps_drain(struct agent *a)

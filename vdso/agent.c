@@ -20,6 +20,7 @@
 #include <hvtrace/app_proto.h>
 #include <hvtrace/wire.h>
 
+#include "lib/fdpass.h"
 #include "vdso/internal.h"
 
 pthread_mutex_t hvt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,25 +48,8 @@ int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len
 {
 	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
-	ssize_t n;
+	ssize_t n = hvt_send_fd(sock, iov, 2, fd, 0);
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)(sizeof(h) + len)) {
 		hvt_debug_msg("lost the agent: %s", n < 0 ? strerror(errno) : "short send");
 		return -1;
@@ -76,40 +60,26 @@ int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len
 /*
  * Receives one message that must be @type for @id; copies at most @size
  * payload bytes to @payload and returns the payload length; its fd, if any,
- * goes to *fd.
+ * goes to *fd (closed if the caller passes NULL).
  */
 int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size, int *fd)
 {
 	union { struct hvt_app_hdr h; unsigned char b[sizeof(struct hvt_app_hdr) + 256]; } m;
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &m, sizeof(m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	ssize_t n;
+	int got, truncated;
+	ssize_t n = hvt_recv_fd(sock, &m, sizeof(m), 0, &got, &truncated);
 
-	if (fd)
-		*fd = -1;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c), sizeof(int));
-			if (fd && *fd < 0)
-				*fd = got;
-			else
-				close(got);
-		}
-	if (n < (ssize_t)sizeof(m.h) || m.h.magic != HVT_APP_MAGIC || m.h.type != type ||
-	    m.h.id != id || m.h.len != (size_t)n - sizeof(m.h) || m.h.len > size) {
+	if (n < (ssize_t)sizeof(m.h) || truncated || m.h.magic != HVT_APP_MAGIC ||
+	    m.h.type != type || m.h.id != id || m.h.len != (size_t)n - sizeof(m.h) ||
+	    m.h.len > size) {
 		hvt_debug_msg("unexpected reply from the agent");
-		if (fd && *fd >= 0)
-			close(*fd);
+		if (got >= 0)
+			close(got);
 		return -1;
 	}
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
 	memcpy(payload, m.b + sizeof(m.h), m.h.len);
 	return (int)m.h.len;
 }

@@ -22,6 +22,7 @@
 #include <hvtrace/event.h>
 #include <hvtrace/ringbuf.h>
 
+#include "lib/fdpass.h"
 #include "tools/agent.h"
 
 #define SUBBUF 4096u
@@ -108,45 +109,29 @@ static void app_send(struct t *t, uint16_t type, uint32_t id, const void *p, uin
 {
 	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)p, len } };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	int slot = slot_of_app(t);
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	assert_int_equal(sendmsg(t->app, &msg, 0), (ssize_t)(sizeof(h) + len));
+	assert_int_equal(hvt_send_fd(t->app, iov, 2, fd, 0), (ssize_t)(sizeof(h) + len));
 	assert_true(slot >= 0);
 	agent_apps_handle(&t->a, (unsigned int)slot);
 }
 
-/* Reads the agent's reply; its fd, if any, in *fd. */
+/* Reads the agent's reply, which must be @type; its fd, if any, in *fd. */
 static int app_recv(struct t *t, uint16_t type, int *fd)
 {
 	unsigned char buf[256];
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { buf, sizeof(buf) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
 	struct hvt_app_hdr h;
-	ssize_t n = recvmsg(t->app, &msg, MSG_DONTWAIT);
+	int got, truncated;
+	ssize_t n = hvt_recv_fd(t->app, buf, sizeof(buf), MSG_DONTWAIT, &got, &truncated);
 
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
 	if (n <= 0)
 		return (int)n;
 	memcpy(&h, buf, sizeof(h));
 	assert_int_equal(h.type, type);
-	for (c = CMSG_FIRSTHDR(&msg); c && fd; c = CMSG_NXTHDR(&msg, c))
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return (int)n;
 }
 
