@@ -250,29 +250,35 @@ static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pair
 	return 0;
 }
 
+/* Reads and parses a JSON file of the archive; NULL (after an error) if it cannot. */
+json_t *hvt_json_load(const char *path, const char *hint)
+{
+	json_error_t jerr;
+	json_t *json = NULL;
+	char *text = NULL;
+	size_t len;
+
+	if (hvt_read_file(path, HVT_JSON_MAX, &text, &len))
+		hvt_err("cannot read %s: %s%s", path, strerror(errno), hint ? hint : "");
+	else if (!(json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+		hvt_err("%s: line %d: %s", path, jerr.line, jerr.text);
+	free(text);
+	return json;
+}
+
 static int load_manifest(struct hvt_archive *a, char **clock_pairs)
 {
-	char *path = hvt_join(a->root, "hvtrace.json"), *text = NULL;
-	json_error_t jerr;
+	char *path = hvt_join(a->root, "hvtrace.json"), hint[4200];
 	json_t *json;
-	size_t len;
 	int ret = -1;
 
 	if (!path)
 		return -1;
-	if (hvt_read_file(path, HVT_JSON_MAX, &text, &len)) {
-		hvt_err("cannot read %s: %s; is %s an hvtrace archive?", path, strerror(errno),
-			a->root);
-		free(path);
-		return -1;
-	}
-	json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json)
-		hvt_err("%s: line %d: %s", path, jerr.line, jerr.text);
-	else
+	snprintf(hint, sizeof(hint), "; is %s an hvtrace archive?", a->root);
+	json = hvt_json_load(path, hint);
+	if (json)
 		ret = parse_manifest(a, json, clock_pairs);
 	json_decref(json);
-	free(text);
 	free(path);
 	return ret;
 }

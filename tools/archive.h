@@ -16,13 +16,14 @@
 #ifndef HVT_TOOLS_ARCHIVE_H
 #define HVT_TOOLS_ARCHIVE_H
 
-#include "lib/names.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include <hvtrace/ctf.h>
 #include "clocksync/clocksync.h"
+#include "lib/names.h"
 
 #define HVT_MAX_TRACES		64	/* per VM, as the wire protocol limits */
 #define HVT_MAX_STREAMS		1024	/* per VM */
@@ -135,6 +136,8 @@ int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
 int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
 int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
 char *hvt_join(const char *dir, const char *rel);	/* malloc'd "dir/rel" */
+/* A parsed JSON file, or NULL after an error message ending with @hint. */
+json_t *hvt_json_load(const char *path, const char *hint);
 const char *hvt_layer_name(enum hvt_layer layer);
 
 #endif

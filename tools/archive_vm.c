@@ -200,23 +200,16 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 
 static int load_info(struct hvt_vm_info *vm, char **sync_path)
 {
-	char *path = hvt_join(vm->dir, "info.json"), *text = NULL;
-	json_error_t jerr;
+	char *path = hvt_join(vm->dir, "info.json");
 	json_t *json;
-	size_t len;
 	int ret = -1;
 
 	if (!path)
 		return -1;
-	if (hvt_read_file(path, HVT_JSON_MAX, &text, &len)) {
-		hvt_err("cannot read %s: %s", path, strerror(errno));
-	} else if (!(json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr))) {
-		hvt_err("%s: line %d: %s", path, jerr.line, jerr.text);
-	} else {
+	json = hvt_json_load(path, NULL);
+	if (json)
 		ret = parse_info(vm, json, sync_path);
-		json_decref(json);
-	}
-	free(text);
+	json_decref(json);
 	free(path);
 	return ret;
 }
