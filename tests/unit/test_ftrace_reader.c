@@ -311,6 +311,9 @@ static const char *record(struct tracefs_instance *inst, const char *root, struc
 {
 	int cpu;
 
+	/* A new instance starts with tracing on: off until the window opens. */
+	if (tracefs_trace_off(inst))
+		return "cannot turn tracing off";
 	if (tracefs_instance_file_write(inst, "trace_clock", "x86-tsc") <= 0)
 		return "cannot select the x86-tsc trace clock";
 	if (tracefs_event_enable(inst, "sched", "sched_switch"))
@@ -361,7 +364,8 @@ static void check_live_events(const char *root, const struct capture *cap, size_
 			assert_string_equal(r->ev[i].name, "sched_switch");
 			assert_int_equal(r->ev[i].cpu, cpu);
 			assert_true(r->ev[i].tid >= 0);
-			assert_true(r->ev[i].ts >= cap->tsc_before && r->ev[i].ts <= cap->tsc_after);
+			if (r->ev[i].ts < cap->tsc_before || r->ev[i].ts > cap->tsc_after)
+				fail_msg("cpu %d event %zu ts %llu outside [%llu, %llu]", cpu, i, (unsigned long long)r->ev[i].ts, (unsigned long long)cap->tsc_before, (unsigned long long)cap->tsc_after);
 			assert_true(i == 0 || r->ev[i].ts >= r->ev[i - 1].ts);
 			assert_non_null(strstr(r->ev[i].text, " ==> next_comm="));
 			/* The task switching out is the one that emitted the event. */
