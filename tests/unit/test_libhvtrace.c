@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_libhvtrace.c - libhvtrace as applications use it.
+ *
+ * The library decides its clock and connects to the agent once per process,
+ * so each scenario runs in a child process (this binary, re-executed with a
+ * scenario name). The test itself plays the agent, strictly: it checks every
+ * message, maps the buffers as the agent does, and decodes what the child
+ * wrote, including the packets it never closed.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include <cmocka.h>
+#include <hvtrace/app_proto.h>
+#include <hvtrace/clock_page.h>
+#include <hvtrace/hvtrace.h>
+#include <hvtrace/ringbuf.h>
+#include <hvtrace/wire.h>
+
+#include "lib/fdpass.h"
+#include "lib/registry.h"
+
+HVT_TRACEPOINT_EVENT(t, three,
+	HVT_PROTO(uint64_t a, uint64_t b, uint64_t c),
+	HVT_ARGS(a, b, c),
+	HVT_FIELDS((int, uint64_t, a), (int, uint64_t, b), (int, uint64_t, c)),
+	HVT_ASSIGN(__entry->a = a; __entry->b = b; __entry->c = c;),
+	HVT_PRINT("a=%lu b=%lu c=%lu"))
+
+HVT_TRACEPOINT_EVENT(t, word,
+	HVT_PROTO(const char *s),
+	HVT_ARGS(s),
+	HVT_FIELDS((text, s, 8)),
+	HVT_ASSIGN(hvt_text_copy(__entry->s, s, sizeof(__entry->s));),
+	HVT_PRINT("s=%s"))
+
+static char dir[] = "/tmp/hvtrace-test-lib-XXXXXX";
+
+/* ---- scenarios, run in a child process ---- */
+
+#define CHILD_FAIL(...) do { fprintf(stderr, "child: " __VA_ARGS__); fputc('\n', stderr); \
+			     return 1; } while (0)
+
+static int scenario_clock_fallback(void)
+{
+	struct hvt_clock_info info;
+	uint64_t a = hvt_clock_read(), b = hvt_clock_read();
+	struct timespec ts;
+
+	hvt_clock_info(&info);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	if (info.source != HVT_CLOCK_MONOTONIC_RAW || info.freq_hz != 1000000000 || info.synced)
+		CHILD_FAIL("fallback not reported");
+	if (b < a || a > (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec)
+		CHILD_FAIL("fallback clock is not CLOCK_MONOTONIC_RAW");
+	if (hvt_clock_host_ns() != -1)
+		CHILD_FAIL("host ns without a transform");
+	return 0;
+}
+
+static int scenario_clock_page(void)
+{
+	struct hvt_clock_info info;
+	uint64_t before, t, after;
+	int64_t ns, lo, hi;
+
+	hvt_clock_info(&info);
+	if (info.source != HVT_CLOCK_GUEST_TSC || info.freq_hz != 2000000000ull || !info.synced ||
+	    info.error_ns != 250 || info.generation != 7)
+		CHILD_FAIL("clock info does not describe the page");
+	before = __rdtsc();
+	t = hvt_clock_read();
+	after = __rdtsc();
+	if (t < before || t > after)
+		CHILD_FAIL("hvt_clock_read is not the TSC");
+	/* page transform: ns = 1000 + (tsc - 0) / 2 */
+	lo = 1000 + (int64_t)(__rdtsc() / 2);
+	ns = hvt_clock_host_ns();
+	hi = 1000 + (int64_t)(__rdtsc() / 2);
+	if (ns < lo || ns > hi)
+		CHILD_FAIL("host ns %lld not in [%lld, %lld]", (long long)ns, (long long)lo,
+			   (long long)hi);
+	return 0;
+}
+
+static void *thread_body(void *arg)
+{
+	uint64_t i;
+
+	(void)arg;
+	for (i = 0; i < 50; i++)
+		hvt_tracepoint(t, three, 1000 + i, 2 * (1000 + i), 3 * (1000 + i));
+	return NULL;
+}
+
+/* Two threads (one exits early), and a forked child of its own. */
+static int scenario_trace(void)
+{
+	pthread_t th;
+	uint64_t i;
+	pid_t pid;
+	int status;
+
+	for (i = 0; i < 100; i++)
+		hvt_tracepoint(t, three, i, 2 * i, 3 * i);
+	pthread_create(&th, NULL, thread_body, NULL);
+	pthread_join(th, NULL);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < 10; i++)
+			hvt_tracepoint(t, word, "child");
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	hvt_tracepoint(t, word, "end");
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+static int run_scenario(const char *name)
+{
+	if (!strcmp(name, "clock-fallback"))
+		return scenario_clock_fallback();
+	if (!strcmp(name, "clock-page"))
+		return scenario_clock_page();
+	if (!strcmp(name, "trace"))
+		return scenario_trace();
+	return 2;
+}
+
+/* ---- the test's side ---- */
+
+static pid_t spawn(const char *scenario, const char *device, const char *socket_path)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("HVTRACE_DEVICE", device, 1);
+		setenv(HVT_APP_SOCKET_ENV, socket_path, 1);
+		execl("/proc/self/exe", "test_libhvtrace", scenario, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_clock_fallback(void **state)
+{
+	(void)state;
+	assert_int_equal(wait_exit(spawn("clock-fallback", "/nonexistent", "/nonexistent")), 0);
+}
+
+static void test_clock_page(void **state)
+{
+	static struct hvt_clock_page page;
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	page.magic = HVT_CLOCK_PAGE_MAGIC;
+	page.version = HVT_CLOCK_PAGE_VERSION;
+	page.tsc_khz = 2000000;
+	page.flags = HVT_CLOCK_F_SYNCED;
+	page.generation = 7;
+	page.nr_cpus = 1;
+	page.global = (struct hvt_clock_params){ .guest_tsc_base = 0, .host_ns_base = 1000,
+						 .mult = 1ull << 62, .shift = 63, .error_ns = 250 };
+	snprintf(path, sizeof(path), "%s/page", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(&page, sizeof(page), 1, f), 1);
+	assert_int_equal(fseek(f, HVT_CLOCK_PAGE_SIZE - 1, SEEK_SET), 0);
+	fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(wait_exit(spawn("clock-page", path, "/nonexistent")), 0);
+}
+
+static void test_untraced_without_agent(void **state)
+{
+	(void)state;
+	assert_int_equal(wait_exit(spawn("trace", "/nonexistent", "/nonexistent")), 0);
+}
+
+/* One traced process as the fake agent sees it. */
+struct stream {
+	uint32_t id;
+	int32_t tid;
+	const unsigned char *map;
+	size_t size;
+	uint32_t subbuf, nr;
+	bool ended;
+};
+
+struct conn {
+	int fd;
+	uint32_t pid;
+	uint8_t uuid[HVT_UUID_LEN];
+	struct hvt_registry reg;
+	struct stream streams[8];
+	unsigned int nr_streams;
+};
+
+static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t len, int pass)
+{
+	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)p, len } };
+
+	assert_int_equal(hvt_send_fd(fd, iov, 2, pass, 0), (ssize_t)(sizeof(h) + len));
+}
+
+static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p, int memfd)
+{
+	struct hvt_a_stream m;
+	struct stream *s = &c->streams[c->nr_streams++];
+	int seals = fcntl(memfd, F_GET_SEALS), cfd;
+
+	assert_int_equal(h->len, sizeof(m));
+	memcpy(&m, p, sizeof(m));
+	assert_true(memfd >= 0);
+	assert_true((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW));
+	assert_true(hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs));
+	assert_int_equal(m.map_size, HVT_APP_PROD_PAGE + (uint64_t)m.subbuf_size * m.nr_subbufs);
+	s->id = h->id;
+	s->tid = m.tid;
+	s->size = m.map_size;
+	s->subbuf = m.subbuf_size;
+	s->nr = m.nr_subbufs;
+	s->map = mmap(NULL, m.map_size, PROT_READ, MAP_SHARED, memfd, 0);
+	assert_true(s->map != MAP_FAILED);
+	cfd = memfd_create("test-consumer", MFD_CLOEXEC);
+	assert_int_equal(ftruncate(cfd, 4096), 0);
+	reply(c->fd, HVT_A_STREAM_ACK, h->id, NULL, 0, cfd);
+	close(cfd);
+}
+
+/* Handles one message; 0 at the end of the connection. */
+static int serve(struct conn *c)
+{
+	union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } m;
+	int fd, truncated;
+	ssize_t n = hvt_recv_fd(c->fd, &m, sizeof(m), 0, &fd, &truncated);
+	char err[128];
+
+	if (n == 0)
+		return 0;
+	assert_true(n >= (ssize_t)sizeof(m.h) && !truncated);
+	assert_int_equal(m.h.magic, HVT_APP_MAGIC);
+	assert_int_equal(m.h.len, (size_t)n - sizeof(m.h));
+	if (m.h.type == HVT_A_HELLO) {
+		struct hvt_a_hello hello;
+		struct hvt_a_welcome w = { HVT_APP_VERSION, 1 };
+
+		memcpy(&hello, m.b + sizeof(m.h), sizeof(hello));
+		assert_int_equal(hello.version, HVT_APP_VERSION);
+		assert_int_equal(hello.domain, HVT_DOMAIN_MONOTONIC_RAW);	/* no module here */
+		assert_int_equal(hello.freq_hz, 1000000000);
+		c->pid = hello.pid;
+		memcpy(c->uuid, hello.uuid, HVT_UUID_LEN);
+		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
+	} else if (m.h.type == HVT_A_REGISTRY) {
+		assert_true(hvt_registry_add(&c->reg, m.b + sizeof(m.h), m.h.len, err,
+					     sizeof(err)) >= 0);
+	} else if (m.h.type == HVT_A_STREAM) {
+		on_stream(c, &m.h, m.b + sizeof(m.h), fd);
+	} else if (m.h.type == HVT_A_STREAM_END) {
+		unsigned int i;
+
+		for (i = 0; i < c->nr_streams; i++)
+			if (c->streams[i].id == m.h.id)
+				c->streams[i].ended = true;
+	} else {
+		fail_msg("unexpected message type %u", m.h.type);
+	}
+	if (fd >= 0)
+		close(fd);
+	return 1;
+}
+
+struct tally {
+	unsigned int three, words;
+	char last_word[9];
+};
+
+/* Decodes one packet of @len bytes; checks every event against what the child wrote. */
+static void decode(const struct conn *c, const struct stream *s, const unsigned char *pkt,
+		   uint64_t len, struct tally *t)
+{
+	struct hvt_ctf_packet h;
+	uint64_t pos = sizeof(h), ts;
+
+	memcpy(&h, pkt, sizeof(h));
+	assert_int_equal(h.magic, HVT_CTF_MAGIC);
+	assert_memory_equal(h.uuid, c->uuid, HVT_UUID_LEN);
+	assert_int_equal(h.stream_instance_id, (uint64_t)s->tid);
+	ts = h.timestamp_begin;
+	while (pos < len) {
+		uint32_t word = hvt_get_u32(pkt + pos), id = word & 31;
+		const struct hvt_event_type *ev;
+		uint64_t prev = ts;
+
+		if (id == HVT_CTF_EXTENDED_ID) {
+			id = hvt_get_u32(pkt + pos + 1);
+			ts = hvt_get_u64(pkt + pos + 5);
+			pos += HVT_CTF_EXTENDED_HEADER_SIZE;
+		} else {
+			ts = hvt_ctf_expand_ts(ts, word >> 5);
+			pos += HVT_CTF_COMPACT_HEADER_SIZE;
+		}
+		assert_true(ts >= prev);
+		assert_int_equal((int32_t)hvt_get_u32(pkt + pos + 4), s->tid);
+		pos += HVT_CTF_EVENT_CONTEXT_SIZE;
+		ev = hvt_registry_get(&c->reg, id);
+		assert_non_null(ev);
+		if (!strcmp(ev->name, "t:three")) {
+			uint64_t a = hvt_get_u64(pkt + pos);
+
+			assert_int_equal(hvt_get_u64(pkt + pos + 8), 2 * a);
+			assert_int_equal(hvt_get_u64(pkt + pos + 16), 3 * a);
+			pos += 24;
+			t->three++;
+		} else {
+			assert_string_equal(ev->name, "t:word");
+			memcpy(t->last_word, pkt + pos, 8);
+			pos += 8;
+			t->words++;
+		}
+	}
+	assert_int_equal(pos, len);
+}
+
+/* Closed packets, then the open one the process never closed. */
+static struct tally read_stream(const struct conn *c, const struct stream *s)
+{
+	const struct hvt_rb_prod *prod = (const void *)s->map;
+	const unsigned char *data = s->map + HVT_APP_PROD_PAGE;
+	struct tally t = { 0, 0, "" };
+	uint64_t n, produced = prod->produced;
+	long long open_len = hvt_rb_open_packet_len(prod, s->subbuf);
+
+	assert_int_equal(prod->lost, 0);
+	for (n = 0; n < produced; n++) {
+		const unsigned char *pkt = data + (n % s->nr) * s->subbuf;
+
+		decode(c, s, pkt, hvt_get_u64(pkt + offsetof(struct hvt_ctf_packet, content_size)) / 8,
+		       &t);
+	}
+	assert_true(open_len >= 0);
+	if (open_len)
+		decode(c, s, data + (produced % s->nr) * s->subbuf, (uint64_t)open_len, &t);
+	return t;
+}
+
+static void test_trace_to_agent(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct conn conns[2];
+	unsigned int nconn = 0, open = 0, i;
+	int lfd;
+	pid_t child;
+
+	(void)state;
+	memset(conns, 0, sizeof(conns));
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/agent.sock", dir);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	child = spawn("trace", "/nonexistent", addr.sun_path);
+	/* the child and its own child connect; serve both to their end */
+	while (nconn == 0 || open > 0) {
+		struct pollfd p[3] = { { lfd, POLLIN, 0 } };
+		unsigned int k;
+
+		for (k = 0; k < nconn; k++)
+			p[k + 1] = (struct pollfd){ conns[k].fd, POLLIN, 0 };
+		assert_true(poll(p, nconn + 1, 10000) > 0);
+		if (p[0].revents && nconn < 2) {
+			conns[nconn].fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			hvt_registry_init(&conns[nconn].reg);
+			nconn++;
+			open++;
+		}
+		for (k = 0; k < nconn; k++)
+			if (p[k + 1].revents && conns[k].fd >= 0 && !serve(&conns[k])) {
+				close(conns[k].fd);
+				conns[k].fd = -1;
+				open--;
+			}
+		if (nconn == 1 && open == 0)
+			break;
+	}
+	assert_int_equal(wait_exit(child), 0);
+	assert_int_equal(nconn, 2);
+	assert_int_equal(conns[0].pid, (uint32_t)child);
+	assert_true(conns[1].pid != conns[0].pid);
+	assert_memory_not_equal(conns[0].uuid, conns[1].uuid, HVT_UUID_LEN);
+
+	/* the traced process: main thread 100 + "end", the other thread 50 */
+	assert_int_equal(conns[0].nr_streams, 2);
+	for (i = 0; i < 2; i++) {
+		struct stream *s = &conns[0].streams[i];
+		struct tally t = read_stream(&conns[0], s);
+
+		if (s->tid == (int32_t)child) {
+			assert_int_equal(t.three, 100);
+			assert_int_equal(t.words, 1);
+			assert_string_equal(t.last_word, "end");
+			assert_false(s->ended);		/* never flushed: recovered */
+		} else {
+			assert_int_equal(t.three, 50);
+			assert_int_equal(t.words, 0);
+			assert_true(s->ended);		/* the thread exited cleanly */
+		}
+	}
+	/* its forked child traced into buffers of its own */
+	assert_int_equal(conns[1].nr_streams, 1);
+	{
+		struct tally t = read_stream(&conns[1], &conns[1].streams[0]);
+
+		assert_int_equal(t.three, 0);
+		assert_int_equal(t.words, 10);
+		assert_string_equal(t.last_word, "child");
+	}
+	for (i = 0; i < nconn; i++) {
+		unsigned int k;
+
+		for (k = 0; k < conns[i].nr_streams; k++)
+			munmap((void *)conns[i].streams[k].map, conns[i].streams[k].size);
+		hvt_registry_free(&conns[i].reg);
+	}
+	close(lfd);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock_fallback),
+		cmocka_unit_test(test_clock_page),
+		cmocka_unit_test(test_untraced_without_agent),
+		cmocka_unit_test(test_trace_to_agent),
+	};
+
+	if (argc == 2)
+		return run_scenario(argv[1]);
+	return cmocka_run_group_tests_name("libhvtrace", tests, setup, teardown);
+}
