@@ -80,7 +80,8 @@ int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size, int
 		*fd = got;
 	else if (got >= 0)
 		close(got);
-	memcpy(payload, m.b + sizeof(m.h), m.h.len);
+	if (m.h.len)		/* payload may be NULL when none is expected */
+		memcpy(payload, m.b + sizeof(m.h), m.h.len);
 	return (int)m.h.len;
 }
 
