@@ -26,7 +26,8 @@
  *
  * and emit it with hvt_tracepoint(myapp, request, id, bytes, usecs). The call
  * is a typed inline function; while the event is disabled it costs one
- * predictable branch. See docs/user-tracepoints.md.
+ * predictable branch. Events are enabled while the guest agent
+ * (hvtrace agent) records; the README lists the environment variables.
  */
 #ifndef HVTRACE_HVTRACE_H
 #define HVTRACE_HVTRACE_H
