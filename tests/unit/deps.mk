@@ -25,3 +25,4 @@ $(BUILD)/tests/test_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_F
 $(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB)
+$(BUILD)/tests/test_tsc_xform: $(CLOCKSYNC_LIB)
