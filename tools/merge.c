@@ -57,7 +57,7 @@ static void format_ns(char *buf, int64_t ns)
 }
 
 void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-		     const struct hvt_host_clock *clock, uint64_t host_tsc)
+		     struct hvt_host_clock *clock, uint64_t host_tsc)
 {
 	switch (mode) {
 	case HVT_TIME_HOST_TSC:
@@ -72,7 +72,7 @@ void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
 	}
 }
 
-void hvt_print_event(FILE *out, enum hvt_time_mode mode, const struct hvt_host_clock *clock,
+void hvt_print_event(FILE *out, enum hvt_time_mode mode, struct hvt_host_clock *clock,
 		     struct hvt_source *s)
 {
 	uint32_t cpu = hvt_source_cpu(s);

@@ -21,9 +21,9 @@ enum hvt_time_mode {
 #define HVT_TIME_TEXT_MAX	32
 
 void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-		     const struct hvt_host_clock *clock, uint64_t host_tsc);
+		     struct hvt_host_clock *clock, uint64_t host_tsc);
 /* One line: time, layer, VM, CPU, tid, event name, fields. */
-void hvt_print_event(FILE *out, enum hvt_time_mode mode, const struct hvt_host_clock *clock,
+void hvt_print_event(FILE *out, enum hvt_time_mode mode, struct hvt_host_clock *clock,
 		     struct hvt_source *s);
 
 #endif

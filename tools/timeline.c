@@ -340,6 +340,7 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	free(tl->vms);
 	free(tl->sources);
 	hvt_heap_free(&tl->heap);
+	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));

@@ -13,6 +13,7 @@
 #include <hvtrace/clock_math.h>
 
 #include "clocksync/clocksync.h"
+#include "clocksync/host_clock.h"
 
 /* Deterministic pseudo-random delays, heavy-tailed enough to matter. */
 static uint64_t rng = 88172645463325252ull;
@@ -168,6 +169,51 @@ static void test_linear_map_fit(void **state)
 	assert_int_equal(hvt_linear_map_fit(pairs, 3, &m), -1);
 }
 
+/* NTP slews CLOCK_MONOTONIC between two pairs: the map follows each interval. */
+static void test_host_clock_piecewise(void **state)
+{
+	const struct hvt_clock_pair pairs[] = {
+		{ 1000000000ull, 500000000ll, 1700000000000000000ll, 5 },
+		{ 3000000000ull, 1500000000ll, 1700000001000000000ll, 5 },	/* 2 GHz */
+		{ 5000000000ull, 2500500000ll, 1700000002000500000ll, 5 },	/* +500 ppm */
+	};
+	struct hvt_host_clock c;
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 3, 0), 0);
+	assert_int_equal(hvt_host_clock_mono(&c, 1000000000ull), 500000000ll);
+	assert_int_equal(hvt_host_clock_mono(&c, 3000000000ull), 1500000000ll);
+	assert_int_equal(hvt_host_clock_mono(&c, 5000000000ull), 2500500000ll);
+	assert_int_equal(hvt_host_clock_mono(&c, 2000000000ull), 1000000000ll);
+	assert_true(llabs(hvt_host_clock_mono(&c, 4000000000ull) - 2000250000ll) <= 1);
+	assert_int_equal(hvt_host_clock_since_start(&c, 3000000000ull), 1000000000ll);
+	assert_int_equal(hvt_host_clock_realtime(&c, 3000000000ull), 1700000001000000000ll);
+	/* extrapolation uses the nearest interval */
+	assert_int_equal(hvt_host_clock_mono(&c, 0), 0);
+	/* in order (the hint), then out of order (a search): same answers */
+	for (t = 1000000000ull; t < 6000000000ull; t += 123456789)
+		assert_true(hvt_host_clock_mono(&c, t) <= hvt_host_clock_mono(&c, t + 1));
+	assert_int_equal(hvt_host_clock_mono(&c, 1000000000ull), 500000000ll);
+	hvt_host_clock_free(&c);
+}
+
+static void test_host_clock_refuses_bad_pairs(void **state)
+{
+	struct hvt_clock_pair pairs[] = {
+		{ 1000, 500, 0, 1 }, { 2000, 400, 0, 1 },	/* monotonic went back */
+	};
+	struct hvt_host_clock c;
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 2, 0), -1);
+	pairs[1].mono_ns = 900;
+	pairs[1].tsc = 1000;					/* TSC did not advance */
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 2, 0), -1);
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 1, 0), -1);	/* no frequency */
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 0, 1000), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +223,8 @@ int main(void)
 		cmocka_unit_test(test_mult_shift_precision),
 		cmocka_unit_test(test_scale_both_sides_of_base),
 		cmocka_unit_test(test_linear_map_fit),
+		cmocka_unit_test(test_host_clock_piecewise),
+		cmocka_unit_test(test_host_clock_refuses_bad_pairs),
 	};
 
 	return cmocka_run_group_tests_name("clocksync", tests, NULL, NULL);

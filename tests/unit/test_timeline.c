@@ -49,9 +49,11 @@ static void test_host_clock(void **state)
 	assert_int_equal(hvt_host_clock_since_start(&c, FX_HOST_TSC(1234567)), 1234567);
 	assert_int_equal(hvt_host_clock_since_start(&c, FX_T0 - 2000), -1000);
 	assert_int_equal(hvt_host_clock_realtime(&c, FX_HOST_TSC(1234567)), FX_REAL0 + 1234567);
+	hvt_host_clock_free(&c);
 	/* A single pair: the nominal frequency around it. */
 	assert_int_equal(hvt_host_clock_init(&c, pairs, 1, 2000000000ull), 0);
 	assert_int_equal(hvt_host_clock_since_start(&c, FX_HOST_TSC(5000000)), 5000000);
+	hvt_host_clock_free(&c);
 	assert_int_equal(hvt_host_clock_init(&c, pairs, 0, 0), -1);
 }
 

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * host_clock.c - piecewise-linear host clock chain (host_clock.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <hvtrace/clock_math.h>
+
+#include "clocksync/host_clock.h"
+
+static int line(uint64_t t0, int64_t ns0, uint64_t t1, int64_t ns1, struct hvt_linear_map *m)
+{
+	m->base = t0;
+	m->base_ns = ns0;
+	if (ns1 < ns0)
+		return -1;
+	return hvt_mult_shift((uint64_t)(ns1 - ns0), t1 - t0, &m->mult, &m->shift);
+}
+
+static int alloc(struct hvt_host_clock *c, size_t n)
+{
+	c->n = n;
+	c->start = calloc(n, sizeof(*c->start));
+	c->mono = calloc(n, sizeof(*c->mono));
+	c->real = calloc(n, sizeof(*c->real));
+	return c->start && c->mono && c->real ? 0 : -1;
+}
+
+int hvt_host_clock_init(struct hvt_host_clock *c, const struct hvt_clock_pair *pairs,
+			size_t n, uint64_t nominal_hz)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (n == 0 || (n == 1 && !nominal_hz) || alloc(c, n == 1 ? 1 : n - 1))
+		goto fail;
+	c->start_ns = pairs[0].mono_ns;
+	if (n == 1) {
+		c->start[0] = pairs[0].tsc;
+		c->mono[0] = (struct hvt_linear_map){ pairs[0].tsc, pairs[0].mono_ns, 0, 0 };
+		c->real[0] = (struct hvt_linear_map){ pairs[0].tsc, pairs[0].real_ns, 0, 0 };
+		if (hvt_mult_shift(1000000000u, nominal_hz, &c->mono[0].mult, &c->mono[0].shift))
+			goto fail;
+		c->real[0].mult = c->mono[0].mult;
+		c->real[0].shift = c->mono[0].shift;
+		return 0;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		const struct hvt_clock_pair *a = &pairs[i], *b = &pairs[i + 1];
+
+		if (b->tsc <= a->tsc ||
+		    line(a->tsc, a->mono_ns, b->tsc, b->mono_ns, &c->mono[i]) ||
+		    line(a->tsc, a->real_ns, b->tsc, b->real_ns, &c->real[i]))
+			goto fail;
+		c->start[i] = a->tsc;
+	}
+	return 0;
+fail:
+	hvt_host_clock_free(c);
+	return -1;
+}
+
+void hvt_host_clock_free(struct hvt_host_clock *c)
+{
+	free(c->start);
+	free(c->mono);
+	free(c->real);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The interval of @tsc: the hint when still right, else a binary search. */
+static size_t interval(struct hvt_host_clock *c, uint64_t tsc)
+{
+	size_t lo = 0, hi = c->n, h = c->hint;
+
+	if (tsc >= c->start[h] && (h + 1 == c->n || tsc < c->start[h + 1]))
+		return h;
+	if (h + 1 < c->n && tsc >= c->start[h + 1] &&
+	    (h + 2 == c->n || tsc < c->start[h + 2]))
+		return c->hint = h + 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->start[mid] <= tsc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return c->hint = lo;
+}
+
+int64_t hvt_host_clock_mono(struct hvt_host_clock *c, uint64_t tsc)
+{
+	const struct hvt_linear_map *m = &c->mono[interval(c, tsc)];
+
+	return hvt_clock_scale(tsc, m->base, m->base_ns, m->mult, m->shift);
+}
+
+int64_t hvt_host_clock_realtime(struct hvt_host_clock *c, uint64_t tsc)
+{
+	const struct hvt_linear_map *m = &c->real[interval(c, tsc)];
+
+	return hvt_clock_scale(tsc, m->base, m->base_ns, m->mult, m->shift);
+}
+
+int64_t hvt_host_clock_since_start(struct hvt_host_clock *c, uint64_t tsc)
+{
+	int64_t ns = hvt_host_clock_mono(c, tsc);
+
+	/* saturated values stay saturated instead of wrapping */
+	if (ns == INT64_MAX || ns == INT64_MIN)
+		return ns;
+	return ns - c->start_ns;
+}
