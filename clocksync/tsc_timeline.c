@@ -10,13 +10,27 @@
 void hvt_tsc_timeline_init(struct hvt_tsc_timeline *tl)
 {
 	tl->seg = NULL;
+	tl->first = tl->last = NULL;
 	tl->n = tl->cap = 0;
 }
 
 void hvt_tsc_timeline_free(struct hvt_tsc_timeline *tl)
 {
 	free(tl->seg);
+	free(tl->first);
+	free(tl->last);
 	hvt_tsc_timeline_init(tl);
+}
+
+/* The guest values where segment i begins and ends, kept for the cursor. */
+static void note_ends(struct hvt_tsc_timeline *tl, size_t i)
+{
+	const struct hvt_tsc_segment *s = &tl->seg[i];
+
+	tl->first[i] = hvt_tsc_to_guest(&s->x, s->host_start);
+	tl->last[i] = UINT64_MAX;
+	if (i > 0)
+		tl->last[i - 1] = hvt_tsc_to_guest(&tl->seg[i - 1].x, s->host_start - 1);
 }
 
 int hvt_tsc_timeline_add(struct hvt_tsc_timeline *tl, const struct hvt_tsc_segment *s)
@@ -27,18 +41,29 @@ int hvt_tsc_timeline_add(struct hvt_tsc_timeline *tl, const struct hvt_tsc_segme
 	}
 	if (tl->n && s->host_start == tl->seg[tl->n - 1].host_start) {
 		tl->seg[tl->n - 1] = *s;
+		note_ends(tl, tl->n - 1);
 		return 0;
 	}
 	if (tl->n == tl->cap) {
 		size_t cap = tl->cap ? 2 * tl->cap : 8;
 		struct hvt_tsc_segment *seg = realloc(tl->seg, cap * sizeof(*seg));
+		uint64_t *first, *last;
 
 		if (!seg)
 			return -1;	/* errno ENOMEM */
 		tl->seg = seg;
+		first = realloc(tl->first, cap * sizeof(*first));
+		if (!first)
+			return -1;
+		tl->first = first;
+		last = realloc(tl->last, cap * sizeof(*last));
+		if (!last)
+			return -1;
+		tl->last = last;
 		tl->cap = cap;
 	}
 	tl->seg[tl->n++] = *s;
+	note_ends(tl, tl->n - 1);
 	return 0;
 }
 
@@ -70,24 +95,13 @@ uint64_t hvt_tsc_timeline_to_guest(const struct hvt_tsc_timeline *tl, uint64_t h
 	return s ? hvt_tsc_to_guest(&s->x, host) : host;
 }
 
-/* The guest value segment i shows at its last host tick, and i+1 at its first. */
-static uint64_t end_of(const struct hvt_tsc_timeline *tl, size_t i)
-{
-	return hvt_tsc_to_guest(&tl->seg[i].x, tl->seg[i + 1].host_start - 1);
-}
-
-static uint64_t start_of(const struct hvt_tsc_timeline *tl, size_t i)
-{
-	return hvt_tsc_to_guest(&tl->seg[i].x, tl->seg[i].host_start);
-}
-
 /* Without history: the earliest segment that shows @guest. */
 static size_t first_showing(const struct hvt_tsc_timeline *tl, uint64_t guest)
 {
 	size_t i;
 
 	for (i = 0; i + 1 < tl->n; i++)
-		if (guest <= end_of(tl, i))
+		if (guest <= tl->last[i])
 			return i;
 	return tl->n - 1;
 }
@@ -96,6 +110,7 @@ uint64_t hvt_tsc_timeline_to_host(const struct hvt_tsc_timeline *tl, struct hvt_
 				  uint64_t guest)
 {
 	const struct hvt_tsc_segment *s;
+	int stepped = 0;
 
 	if (!tl->n)
 		return guest;
@@ -104,18 +119,20 @@ uint64_t hvt_tsc_timeline_to_host(const struct hvt_tsc_timeline *tl, struct hvt_
 		c->started = 1;
 	}
 	while (c->i + 1 < tl->n) {
-		uint64_t next_start = start_of(tl, c->i + 1);
-		int beyond = guest > end_of(tl, c->i);
-		int stepped_back = guest < c->last_guest && guest >= next_start;
+		uint64_t next_start = tl->first[c->i + 1];
+		int beyond = guest > tl->last[c->i];
+		/* one step back is evidence for one boundary, not for every later one */
+		int stepped_back = !stepped && guest < c->last_guest && guest >= next_start;
 
 		if (!beyond && !stepped_back)
 			break;
+		stepped |= stepped_back;
 		c->i++;
 	}
 	c->last_guest = guest;
 	s = &tl->seg[c->i];
 	/* A value inside a forward jump's gap was never shown: the jump's instant. */
-	if (c->i > 0 && guest < start_of(tl, c->i))
+	if (c->i > 0 && guest < tl->first[c->i])
 		return s->host_start;
 	return hvt_tsc_to_host(&s->x, guest);
 }

@@ -37,6 +37,8 @@ struct hvt_tsc_segment {
 
 struct hvt_tsc_timeline {
 	struct hvt_tsc_segment *seg;
+	uint64_t *first;	/* guest value segment i shows first */
+	uint64_t *last;		/* ... and last (UINT64_MAX for the last segment) */
 	size_t n, cap;
 };
 

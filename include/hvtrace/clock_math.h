@@ -72,8 +72,12 @@ static inline __u64 hvt_tsc_to_guest(const struct hvt_tsc_xform *x, __u64 host)
  */
 static inline __u64 hvt_tsc_to_host(const struct hvt_tsc_xform *x, __u64 guest)
 {
-	unsigned __int128 scaled = (unsigned __int128)(__u64)(guest - x->offset) << x->frac;
-	unsigned __int128 host = (scaled + x->ratio - 1) / x->ratio;
+	unsigned __int128 scaled, host;
+
+	if (x->ratio == 1ull << x->frac)	/* no scaling: no division */
+		return guest - x->offset;
+	scaled = (unsigned __int128)(__u64)(guest - x->offset) << x->frac;
+	host = (scaled + x->ratio - 1) / x->ratio;
 
 	return host > (unsigned __int128)~0ull ? ~0ull : (__u64)host;
 }

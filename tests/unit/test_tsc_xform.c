@@ -202,6 +202,33 @@ static void test_timeline_forward_jump(void **state)
 	hvt_tsc_timeline_free(&tl);
 }
 
+/*
+ * A small backwards jump followed by a segment whose guest range lies far
+ * in the past: stepping back into segment 1 is no reason to go on into
+ * segment 2 (found by the drift suite's exact-offset-changes scenario).
+ */
+static void test_timeline_step_back_once(void **state)
+{
+	struct hvt_tsc_timeline tl;
+	struct hvt_tsc_segment a = seg(1000000, 0, ONE48);
+	struct hvt_tsc_segment b = seg(1010000, (uint64_t)-500, ONE48);
+	struct hvt_tsc_segment c = seg(1020000, (uint64_t)-900000, ONE48);	/* far back */
+	struct hvt_tsc_segment d = seg(1030000, 400, ONE48);
+	struct hvt_tsc_cursor cur = { 0 };
+	uint64_t h;
+
+	(void)state;
+	hvt_tsc_timeline_init(&tl);
+	assert_int_equal(hvt_tsc_timeline_add(&tl, &a), 0);
+	assert_int_equal(hvt_tsc_timeline_add(&tl, &b), 0);
+	assert_int_equal(hvt_tsc_timeline_add(&tl, &c), 0);
+	assert_int_equal(hvt_tsc_timeline_add(&tl, &d), 0);
+	for (h = 1009000; h < 1040000; h += 250)
+		assert_int_equal(hvt_tsc_timeline_to_host(&tl, &cur,
+							  hvt_tsc_timeline_to_guest(&tl, h)), h);
+	hvt_tsc_timeline_free(&tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_forward),
 		cmocka_unit_test(test_timeline_backwards_jump),
 		cmocka_unit_test(test_timeline_forward_jump),
+		cmocka_unit_test(test_timeline_step_back_once),
 	};
 
 	return cmocka_run_group_tests_name("tsc_xform", tests, NULL, NULL);
