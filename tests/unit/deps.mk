@@ -26,3 +26,6 @@ $(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_F
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB)
 $(BUILD)/tests/test_tsc_xform: $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_fit: $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_drift: $(BUILD)/obj/tools/drift.o $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_estimator: $(CLOCKSYNC_LIB)
