@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_estimator.c - clocksync/estimator.c's interface, case by case
+ * (the statistics are test_drift.c's business).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clocksync/estimator.h"
+
+/* guest = host + 1000, each message 100 ticks in flight, replies 50 later */
+static struct hvt_exchange ex_at(uint64_t h, int64_t offset)
+{
+	struct hvt_exchange ex = { h, h + 100 + (uint64_t)offset, h + 150 + (uint64_t)offset, h + 250 };
+
+	return ex;
+}
+
+static void test_empty_and_single(void **state)
+{
+	struct hvt_estimator *e = hvt_est_new();
+	struct hvt_est_value v;
+	struct hvt_exchange ex = ex_at(1000000, 1000);
+
+	(void)state;
+	assert_int_equal(hvt_est_eval(e, 5, &v), -1);
+	assert_int_equal(hvt_est_now(e, 5, &v), -1);
+	assert_int_equal(hvt_est_exchange(e, &ex), HVT_EST_USED);
+	assert_int_equal(hvt_est_eval(e, 1000000, &v), 0);
+	assert_false(v.bounded);	/* one exchange cannot fix a slope */
+	hvt_est_free(e);
+	hvt_est_free(NULL);
+}
+
+static void test_constant_offset_bounds(void **state)
+{
+	struct hvt_estimator *e = hvt_est_new();
+	struct hvt_est_segment_info info;
+	struct hvt_est_value v;
+	uint64_t h;
+
+	(void)state;
+	for (h = 1000000; h < 2000000; h += 10000) {
+		struct hvt_exchange ex = ex_at(h, 1000);
+
+		assert_int_not_equal(hvt_est_exchange(e, &ex), HVT_EST_SPLIT);
+	}
+	hvt_est_segment_info(e, 0, &info);
+	assert_int_equal(info.samples, 200);
+	assert_true(info.amin <= 1.0 && 1.0 <= info.amax);
+	assert_int_equal(hvt_est_now(e, 1500000, &v), 0);
+	assert_true(v.bounded && v.lo <= 1501000 && 1501000 <= v.hi);
+	assert_int_equal(hvt_est_eval(e, 1500000, &v), 0);
+	assert_true(v.bounded && v.lo <= 1501000 && 1501000 <= v.hi);
+	/* 100 ticks each way: the offset is known within +/-100 */
+	assert_true(v.hi - v.lo <= 200);
+	assert_int_equal(hvt_est_nr_segments(e), 1);
+	hvt_est_free(e);
+}
+
+static void test_jump_splits(void **state)
+{
+	struct hvt_estimator *e = hvt_est_new();
+	struct hvt_est_segment_info info;
+	struct hvt_est_value v;
+	uint64_t h;
+	int split = 0;
+
+	(void)state;
+	for (h = 1000000; h < 3000000; h += 10000) {
+		struct hvt_exchange ex = ex_at(h, h < 2000000 ? 1000 : 500000);
+
+		split += hvt_est_exchange(e, &ex) == HVT_EST_SPLIT;
+	}
+	assert_int_equal(split, 1);
+	assert_int_equal(hvt_est_nr_segments(e), 2);
+	hvt_est_segment_info(e, 1, &info);
+	assert_true(info.host_first >= 2000000 && info.samples > 100);
+	/* far from the jump each side is exact to its delays */
+	assert_int_equal(hvt_est_eval(e, 1500000, &v), 0);
+	assert_true(v.lo <= 1501000 && 1501000 <= v.hi && !v.in_window);
+	assert_int_equal(hvt_est_eval(e, 2500000, &v), 0);
+	assert_true(v.lo <= 3000000 && 3000000 <= v.hi && !v.in_window);
+	/* just before the jump: either side, the union holds the truth */
+	assert_int_equal(hvt_est_eval(e, 1999990, &v), 0);
+	assert_true(v.lo <= 1999990 + 1000 && 1999990 + 1000 <= v.hi);
+	hvt_est_free(e);
+}
+
+static void test_out_of_order_and_range(void **state)
+{
+	struct hvt_estimator *e = hvt_est_new();
+	struct hvt_est_value v;
+	struct hvt_exchange late = ex_at(1500000, 1000);
+	uint64_t h;
+
+	(void)state;
+	for (h = 1000000; h < 2000000; h += 100000) {
+		struct hvt_exchange ex = ex_at(h + 50000, 1000);
+
+		hvt_est_exchange(e, &ex);
+	}
+	/* an older but tighter exchange (10 ticks each hop) still counts */
+	late.guest_recv = 1500000 + 10 + 1000;
+	late.guest_send = 1500000 + 20 + 1000;
+	late.host_recv = 1500000 + 30;
+	assert_int_equal(hvt_est_exchange(e, &late), HVT_EST_USED);
+	assert_int_equal(hvt_est_eval(e, 1500000, &v), 0);
+	assert_true(v.lo <= 1501000 && 1501000 <= v.hi && v.hi - v.lo <= 40);
+	/* more than 2^61 ticks away from the first sample: refused */
+	assert_int_equal(hvt_est_h2g(e, 1ull << 62, 5), HVT_EST_REJECTED);
+	hvt_est_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty_and_single),
+		cmocka_unit_test(test_constant_offset_bounds),
+		cmocka_unit_test(test_jump_splits),
+		cmocka_unit_test(test_out_of_order_and_range),
+	};
+
+	return cmocka_run_group_tests_name("estimator", tests, NULL, NULL);
+}
