@@ -1,37 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * align.c - host clock mapping and guest offset fitting (align.h).
+ * align.c - a VM's clock from its exchanges (align.h).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "tools/align.h"
 
-int hvt_sync_fit(const struct hvt_sync_rec *recs, size_t n, struct hvt_offset_estimate *est)
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n)
 {
-	struct hvt_offset_fit fit;
-	size_t i;
+	size_t i, in_segment = 0;
+	uint64_t seg_first = 0;
 
-	hvt_offset_fit_init(&fit);
-	for (i = 0; i < n; i++)
-		hvt_offset_fit_exchange(&fit, &recs[i].ex);
-	return hvt_offset_fit_result(&fit, est);
+	memset(c, 0, sizeof(*c));
+	hvt_tsc_timeline_init(&c->tl);
+	if (!n || !(c->est = hvt_est_new()))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (hvt_est_exchange(c->est, &recs[i].ex) == HVT_EST_SPLIT) {
+			/* the segment that just ended was short and not the first: a glitch */
+			if (hvt_est_nr_segments(c->est) > 2 && in_segment < HVT_GLITCH_EXCHANGES &&
+			    !c->glitch) {
+				c->glitch = 1;
+				c->glitch_seq = seg_first;
+			}
+			in_segment = 0;
+			seg_first = recs[i].seq;
+		}
+		in_segment++;
+	}
+	c->segments = hvt_est_nr_segments(c->est);
+	if (hvt_est_timeline(c->est, &c->tl)) {
+		hvt_vm_clock_free(c);
+		return -1;
+	}
+	return 0;
 }
 
-uint64_t hvt_guest_to_host(uint64_t guest_tsc, int64_t offset)
+void hvt_vm_clock_free(struct hvt_vm_clock *c)
 {
-	return guest_tsc - (uint64_t)offset;
+	hvt_est_free(c->est);
+	hvt_tsc_timeline_free(&c->tl);
+	memset(c, 0, sizeof(*c));
 }
 
-const struct hvt_sync_rec *hvt_sync_first_violation(const struct hvt_sync_rec *recs,
-						    size_t n, int64_t offset)
+const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
+							const struct hvt_sync_rec *recs,
+							size_t n, size_t *exempt)
 {
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
 	size_t i;
 
-	/* 128-bit: TSC values and offsets each use up to 64 bits. */
+	*exempt = 0;
 	for (i = 0; i < n; i++) {
 		const struct hvt_exchange *ex = &recs[i].ex;
-		__int128 recv = (__int128)ex->guest_recv - offset;
-		__int128 send = (__int128)ex->guest_send - offset;
+		/* one stream in order: recv, then send, of each exchange */
+		uint64_t recv = hvt_vm_clock_to_host(c, &cur, ex->guest_recv);
+		uint64_t send = hvt_vm_clock_to_host(c, &cur, ex->guest_send);
 
-		if ((__int128)ex->host_send > recv || send > (__int128)ex->host_recv)
+		if (hvt_est_in_window(c->est, ex->host_send) ||
+		    hvt_est_in_window(c->est, ex->host_recv)) {
+			(*exempt)++;
+			continue;
+		}
+		if (recv + 1 < ex->host_send || send > ex->host_recv + 1)
 			return &recs[i];
 	}
 	return NULL;

@@ -4,8 +4,11 @@
  *
  * Host TSC -> host CLOCK_MONOTONIC through the pairs of host/clock.tsv
  * (clocksync/host_clock.h); "time since trace start" is measured from the
- * first pair. Guest TSC -> host TSC with the constant offset fitted over
- * every exchange of sync.tsv: guest = host + offset.
+ * first pair. Guest TSC -> host TSC through the VM's clock: the estimator
+ * fed with every exchange of sync.tsv (clocksync/estimator.h), turned into a
+ * timeline of one line per segment (docs/clock-model.md). Each guest stream
+ * converts through it with a cursor of its own, so that values repeated
+ * after a backwards jump land in the right segment.
  */
 #ifndef HVT_TOOLS_ALIGN_H
 #define HVT_TOOLS_ALIGN_H
@@ -14,19 +17,43 @@
 #include <stdint.h>
 
 #include "clocksync/clocksync.h"
+#include "clocksync/estimator.h"
 #include "clocksync/host_clock.h"
+#include "clocksync/tsc_timeline.h"
 #include "tools/archive.h"
 
-/* Fits guest - host over every exchange; -1 if there are none. */
-int hvt_sync_fit(const struct hvt_sync_rec *recs, size_t n, struct hvt_offset_estimate *est);
-/* Host TSC of a guest TSC value: guest - offset (modulo 2^64 like the TSC). */
-uint64_t hvt_guest_to_host(uint64_t guest_tsc, int64_t offset);
+#define HVT_GLITCH_EXCHANGES 3	/* fewer in a segment between two: not a real change */
+
+struct hvt_vm_clock {
+	struct hvt_estimator *est;
+	struct hvt_tsc_timeline tl;
+	size_t segments;
+	uint64_t glitch_seq;		/* first exchange of a too-short middle segment */
+	int glitch;
+};
+
 /*
- * The first exchange that is not causal once aligned with @offset:
- * host_send <= guest_recv - offset and guest_send - offset <= host_recv must
- * both hold. NULL if every exchange is causal.
+ * Fits the VM's clock from its exchanges; -1 if there are none (or no
+ * memory). A segment of fewer than HVT_GLITCH_EXCHANGES exchanges between two
+ * others is reported in glitch/glitch_seq: a stamp error, not a clock change.
  */
-const struct hvt_sync_rec *hvt_sync_first_violation(const struct hvt_sync_rec *recs,
-						    size_t n, int64_t offset);
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n);
+void hvt_vm_clock_free(struct hvt_vm_clock *c);
+/* Host TSC of a guest value of the stream behind @cur. */
+static inline uint64_t hvt_vm_clock_to_host(const struct hvt_vm_clock *c,
+					    struct hvt_tsc_cursor *cur, uint64_t guest)
+{
+	return hvt_tsc_timeline_to_host(&c->tl, cur, guest);
+}
+/*
+ * The first exchange that is not causal once aligned (host_send <= guest_recv
+ * and guest_send <= host_recv on the host's time line, within the one tick
+ * of fixed-point rounding); exchanges inside a change window may straddle
+ * the change and are only counted in *exempt. NULL if every other exchange is
+ * causal.
+ */
+const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
+							const struct hvt_sync_rec *recs,
+							size_t n, size_t *exempt);
 
 #endif

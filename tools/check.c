@@ -8,7 +8,7 @@
  *   manifest                  hvtrace.json and host/clock.tsv parse
  *   info-json[VM]             the VM's info.json parses
  *   sync-causal[VM]           every exchange of sync.tsv stays causal once
- *                             aligned with the fitted offset
+ *                             aligned with the VM's fitted clock
  *   registry[TRACE]           the trace's registry file validates
  *   stream-decodes[FILE]      every packet and event of a stream decodes
  *   timeline-ordered          merged times never go backwards
@@ -62,26 +62,30 @@ static void named(char *buf, size_t len, const char *check, const char *item)
 
 bool hvt_check_sync(const struct hvt_vm_info *vm, char *reason, size_t len)
 {
-	struct hvt_offset_estimate est;
 	const struct hvt_sync_rec *bad;
+	struct hvt_vm_clock clock;
+	size_t exempt;
+	bool ok = false;
 
 	if (vm->sync_warnings) {
 		snprintf(reason, len, "sync.tsv: %lu problem%s (see the warnings)",
 			 vm->sync_warnings, vm->sync_warnings == 1 ? "" : "s");
 		return false;
 	}
-	if (hvt_sync_fit(vm->sync, vm->nr_sync, &est)) {
+	if (hvt_vm_clock_build(&clock, vm->sync, vm->nr_sync)) {
 		snprintf(reason, len, "no clock exchanges: the guest cannot be aligned");
 		return false;
 	}
-	bad = hvt_sync_first_violation(vm->sync, vm->nr_sync, est.offset);
-	if (bad) {
-		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal with offset %"
-			 PRId64 " ticks (the exchanges allow [%" PRId64 ", %" PRId64 "])",
-			 bad->seq, est.offset, est.lo, est.hi);
-		return false;
-	}
-	return true;
+	bad = hvt_vm_clock_first_violation(&clock, vm->sync, vm->nr_sync, &exempt);
+	if (clock.glitch)
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal: it contradicts the "
+			 "exchanges around it", clock.glitch_seq);
+	else if (bad)
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal once aligned", bad->seq);
+	else
+		ok = true;
+	hvt_vm_clock_free(&clock);
+	return ok;
 }
 
 static void check_vms(struct tally *t, const struct hvt_timeline *tl)

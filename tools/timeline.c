@@ -18,7 +18,7 @@ int hvt_source_next(struct hvt_source *s)
 	} else if (s->ctf) {
 		if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
 			return 0;
-		s->host_tsc = hvt_guest_to_host(s->ctf_ev.ts, s->offset);
+		s->host_tsc = hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts);
 	} else {
 		return 0;
 	}
@@ -116,23 +116,25 @@ static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
 	tl->warnings++;
 }
 
-/* Fits the VM's offset; false if it has no exchanges at all. */
+/* Fits the VM's clock; false if it has no exchanges at all. */
 static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 
-	if (hvt_sync_fit(vm->sync, vm->nr_sync, &st->est)) {
+	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync)) {
 		hvt_warn("vm %s: no clock exchanges in sync.tsv; its guest events cannot be "
 			 "aligned and are skipped", vm->name);
 		tl->warnings++;
 		return false;
 	}
-	if (!st->est.consistent || !st->est.bounded) {
-		hvt_warn("vm %s: the clock exchanges do not fit a constant offset (%s); merging "
-			 "with the best estimate (offset %" PRId64 " ticks), guest events may be "
-			 "misplaced", vm->name, st->est.consistent ? "one-sided" : "inconsistent",
-			 st->est.offset);
+	if (st->clock.glitch) {
+		hvt_warn("vm %s: clock exchange seq %" PRIu64 " contradicts the exchanges around it; "
+			 "guest events near it may be misplaced", vm->name, st->clock.glitch_seq);
 		tl->warnings++;
+	} else if (st->clock.segments > 1) {
+		hvt_info("vm %s: the guest clock changed %zu time%s during the recording; "
+			 "aligned piecewise", vm->name, st->clock.segments - 1,
+			 st->clock.segments == 2 ? "" : "s");
 	}
 	return true;
 }
@@ -200,7 +202,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 			return -1;
 		}
 		s->aligned = aligned[si->trace];
-		s->offset = st->est.offset;
+		s->clock = st->aligned ? &st->clock : NULL;
 		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->regs[si->trace],
 				      &s->open_warnings);
 	}
@@ -322,6 +324,7 @@ static void free_vm_state(struct hvt_vm_state *st)
 		hvt_registry_free(&st->regs[i]);
 	free(st->regs);
 	free(st->reg_warnings);
+	hvt_vm_clock_free(&st->clock);
 	hvt_vm_info_free(&st->vm);
 }
 

@@ -9,7 +9,7 @@
  * reads its next event and goes back into the heap. Memory: one packet or
  * page per source.
  *
- * Guest sources are aligned with their VM's offset (align.h). Traces on
+ * Guest sources are aligned through their VM's clock (align.h). Traces on
  * CLOCK_MONOTONIC_RAW, and VMs without any clock exchange, cannot be aligned:
  * they are skipped with one warning each (the check command still decodes
  * them, see hvt_timeline_open's @all_streams).
@@ -33,7 +33,8 @@ struct hvt_source {
 	const char *vm;			/* NULL on the host */
 	char *name;			/* file relative to the archive, for messages */
 	uint32_t index;			/* tie-break: order of opening */
-	int64_t offset;			/* guest TSC - host TSC; 0 on the host */
+	const struct hvt_vm_clock *clock;	/* guest TSC -> host TSC; NULL on the host */
+	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	bool aligned;			/* false: not part of the merge */
 	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
 	struct hvt_ctf_stream *ctf;	/* could not be opened */
@@ -48,8 +49,8 @@ struct hvt_source {
 struct hvt_vm_state {
 	struct hvt_vm_info vm;
 	bool loaded;			/* info.json was usable */
-	bool aligned;			/* an offset could be fitted */
-	struct hvt_offset_estimate est;
+	bool aligned;			/* its clock could be fitted */
+	struct hvt_vm_clock clock;
 	struct hvt_registry *regs;	/* one per trace of vm */
 	unsigned long *reg_warnings;	/* one per trace */
 };

@@ -57,14 +57,11 @@ static void test_host_clock(void **state)
 	assert_int_equal(hvt_host_clock_init(&c, pairs, 0, 0), -1);
 }
 
-static void test_offset_fit_and_causality(void **state)
+static void fill_sync(struct hvt_sync_rec *recs, unsigned int n)
 {
-	struct hvt_sync_rec recs[4];
-	struct hvt_offset_estimate est;
 	unsigned int k;
 
-	(void)state;
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < n; k++) {
 		uint64_t hs = FX_T0 + k * 1000000ull;
 
 		recs[k].seq = k;
@@ -73,24 +70,63 @@ static void test_offset_fit_and_causality(void **state)
 		recs[k].ex.guest_send = recs[k].ex.guest_recv + 10;
 		recs[k].ex.host_recv = hs + 210;
 	}
-	assert_int_equal(hvt_sync_fit(recs, 4, &est), 0);
-	assert_true(est.consistent && est.bounded);
-	assert_int_equal(est.offset, FX_OFFSET);
-	assert_int_equal(est.bound, 100);
-	assert_null(hvt_sync_first_violation(recs, 4, est.offset));
-	assert_int_equal(hvt_guest_to_host(FX_GUEST_TSC(1240000), est.offset),
-			 FX_HOST_TSC(1240000));
-	/* The guest TSC behind the host (negative offset) works the same way. */
-	assert_int_equal(hvt_guest_to_host(FX_T0 - 500, -1000), FX_T0 + 500);
-	/* An offset outside [lo, hi] breaks causality of some exchange. */
-	assert_ptr_equal(hvt_sync_first_violation(recs, 4, FX_OFFSET + 101), &recs[0]);
-	assert_ptr_equal(hvt_sync_first_violation(recs, 4, FX_OFFSET - 101), &recs[0]);
-	/* A guest that received before the host sent: inconsistent. */
-	recs[2].ex.guest_recv = recs[2].ex.host_send + (uint64_t)FX_OFFSET - 500;
-	assert_int_equal(hvt_sync_fit(recs, 4, &est), 0);
-	assert_false(est.consistent);
-	assert_ptr_equal(hvt_sync_first_violation(recs, 4, est.offset), &recs[2]);
-	assert_int_equal(hvt_sync_fit(recs, 0, &est), -1);
+}
+
+static void test_vm_clock_and_causality(void **state)
+{
+	struct hvt_sync_rec recs[8];
+	struct hvt_vm_clock c;
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	uint64_t h;
+	size_t exempt;
+
+	(void)state;
+	fill_sync(recs, 8);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 8), 0);
+	assert_int_equal(c.segments, 1);
+	assert_false(c.glitch);
+	assert_null(hvt_vm_clock_first_violation(&c, recs, 8, &exempt));
+	assert_int_equal(exempt, 0);
+	/* guest = host + FX_OFFSET within the exchanges' +/-100 ticks */
+	h = hvt_vm_clock_to_host(&c, &cur, FX_GUEST_TSC(1240000));
+	assert_true(h + 100 >= FX_HOST_TSC(1240000) && h <= FX_HOST_TSC(1240000) + 100);
+	hvt_vm_clock_free(&c);
+	/* one guest that received before the host sent: a glitch, not a clock change */
+	recs[3].ex.guest_recv = recs[3].ex.host_send + (uint64_t)FX_OFFSET - 500;
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 8), 0);
+	assert_true(c.glitch);
+	assert_int_equal(c.glitch_seq, 3);
+	hvt_vm_clock_free(&c);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 0), -1);
+}
+
+/* A real offset jump: two segments, no glitch, every exchange causal or exempt. */
+static void test_vm_clock_jump(void **state)
+{
+	struct hvt_sync_rec recs[40];
+	struct hvt_vm_clock c;
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	size_t exempt;
+	unsigned int k;
+	uint64_t h;
+
+	(void)state;
+	fill_sync(recs, 40);
+	for (k = 20; k < 40; k++) {
+		recs[k].ex.guest_recv += 5000000;	/* the guest TSC jumped 5 M ticks */
+		recs[k].ex.guest_send += 5000000;
+	}
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	assert_int_equal(c.segments, 2);
+	assert_false(c.glitch);
+	assert_null(hvt_vm_clock_first_violation(&c, recs, 40, &exempt));
+	assert_true(exempt <= 2);
+	/* before and after the jump, in stream order */
+	h = hvt_vm_clock_to_host(&c, &cur, FX_GUEST_TSC(5000000));
+	assert_true(h + 100 >= FX_HOST_TSC(5000000) && h <= FX_HOST_TSC(5000000) + 100);
+	h = hvt_vm_clock_to_host(&c, &cur, FX_GUEST_TSC(30000000) + 5000000);
+	assert_true(h + 100 >= FX_HOST_TSC(30000000) && h <= FX_HOST_TSC(30000000) + 100);
+	hvt_vm_clock_free(&c);
 }
 
 struct row {
@@ -157,7 +193,7 @@ static void test_merge_order(void **state)
 		;
 	assert_int_equal(hvt_timeline_warnings(&tl), 0);
 	assert_true(tl.vms[0].aligned);
-	assert_int_equal(tl.vms[0].est.offset, FX_OFFSET);
+	assert_int_equal(tl.vms[0].clock.segments, 1);
 	hvt_timeline_close(&tl);
 }
 
@@ -227,7 +263,7 @@ static void test_inconsistent_sync_still_merges(void **state)
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	assert_true(tl.vms[0].aligned);
-	assert_false(tl.vms[0].est.consistent);
+	assert_true(tl.vms[0].clock.glitch);
 	while (hvt_timeline_next(&tl))
 		n++;
 	assert_int_equal(n, 5);
@@ -268,7 +304,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_clock),
-		cmocka_unit_test(test_offset_fit_and_causality),
+		cmocka_unit_test(test_vm_clock_and_causality),
+		cmocka_unit_test(test_vm_clock_jump),
 		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
