@@ -10,5 +10,6 @@ int hvt_cmd_record(int argc, char **argv);	/* host/record.c */
 int hvt_cmd_agent(int argc, char **argv);	/* tools/agent.c */
 int hvt_cmd_merge(int argc, char **argv);	/* tools/merge.c */
 int hvt_cmd_check(int argc, char **argv);	/* tools/check.c */
+int hvt_cmd_drift(int argc, char **argv);	/* tools/drift.c */
 
 #endif

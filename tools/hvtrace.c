@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "agent", hvt_cmd_agent, "guest: stream kernel and user events to the host" },
 	{ "merge", hvt_cmd_merge, "merge an archive into one timeline" },
 	{ "check", hvt_cmd_check, "validate an archive's alignment" },
+	{ "drift", hvt_cmd_drift, "run the clock-drift test suite" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_drift.c - the clock-drift test suite held to its targets:
+ *
+ *   - exact paths: 0 ticks of error in every scenario;
+ *   - the estimator: 0 violations over 10,000 randomized scenarios;
+ *   - kvm-like (1 h, 10 exchanges/s, 2 us + exp 20 us, 100 ppm): p99 <= 100 ns;
+ *   - a drift change or an offset jump is detected, and the error is back
+ *     under 1 us within 10 s of simulated time.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "clocksync/drift_suite.h"
+#include "tests/unit/cmd_capture.h"
+#include "tools/commands.h"
+
+static struct hvt_drift_result run(const char *name)
+{
+	const struct hvt_drift_options o = { 1, 0, 0 };
+	struct hvt_drift_result r;
+	long i = hvt_drift_find(name);
+
+	assert_true(i >= 0);
+	assert_int_equal(hvt_drift_run((size_t)i, &o, &r), 0);
+	return r;
+}
+
+static void test_exact_paths_are_exact(void **state)
+{
+	const char *names[] = { "exact-intel", "exact-amd", "exact-offset-changes" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct hvt_drift_result r = run(names[i]);
+
+		assert_true(r.samples >= 10000);
+		assert_int_equal(r.violations, 0);
+		assert_true(r.err_max_ns == 0);
+	}
+}
+
+static void test_kvm_like(void **state)
+{
+	struct hvt_drift_result r = run("kvm-like");
+
+	(void)state;
+	assert_true(r.samples >= 70000);	/* a simulated hour at 10/s */
+	assert_int_equal(r.violations, 0);
+	if (r.err_p99_ns > 100)
+		fail_msg("kvm-like p99 error %.1f ns > 100 ns", r.err_p99_ns);
+}
+
+/* Every named scenario within the guarantee: no violation. */
+static void test_guaranteed_scenarios(void **state)
+{
+	const struct hvt_drift_options o = { 1, 0, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < hvt_drift_nr_scenarios(); i++) {
+		struct hvt_drift_result r;
+
+		if (!hvt_drift_scenario_guaranteed(i))
+			continue;
+		assert_int_equal(hvt_drift_run(i, &o, &r), 0);
+		if (r.violations)
+			fail_msg("%s: %llu violations", r.scenario, (unsigned long long)r.violations);
+	}
+}
+
+static void test_ten_thousand_random_scenarios(void **state)
+{
+	uint64_t seed, violations = 0, split = 0, evaluated = 0;
+
+	(void)state;
+	for (seed = 1; seed <= 10000; seed++) {
+		struct hvt_sim_config c;
+		struct hvt_drift_result r;
+
+		hvt_drift_random_config(seed, &c);
+		assert_int_equal(hvt_drift_run_config(&c, "random", &r), 0);
+		if (r.violations && violations == 0)
+			print_message("seed %llu: %llu violations\n", (unsigned long long)seed,
+				      (unsigned long long)r.violations);
+		violations += r.violations;
+		split += r.segments > 1;
+		evaluated += r.evaluated;
+	}
+	assert_int_equal(violations, 0);
+	/* the draw covers changes, not only the easy constant case */
+	assert_true(split > 2000);
+	assert_true(evaluated > 10000000);
+}
+
+static void test_changes_detected_and_recovered(void **state)
+{
+	const char *names[] = { "drift-change", "migration", "suspend", "scaling-change" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		struct hvt_drift_result r = run(names[i]);
+
+		assert_true(r.segments >= 2);
+		if (!(r.recovery_s >= 0 && r.recovery_s <= 10))
+			fail_msg("%s: error not under 1 us within 10 s (%g s)", names[i], r.recovery_s);
+	}
+}
+
+static void test_reproducible(void **state)
+{
+	const struct hvt_drift_options a = { 7, 30, 20 }, b = { 8, 30, 20 };
+	struct hvt_drift_result r1, r2, r3;
+	long i = hvt_drift_find("lossy");
+
+	(void)state;
+	assert_int_equal(hvt_drift_run((size_t)i, &a, &r1), 0);
+	assert_int_equal(hvt_drift_run((size_t)i, &a, &r2), 0);
+	assert_int_equal(hvt_drift_run((size_t)i, &b, &r3), 0);
+	assert_int_equal(r1.samples, r2.samples);
+	assert_true(r1.err_p99_ns == r2.err_p99_ns && r1.err_max_ns == r2.err_max_ns);
+	assert_true(r1.samples != r3.samples || r1.err_max_ns != r3.err_max_ns);
+	/* --duration and --rate are obeyed: 30 s at 20/s, 30% lost, 2 samples each */
+	assert_true(r1.samples > 700 && r1.samples < 1000);
+}
+
+static void test_tsv_output(void **state)
+{
+	char a0[] = "drift", a1[] = "--format", a2[] = "tsv", a3[] = "--duration", a4[] = "20",
+	     a5[] = "drift-1ppm", a6[] = "exact-amd";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, NULL }, *out, *line;
+	int rows = 0;
+
+	(void)state;
+	optind = 1;
+	assert_int_equal(capture_cmd(hvt_cmd_drift, 7, argv, "/tmp/hvtrace-test-drift.tsv", &out), 0);
+	assert_non_null(out);
+	line = strtok(out, "\n");
+	assert_string_equal(line, "scenario\tsamples\terr_p50_ns\terr_p99_ns\terr_max_ns"
+				  "\tbound_p50_ns\tviolations");
+	while ((line = strtok(NULL, "\n"))) {
+		int tabs = 0;
+		char *p;
+
+		for (p = line; *p; p++)
+			tabs += *p == '\t';
+		assert_int_equal(tabs, 6);
+		rows++;
+	}
+	assert_int_equal(rows, 2);
+	free(out);
+	remove("/tmp/hvtrace-test-drift.tsv");
+}
+
+static void test_bad_arguments(void **state)
+{
+	char a0[] = "drift", a1[] = "no-such-scenario", b1[] = "--format", b2[] = "json",
+	     c1[] = "--rate", c2[] = "-3";
+	char *bad1[] = { a0, a1, NULL }, *bad2[] = { a0, b1, b2, NULL }, *bad3[] = { a0, c1, c2, NULL };
+
+	(void)state;
+	optind = 1;
+	assert_int_equal(hvt_cmd_drift(2, bad1), 2);
+	optind = 1;
+	assert_int_equal(hvt_cmd_drift(3, bad2), 2);
+	optind = 1;
+	assert_int_equal(hvt_cmd_drift(3, bad3), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_paths_are_exact),
+		cmocka_unit_test(test_kvm_like),
+		cmocka_unit_test(test_guaranteed_scenarios),
+		cmocka_unit_test(test_ten_thousand_random_scenarios),
+		cmocka_unit_test(test_changes_detected_and_recovered),
+		cmocka_unit_test(test_reproducible),
+		cmocka_unit_test(test_tsv_output),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests_name("drift", tests, NULL, NULL);
+}
