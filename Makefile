@@ -95,6 +95,20 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o
 
 tests: $(TESTS)
 
+# Benchmarks: tests/bench/bench_X.c -> $(BUILD)/bench/bench_X, run by `make bench`.
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+$(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+bench: deps
+	$(MAKE) $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
 kmod:
 	$(MAKE) -C guest-kmod KDIR=$(KDIR)
 
@@ -135,7 +149,7 @@ clean:
 	rm -rf build build-san
 	-$(MAKE) -C guest-kmod clean KDIR=$(KDIR)
 
-.PHONY: all kmod image deps unit tests demo check install clean
+.PHONY: all kmod image deps unit tests bench demo check install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
