@@ -248,37 +248,52 @@ int hvt_fit_add(struct hvt_fit *f, struct hvt_pt pt, int is_p)
 	return 0;
 }
 
-int hvt_fit_slopes(const struct hvt_fit *f, double *amin, double *amax)
+/*
+ * The steepest and flattest feasible lines, once the anchors have settled:
+ * the steepest joins the first Q vertex to the last P vertex, the flattest
+ * the first P vertex to the last Q vertex.
+ */
+struct extreme_lines {
+	struct hvt_pt q0, p0;
+	long double amax, amin;
+};
+
+static int extreme_lines(const struct hvt_fit *f, struct extreme_lines *e)
 {
-	struct hvt_pt p0, pn, q0, qn;
+	struct hvt_pt pn, qn;
 
 	if (!f->complete)
 		return 0;
-	p0 = at(&f->p, 0);
+	e->p0 = at(&f->p, 0);
 	pn = at(&f->p, f->p.n - 1);
-	q0 = at(&f->q, 0);
+	e->q0 = at(&f->q, 0);
 	qn = at(&f->q, f->q.n - 1);
-	*amax = (double)(pn.y - q0.y) / (double)(pn.x - q0.x);
-	*amin = (double)(qn.y - p0.y) / (double)(qn.x - p0.x);
+	e->amax = (long double)(pn.y - e->q0.y) / (long double)(pn.x - e->q0.x);
+	e->amin = (long double)(qn.y - e->p0.y) / (long double)(qn.x - e->p0.x);
+	return 1;
+}
+
+int hvt_fit_slopes(const struct hvt_fit *f, double *amin, double *amax)
+{
+	struct extreme_lines e;
+
+	if (!extreme_lines(f, &e))
+		return 0;
+	*amax = (double)e.amax;
+	*amin = (double)e.amin;
 	return 1;
 }
 
 int hvt_fit_central(const struct hvt_fit *f, int64_t x, long double *value, long double *slope)
 {
-	struct hvt_pt p0, pn, q0, qn;
-	long double amax, amin, vmax, vmin;
+	struct extreme_lines e;
+	long double vmax, vmin;
 
-	if (!f->complete)
+	if (!extreme_lines(f, &e))
 		return 0;
-	p0 = at(&f->p, 0);
-	pn = at(&f->p, f->p.n - 1);
-	q0 = at(&f->q, 0);
-	qn = at(&f->q, f->q.n - 1);
-	amax = (long double)(pn.y - q0.y) / (long double)(pn.x - q0.x);	/* (q0, pn) */
-	amin = (long double)(qn.y - p0.y) / (long double)(qn.x - p0.x);	/* (p0, qn) */
-	vmax = (long double)q0.y + amax * (long double)(x - q0.x);
-	vmin = (long double)p0.y + amin * (long double)(x - p0.x);
+	vmax = (long double)e.q0.y + e.amax * (long double)(x - e.q0.x);
+	vmin = (long double)e.p0.y + e.amin * (long double)(x - e.p0.x);
 	*value = (vmax + vmin) / 2;
-	*slope = (amax + amin) / 2;
+	*slope = (e.amax + e.amin) / 2;
 	return 1;
 }
