@@ -68,3 +68,42 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 	}
 	return NULL;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+			  struct hvt_vm_clock_quality *q)
+{
+	uint64_t half[HVT_QUALITY_POINTS], from, span;
+	size_t i;
+
+	memset(q, 0, sizeof(*q));
+	if (!n || !c->est)
+		return;
+	from = recs[0].ex.host_send;
+	span = recs[n - 1].ex.host_recv > from ? recs[n - 1].ex.host_recv - from : 0;
+	q->host_mid = from + span / 2;
+	for (i = 0; i < HVT_QUALITY_POINTS; i++) {
+		uint64_t host = from + (uint64_t)((unsigned __int128)span * i / (HVT_QUALITY_POINTS - 1));
+		struct hvt_est_value v;
+
+		if (hvt_est_eval(c->est, host, &v))
+			return;
+		if (v.in_window)
+			q->in_window++;
+		else if (!v.bounded)
+			q->unbounded++;
+		else
+			half[q->measured++] = (v.hi - v.lo + 1) / 2;
+	}
+	if (!q->measured)
+		return;
+	qsort(half, q->measured, sizeof(half[0]), cmp_u64);
+	q->half_p50 = half[q->measured / 2];
+	q->half_max = half[q->measured - 1];
+}

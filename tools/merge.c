@@ -169,7 +169,42 @@ static size_t merged_streams(const struct hvt_timeline *tl)
 	return n;
 }
 
-static void summary(const struct hvt_timeline *tl)
+/* @ticks host ticks around host TSC @at, in µs (the host clock's own rate). */
+static double ticks_us(struct hvt_timeline *tl, uint64_t at, uint64_t ticks)
+{
+	return (double)(hvt_host_clock_mono(&tl->clock, at + ticks) -
+			hvt_host_clock_mono(&tl->clock, at)) / 1000.0;
+}
+
+/* How precisely each guest sits on the host's time line. */
+static void alignment_summary(struct hvt_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_vm_clock_quality q;
+		size_t segs;
+
+		if (!st->loaded || !st->aligned)
+			continue;
+		segs = st->clock.segments;
+		hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);
+		if (!q.measured) {
+			hvt_info("vm %s: clock from %zu exchange%s; too few to bound its error",
+				 st->vm.name, st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
+			continue;
+		}
+		hvt_info("vm %s: clock from %zu exchanges, %zu segment%s; guest events are within "
+			 "+/-%.3f us of their host time (median; worst %.3f us) between the first "
+			 "and last exchange%s", st->vm.name, st->vm.nr_sync, segs,
+			 segs == 1 ? "" : "s", ticks_us(tl, q.host_mid, q.half_p50),
+			 ticks_us(tl, q.host_mid, q.half_max),
+			 q.in_window ? ", except around each clock change" : "");
+	}
+}
+
+static void summary(struct hvt_timeline *tl)
 {
 	const uint64_t *e = tl->events;
 	uint64_t lost = hvt_timeline_lost(tl);
@@ -182,6 +217,7 @@ static void summary(const struct hvt_timeline *tl)
 		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
 		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
 		 merged_streams(tl), lost_text, warnings, warnings == 1 ? "" : "s");
+	alignment_summary(tl);
 }
 
 #define OUTPUT_BUFFER	(1u << 20)

@@ -100,6 +100,49 @@ static void test_vm_clock_and_causality(void **state)
 	assert_int_equal(hvt_vm_clock_build(&c, recs, 0), -1);
 }
 
+/*
+ * Exchanges 100 ticks each way on a clock that neither drifts nor jumps: every
+ * line shifted by at most 100 ticks from the truth fits them, so the interval
+ * is +/-100 ticks wherever the exchanges reach.
+ */
+static void test_vm_clock_quality(void **state)
+{
+	struct hvt_sync_rec recs[40];
+	struct hvt_vm_clock_quality q;
+	struct hvt_vm_clock c;
+	unsigned int k;
+
+	(void)state;
+	fill_sync(recs, 40);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	hvt_vm_clock_quality(&c, recs, 40, &q);
+	assert_int_equal(q.measured, HVT_QUALITY_POINTS);
+	assert_int_equal(q.in_window + q.unbounded, 0);
+	assert_int_equal(q.half_p50, 100);
+	/* between exchanges the bounds are rounded outwards to whole ticks */
+	assert_true(q.half_max == 100 || q.half_max == 101);
+	assert_int_equal(q.host_mid, (recs[0].ex.host_send + recs[39].ex.host_recv) / 2);
+	hvt_vm_clock_free(&c);
+
+	/* a jump: the instants around it are in the change window, the rest still +/-100 */
+	for (k = 20; k < 40; k++) {
+		recs[k].ex.guest_recv += 5000000;
+		recs[k].ex.guest_send += 5000000;
+	}
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	hvt_vm_clock_quality(&c, recs, 40, &q);
+	assert_true(q.in_window > 0 && q.in_window < HVT_QUALITY_POINTS / 4);
+	assert_int_equal(q.measured + q.in_window + q.unbounded, HVT_QUALITY_POINTS);
+	assert_int_equal(q.half_p50, 100);
+	hvt_vm_clock_free(&c);
+
+	/* one exchange bounds the offset but not the rate: nothing to measure */
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 1), 0);
+	hvt_vm_clock_quality(&c, recs, 1, &q);
+	assert_int_equal(q.measured, 0);
+	hvt_vm_clock_free(&c);
+}
+
 /* A real offset jump: two segments, no glitch, every exchange causal or exempt. */
 static void test_vm_clock_jump(void **state)
 {
@@ -306,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_host_clock),
 		cmocka_unit_test(test_vm_clock_and_causality),
 		cmocka_unit_test(test_vm_clock_jump),
+		cmocka_unit_test(test_vm_clock_quality),
 		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
