@@ -14,16 +14,14 @@
 
 #include "clocksync/clocksync.h"
 #include "clocksync/host_clock.h"
+#include "clocksync/sim.h"
 
 /* Deterministic pseudo-random delays, heavy-tailed enough to matter. */
-static uint64_t rng = 88172645463325252ull;
+static struct hvt_sim_rng rng = { 88172645463325252ull };
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return hvt_sim_rand(&rng);
 }
 
 static uint64_t delay(void)

@@ -17,18 +17,16 @@
 #include <hvtrace/clock_math.h>
 
 #include "clocksync/tsc_timeline.h"
+#include "clocksync/sim.h"
 
 #define ONE48 (1ull << 48)
 #define ONE32 (1ull << 32)
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static struct hvt_sim_rng rng = { 0x9e3779b97f4a7c15ull };
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return hvt_sim_rand(&rng);
 }
 
 /* The definition of the inverse, checked around host value h. */
