@@ -36,6 +36,20 @@ static uint64_t ts_of(int i)
 	return 1000000 + (uint64_t)i * 1000 + (i > 150 ? (1ull << 28) : 0);
 }
 
+/* Writes every ready packet to @f, trimmed to its content. */
+static void drain(const struct hvt_rb_prod *prod, struct hvt_rb_cons *cons,
+		  unsigned char *data, FILE *f)
+{
+	while (hvt_rb_ready(prod, cons->consumed, NR) > 0) {
+		unsigned char *p = hvt_rb_slot(data, SUBBUF, NR, cons->consumed);
+		uint64_t bits = hvt_get_u64(p + offsetof(struct hvt_ctf_packet, content_size));
+
+		hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), bits);
+		assert_int_equal(fwrite(p, bits / 8, 1, f), 1);
+		cons->consumed++;
+	}
+}
+
 static void write_trace(const uint8_t *uuid)
 {
 	static struct hvt_rb_prod prod;
@@ -67,25 +81,10 @@ static void write_trace(const uint8_t *uuid)
 		memset(e->comm, 0, sizeof(e->comm));
 		strcpy(e->comm, "demo");
 		hvt_rb_commit(&rb, ts, end);
-		/* consume as we go, trimming each packet to its content */
-		while (hvt_rb_ready(&prod, cons.consumed, NR) > 0) {
-			unsigned char *p = hvt_rb_slot(data, SUBBUF, NR, cons.consumed);
-			uint64_t bits = hvt_get_u64(p + offsetof(struct hvt_ctf_packet, content_size));
-
-			hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), bits);
-			assert_int_equal(fwrite(p, bits / 8, 1, f), 1);
-			cons.consumed++;
-		}
+		drain(&prod, &cons, data, f);	/* consume as we go */
 	}
 	hvt_rb_close_packet(&rb);
-	while (hvt_rb_ready(&prod, cons.consumed, NR) > 0) {
-		unsigned char *p = hvt_rb_slot(data, SUBBUF, NR, cons.consumed);
-		uint64_t bits = hvt_get_u64(p + offsetof(struct hvt_ctf_packet, content_size));
-
-		hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), bits);
-		assert_int_equal(fwrite(p, bits / 8, 1, f), 1);
-		cons.consumed++;
-	}
+	drain(&prod, &cons, data, f);
 	assert_int_equal(fclose(f), 0);
 }
 
