@@ -23,8 +23,8 @@
 #include "lib/registry.h"
 #include "lib/wire_io.h"
 
-#define HVT_VM_MAX_TRACES	64
-#define HVT_VM_MAX_STREAMS	1024
+#define HVT_VM_MAX_TRACES	HVT_W_MAX_TRACES
+#define HVT_VM_MAX_STREAMS	HVT_W_MAX_STREAMS
 #define HVT_SYNC_BURST		16
 
 enum hvt_vm_state {

@@ -184,7 +184,7 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 			 vm->hello.version, HVT_WIRE_VERSION);
 		return -1;
 	}
-	if (vm->hello.nr_cpus == 0 || vm->hello.nr_cpus > 4096) {
+	if (vm->hello.nr_cpus == 0 || vm->hello.nr_cpus > HVT_W_MAX_CPUS) {
 		snprintf(vm->why, sizeof(vm->why), "HELLO with %u CPUs", vm->hello.nr_cpus);
 		return -1;
 	}

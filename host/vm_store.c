@@ -171,7 +171,7 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 	if (so->trace_id >= HVT_VM_MAX_TRACES || !vm->traces[so->trace_id].open)
 		return fail(vm, "stream %u of unknown trace %u", id, so->trace_id);
 	if ((so->cpu == HVT_CTF_NO_CPU) == (so->tid == 0) || so->tid < 0 ||
-	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= 4096))
+	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= HVT_W_MAX_CPUS))
 		return fail(vm, "stream %u: needs either a CPU or a thread", id);
 	t = &vm->traces[so->trace_id];
 	s = calloc(1, sizeof(*s));

@@ -22,26 +22,16 @@
 #include <jansson.h>
 
 #include <hvtrace/ctf.h>
+#include <hvtrace/wire.h>
 #include "clocksync/clocksync.h"
 #include "lib/names.h"
 
-#define HVT_MAX_TRACES		64	/* per VM, as the wire protocol limits */
-#define HVT_MAX_STREAMS		1024	/* per VM */
-#define HVT_MAX_HOST_CPUS	4096
+#define HVT_MAX_TRACES		HVT_W_MAX_TRACES	/* per VM, as the wire protocol limits */
+#define HVT_MAX_STREAMS		HVT_W_MAX_STREAMS	/* per VM */
+#define HVT_MAX_HOST_CPUS	HVT_W_MAX_CPUS
 #define HVT_JSON_MAX		(16u << 20)	/* bytes of a .json file */
 
-/* Layers in their tie-break order: the host before the guest kernel before user space. */
-enum hvt_layer {
-	HVT_LAYER_HOST = 0,
-	HVT_LAYER_KERNEL = 1,
-	HVT_LAYER_USER = 2,
-	HVT_NR_LAYERS
-};
-
-enum hvt_domain {
-	HVT_DOMAIN_GUEST_TSC,		/* aligned with the host through sync.tsv */
-	HVT_DOMAIN_MONOTONIC_RAW,	/* the guest's own clock: cannot be aligned */
-};
+/* enum hvt_layer and enum hvt_clock_domain are the wire protocol's (wire.h). */
 
 struct hvt_ftrace_cpu_info {
 	int cpu;
@@ -71,7 +61,7 @@ struct hvt_archive {
 struct hvt_trace_info {
 	uint32_t id;
 	enum hvt_layer layer;		/* HVT_LAYER_KERNEL or HVT_LAYER_USER */
-	enum hvt_domain domain;
+	enum hvt_clock_domain domain;	/* GUEST_TSC is aligned through sync.tsv */
 	char *dir;			/* ROOT/vm/NAME/kernel */
 	char *rel;			/* vm/NAME/kernel, for messages */
 	uint64_t freq_hz;

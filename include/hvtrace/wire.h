@@ -60,6 +60,15 @@ enum hvt_wire_type {
 #define HVT_W_LOG_MAX		512
 #define HVT_W_RELEASE_MAX	64
 
+/*
+ * Per-VM limits of the protocol: trace ids below HVT_W_MAX_TRACES, stream ids
+ * below HVT_W_MAX_STREAMS, CPU numbers (guest vCPUs, host CPUs in the
+ * archive) below HVT_W_MAX_CPUS. A guest must not send an id past them.
+ */
+#define HVT_W_MAX_TRACES	64
+#define HVT_W_MAX_STREAMS	1024
+#define HVT_W_MAX_CPUS		4096
+
 struct hvt_w_hello {
 	__u32 version;		/* HVT_WIRE_VERSION */
 	__u32 nr_cpus;
@@ -96,10 +105,12 @@ struct hvt_w_params {
 	struct hvt_clock_params params;
 };
 
+/* Layers, in the merge's tie-break order: host, guest kernel, user space. */
 enum hvt_layer {
 	HVT_LAYER_HOST = 0,
 	HVT_LAYER_KERNEL = 1,
 	HVT_LAYER_USER = 2,
+	HVT_NR_LAYERS
 };
 
 enum hvt_clock_domain {
