@@ -16,7 +16,14 @@ archive=$work/archive
 HVTRACE_DEMO_QUIET=1 HVTRACE_DEMO_ROUNDS=100 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
-[ "$status" -eq 0 ] || { tail -n 30 "$work/demo.out"; summary "demo"; exit 1; }
+if [ "$status" -ne 0 ]; then	# the work directory goes: show what explains the failure
+	tail -n 30 "$work/demo.out"
+	for f in "$archive.run/console.log" "$archive.run/record.out"; do
+		[ -f "$f" ] && { echo "== $f (end)"; tail -n 50 "$f"; }
+	done
+	summary "demo"
+	exit 1
+fi
 timeline=$archive/timeline.txt
 
 for layer in host kernel user; do
