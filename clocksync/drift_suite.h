@@ -34,7 +34,10 @@ struct hvt_drift_result {
 	double err_p50_ns, err_p99_ns, err_max_ns;
 	double bound_p50_ns;
 	uint64_t violations;
+	uint64_t central_outside;	/* instants outside change windows where the line
+					   merge uses left the interval (0 if it holds) */
 	size_t segments;	/* the estimator's, most of any vCPU */
+	size_t changes;		/* clock changes the scenario made */
 	double recovery_s;	/* after the last change, until the error stays < 1 us;
 				   -1: no change in the scenario; HUGE_VAL: never */
 };
