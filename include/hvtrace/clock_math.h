@@ -68,7 +68,8 @@ static inline __u64 hvt_tsc_to_guest(const struct hvt_tsc_xform *x, __u64 host)
  * and otherwise the first host tick showing the same guest value, at most
  * ceil(2^frac / ratio) - 1 ticks earlier (one host tick while the guest runs
  * at least half as fast). Valid while (host * ratio) >> frac stays below
- * 2^64, i.e. for centuries of uptime.
+ * 2^64: centuries of uptime for ratios near 1, but 2^48 host ticks (about
+ * 31 hours at 2.5 GHz) at the largest 16.48 ratio.
  */
 static inline __u64 hvt_tsc_to_host(const struct hvt_tsc_xform *x, __u64 guest)
 {

@@ -57,11 +57,21 @@ static void check_ratio(uint64_t ratio, uint32_t frac, uint64_t offset, uint64_t
 	check_inverse_at(&x, max_host - 1);
 }
 
-/* Intel: frac 48; ratios near 1.0 both sides, and TSCs near 2^62. */
+/* The largest host TSC whose guest value (host * ratio) >> 48 fits 63 bits. */
+static uint64_t max_host48(uint64_t ratio)
+{
+	return ratio <= ONE48 ? (1ull << 62) : (uint64_t)(((unsigned __int128)1 << 111) / ratio);
+}
+
+/*
+ * Intel: frac 48; ratios near 1.0 both sides, a guest 1000 times slower, and
+ * the largest 16.48 ratio KVM accepts; TSCs up to 2^62.
+ */
 static void test_intel_ratios(void **state)
 {
 	const uint64_t ratios[] = { ONE48, ONE48 - 1, ONE48 + 1, ONE48 - 1000, ONE48 + 1000,
-				    ONE48 * 3 / 2, ONE48 / 2, ONE48 / 3, 7 * ONE48 };
+				    ONE48 * 3 / 2, ONE48 / 2, ONE48 / 3, 7 * ONE48, ONE48 / 1000,
+				    ~0ull, ~0ull - 12345 };
 	const uint64_t offsets[] = { 0, 1, (uint64_t)-1, (uint64_t)-123456789012345ll,
 				     1ull << 62, 987654321012345ull };
 	size_t r, o;
@@ -69,8 +79,7 @@ static void test_intel_ratios(void **state)
 	(void)state;
 	for (r = 0; r < sizeof(ratios) / sizeof(ratios[0]); r++)
 		for (o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
-			check_ratio(ratios[r], 48, offsets[o],
-				    ratios[r] > ONE48 ? (1ull << 60) : (1ull << 62));
+			check_ratio(ratios[r], 48, offsets[o], max_host48(ratios[r]));
 }
 
 /* AMD: frac 32, an 8.32 ratio, up to its largest value. */
