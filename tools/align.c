@@ -76,6 +76,15 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Half of [lo, hi] at host instant @host, in host ticks. */
+static uint64_t host_half_width(const struct hvt_vm_clock *c, uint64_t host,
+				const struct hvt_est_value *v)
+{
+	const struct hvt_tsc_xform *x = &hvt_tsc_timeline_at(&c->tl, host)->x;
+
+	return (hvt_tsc_to_host(x, v->hi) - hvt_tsc_to_host(x, v->lo) + 1) / 2;
+}
+
 void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 			  struct hvt_vm_clock_quality *q)
 {
@@ -99,7 +108,7 @@ void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *rec
 		else if (!v.bounded)
 			q->unbounded++;
 		else
-			half[q->measured++] = (v.hi - v.lo + 1) / 2;
+			half[q->measured++] = host_half_width(c, host, &v);
 	}
 	if (!q->measured)
 		return;

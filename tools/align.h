@@ -59,14 +59,15 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 /*
  * How tightly the exchanges pin the VM's clock: the guaranteed interval's
  * half-width at HVT_QUALITY_POINTS instants spread evenly from the first
- * exchange to the last, in guest ticks. Instants in a change window or where
- * the interval is open on a side are counted, not measured.
+ * exchange to the last, taken to host ticks through the segment's line (so
+ * that a scaled guest TSC does not skew it). Instants in a change window or
+ * where the interval is open on a side are counted, not measured.
  */
 #define HVT_QUALITY_POINTS 257
 
 struct hvt_vm_clock_quality {
 	size_t measured, in_window, unbounded;
-	uint64_t half_p50, half_max;	/* over the measured instants */
+	uint64_t half_p50, half_max;	/* host ticks, over the measured instants */
 	uint64_t host_mid;		/* host TSC of the middle instant */
 };
 

@@ -121,7 +121,8 @@ static void test_vm_clock_quality(void **state)
 	assert_int_equal(q.half_p50, 100);
 	/* between exchanges the bounds are rounded outwards to whole ticks */
 	assert_true(q.half_max == 100 || q.half_max == 101);
-	assert_int_equal(q.host_mid, (recs[0].ex.host_send + recs[39].ex.host_recv) / 2);
+	/* from host_send 0 to host_recv 39 ms + 210 ticks after FX_T0: the middle */
+	assert_int_equal(q.host_mid, FX_T0 + 19500105);
 	hvt_vm_clock_free(&c);
 
 	/* a jump: the instants around it are in the change window, the rest still +/-100 */
@@ -134,6 +135,22 @@ static void test_vm_clock_quality(void **state)
 	assert_true(q.in_window > 0 && q.in_window < HVT_QUALITY_POINTS / 4);
 	assert_int_equal(q.measured + q.in_window + q.unbounded, HVT_QUALITY_POINTS);
 	assert_int_equal(q.half_p50, 100);
+	hvt_vm_clock_free(&c);
+
+	/*
+	 * A guest TSC at twice the host's rate, same 100-tick delays: the interval
+	 * is 400 guest ticks wide, and still +/-100 on the host's time line.
+	 */
+	for (k = 0; k < 40; k++) {
+		uint64_t hs = recs[k].ex.host_send;
+
+		recs[k].ex.guest_recv = 2 * (hs + 100) + (uint64_t)FX_OFFSET;
+		recs[k].ex.guest_send = 2 * (hs + 110) + (uint64_t)FX_OFFSET;
+	}
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	hvt_vm_clock_quality(&c, recs, 40, &q);
+	assert_int_equal(q.measured, HVT_QUALITY_POINTS);
+	assert_true(q.half_p50 >= 99 && q.half_p50 <= 101);
 	hvt_vm_clock_free(&c);
 
 	/* one exchange bounds the offset but not the rate: nothing to measure */
