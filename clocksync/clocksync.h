@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <hvtrace/clock_math.h>
 
 /* A two-way exchange as recorded by the collector; TSC values. */
 struct hvt_exchange {
@@ -77,7 +78,13 @@ struct hvt_clock_pair {
 
 /* mult / 2^shift == num / den as closely as 64 bits allow; -1 if den == 0. */
 int hvt_mult_shift(uint64_t num, uint64_t den, uint64_t *mult, uint32_t *shift);
-int64_t hvt_linear_map_apply(const struct hvt_linear_map *m, uint64_t x);
+static inline int64_t hvt_linear_map_apply(const struct hvt_linear_map *m, uint64_t x)
+{
+	return hvt_clock_scale(x, m->base, m->base_ns, m->mult, m->shift);
+}
+/* The line through (t0, ns0) and (t1, ns1); -1 unless t1 > t0 and ns1 >= ns0. */
+int hvt_linear_map_through(uint64_t t0, int64_t ns0, uint64_t t1, int64_t ns1,
+			   struct hvt_linear_map *m);
 /* TSC -> CLOCK_MONOTONIC from the first and last pair; -1 if they cannot define it. */
 int hvt_linear_map_fit(const struct hvt_clock_pair *pairs, size_t n,
 		       struct hvt_linear_map *mono);

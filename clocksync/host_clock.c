@@ -8,22 +8,12 @@
 
 #include "clocksync/host_clock.h"
 
-static int line(uint64_t t0, int64_t ns0, uint64_t t1, int64_t ns1, struct hvt_linear_map *m)
-{
-	m->base = t0;
-	m->base_ns = ns0;
-	if (ns1 < ns0)
-		return -1;
-	return hvt_mult_shift((uint64_t)(ns1 - ns0), t1 - t0, &m->mult, &m->shift);
-}
-
 static int alloc(struct hvt_host_clock *c, size_t n)
 {
 	c->n = n;
-	c->start = calloc(n, sizeof(*c->start));
 	c->mono = calloc(n, sizeof(*c->mono));
 	c->real = calloc(n, sizeof(*c->real));
-	return c->start && c->mono && c->real ? 0 : -1;
+	return c->mono && c->real ? 0 : -1;
 }
 
 int hvt_host_clock_init(struct hvt_host_clock *c, const struct hvt_clock_pair *pairs,
@@ -36,7 +26,6 @@ int hvt_host_clock_init(struct hvt_host_clock *c, const struct hvt_clock_pair *p
 		goto fail;
 	c->start_ns = pairs[0].mono_ns;
 	if (n == 1) {
-		c->start[0] = pairs[0].tsc;
 		c->mono[0] = (struct hvt_linear_map){ pairs[0].tsc, pairs[0].mono_ns, 0, 0 };
 		c->real[0] = (struct hvt_linear_map){ pairs[0].tsc, pairs[0].real_ns, 0, 0 };
 		if (hvt_mult_shift(1000000000u, nominal_hz, &c->mono[0].mult, &c->mono[0].shift))
@@ -48,11 +37,9 @@ int hvt_host_clock_init(struct hvt_host_clock *c, const struct hvt_clock_pair *p
 	for (i = 0; i + 1 < n; i++) {
 		const struct hvt_clock_pair *a = &pairs[i], *b = &pairs[i + 1];
 
-		if (b->tsc <= a->tsc ||
-		    line(a->tsc, a->mono_ns, b->tsc, b->mono_ns, &c->mono[i]) ||
-		    line(a->tsc, a->real_ns, b->tsc, b->real_ns, &c->real[i]))
+		if (hvt_linear_map_through(a->tsc, a->mono_ns, b->tsc, b->mono_ns, &c->mono[i]) ||
+		    hvt_linear_map_through(a->tsc, a->real_ns, b->tsc, b->real_ns, &c->real[i]))
 			goto fail;
-		c->start[i] = a->tsc;
 	}
 	return 0;
 fail:
@@ -62,10 +49,15 @@ fail:
 
 void hvt_host_clock_free(struct hvt_host_clock *c)
 {
-	free(c->start);
 	free(c->mono);
 	free(c->real);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Host TSC where interval @i starts. */
+static uint64_t start(const struct hvt_host_clock *c, size_t i)
+{
+	return c->mono[i].base;
 }
 
 /* The interval of @tsc: the hint when still right, else a binary search. */
@@ -73,15 +65,15 @@ static size_t interval(struct hvt_host_clock *c, uint64_t tsc)
 {
 	size_t lo = 0, hi = c->n, h = c->hint;
 
-	if (tsc >= c->start[h] && (h + 1 == c->n || tsc < c->start[h + 1]))
+	if (tsc >= start(c, h) && (h + 1 == c->n || tsc < start(c, h + 1)))
 		return h;
-	if (h + 1 < c->n && tsc >= c->start[h + 1] &&
-	    (h + 2 == c->n || tsc < c->start[h + 2]))
+	if (h + 1 < c->n && tsc >= start(c, h + 1) &&
+	    (h + 2 == c->n || tsc < start(c, h + 2)))
 		return c->hint = h + 1;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->start[mid] <= tsc)
+		if (start(c, mid) <= tsc)
 			lo = mid;
 		else
 			hi = mid;
@@ -91,16 +83,12 @@ static size_t interval(struct hvt_host_clock *c, uint64_t tsc)
 
 int64_t hvt_host_clock_mono(struct hvt_host_clock *c, uint64_t tsc)
 {
-	const struct hvt_linear_map *m = &c->mono[interval(c, tsc)];
-
-	return hvt_clock_scale(tsc, m->base, m->base_ns, m->mult, m->shift);
+	return hvt_linear_map_apply(&c->mono[interval(c, tsc)], tsc);
 }
 
 int64_t hvt_host_clock_realtime(struct hvt_host_clock *c, uint64_t tsc)
 {
-	const struct hvt_linear_map *m = &c->real[interval(c, tsc)];
-
-	return hvt_clock_scale(tsc, m->base, m->base_ns, m->mult, m->shift);
+	return hvt_linear_map_apply(&c->real[interval(c, tsc)], tsc);
 }
 
 int64_t hvt_host_clock_since_start(struct hvt_host_clock *c, uint64_t tsc)

@@ -20,8 +20,7 @@
 
 struct hvt_host_clock {
 	size_t n;			/* intervals (pairs - 1, or 1) */
-	uint64_t *start;		/* host TSC where interval i starts */
-	struct hvt_linear_map *mono;	/* per interval */
+	struct hvt_linear_map *mono;	/* per interval, which starts at its base */
 	struct hvt_linear_map *real;
 	int64_t start_ns;		/* CLOCK_MONOTONIC of the first pair */
 	size_t hint;

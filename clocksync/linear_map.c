@@ -27,9 +27,14 @@ int hvt_mult_shift(uint64_t num, uint64_t den, uint64_t *mult, uint32_t *shift)
 	}
 }
 
-int64_t hvt_linear_map_apply(const struct hvt_linear_map *m, uint64_t x)
+int hvt_linear_map_through(uint64_t t0, int64_t ns0, uint64_t t1, int64_t ns1,
+			   struct hvt_linear_map *m)
 {
-	return hvt_clock_scale(x, m->base, m->base_ns, m->mult, m->shift);
+	if (t1 <= t0 || ns1 < ns0)
+		return -1;
+	m->base = t0;
+	m->base_ns = ns0;
+	return hvt_mult_shift((uint64_t)(ns1 - ns0), t1 - t0, &m->mult, &m->shift);
 }
 
 int hvt_linear_map_fit(const struct hvt_clock_pair *pairs, size_t n,
@@ -41,12 +46,9 @@ int hvt_linear_map_fit(const struct hvt_clock_pair *pairs, size_t n,
 		return -1;
 	a = &pairs[0];
 	b = &pairs[n - 1];
-	if (b->tsc <= a->tsc || b->mono_ns <= a->mono_ns)
+	if (b->mono_ns == a->mono_ns)	/* a monotonic clock that stood still */
 		return -1;
-	mono->base = a->tsc;
-	mono->base_ns = a->mono_ns;
-	return hvt_mult_shift((uint64_t)(b->mono_ns - a->mono_ns), b->tsc - a->tsc,
-			      &mono->mult, &mono->shift);
+	return hvt_linear_map_through(a->tsc, a->mono_ns, b->tsc, b->mono_ns, mono);
 }
 
 uint64_t hvt_linear_map_freq_hz(const struct hvt_linear_map *m)

@@ -176,7 +176,9 @@ static void test_host_clock_piecewise(void **state)
 		{ 5000000000ull, 2500500000ll, 1700000002000500000ll, 5 },	/* +500 ppm */
 	};
 	struct hvt_host_clock c;
+	int64_t in_order[41];
 	uint64_t t;
+	int i;
 
 	(void)state;
 	assert_int_equal(hvt_host_clock_init(&c, pairs, 3, 0), 0);
@@ -189,9 +191,14 @@ static void test_host_clock_piecewise(void **state)
 	assert_int_equal(hvt_host_clock_realtime(&c, 3000000000ull), 1700000001000000000ll);
 	/* extrapolation uses the nearest interval */
 	assert_int_equal(hvt_host_clock_mono(&c, 0), 0);
-	/* in order (the hint), then out of order (a search): same answers */
-	for (t = 1000000000ull; t < 6000000000ull; t += 123456789)
-		assert_true(hvt_host_clock_mono(&c, t) <= hvt_host_clock_mono(&c, t + 1));
+	/* in order (the hint), then backwards (a search each time): same answers */
+	for (i = 0, t = 1000000000ull; i < 41; i++, t += 123456789) {
+		in_order[i] = hvt_host_clock_mono(&c, t);
+		assert_true(i == 0 || in_order[i] > in_order[i - 1]);
+	}
+	for (i = 40; i >= 0; i--)
+		assert_int_equal(hvt_host_clock_mono(&c, 1000000000ull + (uint64_t)i * 123456789),
+				 in_order[i]);
 	assert_int_equal(hvt_host_clock_mono(&c, 1000000000ull), 500000000ll);
 	hvt_host_clock_free(&c);
 }
