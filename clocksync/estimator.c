@@ -229,14 +229,14 @@ static enum hvt_est_result add(struct hvt_estimator *e, struct hvt_pt pt, int is
 	return HVT_EST_USED;
 }
 
-static int origin(struct hvt_estimator *e, uint64_t host, uint64_t guest)
+/* The first sample fixes the origin of the relative coordinates. */
+static void set_origin(struct hvt_estimator *e, uint64_t host, uint64_t guest)
 {
 	if (!e->have_origin) {
 		e->h0 = host;
 		e->g0 = guest;
 		e->have_origin = 1;
 	}
-	return 0;
 }
 
 static struct hvt_pt rel(const struct hvt_estimator *e, uint64_t host, uint64_t guest)
@@ -246,13 +246,13 @@ static struct hvt_pt rel(const struct hvt_estimator *e, uint64_t host, uint64_t 
 
 enum hvt_est_result hvt_est_h2g(struct hvt_estimator *e, uint64_t host, uint64_t guest)
 {
-	origin(e, host, guest);
+	set_origin(e, host, guest);
 	return add(e, rel(e, host, guest), 1);
 }
 
 enum hvt_est_result hvt_est_g2h(struct hvt_estimator *e, uint64_t guest, uint64_t host)
 {
-	origin(e, host, guest);
+	set_origin(e, host, guest);
 	return add(e, rel(e, host, guest), 0);
 }
 
@@ -426,6 +426,12 @@ static size_t segment_at(struct hvt_estimator *e, int64_t x)
 	return e->hint = lo;
 }
 
+/* Is @x, in segment @i, past what is certainly @i's, before the next segment? */
+static int in_window(const struct hvt_estimator *e, size_t i, int64_t x)
+{
+	return x > e->seg[i].valid_to && i + 1 < e->nseg;
+}
+
 int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v)
 {
 	const struct segment *s;
@@ -440,7 +446,7 @@ int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v
 	s = &e->seg[i];
 	hvt_fit_bounds(&s->certain, x, &lo, &hi);
 	v->segment = i;
-	v->in_window = x > s->valid_to && i + 1 < e->nseg;
+	v->in_window = in_window(e, i, x);
 	if (v->in_window) {
 		int64_t lo2, hi2;
 
@@ -455,14 +461,12 @@ int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v
 int hvt_est_in_window(struct hvt_estimator *e, uint64_t host)
 {
 	int64_t x = (int64_t)(host - e->h0);
-	size_t i;
 
 	if (!e->nseg)
 		return 0;
 	if (!e->finished)
 		hvt_est_finish(e);
-	i = segment_at(e, x);
-	return x > e->seg[i].valid_to && i + 1 < e->nseg;
+	return in_window(e, segment_at(e, x), x);
 }
 
 /* Segment @s's central line; the live fit, or slope 1, when not bounded. */

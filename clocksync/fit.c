@@ -124,33 +124,43 @@ static int64_t chain_at(const struct hvt_chain *c, int64_t x, int up)
 	return line_at(at(c, lo), at(c, hi), x, up);
 }
 
+/*
+ * The anchors of a complete fit, once the walk has trimmed the chains to
+ * them: the steepest feasible line Lmax joins q0 to pn, the flattest Lmin
+ * joins p0 to qn.
+ */
+struct anchors {
+	struct hvt_pt p0, pn, q0, qn;
+};
+
+static struct anchors anchors(const struct hvt_fit *f)
+{
+	return (struct anchors){ at(&f->p, 0), at(&f->p, f->p.n - 1),
+				 at(&f->q, 0), at(&f->q, f->q.n - 1) };
+}
+
 void hvt_fit_bounds(const struct hvt_fit *f, int64_t x, int64_t *lo, int64_t *hi)
 {
-	const struct hvt_chain *p = &f->p, *q = &f->q;
-	struct hvt_pt p0, pn, q0, qn;
+	struct anchors a;
 
 	if (!f->complete) {
 		*lo = HVT_FIT_NO_LOWER;
 		*hi = HVT_FIT_NO_UPPER;
 		return;
 	}
-	p0 = at(p, 0);
-	pn = at(p, p->n - 1);
-	q0 = at(q, 0);
-	qn = at(q, q->n - 1);
-	/* Lmax = (q0, pn), Lmin = (p0, qn) */
-	if (x <= p0.x)
-		*hi = line_at(p0, qn, x, 1);
-	else if (x >= pn.x)
-		*hi = line_at(q0, pn, x, 1);
+	a = anchors(f);
+	if (x <= a.p0.x)
+		*hi = line_at(a.p0, a.qn, x, 1);
+	else if (x >= a.pn.x)
+		*hi = line_at(a.q0, a.pn, x, 1);
 	else
-		*hi = chain_at(p, x, 1);
-	if (x <= q0.x)
-		*lo = line_at(q0, pn, x, 0);
-	else if (x >= qn.x)
-		*lo = line_at(p0, qn, x, 0);
+		*hi = chain_at(&f->p, x, 1);
+	if (x <= a.q0.x)
+		*lo = line_at(a.q0, a.pn, x, 0);
+	else if (x >= a.qn.x)
+		*lo = line_at(a.p0, a.qn, x, 0);
 	else
-		*lo = chain_at(q, x, 0);
+		*lo = chain_at(&f->q, x, 0);
 }
 
 enum hvt_fit_verdict hvt_fit_check(const struct hvt_fit *f, struct hvt_pt pt, int is_p)
@@ -248,11 +258,7 @@ int hvt_fit_add(struct hvt_fit *f, struct hvt_pt pt, int is_p)
 	return 0;
 }
 
-/*
- * The steepest and flattest feasible lines, once the anchors have settled:
- * the steepest joins the first Q vertex to the last P vertex, the flattest
- * the first P vertex to the last Q vertex.
- */
+/* The slopes of Lmax and Lmin (see struct anchors). */
 struct extreme_lines {
 	struct hvt_pt q0, p0;
 	long double amax, amin;
@@ -260,16 +266,15 @@ struct extreme_lines {
 
 static int extreme_lines(const struct hvt_fit *f, struct extreme_lines *e)
 {
-	struct hvt_pt pn, qn;
+	struct anchors a;
 
 	if (!f->complete)
 		return 0;
-	e->p0 = at(&f->p, 0);
-	pn = at(&f->p, f->p.n - 1);
-	e->q0 = at(&f->q, 0);
-	qn = at(&f->q, f->q.n - 1);
-	e->amax = (long double)(pn.y - e->q0.y) / (long double)(pn.x - e->q0.x);
-	e->amin = (long double)(qn.y - e->p0.y) / (long double)(qn.x - e->p0.x);
+	a = anchors(f);
+	e->p0 = a.p0;
+	e->q0 = a.q0;
+	e->amax = (long double)(a.pn.y - a.q0.y) / (long double)(a.pn.x - a.q0.x);
+	e->amin = (long double)(a.qn.y - a.p0.y) / (long double)(a.qn.x - a.p0.x);
 	return 1;
 }
 

@@ -103,7 +103,7 @@ static int brute_feasible(const struct set *s)
 	return brute(s, 0, &lo, &hi);
 }
 
-static void one_stream(int seed, int *checked, int *infeasible_seen)
+static void one_stream(int seed, int *checked, int *infeasible_seen, int *useful_seen)
 {
 	struct hvt_fit f;
 	struct set s = { .np = 0, .nq = 0 };
@@ -149,6 +149,15 @@ static void one_stream(int seed, int *checked, int *infeasible_seen)
 			}
 			continue;
 		}
+		if (v == HVT_FIT_USEFUL) {
+			/* it narrows the interval, at least at its own instant */
+			int64_t l0, h0, l1, h1;
+
+			assert_true(brute(&before, pt.x, &l0, &h0));
+			assert_true(brute(&s, pt.x, &l1, &h1));
+			assert_true(is_p ? h1 < h0 : l1 > l0);
+			(*useful_seen)++;
+		}
 		if (hvt_fit_add(&f, pt, is_p)) {
 			assert_false(feasible_after);
 			(*infeasible_seen)++;
@@ -174,16 +183,17 @@ static void one_stream(int seed, int *checked, int *infeasible_seen)
 
 static void test_against_brute_force(void **state)
 {
-	int seed, checked = 0, infeasible = 0;
+	int seed, checked = 0, infeasible = 0, useful = 0;
 
 	(void)state;
 	for (seed = 1; seed <= 3000; seed++) {
 		rng.s = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
-		one_stream(seed, &checked, &infeasible);
+		one_stream(seed, &checked, &infeasible, &useful);
 	}
 	/* the streams exercise both outcomes */
 	assert_true(checked > 20000);
 	assert_true(infeasible > 50);
+	assert_true(useful > 1000);
 }
 
 /* Coordinates near the 2^61 limit: exact, no overflow. */
