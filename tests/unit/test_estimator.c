@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "clocksync/estimator.h"
+#include "clocksync/sim.h"
 
 /* guest = host + 1000, each message 100 ticks in flight, replies 50 later */
 static struct hvt_exchange ex_at(uint64_t h, int64_t offset)
@@ -115,6 +116,54 @@ static void test_out_of_order_and_range(void **state)
 	hvt_est_free(e);
 }
 
+/* guest = host + 1000000, jumping back 60000 ticks at host 5000000 */
+static uint64_t one_way_truth(uint64_t h)
+{
+	return h + 1000000 - (h >= 5000000 ? 60000 : 0);
+}
+
+/*
+ * Only one-way messages (hypercall-like sync points), delays up to 20000
+ * ticks, a message every 3000: with no round trip to learn the delay from,
+ * the boundary after a backwards jump is settled with the bound given by
+ * hvt_est_set_max_delay(), and no instant may exclude the truth. (Without the
+ * bound, samples still in flight across the jump end up on the wrong side.)
+ */
+static void test_one_way_with_delay_bound(void **state)
+{
+	unsigned long violations = 0, splits = 0;
+	int seed;
+
+	(void)state;
+	for (seed = 1; seed <= 50; seed++) {
+		struct hvt_sim_rng r = { (uint64_t)seed * 7919 };
+		struct hvt_estimator *e = hvt_est_new();
+		struct hvt_est_value v;
+		uint64_t h;
+
+		hvt_est_set_max_delay(e, 20000);
+		for (h = 1000000; h < 9000000; h += 3000) {
+			uint64_t d = hvt_sim_rand(&r) % 20000;
+
+			if (hvt_sim_rand(&r) & 1)
+				hvt_est_h2g(e, h, one_way_truth(h + d));
+			else
+				hvt_est_g2h(e, one_way_truth(h), h + d);
+		}
+		assert_int_equal(hvt_est_finish(e), 0);
+		splits += hvt_est_nr_segments(e) > 1;
+		for (h = 1100000; h < 8900000; h += 1000) {
+			uint64_t t = one_way_truth(h);
+
+			assert_int_equal(hvt_est_eval(e, h, &v), 0);
+			violations += v.bounded && (t < v.lo || t > v.hi);
+		}
+		hvt_est_free(e);
+	}
+	assert_int_equal(splits, 50);
+	assert_int_equal(violations, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_constant_offset_bounds),
 		cmocka_unit_test(test_jump_splits),
 		cmocka_unit_test(test_out_of_order_and_range),
+		cmocka_unit_test(test_one_way_with_delay_bound),
 	};
 
 	return cmocka_run_group_tests_name("estimator", tests, NULL, NULL);
