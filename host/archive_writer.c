@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "host/archive_writer.h"
-#include "host/host_clock.h"
+#include "host/tsc.h"
 #include "lib/fileio.h"
 
 static void utc_now(char *buf, size_t size)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * host_clock.h - the host TSC and paired reads of the host clocks.
+ * tsc.h - the host TSC and paired reads of the host clocks (clocksync/host_clock.h
+ * maps them offline).
  */
-#ifndef HVT_HOST_CLOCK_H
-#define HVT_HOST_CLOCK_H
+#ifndef HVT_HOST_TSC_H
+#define HVT_HOST_TSC_H
 
 #include <stdint.h>
 #include <x86intrin.h>

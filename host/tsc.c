@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <time.h>
 
-#include "host/host_clock.h"
+#include "host/tsc.h"
 
 #define TRIES 7
 
