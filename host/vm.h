@@ -43,8 +43,9 @@ struct hvt_vm_trace {
 	uint8_t uuid[HVT_UUID_LEN];
 	char comm[17];
 	char dir[64];			/* relative to the VM directory */
-	struct hvt_registry registry;
+	struct hvt_registry registry;	/* exactly the records in the file */
 	int registry_fd;
+	uint64_t registry_bytes;	/* of the file */
 };
 
 struct hvt_vm_stream {
@@ -77,7 +78,7 @@ struct hvt_vm {
 	/* data */
 	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
-	uint64_t bytes, byte_quota;
+	uint64_t bytes, byte_quota;	/* packets and registry records stored */
 	bool stop_requested;
 	char end_reason[256];
 	char why[256];			/* scratch for error text */

@@ -140,22 +140,92 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	return 0;
 }
 
+/*
+ * Checks @p completely (against itself, in a scratch registry), then collects
+ * in @out the records whose id trace @t does not know yet, each once. A guest
+ * may resend records it sent before; stored once, the registry file stays
+ * bounded by HVT_REG_MAX_EVENTS records whatever the guest sends. Returns the
+ * bytes collected, or -1 with vm->why set.
+ */
+static long registry_new_records(struct hvt_vm *vm, struct hvt_vm_trace *t, const void *p,
+				 uint32_t len, unsigned char *out)
+{
+	unsigned char seen[HVT_REG_MAX_EVENTS / 8] = { 0 };
+	const unsigned char *rec = p;
+	struct hvt_registry scratch;
+	char err[160];
+	uint32_t off, size;
+	long n = 0;
+
+	hvt_registry_init(&scratch);
+	if (hvt_registry_add(&scratch, p, len, err, sizeof(err)) < 0) {
+		hvt_registry_free(&scratch);
+		return fail(vm, "trace %s: invalid registry: %s", t->dir, err);
+	}
+	hvt_registry_free(&scratch);
+	/* Every record is valid now: its size and id can be used as they are. */
+	for (off = 0; off < len; off += size) {
+		const struct hvt_event_type *old;
+		struct hvt_reg_event h;
+
+		memcpy(&h, rec + off, sizeof(h));
+		size = h.size;
+		old = hvt_registry_get(&t->registry, h.id);
+		if (old) {
+			if (old->record_size != size || memcmp(old->record, rec + off, size))
+				return fail(vm, "trace %s: invalid registry: event id %u redefined "
+					    "differently", t->dir, h.id);
+			continue;
+		}
+		if (seen[h.id / 8] & (1u << (h.id % 8)))
+			continue;
+		seen[h.id / 8] |= (unsigned char)(1u << (h.id % 8));
+		memcpy(out + n, rec + off, size);
+		n += size;
+	}
+	return n;
+}
+
 int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 {
 	struct hvt_vm_trace *t = id < HVT_VM_MAX_TRACES ? &vm->traces[id] : NULL;
+	unsigned char *fresh;
 	char err[160];
-	int added;
+	long n;
 
 	if (!t || !t->open)
 		return fail(vm, "registry for unknown trace %u", id);
-	added = hvt_registry_add(&t->registry, p, len, err, sizeof(err));
-	if (added < 0)
-		return fail(vm, "trace %s: invalid registry: %s", t->dir, err);
-	if (added == 0)
-		return 0;
-	if (hvt_write_all(t->registry_fd, p, len) || render_metadata(vm, t))
-		return fail(vm, "cannot write the registry of %s: %s", t->dir, strerror(errno));
+	fresh = malloc(len ? len : 1);
+	if (!fresh)
+		return fail(vm, "out of memory");
+	n = registry_new_records(vm, t, p, len, fresh);
+	if (n <= 0) {
+		free(fresh);
+		return (int)n;
+	}
+	if (vm->bytes + (uint64_t)n > vm->byte_quota) {
+		free(fresh);
+		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
+	}
+	/* The file and the registry in memory hold the same records, or the link ends. */
+	if (hvt_write_all(t->registry_fd, fresh, (size_t)n)) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		goto undo;
+	}
+	if (hvt_registry_add(&t->registry, fresh, (size_t)n, err, sizeof(err)) < 0)
+		goto undo;
+	free(fresh);
+	t->registry_bytes += (uint64_t)n;
+	vm->bytes += (uint64_t)n;
+	if (render_metadata(vm, t))
+		return fail(vm, "cannot write the metadata of %s: %s", t->dir, strerror(errno));
 	return 0;
+undo:
+	free(fresh);
+	if (ftruncate(t->registry_fd, (off_t)t->registry_bytes))
+		hvt_warn("cannot trim a partial registry record: %s", strerror(errno));
+	return fail(vm, "cannot store the registry of %s: %s (archive kept up to its last "
+		    "whole record)", t->dir, err);
 }
 
 int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so)

@@ -124,13 +124,19 @@ static void handshake(struct fake *f)
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 }
 
+/* A registry record for event @id; its size. */
+static uint32_t make_record(unsigned char *rec, uint32_t id, const char *name)
+{
+	return hvt_reg_event_write(rec, id, name, fields_t, 1, "value=%lu");
+}
+
 static void open_kernel_stream(struct fake *f)
 {
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC,
 				       .freq_hz = 2000000000 };
 	struct hvt_w_stream_open so = { 0, 1, 0, 0 };
 	unsigned char rec[1024];
-	uint32_t n = hvt_reg_event_write(rec, 0, "tick", fields_t, 1, "value=%lu");
+	uint32_t n = make_record(rec, 0, "tick");
 
 	memcpy(to.uuid, f->uuid, HVT_UUID_LEN);
 	guest_send(f, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
@@ -291,6 +297,74 @@ static void test_registry_garbage(void **state)
 	expect_ended(f, "registry");
 }
 
+/* A guest resending records: each is stored once, and counted once. */
+static void test_registry_resent(void **state)
+{
+	struct fake *f = *state;
+	unsigned char frame[4096], expect[4096], *file;
+	uint32_t n0, n1, len = 0;
+	uint64_t bytes;
+	size_t got;
+	char path[512];
+	int i;
+
+	after_one_packet(f);
+	bytes = f->vm.bytes;
+	n0 = make_record(expect, 0, "tick");
+	for (i = 0; i < 100; i++)
+		guest_send(f, HVT_W_REGISTRY, 0, expect, n0);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(file_size(f, "kernel/hvtrace/registry"), n0);
+	assert_int_equal(f->vm.bytes, bytes);
+	/* old, new, new again: only the new one is appended */
+	len = make_record(frame, 0, "tick");
+	n1 = make_record(frame + len, 1, "tock");
+	memcpy(expect + n0, frame + len, n1);
+	len += n1;
+	memcpy(frame + len, frame + n0, n1);
+	len += n1;
+	guest_send(f, HVT_W_REGISTRY, 0, frame, len);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(file_size(f, "kernel/hvtrace/registry"), n0 + n1);
+	assert_int_equal(f->vm.bytes, bytes + n1);
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/kernel/hvtrace/registry", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, (char **)&file, &got), 0);
+	assert_int_equal(got, n0 + n1);
+	assert_memory_equal(file, expect, got);
+	free(file);
+}
+
+/* An id sent again with another definition ends the link; the file keeps the first. */
+static void test_registry_redefined(void **state)
+{
+	struct fake *f = *state;
+	unsigned char rec[1024];
+	uint32_t n = hvt_reg_event_write(rec, 0, "tick", fields_t, 1, "v=%lu");
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_REGISTRY, 0, rec, n);
+	expect_ended(f, "event id 0 redefined differently");
+	assert_int_equal(file_size(f, "kernel/hvtrace/registry"), make_record(rec, 0, "tick"));
+}
+
+/* Registry records count against the quota like packets. */
+static void test_registry_quota(void **state)
+{
+	struct fake *f = *state;
+	unsigned char frame[8192];
+	uint32_t len = 0, id;
+	off_t before;
+
+	after_one_packet(f);
+	before = file_size(f, "kernel/hvtrace/registry");
+	for (id = 1; id <= 8; id++)
+		len += make_record(frame + len, id, "more");
+	f->vm.byte_quota = f->vm.bytes + len - 1;
+	guest_send(f, HVT_W_REGISTRY, 0, frame, len);
+	expect_ended(f, "quota");
+	assert_int_equal(file_size(f, "kernel/hvtrace/registry"), before);
+}
+
 static void test_unsolicited_sync_reply(void **state)
 {
 	struct fake *f = *state;
@@ -345,6 +419,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_for_unknown_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_resent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_redefined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsolicited_sync_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
