@@ -271,9 +271,19 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	why = hvt_packet_check(p, len, vm->traces[s->trace].uuid, &hdr);
 	if (why)
 		return fail(vm, "stream %u: %s", id, why);
+	/* In the archive a packet ends where its content ends (docs/format.md). */
+	if (hdr.packet_size != (uint64_t)len * 8 || hdr.content_size != hdr.packet_size)
+		return fail(vm, "stream %u: packet of %u bytes claims content_size %llu and "
+			    "packet_size %llu bits; both must be %llu", id, len,
+			    (unsigned long long)hdr.content_size,
+			    (unsigned long long)hdr.packet_size, (unsigned long long)len * 8);
 	instance = s->cpu != HVT_CTF_NO_CPU ? s->cpu : (uint64_t)s->tid;
-	if (hdr.packet_size != (uint64_t)len * 8 || hdr.stream_instance_id != instance)
-		return fail(vm, "stream %u: packet size or stream instance inconsistent", id);
+	if (hdr.stream_instance_id != instance)
+		return fail(vm, "stream %u: packet of stream instance %llu, not %llu", id,
+			    (unsigned long long)hdr.stream_instance_id,
+			    (unsigned long long)instance);
+	if (hdr.cpu_id != s->cpu)
+		return fail(vm, "stream %u: packet of cpu_id %u, not %u", id, hdr.cpu_id, s->cpu);
 	if (vm->bytes + len > vm->byte_quota)
 		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
 	if (hvt_write_all(s->fd, p, len)) {

@@ -264,7 +264,39 @@ static void test_packet_sizes_lie(void **state)
 	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, content_size),
 		    (uint64_t)(f->packet_len + 64) * 8);
 	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
-	expect_ended(f, "stream 7");
+	expect_ended(f, "stream 7: packet sizes inconsistent");
+}
+
+/* Archives hold packets that end where their content ends. */
+static void test_packet_padded(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, content_size),
+		    (uint64_t)(f->packet_len - 8) * 8);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	expect_ended(f, "content_size");
+}
+
+static void test_packet_of_another_cpu(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	hvt_put_u32(f->packet + offsetof(struct hvt_ctf_packet, cpu_id), 0);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	expect_ended(f, "stream 7: packet of cpu_id 0, not 1");
+}
+
+static void test_packet_of_another_instance(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, stream_instance_id), 0);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	expect_ended(f, "stream 7: packet of stream instance 0, not 1");
 }
 
 static void test_packet_for_unknown_stream(void **state)
@@ -416,6 +448,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_sizes_lie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_padded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_of_another_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_of_another_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_for_unknown_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
