@@ -117,6 +117,10 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	if (to->freq_hz < 1000000 || to->freq_hz > 100000000000ull)
 		return fail(vm, "trace %u: implausible clock frequency %llu Hz", id,
 			    (unsigned long long)to->freq_hz);
+	/* Readers take pids as signed 32-bit numbers; the kernel trace has none. */
+	if (to->pid > INT32_MAX || (to->layer == HVT_LAYER_KERNEL && to->pid != 0))
+		return fail(vm, "trace %u: invalid pid %u for a %s trace", id, to->pid,
+			    to->layer == HVT_LAYER_KERNEL ? "kernel" : "user");
 	if (to->layer == HVT_LAYER_KERNEL)
 		strcpy(t->dir, "kernel");
 	else
@@ -327,10 +331,10 @@ static json_t *traces_json(const struct hvt_vm *vm)
 			continue;
 		hvt_uuid_format(t->uuid, uuid);
 		json_array_append_new(a, json_pack(
-			"{s:i, s:s, s:s, s:s, s:I, s:s, s:i, s:s}", "id", (int)i,
+			"{s:i, s:s, s:s, s:s, s:I, s:s, s:I, s:s}", "id", (int)i,
 			"layer", t->layer == HVT_LAYER_KERNEL ? "kernel" : "user", "dir", t->dir,
 			"domain", t->domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" : "monotonic_raw",
-			"freq_hz", (json_int_t)t->freq_hz, "uuid", uuid, "pid", (int)t->pid,
+			"freq_hz", (json_int_t)t->freq_hz, "uuid", uuid, "pid", (json_int_t)t->pid,
 			"comm", t->comm));
 	}
 	return a;

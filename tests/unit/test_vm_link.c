@@ -318,6 +318,35 @@ static void test_stream_id_out_of_range(void **state)
 	expect_ended(f, "out of range");
 }
 
+/* A pid readers would take for negative, or a pid on the kernel trace. */
+static void test_trace_pid(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 0x80000000u };
+
+	after_one_packet(f);
+	to.pid = INT32_MAX;
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	to.pid = 0x80000000u;
+	guest_send(f, HVT_W_TRACE_OPEN, 2, &to, sizeof(to));
+	expect_ended(f, "trace 2: invalid pid 2147483648 for a user trace");
+}
+
+static void test_kernel_trace_pid(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 1 };
+
+	handshake(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "trace 0: invalid pid 1 for a kernel trace"));
+	assert_int_equal(file_size(f, "kernel"), -1);
+}
+
 static void test_registry_garbage(void **state)
 {
 	struct fake *f = *state;
@@ -453,6 +482,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_of_another_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_for_unknown_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_resent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_redefined, setup, teardown),
