@@ -484,7 +484,7 @@ int hvt_cmd_record(int argc, char **argv)
 	if (!prepare(r)) {
 		hvt_info("recording into %s", r->archive.dir);
 		loop(r);
-		ret = strcmp(r->vm.end_reason, "guest finished") ? 1 : 0;
+		ret = r->vm.finished ? 0 : 1;
 	}
 	if (r->ftrace_on)
 		hvt_ftrace_stop(&r->ftrace);

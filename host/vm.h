@@ -80,7 +80,8 @@ struct hvt_vm {
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
 	uint64_t bytes, byte_quota;	/* packets and registry records stored */
 	bool stop_requested;
-	char end_reason[256];
+	bool finished;			/* FINISH, the final exchanges and GOODBYE done */
+	char end_reason[256];		/* empty until hvt_vm_end() */
 	char why[256];			/* scratch for error text */
 };
 

@@ -53,7 +53,6 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 	vm->state = HVT_VM_WAITING;
 	vm->sync_interval_ms = sync_interval_ms;
 	vm->byte_quota = byte_quota;
-	strcpy(vm->end_reason, "guest never connected");
 	hvt_offset_fit_init(&vm->fit);
 	if (hvt_frame_reader_init(&vm->reader)) {
 		snprintf(err, errlen, "out of memory");
@@ -66,19 +65,21 @@ void hvt_vm_attach(struct hvt_vm *vm, int fd)
 {
 	vm->fd = fd;
 	vm->state = HVT_VM_HELLO;
-	strcpy(vm->end_reason, "guest never said hello");
 }
 
 void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 {
+	char reason[sizeof(vm->end_reason)];
 	va_list ap;
 
 	if (vm->state == HVT_VM_ENDED)
 		return;
+	/* Formatted apart: an argument may point into vm (vm->why). */
 	va_start(ap, fmt);
-	vsnprintf(vm->end_reason, sizeof(vm->end_reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if (strcmp(vm->end_reason, "guest finished"))
+	memcpy(vm->end_reason, reason, sizeof(reason));
+	if (!vm->finished)
 		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
 	if (vm->fd >= 0)
 		close(vm->fd);
@@ -140,8 +141,10 @@ static void burst_done(struct hvt_vm *vm)
 		if (vm->stop_requested)
 			send_frame(vm, HVT_W_STOP, NULL, 0);
 	} else if (vm->state == HVT_VM_FINAL_SYNC) {
-		if (!send_frame(vm, HVT_W_GOODBYE, NULL, 0))
+		if (!send_frame(vm, HVT_W_GOODBYE, NULL, 0)) {
+			vm->finished = true;
 			hvt_vm_end(vm, "guest finished");
+		}
 	}
 }
 
@@ -189,7 +192,6 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 		return -1;
 	}
 	hvt_vm_write_info(vm);
-	strcpy(vm->end_reason, "guest disconnected before it finished");
 	hvt_info("vm %s: guest agent connected (%u CPUs, TSC %llu kHz)", vm->name,
 		 vm->hello.nr_cpus, (unsigned long long)vm->hello.tsc_khz);
 	if (send_frame(vm, HVT_W_WELCOME, &w, sizeof(w)))
@@ -273,11 +275,8 @@ void hvt_vm_readable(struct hvt_vm *vm)
 	int r;
 
 	if (n == 0) {
-		char reason[sizeof(vm->end_reason)];
-
-		/* the reason prepared for this moment (hvt_vm_end formats into end_reason) */
-		memcpy(reason, vm->end_reason, sizeof(reason));
-		hvt_vm_end(vm, "%s", reason);
+		hvt_vm_end(vm, vm->state == HVT_VM_HELLO ? "guest disconnected before it said hello" :
+			   "guest disconnected before it finished");
 		return;
 	}
 	if (n < 0) {

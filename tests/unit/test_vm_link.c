@@ -202,6 +202,7 @@ static void test_full_recording(void **state)
 	host_frame(f, HVT_W_GOODBYE);
 	assert_int_equal(f->vm.state, HVT_VM_ENDED);
 	assert_string_equal(f->vm.end_reason, "guest finished");
+	assert_true(f->vm.finished);
 	assert_int_equal(f->vm.sync_count, 2 * HVT_SYNC_BURST);
 	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
 	assert_true(file_size(f, "kernel/metadata") > 0);
@@ -460,14 +461,47 @@ static void test_quota(void **state)
 	assert_int_equal(file_size(f, "kernel/stream-7"), 3 * f->packet_len);
 }
 
+/* The VM's info.json as a string (free it). */
+static char *read_info(struct fake *f)
+{
+	char path[512], *info;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	return info;
+}
+
 static void test_guest_hangs_up(void **state)
 {
 	struct fake *f = *state;
+	char *info;
 
 	after_one_packet(f);
+	/* while the link lasts, nothing has ended */
+	info = read_info(f);
+	assert_non_null(strstr(info, "\"finished\": false"));
+	assert_null(strstr(info, "end_reason"));
+	free(info);
 	shutdown(f->guest, SHUT_WR);
 	hvt_vm_readable(&f->vm);
 	expect_ended(f, "before it finished");
+	assert_false(f->vm.finished);
+	info = read_info(f);
+	assert_non_null(strstr(info, "\"finished\": false"));
+	assert_non_null(strstr(info, "\"end_reason\": \"guest disconnected before it finished\""));
+	free(info);
+}
+
+static void test_guest_hangs_up_before_hello(void **state)
+{
+	struct fake *f = *state;
+
+	shutdown(f->guest, SHUT_WR);
+	hvt_vm_readable(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_string_equal(f->vm.end_reason, "guest disconnected before it said hello");
+	assert_false(f->vm.finished);
 }
 
 int main(void)
@@ -492,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_hangs_up_before_hello, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("vm_link", tests, NULL, NULL);
