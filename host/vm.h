@@ -26,6 +26,8 @@
 #define HVT_VM_MAX_TRACES	HVT_W_MAX_TRACES
 #define HVT_VM_MAX_STREAMS	HVT_W_MAX_STREAMS
 #define HVT_SYNC_BURST		16
+/* A guest that leaves a SYNC_REQ unanswered this long is cut off. */
+#define HVT_SYNC_TIMEOUT_S	10
 
 enum hvt_vm_state {
 	HVT_VM_WAITING,		/* no link yet */
@@ -72,6 +74,7 @@ struct hvt_vm {
 	struct hvt_offset_fit fit;
 	uint64_t sync_seq, sync_sent, sync_count;
 	bool sync_outstanding;
+	int64_t sync_sent_ns;		/* CLOCK_MONOTONIC of the outstanding request */
 	int burst_left;
 	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
 	uint32_t sync_interval_ms;

@@ -103,6 +103,7 @@ static void sync_send(struct hvt_vm *vm)
 	struct hvt_w_sync_req req = { .seq = vm->sync_seq };
 
 	vm->sync_outstanding = true;
+	vm->sync_sent_ns = now_ns();
 	req.host_send = vm->sync_sent = hvt_host_tsc();
 	send_frame(vm, HVT_W_SYNC_REQ, &req, sizeof(req));
 }
@@ -299,9 +300,19 @@ void hvt_vm_readable(struct hvt_vm *vm)
 
 void hvt_vm_tick(struct hvt_vm *vm)
 {
-	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || now_ns() < vm->next_sync_ns)
+	int64_t now = now_ns();
+
+	if (vm->state == HVT_VM_ENDED)
 		return;
-	vm->next_sync_ns = now_ns() + (int64_t)vm->sync_interval_ms * 1000000;
+	/* Exchanges are one at a time: a guest that stops answering would stall them all. */
+	if (vm->sync_outstanding && now - vm->sync_sent_ns > HVT_SYNC_TIMEOUT_S * 1000000000ll) {
+		hvt_vm_end(vm, "the guest did not answer clock exchange %llu within %d s",
+			   (unsigned long long)vm->sync_seq, HVT_SYNC_TIMEOUT_S);
+		return;
+	}
+	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || now < vm->next_sync_ns)
+		return;
+	vm->next_sync_ns = now + (int64_t)vm->sync_interval_ms * 1000000;
 	sync_send(vm);
 }
 

@@ -437,6 +437,39 @@ static void test_unsolicited_sync_reply(void **state)
 	expect_ended(f, "does not answer");
 }
 
+/* A guest that stops answering clock exchanges is cut off after a while. */
+static void test_sync_timeout(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	host_frame(f, HVT_W_SYNC_REQ);
+	assert_true(f->vm.sync_outstanding);
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	f->vm.sync_sent_ns -= (HVT_SYNC_TIMEOUT_S + 1) * 1000000000ll;
+	hvt_vm_tick(&f->vm);
+	expect_ended(f, "did not answer clock exchange 16 within 10 s");
+}
+
+/* The same during the first burst, before any data. */
+static void test_sync_timeout_in_burst(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
+
+	guest_send(f, HVT_W_HELLO, 0, &h, sizeof(h));
+	host_frame(f, HVT_W_WELCOME);
+	answer_syncs(f, 3);
+	host_frame(f, HVT_W_SYNC_REQ);
+	f->vm.sync_sent_ns -= (HVT_SYNC_TIMEOUT_S + 1) * 1000000000ll;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "did not answer clock exchange 3 within"));
+}
+
 static void test_trace_before_start(void **state)
 {
 	struct fake *f = *state;
@@ -523,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_registry_redefined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsolicited_sync_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_timeout_in_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
