@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -421,9 +422,43 @@ static void summary(struct recorder *r)
 	fflush(stdout);
 }
 
+/*
+ * Each stream the guest keeps open holds a file, each trace its registry,
+ * each host CPU a file and libtracefs's descriptors (at most five). The
+ * usual soft limit of 1024 would cut off a guest within the protocol's
+ * limits, so the soft limit goes up to the hard one.
+ */
+static void raise_fd_limit(const struct recorder *r)
+{
+	long cpus = r->o.host_trace ? sysconf(_SC_NPROCESSORS_CONF) : 0;
+	rlim_t need = HVT_VM_MAX_STREAMS + HVT_VM_MAX_TRACES + 6 * (rlim_t)(cpus > 0 ? cpus : 0) +
+		      32;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = old;
+		else
+			hvt_debug("open-file limit raised from %llu to %llu", (unsigned long long)old,
+				  (unsigned long long)rl.rlim_cur);
+	}
+	if (rl.rlim_cur < need)
+		hvt_warn("the open-file limit is %llu, below the %llu a guest with %d streams "
+			 "may need: a guest opening that many is cut off (raise the hard limit, "
+			 "ulimit -Hn)", (unsigned long long)rl.rlim_cur, (unsigned long long)need,
+			 HVT_VM_MAX_STREAMS);
+}
+
 static int prepare(struct recorder *r)
 {
 	char err[512];
+
+	raise_fd_limit(r);
 
 	if (r->o.host_trace && geteuid() != 0) {
 		hvt_err("recording the host layer needs root (tracefs); run as root, "

@@ -31,6 +31,24 @@ static int fail(struct hvt_vm *vm, const char *fmt, ...)
 	return -1;
 }
 
+/* fail() for a system call that failed: appends errno's text. */
+static int fail_io(struct hvt_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_io(struct hvt_vm *vm, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(vm->why, sizeof(vm->why), fmt, ap);
+	va_end(ap);
+	n = strlen(vm->why);
+	snprintf(vm->why + n, sizeof(vm->why) - n, ": %s%s", strerror(e),
+		 e == EMFILE ? " (the collector's open-file limit, ulimit -n, is too low for "
+		 "this guest)" : "");
+	return -1;
+}
+
 int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 {
 	char path[4300];
@@ -130,7 +148,7 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	    hvt_path(path, sizeof(path), "%s/%s/hvtrace/registry", vm->dir, t->dir) ||
 	    (t->registry_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
 				   0644)) < 0)
-		return fail(vm, "cannot create trace directory %s: %s", t->dir, strerror(errno));
+		return fail_io(vm, "cannot create trace directory %s", t->dir);
 	t->layer = to->layer;
 	t->domain = to->domain;
 	t->freq_hz = to->freq_hz;
@@ -140,7 +158,7 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	hvt_registry_init(&t->registry);
 	t->open = true;
 	if (render_metadata(vm, t) || hvt_vm_write_info(vm))
-		return fail(vm, "cannot write trace %s: %s", t->dir, strerror(errno));
+		return fail_io(vm, "cannot write trace %s", t->dir);
 	return 0;
 }
 
@@ -222,7 +240,7 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	t->registry_bytes += (uint64_t)n;
 	vm->bytes += (uint64_t)n;
 	if (render_metadata(vm, t))
-		return fail(vm, "cannot write the metadata of %s: %s", t->dir, strerror(errno));
+		return fail_io(vm, "cannot write the metadata of %s", t->dir);
 	return 0;
 undo:
 	free(fresh);
@@ -253,14 +271,15 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 		return fail(vm, "out of memory");
 	if (hvt_path(path, sizeof(path), "%s/%s/stream-%u", vm->dir, t->dir, id) ||
 	    (s->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		fail_io(vm, "cannot create stream %u", id);
 		free(s);
-		return fail(vm, "cannot create stream %u: %s", id, strerror(errno));
+		return -1;
 	}
 	s->trace = so->trace_id;
 	s->cpu = so->cpu;
 	s->tid = so->tid;
 	vm->streams[id] = s;
-	return hvt_vm_write_info(vm) ? fail(vm, "cannot write info.json: %s", strerror(errno)) : 0;
+	return hvt_vm_write_info(vm) ? fail_io(vm, "cannot write info.json") : 0;
 }
 
 int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
@@ -291,13 +310,11 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	if (vm->bytes + len > vm->byte_quota)
 		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
 	if (hvt_write_all(s->fd, p, len)) {
-		int e = errno;
-
+		fail_io(vm, "cannot write stream %u (archive kept up to its last whole packet)", id);
 		/* Keep the file a sequence of whole packets. */
 		if (ftruncate(s->fd, (off_t)s->bytes))
 			hvt_warn("cannot trim a partial packet: %s", strerror(errno));
-		return fail(vm, "cannot write stream %u: %s (archive kept up to its last whole packet)",
-			    id, strerror(e));
+		return -1;
 	}
 	s->bytes += len;
 	s->packets++;
@@ -315,7 +332,7 @@ int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_strea
 	s->closed_by_guest = true;
 	close(s->fd);
 	s->fd = -1;
-	return hvt_vm_write_info(vm) ? fail(vm, "cannot write info.json: %s", strerror(errno)) : 0;
+	return hvt_vm_write_info(vm) ? fail_io(vm, "cannot write info.json") : 0;
 }
 
 static json_t *traces_json(const struct hvt_vm *vm)

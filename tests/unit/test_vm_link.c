@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -348,6 +349,31 @@ static void test_kernel_trace_pid(void **state)
 	assert_int_equal(file_size(f, "kernel"), -1);
 }
 
+/* Out of file descriptors: the reason says which limit to raise. */
+static void test_stream_fd_limit(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_open so = { 0, 0, 0, 0 };
+	struct rlimit saved, rl;
+	uint32_t id;
+	int fd;
+
+	after_one_packet(f);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	rl = saved;
+	rl.rlim_cur = (rlim_t)fd + 3;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	for (id = 100; id < 110 && f->vm.state == HVT_VM_RUNNING; id++) {
+		so.cpu = id - 100;
+		guest_send(f, HVT_W_STREAM_OPEN, id, &so, sizeof(so));
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	expect_ended(f, "open-file limit");
+}
+
 static void test_registry_garbage(void **state)
 {
 	struct fake *f = *state;
@@ -551,6 +577,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_resent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_redefined, setup, teardown),
