@@ -10,6 +10,7 @@
 
 #include "host/archive_writer.h"
 #include "host/tsc.h"
+#include "lib/archive_format.h"
 #include "lib/fileio.h"
 
 static void utc_now(char *buf, size_t size)
@@ -60,7 +61,7 @@ int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, ch
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}
-	fputs("tsc\tmono_ns\trealtime_ns\tuncertainty\n", ar->clock_tsv);
+	fputs(HVT_CLOCK_TSV_HEADER "\n", ar->clock_tsv);
 	utc_now(ar->started, sizeof(ar->started));
 	if (hvt_archive_writer_clock_pair(ar) || hvt_archive_writer_manifest(ar, "recording", NULL, NULL)) {
 		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
@@ -96,7 +97,6 @@ int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *statu
 	struct utsname u;
 	char path[4200], hostname[256] = "", stopped[32] = "";
 	json_t *m, *host;
-	char *text;
 	int ret;
 
 	gethostname(hostname, sizeof(hostname) - 1);
@@ -116,12 +116,19 @@ int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *statu
 		return -1;
 	if (!vms)
 		json_object_set_new(m, "vms", json_array());
-	text = json_dumps(m, JSON_INDENT(2));
+	ret = hvt_path(path, sizeof(path), "%s/hvtrace.json", ar->dir) ? -1 :
+	      hvt_write_json_atomic(path, m);
 	json_decref(m);
-	if (!text || hvt_path(path, sizeof(path), "%s/hvtrace.json", ar->dir)) {
-		free(text);
+	return ret;
+}
+
+int hvt_write_json_atomic(const char *path, const json_t *json)
+{
+	char *text = json_dumps(json, JSON_INDENT(2));
+	int ret;
+
+	if (!text)
 		return -1;
-	}
 	ret = hvt_write_file_atomic(path, text, strlen(text));
 	free(text);
 	return ret;

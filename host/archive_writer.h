@@ -29,5 +29,7 @@ int hvt_archive_writer_host_clock(const struct hvt_archive_writer *ar, struct hv
 /* Rewrites hvtrace.json; @ftrace (may be NULL) and @vms are borrowed. */
 int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *status, json_t *ftrace, json_t *vms);
 void hvt_archive_writer_close(struct hvt_archive_writer *ar);
+/* Replaces @path with @json, indented, atomically (lib/fileio.h). */
+int hvt_write_json_atomic(const char *path, const json_t *json);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host/vm.h"
+#include "lib/archive_format.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/packet.h"
@@ -60,8 +61,7 @@ int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create %s: %s", vm->dir, strerror(errno));
 		return -1;
 	}
-	fputs("seq\thost_send\tguest_recv\tguest_send\thost_recv\tcpu_recv\tcpu_send\n",
-	      vm->sync_tsv);
+	fputs(HVT_SYNC_TSV_HEADER "\n", vm->sync_tsv);
 	fflush(vm->sync_tsv);
 	if (hvt_vm_write_info(vm)) {
 		snprintf(err, errlen, "cannot write %s/info.json: %s", vm->dir, strerror(errno));
@@ -398,7 +398,6 @@ int hvt_vm_write_info(struct hvt_vm *vm)
 {
 	char path[4300], release[HVT_W_RELEASE_MAX + 1];
 	json_t *info;
-	char *text;
 	int ret;
 
 	sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
@@ -414,14 +413,9 @@ int hvt_vm_write_info(struct hvt_vm *vm)
 			 "end_reason", vm->end_reason[0] ? vm->end_reason : NULL);
 	if (!info)
 		return -1;
-	text = json_dumps(info, JSON_INDENT(2));
+	ret = hvt_path(path, sizeof(path), "%s/info.json", vm->dir) ? -1 :
+	      hvt_write_json_atomic(path, info);
 	json_decref(info);
-	if (!text || hvt_path(path, sizeof(path), "%s/info.json", vm->dir)) {
-		free(text);
-		return -1;
-	}
-	ret = hvt_write_file_atomic(path, text, strlen(text));
-	free(text);
 	return ret;
 }
 

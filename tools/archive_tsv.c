@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/archive_format.h"
 #include "lib/log.h"
 #include "tools/archive.h"
 #include "tools/stream_warn.h"
@@ -143,7 +144,7 @@ static int clock_row(void *vctx, const uint64_t *v, const char *path, unsigned l
 	const struct hvt_clock_pair *prev = c->n ? &c->pairs[c->n - 1] : NULL;
 	struct hvt_clock_pair *p_new;
 
-	/* Below 2^62 ns (year 2116): conversions then cannot overflow (align.c). */
+	/* Below 2^62 ns (year 2116): conversions then cannot overflow (host_clock.c). */
 	if (v[1] >= 1ull << 62 || v[2] >= 1ull << 62 ||
 	    (prev && (p.tsc <= prev->tsc || p.mono_ns <= prev->mono_ns))) {
 		hvt_warn("%s: line %lu: clock values out of range or not increasing; skipping it",
@@ -164,7 +165,7 @@ int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *
 {
 	struct clock_ctx c = { NULL, 0, 0, warnings };
 
-	if (tsv_read(path, "tsc\tmono_ns\trealtime_ns\tuncertainty", 4, clock_row, &c,
+	if (tsv_read(path, HVT_CLOCK_TSV_HEADER, HVT_CLOCK_TSV_COLS, clock_row, &c,
 		     hvt_err, warnings)) {
 		free(c.pairs);
 		return -1;
@@ -214,8 +215,8 @@ int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
 {
 	struct sync_ctx c = { NULL, 0, 0, warnings };
 
-	if (tsv_read(path, "seq\thost_send\tguest_recv\tguest_send\thost_recv\tcpu_recv\tcpu_send",
-		     7, sync_row, &c, hvt_warn, warnings)) {
+	if (tsv_read(path, HVT_SYNC_TSV_HEADER, HVT_SYNC_TSV_COLS, sync_row, &c, hvt_warn,
+		     warnings)) {
 		free(c.recs);
 		return -1;
 	}
