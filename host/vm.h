@@ -72,7 +72,8 @@ struct hvt_vm {
 	/* clock exchanges */
 	FILE *sync_tsv;
 	struct hvt_offset_fit fit;
-	uint64_t sync_seq, sync_sent, sync_count;
+	uint64_t sync_seq;		/* of the next exchange: exchanges completed */
+	uint64_t sync_sent;		/* host_send of the outstanding request */
 	bool sync_outstanding;
 	int64_t sync_sent_ns;		/* CLOCK_MONOTONIC of the outstanding request */
 	int burst_left;
@@ -108,6 +109,9 @@ int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_strea
 int hvt_vm_write_info(struct hvt_vm *vm);
 void hvt_vm_store_close(struct hvt_vm *vm);
 void hvt_vm_free(struct hvt_vm *vm);	/* after hvt_vm_end() and the summary */
+/* Copies up to @n bytes of guest text to @dst (n + 1 bytes), up to a NUL, as
+ * printable ASCII: anything else becomes '?'. */
+void hvt_vm_sanitize(char *dst, const void *src, size_t n);
 json_t *hvt_vm_manifest_entry(const struct hvt_vm *vm);
 void hvt_vm_summary(const struct hvt_vm *vm, FILE *out);
 

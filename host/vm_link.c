@@ -162,7 +162,6 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 	}
 	vm->sync_outstanding = false;
 	vm->sync_seq++;
-	vm->sync_count++;
 	ex = (struct hvt_exchange){ r.host_send, r.guest_recv, r.guest_send, host_recv };
 	hvt_offset_fit_exchange(&vm->fit, &ex);
 	fprintf(vm->sync_tsv, "%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
@@ -206,11 +205,8 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 static void on_log(struct hvt_vm *vm, const struct hvt_frame *f)
 {
 	char text[HVT_W_LOG_MAX + 1];
-	uint32_t i;
 
-	for (i = 0; i < f->hdr.len; i++)
-		text[i] = (f->payload[i] >= 0x20 && f->payload[i] < 0x7f) ? (char)f->payload[i] : '?';
-	text[i] = '\0';
+	hvt_vm_sanitize(text, f->payload, f->hdr.len);
 	hvt_info("vm %s says: %s", vm->name, text);
 }
 

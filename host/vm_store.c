@@ -70,13 +70,13 @@ int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 	return 0;
 }
 
-/* Keeps only printable ASCII of a guest-supplied label. */
-static void sanitize(char *dst, const char *src, size_t n)
+void hvt_vm_sanitize(char *dst, const void *src, size_t n)
 {
+	const unsigned char *s = src;
 	size_t i;
 
-	for (i = 0; i < n && src[i]; i++)
-		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	for (i = 0; i < n && s[i]; i++)
+		dst[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? (char)s[i] : '?';
 	dst[i] = '\0';
 }
 
@@ -154,7 +154,7 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	t->freq_hz = to->freq_hz;
 	t->pid = to->pid;
 	memcpy(t->uuid, to->uuid, HVT_UUID_LEN);
-	sanitize(t->comm, to->comm, sizeof(to->comm));
+	hvt_vm_sanitize(t->comm, to->comm, sizeof(to->comm));
 	hvt_registry_init(&t->registry);
 	t->open = true;
 	if (render_metadata(vm, t) || hvt_vm_write_info(vm))
@@ -383,7 +383,7 @@ static json_t *sync_json(const struct hvt_vm *vm)
 {
 	struct hvt_offset_estimate est;
 	json_t *o = json_pack("{s:s, s:I}", "file", "sync.tsv",
-			      "exchanges", (json_int_t)vm->sync_count);
+			      "exchanges", (json_int_t)vm->sync_seq);
 
 	if (!hvt_offset_fit_result(&vm->fit, &est)) {
 		json_object_set_new(o, "offset", json_integer(est.offset));
@@ -400,7 +400,7 @@ int hvt_vm_write_info(struct hvt_vm *vm)
 	json_t *info;
 	int ret;
 
-	sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
+	hvt_vm_sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
 	info = json_pack("{s:s, s:i, s:s, s:{s:i, s:I, s:i, s:s}, s:o, s:o, s:o, s:b, s:s*}",
 			 "name", vm->name, "qemu_pid", vm->qemu_pid, "accel", vm->accel,
 			 "guest", "nr_cpus", (int)vm->hello.nr_cpus,
@@ -487,9 +487,9 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 			(unsigned long long)lost[i]);
 	if (!hvt_offset_fit_result(&vm->fit, &est) && est.consistent && est.bounded)
 		fprintf(out, "    sync   %llu exchanges, guest TSC - host TSC = %lld +/- %llu ticks\n",
-			(unsigned long long)vm->sync_count, (long long)est.offset,
+			(unsigned long long)vm->sync_seq, (long long)est.offset,
 			(unsigned long long)est.bound);
 	else
 		fprintf(out, "    sync   %llu exchanges, no consistent offset\n",
-			(unsigned long long)vm->sync_count);
+			(unsigned long long)vm->sync_seq);
 }

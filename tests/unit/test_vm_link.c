@@ -204,7 +204,7 @@ static void test_full_recording(void **state)
 	assert_int_equal(f->vm.state, HVT_VM_ENDED);
 	assert_string_equal(f->vm.end_reason, "guest finished");
 	assert_true(f->vm.finished);
-	assert_int_equal(f->vm.sync_count, 2 * HVT_SYNC_BURST);
+	assert_int_equal(f->vm.sync_seq, 2 * HVT_SYNC_BURST);
 	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
 	assert_true(file_size(f, "kernel/metadata") > 0);
 	assert_true(file_size(f, "kernel/hvtrace/registry") > 0);
@@ -496,6 +496,20 @@ static void test_sync_timeout_in_burst(void **state)
 	assert_non_null(strstr(f->vm.end_reason, "did not answer clock exchange 3 within"));
 }
 
+/* LOG text of the longest size, none of it printable: shown, not fatal. */
+static void test_log_frame(void **state)
+{
+	struct fake *f = *state;
+	char text[HVT_W_LOG_MAX], out[HVT_W_LOG_MAX + 1];
+
+	after_one_packet(f);
+	memset(text, 0xff, sizeof(text));
+	guest_send(f, HVT_W_LOG, 0, text, sizeof(text));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	hvt_vm_sanitize(out, "ok\n\0rest", 10);
+	assert_string_equal(out, "ok?");
+}
+
 static void test_trace_before_start(void **state)
 {
 	struct fake *f = *state;
@@ -585,6 +599,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unsolicited_sync_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_timeout_in_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
