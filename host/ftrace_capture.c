@@ -116,15 +116,12 @@ static int pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
 int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
 {
 	char buf[16384];
-	size_t i;
 
 	if (!n)
 		return 0;
 	if (pid_list(pids, n, buf, sizeof(buf)) ||
 	    tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
 		return -1;
-	for (i = 0; i < n && ft->nr_pids < sizeof(ft->pids) / sizeof(ft->pids[0]); i++)
-		ft->pids[ft->nr_pids++] = pids[i];
 	return 0;
 }
 
@@ -133,29 +130,28 @@ static int open_cpus(struct hvt_ftrace *ft, char *err, size_t errlen)
 	int cpu;
 
 	ft->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	ft->cpus = calloc((size_t)ft->nr_cpus, sizeof(*ft->cpus));
-	ft->files = calloc((size_t)ft->nr_cpus, sizeof(*ft->files));
-	ft->bytes = calloc((size_t)ft->nr_cpus, sizeof(*ft->bytes));
-	ft->present = calloc((size_t)ft->nr_cpus, sizeof(*ft->present));
-	if (!ft->cpus || !ft->files || !ft->bytes || !ft->present) {
+	ft->cpu = calloc((size_t)ft->nr_cpus, sizeof(*ft->cpu));
+	if (!ft->cpu) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	for (cpu = 0; cpu < ft->nr_cpus; cpu++)
+		ft->cpu[cpu].fd = -1;
 	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
+		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
 		char path[4200];
 
-		ft->files[cpu] = -1;
-		ft->cpus[cpu] = tracefs_cpu_open(ft->instance, cpu, true);
-		if (!ft->cpus[cpu])
+		c->tcpu = tracefs_cpu_open(ft->instance, cpu, true);
+		if (!c->tcpu)
 			continue;	/* offline CPU */
 		if (!ft->page_size)
-			ft->page_size = tracefs_cpu_read_size(ft->cpus[cpu]);
+			ft->page_size = tracefs_cpu_read_size(c->tcpu);
 		if (hvt_path(path, sizeof(path), "%s/cpu%d.raw", ft->dir, cpu) ||
-		    (ft->files[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		    (c->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
 			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 			return -1;
 		}
-		ft->present[cpu] = 1;
+		c->present = true;
 	}
 	return 0;
 }
@@ -233,17 +229,33 @@ fail:
 	return -1;
 }
 
+/*
+ * The first failure to save a CPU's pages: the file is cut back to the pages
+ * saved whole, and that CPU is saved no more.
+ */
+static void save_failed(struct hvt_ftrace_cpu *c, int cpu)
+{
+	c->error = errno;
+	hvt_warn("host CPU %d: cannot save ftrace pages: %s; its host events after %llu "
+		 "bytes are lost", cpu, strerror(c->error), (unsigned long long)c->bytes);
+	if (ftruncate(c->fd, (off_t)c->bytes))
+		hvt_warn("host CPU %d: cannot trim a partial page: %s", cpu, strerror(errno));
+}
+
 void hvt_ftrace_pump(struct hvt_ftrace *ft)
 {
 	int cpu;
 
-	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
+	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
+		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
 		int n;
 
-		if (!ft->cpus[cpu])
+		if (!c->tcpu || c->error)
 			continue;
-		while ((n = tracefs_cpu_write(ft->cpus[cpu], ft->files[cpu], true)) > 0)
-			ft->bytes[cpu] += (uint64_t)n;
+		while ((n = tracefs_cpu_write(c->tcpu, c->fd, true)) > 0)
+			c->bytes += (uint64_t)n;
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			save_failed(c, cpu);
 	}
 }
 
@@ -253,28 +265,29 @@ void hvt_ftrace_stop(struct hvt_ftrace *ft)
 
 	if (ft->instance)
 		tracefs_trace_off(ft->instance);
-	for (cpu = 0; ft->cpus && cpu < ft->nr_cpus; cpu++) {
-		int n;
+	hvt_ftrace_pump(ft);
+	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
+		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		int n = 0;
 
-		if (!ft->cpus[cpu])
-			continue;
-		while ((n = tracefs_cpu_write(ft->cpus[cpu], ft->files[cpu], true)) > 0)
-			ft->bytes[cpu] += (uint64_t)n;
-		while ((n = tracefs_cpu_flush_write(ft->cpus[cpu], ft->files[cpu])) > 0)
-			ft->bytes[cpu] += (uint64_t)n;
-		tracefs_cpu_close(ft->cpus[cpu]);
-		ft->cpus[cpu] = NULL;
-		if (fsync(ft->files[cpu]) || close(ft->files[cpu]))
+		if (c->tcpu && !c->error) {
+			while ((n = tracefs_cpu_flush_write(c->tcpu, c->fd)) > 0)
+				c->bytes += (uint64_t)n;
+			if (n < 0)
+				save_failed(c, cpu);
+		}
+		if (c->tcpu)
+			tracefs_cpu_close(c->tcpu);
+		c->tcpu = NULL;
+		if (c->fd >= 0 && (fsync(c->fd) || close(c->fd)))
 			hvt_warn("cannot save host CPU %d data: %s", cpu, strerror(errno));
-		ft->files[cpu] = -1;
+		c->fd = -1;
 	}
 	if (ft->instance) {
 		tracefs_instance_destroy(ft->instance);
 		tracefs_instance_free(ft->instance);
 		ft->instance = NULL;
 	}
-	free(ft->cpus);
-	ft->cpus = NULL;
 }
 
 void hvt_ftrace_free(struct hvt_ftrace *ft)
@@ -284,39 +297,40 @@ void hvt_ftrace_free(struct hvt_ftrace *ft)
 	for (i = 0; i < ft->nr_events; i++)
 		free(ft->events[i]);
 	ft->nr_events = 0;
-	free(ft->files);
-	free(ft->bytes);
-	free(ft->present);
-	ft->files = NULL;
-	ft->bytes = NULL;
-	ft->present = NULL;
+	free(ft->cpu);
+	ft->cpu = NULL;
 }
 
-json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft)
+json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft, const pid_t *pids, size_t nr_pids)
 {
-	json_t *o = json_object(), *events = json_array(), *pids = json_array();
+	json_t *o = json_object(), *events = json_array(), *jpids = json_array();
 	json_t *cpus = json_array();
 	size_t i;
 	int cpu;
 
 	for (i = 0; i < (size_t)ft->nr_events; i++)
 		json_array_append_new(events, json_string(ft->events[i]));
-	for (i = 0; i < ft->nr_pids; i++)
-		json_array_append_new(pids, json_integer(ft->pids[i]));
-	for (cpu = 0; ft->present && cpu < ft->nr_cpus; cpu++) {
+	for (i = 0; i < nr_pids; i++)
+		json_array_append_new(jpids, json_integer(pids[i]));
+	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
+		const struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		json_t *entry;
 		char file[32];
 
-		if (!ft->present[cpu])
+		if (!c->present)
 			continue;
 		snprintf(file, sizeof(file), "cpu%d.raw", cpu);
-		json_array_append_new(cpus, json_pack("{s:i, s:s, s:I}", "cpu", cpu, "file", file,
-						      "bytes", (json_int_t)ft->bytes[cpu]));
+		entry = json_pack("{s:i, s:s, s:I}", "cpu", cpu, "file", file,
+				  "bytes", (json_int_t)c->bytes);
+		if (c->error)
+			json_object_set_new(entry, "error", json_string(strerror(c->error)));
+		json_array_append_new(cpus, entry);
 	}
 	json_object_set_new(o, "dir", json_string("host/ftrace"));
 	json_object_set_new(o, "instance", json_string(ft->name));
 	json_object_set_new(o, "page_size", json_integer(ft->page_size));
 	json_object_set_new(o, "events", events);
-	json_object_set_new(o, "pids", pids);
+	json_object_set_new(o, "pids", jpids);
 	json_object_set_new(o, "cpus", cpus);
 	return o;
 }

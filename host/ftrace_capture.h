@@ -7,6 +7,7 @@
 #ifndef HVT_FTRACE_CAPTURE_H
 #define HVT_FTRACE_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,20 +18,23 @@
 struct tracefs_instance;
 struct tracefs_cpu;
 
+struct hvt_ftrace_cpu {
+	bool present;			/* online when tracing started: has a file */
+	struct tracefs_cpu *tcpu;	/* NULL once stopped, or if not present */
+	int fd;				/* cpuN.raw, -1 if none */
+	uint64_t bytes;			/* saved in the file */
+	int error;			/* errno of the failure that stopped saving, or 0 */
+};
+
 struct hvt_ftrace {
 	struct tracefs_instance *instance;
 	char name[64];
 	char dir[4096];			/* ARCHIVE/host/ftrace */
 	int nr_cpus;
-	struct tracefs_cpu **cpus;
-	int *files;
-	uint64_t *bytes;
-	unsigned char *present;		/* CPU online when tracing started */
+	struct hvt_ftrace_cpu *cpu;	/* nr_cpus entries */
 	int page_size;
 	char *events[HVT_FTRACE_MAX_EVENTS];	/* "system:event" */
 	int nr_events;
-	pid_t pids[1024];
-	size_t nr_pids;
 };
 
 /* Removes instances left by collectors that died (hvtrace-PID, PID gone). */
@@ -44,11 +48,16 @@ int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events
 		     int nr_events, const pid_t *pids, size_t nr_pids, char *err, size_t errlen);
 /* Adds threads to the pid filter. */
 int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n);
-/* Moves every full page the kernel has to the files; never blocks. */
+/*
+ * Moves every full page the kernel has to the files; never blocks. A CPU
+ * whose file cannot be written (ENOSPC...) is warned about once and no longer
+ * saved, so that its file stays a sequence of whole pages.
+ */
 void hvt_ftrace_pump(struct hvt_ftrace *ft);
 /* Stops tracing, saves the last partial pages, removes the instance. */
 void hvt_ftrace_stop(struct hvt_ftrace *ft);
-json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft);
+/* The manifest's "ftrace" object; @pids are the threads events are filtered to. */
+json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft, const pid_t *pids, size_t nr_pids);
 void hvt_ftrace_free(struct hvt_ftrace *ft);
 
 #endif

@@ -283,7 +283,10 @@ static int start_host_layer(struct recorder *r)
 
 static void write_manifest(struct recorder *r, const char *status)
 {
-	json_t *vms = json_array(), *ft = r->ftrace_on ? hvt_ftrace_manifest(&r->ftrace) : NULL;
+	json_t *vms = json_array(), *ft = NULL;
+
+	if (r->ftrace_on)
+		ft = hvt_ftrace_manifest(&r->ftrace, r->qemu.tids, r->o.qemu_pid ? r->qemu.nr_tids : 0);
 
 	json_array_append_new(vms, hvt_vm_manifest_entry(&r->vm));
 	if (hvt_archive_writer_manifest(&r->archive, status, ft, vms))
@@ -302,15 +305,21 @@ static void begin_stop(struct recorder *r, const char *why)
 	hvt_vm_request_stop(&r->vm);
 }
 
-/* New QEMU threads (hot-plugged vCPUs, I/O threads) join the host filter. */
+/*
+ * New QEMU threads (hot-plugged vCPUs, I/O threads) join the host filter.
+ * qemu.tids stays the list of threads filtered to: threads that could not be
+ * added are forgotten, to be found and tried again at the next scan.
+ */
 static void follow_qemu_threads(struct recorder *r)
 {
 	size_t before = r->qemu.nr_tids;
 	int added = hvt_qemu_scan_threads(&r->qemu);
 
 	if (added > 0 && r->ftrace_on &&
-	    hvt_ftrace_add_pids(&r->ftrace, r->qemu.tids + before, (size_t)added))
+	    hvt_ftrace_add_pids(&r->ftrace, r->qemu.tids + before, (size_t)added)) {
 		hvt_warn("cannot add new QEMU threads to the host filter");
+		r->qemu.nr_tids = before;
+	}
 }
 
 static void on_tick(struct recorder *r, unsigned long tick)
@@ -411,9 +420,10 @@ static void summary(struct recorder *r)
 		unsigned long long total = 0;
 
 		for (cpu = 0; cpu < r->ftrace.nr_cpus; cpu++)
-			total += r->ftrace.bytes[cpu];
+			total += r->ftrace.cpu[cpu].bytes;
 		printf("  host   %d CPUs, %llu KiB of ftrace pages, %d events, %zu threads\n",
-		       r->ftrace.nr_cpus, total / 1024, r->ftrace.nr_events, r->ftrace.nr_pids);
+		       r->ftrace.nr_cpus, total / 1024, r->ftrace.nr_events,
+		       r->o.qemu_pid ? r->qemu.nr_tids : 0);
 	} else {
 		printf("  host   not recorded\n");
 	}
