@@ -48,6 +48,7 @@ struct hvt_vm_trace {
 	struct hvt_registry registry;	/* exactly the records in the file */
 	int registry_fd;
 	uint64_t registry_bytes;	/* of the file */
+	bool metadata_dirty;		/* metadata lags the registry */
 };
 
 struct hvt_vm_stream {
@@ -55,6 +56,7 @@ struct hvt_vm_stream {
 	uint32_t cpu;
 	int32_t tid;
 	int fd;				/* -1 once closed */
+	bool listed;			/* in the info.json on disk */
 	bool closed_by_guest;
 	uint64_t packets, bytes, lost;
 };
@@ -83,6 +85,7 @@ struct hvt_vm {
 	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
 	uint64_t bytes, byte_quota;	/* packets and registry records stored */
+	bool info_dirty;		/* info.json lags */
 	bool stop_requested;
 	bool finished;			/* FINISH, the final exchanges and GOODBYE done */
 	char end_reason[256];		/* empty until hvt_vm_end() */
@@ -106,7 +109,11 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so);
 int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len);
 int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_close *sc);
-int hvt_vm_write_info(struct hvt_vm *vm);
+/*
+ * Brings metadata and info.json up to date if they lag; called every tick.
+ * -1 with vm->why set if a file cannot be written.
+ */
+int hvt_vm_flush(struct hvt_vm *vm);
 void hvt_vm_store_close(struct hvt_vm *vm);
 void hvt_vm_free(struct hvt_vm *vm);	/* after hvt_vm_end() and the summary */
 /* Copies up to @n bytes of guest text to @dst (n + 1 bytes), up to a NUL, as

@@ -191,7 +191,7 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 		snprintf(vm->why, sizeof(vm->why), "HELLO with %u CPUs", vm->hello.nr_cpus);
 		return -1;
 	}
-	hvt_vm_write_info(vm);
+	vm->info_dirty = true;
 	hvt_info("vm %s: guest agent connected (%u CPUs, TSC %llu kHz)", vm->name,
 		 vm->hello.nr_cpus, (unsigned long long)vm->hello.tsc_khz);
 	if (send_frame(vm, HVT_W_WELCOME, &w, sizeof(w)))
@@ -300,6 +300,10 @@ void hvt_vm_tick(struct hvt_vm *vm)
 
 	if (vm->state == HVT_VM_ENDED)
 		return;
+	if (hvt_vm_flush(vm)) {
+		hvt_vm_end(vm, "%s", vm->why);
+		return;
+	}
 	/* Exchanges are one at a time: a guest that stops answering would stall them all. */
 	if (vm->sync_outstanding && now - vm->sync_sent_ns > HVT_SYNC_TIMEOUT_S * 1000000000ll) {
 		hvt_vm_end(vm, "the guest did not answer clock exchange %llu within %d s",

@@ -6,6 +6,12 @@
  * Each function checks what the guest claims against what it said before
  * and returns -1 with vm->why set on the first inconsistency. Packets are
  * appended whole or not at all.
+ *
+ * metadata and info.json are rewritten (with an fsync each) by
+ * hvt_vm_flush() on the collector's tick, not for every frame that changes
+ * them: only before a packet is stored must they describe it, so that the
+ * archive on disk stays usable at every moment (docs/format.md, "Crash
+ * safety").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +56,8 @@ static int fail_io(struct hvt_vm *vm, const char *fmt, ...)
 	return -1;
 }
 
+static int write_info(struct hvt_vm *vm);
+
 int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 {
 	char path[4300];
@@ -63,7 +71,7 @@ int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 	}
 	fputs(HVT_SYNC_TSV_HEADER "\n", vm->sync_tsv);
 	fflush(vm->sync_tsv);
-	if (hvt_vm_write_info(vm)) {
+	if (write_info(vm)) {
 		snprintf(err, errlen, "cannot write %s/info.json: %s", vm->dir, strerror(errno));
 		return -1;
 	}
@@ -157,8 +165,8 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	hvt_vm_sanitize(t->comm, to->comm, sizeof(to->comm));
 	hvt_registry_init(&t->registry);
 	t->open = true;
-	if (render_metadata(vm, t) || hvt_vm_write_info(vm))
-		return fail_io(vm, "cannot write trace %s", t->dir);
+	t->metadata_dirty = true;
+	vm->info_dirty = true;
 	return 0;
 }
 
@@ -239,8 +247,7 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	free(fresh);
 	t->registry_bytes += (uint64_t)n;
 	vm->bytes += (uint64_t)n;
-	if (render_metadata(vm, t))
-		return fail_io(vm, "cannot write the metadata of %s", t->dir);
+	t->metadata_dirty = true;
 	return 0;
 undo:
 	free(fresh);
@@ -279,7 +286,8 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 	s->cpu = so->cpu;
 	s->tid = so->tid;
 	vm->streams[id] = s;
-	return hvt_vm_write_info(vm) ? fail_io(vm, "cannot write info.json") : 0;
+	vm->info_dirty = true;
+	return 0;
 }
 
 int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
@@ -309,6 +317,9 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 		return fail(vm, "stream %u: packet of cpu_id %u, not %u", id, hdr.cpu_id, s->cpu);
 	if (vm->bytes + len > vm->byte_quota)
 		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
+	/* What is stored must be described: the stream listed, its events declared. */
+	if ((vm->traces[s->trace].metadata_dirty || !s->listed) && hvt_vm_flush(vm))
+		return -1;
 	if (hvt_write_all(s->fd, p, len)) {
 		fail_io(vm, "cannot write stream %u (archive kept up to its last whole packet)", id);
 		/* Keep the file a sequence of whole packets. */
@@ -332,7 +343,8 @@ int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_strea
 	s->closed_by_guest = true;
 	close(s->fd);
 	s->fd = -1;
-	return hvt_vm_write_info(vm) ? fail_io(vm, "cannot write info.json") : 0;
+	vm->info_dirty = true;
+	return 0;
 }
 
 static json_t *traces_json(const struct hvt_vm *vm)
@@ -394,7 +406,7 @@ static json_t *sync_json(const struct hvt_vm *vm)
 	return o;
 }
 
-int hvt_vm_write_info(struct hvt_vm *vm)
+static int write_info(struct hvt_vm *vm)
 {
 	char path[4300], release[HVT_W_RELEASE_MAX + 1];
 	json_t *info;
@@ -416,7 +428,35 @@ int hvt_vm_write_info(struct hvt_vm *vm)
 	ret = hvt_path(path, sizeof(path), "%s/info.json", vm->dir) ? -1 :
 	      hvt_write_json_atomic(path, info);
 	json_decref(info);
+	if (!ret) {
+		unsigned int i;
+
+		for (i = 0; i < HVT_VM_MAX_STREAMS; i++)
+			if (vm->streams[i])
+				vm->streams[i]->listed = true;
+		vm->info_dirty = false;
+	}
 	return ret;
+}
+
+int hvt_vm_flush(struct hvt_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++) {
+		struct hvt_vm_trace *t = &vm->traces[i];
+
+		if (!t->open || !t->metadata_dirty)
+			continue;
+		if (render_metadata(vm, t))
+			return fail_io(vm, "cannot write the metadata of %s", t->dir);
+		hvt_debug("vm %s: %s/metadata rewritten (%u events)", vm->name, t->dir,
+			  t->registry.nr_events);
+		t->metadata_dirty = false;
+	}
+	if (vm->info_dirty && write_info(vm))
+		return fail_io(vm, "cannot write info.json");
+	return 0;
 }
 
 void hvt_vm_store_close(struct hvt_vm *vm)
@@ -430,6 +470,11 @@ void hvt_vm_store_close(struct hvt_vm *vm)
 			vm->streams[i]->fd = -1;
 		}
 	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
+		if (vm->traces[i].open && vm->traces[i].metadata_dirty &&
+		    render_metadata(vm, &vm->traces[i]))
+			hvt_err("cannot write %s/%s/metadata: %s", vm->dir, vm->traces[i].dir,
+				strerror(errno));
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
 		if (vm->traces[i].open && vm->traces[i].registry_fd >= 0) {
 			close(vm->traces[i].registry_fd);
 			vm->traces[i].registry_fd = -1;
@@ -439,7 +484,7 @@ void hvt_vm_store_close(struct hvt_vm *vm)
 		fclose(vm->sync_tsv);
 		vm->sync_tsv = NULL;
 	}
-	if (hvt_vm_write_info(vm))
+	if (write_info(vm))
 		hvt_err("cannot write %s/info.json: %s", vm->dir, strerror(errno));
 }
 

@@ -545,6 +545,53 @@ static char *read_info(struct fake *f)
 	return info;
 }
 
+static bool file_has(struct fake *f, const char *rel, const char *needle)
+{
+	char path[512], *text;
+	size_t len;
+	bool found;
+
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/%s", f->dir, rel);
+	if (hvt_read_file(path, 1 << 20, &text, &len))
+		return false;
+	found = strstr(text, needle) != NULL;
+	free(text);
+	return found;
+}
+
+/*
+ * metadata and info.json are brought up to date on the tick, but a packet is
+ * only stored once they describe it.
+ */
+static void test_described_before_stored(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_close sc = { 0, 1 };
+	unsigned char rec[1024];
+	uint32_t n;
+
+	handshake(f);
+	f->vm.next_sync_ns = INT64_MAX;
+	open_kernel_stream(f);
+	assert_false(file_has(f, "info.json", "kernel/stream-7"));
+	assert_int_equal(file_size(f, "kernel/metadata"), -1);
+	make_packet(f);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
+	assert_true(file_has(f, "info.json", "kernel/stream-7"));
+	assert_true(file_has(f, "kernel/metadata", "tick"));
+	/* lagging, then caught up on the tick */
+	n = make_record(rec, 1, "tock");
+	guest_send(f, HVT_W_REGISTRY, 0, rec, n);
+	guest_send(f, HVT_W_STREAM_CLOSE, 7, &sc, sizeof(sc));
+	assert_false(file_has(f, "kernel/metadata", "tock"));
+	assert_true(file_has(f, "info.json", "\"closed\": false"));
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_true(file_has(f, "kernel/metadata", "tock"));
+	assert_true(file_has(f, "info.json", "\"closed\": true"));
+}
+
 static void test_guest_hangs_up(void **state)
 {
 	struct fake *f = *state;
@@ -602,6 +649,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_log_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_described_before_stored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up_before_hello, setup, teardown),
 	};
