@@ -315,10 +315,14 @@ static void follow_qemu_threads(struct recorder *r)
 	size_t before = r->qemu.nr_tids;
 	int added = hvt_qemu_scan_threads(&r->qemu);
 
-	if (added > 0 && r->ftrace_on &&
-	    hvt_ftrace_add_pids(&r->ftrace, r->qemu.tids + before, (size_t)added)) {
+	if (added <= 0 || !r->ftrace_on)
+		return;
+	if (hvt_ftrace_add_pids(&r->ftrace, r->qemu.tids + before, (size_t)added)) {
 		hvt_warn("cannot add new QEMU threads to the host filter");
 		r->qemu.nr_tids = before;
+	} else {
+		hvt_debug("%d new QEMU threads join the host filter (%zu in all)", added,
+			  r->qemu.nr_tids);
 	}
 }
 

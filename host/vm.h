@@ -70,6 +70,7 @@ struct hvt_vm {
 	enum hvt_vm_state state;
 	int fd;				/* the link, -1 if none */
 	struct hvt_frame_reader reader;
+	uint64_t frames[HVT_W_TYPE_MAX];	/* received, per type (shown with -v) */
 	struct hvt_w_hello hello;
 	/* clock exchanges */
 	FILE *sync_tsv;

@@ -81,6 +81,18 @@ void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 	memcpy(vm->end_reason, reason, sizeof(reason));
 	if (!vm->finished)
 		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
+	if (hvt_log_verbose()) {
+		char counts[512] = "";
+		size_t off = 0;
+		int t;
+
+		for (t = 1; t < HVT_W_TYPE_MAX; t++)
+			if (vm->frames[t] && off < sizeof(counts))
+				off += (size_t)snprintf(counts + off, sizeof(counts) - off, " %s %llu",
+							hvt_wire_type_name((uint16_t)t),
+							(unsigned long long)vm->frames[t]);
+		hvt_debug("vm %s: frames received:%s", vm->name, off ? counts : " none");
+	}
 	if (vm->fd >= 0)
 		close(vm->fd);
 	vm->fd = -1;
@@ -91,6 +103,8 @@ void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 
 static int send_frame(struct hvt_vm *vm, uint16_t type, const void *payload, uint32_t len)
 {
+	if (type != HVT_W_SYNC_REQ)
+		hvt_debug("vm %s: sending %s", vm->name, hvt_wire_type_name(type));
 	if (hvt_wire_send(vm->fd, type, 0, payload, len)) {
 		hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
 		return -1;
@@ -128,6 +142,10 @@ static void send_params(struct hvt_vm *vm)
 	p.params.flags = HVT_CLOCK_P_ESTIMATED;
 	p.params.error_ns = (uint64_t)hvt_clock_scale(est.bound, 0, 0, mono.mult, mono.shift);
 	p.params.realtime_offset_ns = vm->archive->last.real_ns - vm->archive->last.mono_ns;
+	hvt_debug("vm %s: PARAMS: host ns = %lld + ((guest TSC - %llu) * %llu) >> %u, "
+		  "within %llu ns", vm->name, (long long)p.params.host_ns_base,
+		  (unsigned long long)p.params.guest_tsc_base, (unsigned long long)p.params.mult,
+		  p.params.shift, (unsigned long long)p.params.error_ns);
 	send_frame(vm, HVT_W_PARAMS, &p, sizeof(p));
 }
 
@@ -169,6 +187,16 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 		(unsigned long long)r.guest_recv, (unsigned long long)r.guest_send,
 		(unsigned long long)host_recv, r.cpu_recv, r.cpu_send);
 	fflush(vm->sync_tsv);
+	/* Every exchange of a burst, then about one a second. */
+	if (hvt_log_verbose() && (vm->burst_left > 0 || r.seq % 10 == 0)) {
+		struct hvt_offset_estimate est;
+
+		if (!hvt_offset_fit_result(&vm->fit, &est))
+			hvt_debug("vm %s: exchange %llu: round trip %llu ticks; guest TSC - host TSC "
+				  "in [%lld, %lld]%s", vm->name, (unsigned long long)r.seq,
+				  (unsigned long long)(host_recv - r.host_send), (long long)est.lo,
+				  (long long)est.hi, est.consistent ? "" : " (inconsistent)");
+	}
 	if (vm->burst_left > 0 && --vm->burst_left > 0)
 		sync_send(vm);
 	else if (vm->burst_left == 0 && vm->state != HVT_VM_RUNNING)
@@ -287,6 +315,10 @@ void hvt_vm_readable(struct hvt_vm *vm)
 			hvt_vm_end(vm, "malformed frame from the guest: %s", why);
 			return;
 		}
+		vm->frames[f.hdr.type]++;
+		if (f.hdr.type != HVT_W_PACKET && f.hdr.type != HVT_W_SYNC_REPLY)
+			hvt_debug("vm %s: received %s, id %u, %u bytes", vm->name,
+				  hvt_wire_type_name(f.hdr.type), f.hdr.id, f.hdr.len);
 		if (on_frame(vm, &f, recv_tsc) < 0) {
 			hvt_vm_end(vm, "guest disconnected: %s", vm->why);
 			return;

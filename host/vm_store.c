@@ -454,8 +454,11 @@ int hvt_vm_flush(struct hvt_vm *vm)
 			  t->registry.nr_events);
 		t->metadata_dirty = false;
 	}
-	if (vm->info_dirty && write_info(vm))
-		return fail_io(vm, "cannot write info.json");
+	if (vm->info_dirty) {
+		if (write_info(vm))
+			return fail_io(vm, "cannot write info.json");
+		hvt_debug("vm %s: info.json rewritten", vm->name);
+	}
 	return 0;
 }
 
