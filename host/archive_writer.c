@@ -13,6 +13,8 @@
 #include "lib/archive_format.h"
 #include "lib/fileio.h"
 
+#define FIRST_PAIRS_APART_NS	10000000	/* 10 ms */
+
 static void utc_now(char *buf, size_t size)
 {
 	time_t t = time(NULL);
@@ -63,7 +65,15 @@ int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, ch
 	}
 	fputs(HVT_CLOCK_TSV_HEADER "\n", ar->clock_tsv);
 	utc_now(ar->started, sizeof(ar->started));
-	if (hvt_archive_writer_clock_pair(ar) || hvt_archive_writer_manifest(ar, "recording", NULL, NULL)) {
+	/*
+	 * Two pairs before the first manifest: its tsc_freq_hz is then measured,
+	 * and an archive whose collector dies within its first second still has
+	 * the two pairs a host clock needs.
+	 */
+	if (hvt_archive_writer_clock_pair(ar) ||
+	    (nanosleep(&(struct timespec){ 0, FIRST_PAIRS_APART_NS }, NULL), 0) ||
+	    hvt_archive_writer_clock_pair(ar) ||
+	    hvt_archive_writer_manifest(ar, "recording", NULL, NULL)) {
 		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
 		return -1;
 	}
