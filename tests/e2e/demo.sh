@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 archive=$work/archive
 
-HVTRACE_DEMO_QUIET=1 HVTRACE_DEMO_ROUNDS=100 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
+HVTRACE_DEMO_ROUNDS=100 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
 if [ "$status" -ne 0 ]; then	# the work directory goes: show what explains the failure
