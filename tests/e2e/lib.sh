@@ -2,9 +2,12 @@
 # and processes started by the test and stopped by their pid, also on failure.
 # shellcheck shell=bash
 
+# is_running, wait_for, stop_pid
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/proc.sh"
+
 e2e_passed=0
 e2e_failed=0
-e2e_pids=()
+e2e_pids=()	# started by start_bg and not reaped yet
 
 pass() { echo "PASS $*"; e2e_passed=$((e2e_passed + 1)); }
 fail() { echo "FAIL $*"; e2e_failed=$((e2e_failed + 1)); }
@@ -22,25 +25,30 @@ start_bg() {	# start_bg VAR COMMAND...: runs COMMAND in the background, its pid 
 	e2e_pids+=("$!")
 }
 
-stop_all() {
-	local pid
-	for pid in "${e2e_pids[@]}"; do
-		kill -0 "$pid" 2>/dev/null || continue
-		kill -TERM "$pid" 2>/dev/null || true
-		sleep 0.5
-		kill -KILL "$pid" 2>/dev/null || true
+# reap PID SECONDS: waits up to SECONDS for PID (from start_bg) to exit and
+# returns its exit status. If it is still running it stays tracked, for
+# stop_all, and the status is 124.
+reap() {
+	local pid=$1 p status=0 kept=()
+	if ! wait_for "$2" has_exited "$pid"; then
+		echo "reap: pid $pid still running after $2 s" >&2
+		return 124
+	fi
+	wait "$pid" 2>/dev/null || status=$?
+	for p in "${e2e_pids[@]}"; do
+		[ "$p" = "$pid" ] || kept+=("$p")
 	done
-	wait 2>/dev/null || true
+	e2e_pids=("${kept[@]}")
+	return "$status"
 }
 
-wait_for() {	# wait_for SECONDS COMMAND...: until COMMAND succeeds
-	local i limit=$(($1 * 10))
-	shift
-	for ((i = 0; i < limit; i++)); do
-		"$@" && return 0
-		sleep 0.1
+stop_all() {	# stops and reaps whatever start_bg started and nobody reaped
+	local pid
+	for pid in "${e2e_pids[@]}"; do
+		stop_pid "$pid" TERM 5
+		has_exited "$pid" && wait "$pid" 2>/dev/null
 	done
-	return 1
+	e2e_pids=()
 }
 
 summary() {
