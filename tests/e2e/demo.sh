@@ -53,6 +53,14 @@ for dir in "$archive"/vm/demo/kernel "$archive"/vm/demo/user-*; do
 done
 ours=$(awk '$2 == "user"' "$timeline" | wc -l)
 check "babeltrace2 and hvtrace agree on user events ($bt_user vs $ours)" test "$bt_user" -eq "$ours"
+# The collector removes its tracefs instance on exit. tracefs is where
+# libtracefs finds it: a tracefs mount, or tracing/ in a debugfs mount.
+instance=$(sed -n 's/^ *"instance": "\(hvtrace-[0-9]*\)".*/\1/p' "$archive/hvtrace.json")
+check "the manifest names the host tracefs instance ($instance)" test -n "$instance"
+tracefs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+[ -n "$tracefs" ] || tracefs=$(awk '$3 == "debugfs" { print $2 "/tracing"; exit }' /proc/mounts)
+check "tracefs found ($tracefs)" test -d "$tracefs/instances"
+check "the collector removed its tracefs instance" test ! -e "$tracefs/instances/$instance"
 # QEMU and the collector ran with paths under $work on their command lines.
 check "no process of the demo is left running" test -z "$(pgrep -f -- "$work")"
 
