@@ -20,10 +20,8 @@ BUILD ?= build
 OPT := -O2
 endif
 
-CC ?= gcc
 PREFIX ?= /usr/local
 DESTDIR ?=
-KDIR ?= /lib/modules/$(shell scripts/guest-kernel 2>/dev/null)/build
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude -I. $(EXTRA_CFLAGS)
@@ -109,8 +107,10 @@ bench: deps
 	$(MAKE) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
+# guest-kmod/Makefile finds the headers (scripts/guest-kernel) unless KDIR=
+# is given, which reaches it from the command line or the environment.
 kmod:
-	$(MAKE) -C guest-kmod KDIR=$(KDIR)
+	$(MAKE) -C guest-kmod
 
 image: all kmod
 	scripts/guest-image $(BUILD)
@@ -147,7 +147,7 @@ install: all
 
 clean:
 	rm -rf build build-san
-	-$(MAKE) -C guest-kmod clean KDIR=$(KDIR)
+	-$(MAKE) -C guest-kmod clean
 
 .PHONY: all kmod image deps unit tests bench demo check install clean
 .DELETE_ON_ERROR:

@@ -4,7 +4,6 @@ $(BUILD)/tests/test_registry: $(COMMON_LIB)
 $(BUILD)/tests/test_wire: $(COMMON_LIB)
 $(BUILD)/tests/test_tsdl: $(COMMON_LIB)
 $(BUILD)/tests/test_clocksync: $(CLOCKSYNC_LIB)
-$(BUILD)/tests/test_clock_page:
 $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/tsc.o \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
