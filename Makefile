@@ -49,7 +49,7 @@ HVTRACE := $(BUILD)/hvtrace
 HVDEMO := $(BUILD)/hvdemo
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO) $(BUILD)/hvtrace.pc
+all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,9 +73,6 @@ $(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
 		-Wl,--version-script=vdso/libhvtrace.map -o $@ $(call pic,$(VDSO_SRC)) -pthread
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/libhvtrace.so
-
-$(BUILD)/hvtrace.pc: vdso/hvtrace.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBHVTRACE_VERSION)|' $< > $@
 
 $(HVTRACE): $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB) $(HOST_LIBS) -lm
@@ -143,6 +140,9 @@ install: all
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/libhvtrace.so
 	install -m 644 include/hvtrace/*.h $(DESTDIR)$(PREFIX)/include/hvtrace/
+	# hvtrace.pc names PREFIX: written here, for the PREFIX of this install
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBHVTRACE_VERSION)|' \
+		vdso/hvtrace.pc.in > $(BUILD)/hvtrace.pc
 	install -m 644 $(BUILD)/hvtrace.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
