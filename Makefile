@@ -109,26 +109,33 @@ bench: deps
 kmod:
 	$(MAKE) -C guest-kmod
 
-image: all kmod
+# Kbuild decides whether hvtrace.ko is out of date: kmod always runs, and
+# the image is rebuilt when the .ko's time changed.
+guest-kmod/hvtrace.ko: kmod ;
+
+GUEST_IMAGE := $(BUILD)/guest/initrd.gz
+$(GUEST_IMAGE): $(HVTRACE) $(HVDEMO) $(LIBHVTRACE_SO) guest-kmod/hvtrace.ko \
+		scripts/guest-image scripts/guest-init
 	scripts/guest-image $(BUILD)
+
+image: $(GUEST_IMAGE)
 
 deps:
 	scripts/install-deps
 
-unit: deps
+unit:
 	$(MAKE) tests
 	scripts/run-unit-tests $(BUILD)
 	$(MAKE) SANITIZE=1 tests
 	scripts/run-unit-tests build-san
 
+# A make of its own after deps: pkg-config's flags are read when make starts.
 demo: deps
-	$(MAKE) all
-	$(MAKE) image
+	$(MAKE) all image
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all
-	$(MAKE) image
+	$(MAKE) all image
 	$(MAKE) unit
 	tests/e2e/run $(BUILD)
 
