@@ -9,15 +9,22 @@
 #   make check      every test: unit tests (plain and ASan+UBSan), end to end
 #   make install    PREFIX=/usr/local DESTDIR=
 #
-# Objects go to $(BUILD) (build/, or build-san/ with SANITIZE=1).
+# Objects go to $(BUILD) (build/, or build-san/ with SANITIZE=1). The unit
+# tests of make unit and make check are built twice whatever SANITIZE says:
+# plain in $(PLAIN_BUILD) and with ASan+UBSan in $(SAN_BUILD), one of them
+# $(BUILD).
 
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
 OPT := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_BUILD := $(BUILD)
+PLAIN_BUILD ?= build
 else
 BUILD ?= build
 OPT := -O2
+PLAIN_BUILD := $(BUILD)
+SAN_BUILD ?= $(BUILD)-san
 endif
 
 PREFIX ?= /usr/local
@@ -124,10 +131,11 @@ deps:
 	scripts/install-deps
 
 unit:
-	$(MAKE) tests
-	scripts/run-unit-tests $(BUILD)
-	$(MAKE) SANITIZE=1 tests
-	scripts/run-unit-tests build-san
+	$(if $(filter $(PLAIN_BUILD),$(SAN_BUILD)),$(error PLAIN_BUILD and SAN_BUILD are both $(SAN_BUILD)))
+	$(MAKE) SANITIZE=0 BUILD=$(PLAIN_BUILD) tests
+	scripts/run-unit-tests $(PLAIN_BUILD)
+	$(MAKE) SANITIZE=1 BUILD=$(SAN_BUILD) tests
+	scripts/run-unit-tests $(SAN_BUILD)
 
 # A make of its own after deps: pkg-config's flags are read when make starts.
 demo: deps
@@ -153,7 +161,7 @@ install: all
 	install -m 644 $(BUILD)/hvtrace.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san $(BUILD) $(SAN_BUILD)
 	-$(MAKE) -C guest-kmod clean
 
 .PHONY: all kmod image deps unit tests bench demo check install clean
