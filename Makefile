@@ -102,6 +102,7 @@ BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
