@@ -17,8 +17,14 @@
 
 static struct hvt_event *events;	/* every registered copy */
 static uint32_t next_id;
-static __thread struct hvt_thread_buf *tbuf;
-static __thread int tbuf_failed;
+/*
+ * initial-exec: one %fs-relative load per event. The default model of a
+ * shared library calls __tls_get_addr() (LTTng-UST makes the same choice;
+ * a pointer and an int fit glibc's static TLS surplus even under dlopen()).
+ */
+#define HVT_TLS __thread __attribute__((tls_model("initial-exec")))
+static HVT_TLS struct hvt_thread_buf *tbuf;
+static HVT_TLS int tbuf_failed;
 static pthread_key_t tbuf_key;
 static pthread_once_t tbuf_key_once = PTHREAD_ONCE_INIT;
 static int tbuf_key_made;
