@@ -20,13 +20,13 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 #include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 
 #include "lib/evloop.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/tsc.h"
 #include "tools/agent.h"
 #include "tools/commands.h"
 
@@ -54,15 +54,6 @@ static void usage(FILE *out)
 "  -h, --help          this text\n"
 "\n"
 "Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
-}
-
-static uint64_t guest_tsc(uint32_t *cpu)
-{
-	unsigned int aux;
-	uint64_t t = __rdtscp(&aux);
-
-	*cpu = aux & 0xfff;
-	return t;
 }
 
 void agent_log(struct agent *a, const char *fmt, ...)
@@ -206,9 +197,12 @@ static void read_clock_page(struct agent *a)
 	page = mmap(NULL, HVT_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, a->dev, 0);
 	if (page == MAP_FAILED)
 		return;
-	if (page->magic == HVT_CLOCK_PAGE_MAGIC) {
+	if (hvt_clock_page_ok(page)) {
 		a->tsc_khz = page->tsc_khz;
 		a->clock_flags = page->flags;
+	} else {
+		hvt_warn("%s: clock page not understood (another hvtrace version?)",
+			 HVTRACE_DEVICE);
 	}
 	munmap((void *)page, HVT_CLOCK_PAGE_SIZE);
 }
@@ -238,7 +232,7 @@ static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t rec
 	rep.host_send = req.host_send;
 	rep.guest_recv = recv_tsc;
 	rep.cpu_recv = recv_cpu;
-	rep.guest_send = guest_tsc(&rep.cpu_send);
+	rep.guest_send = hvt_tsc_read_cpu(&rep.cpu_send);
 	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
 }
 
@@ -322,7 +316,7 @@ static void on_port_readable(struct agent *a)
 	uint32_t cpu;
 	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
 	/* Read right after the data arrived: an upper bound of its arrival time. */
-	uint64_t tsc = guest_tsc(&cpu);
+	uint64_t tsc = hvt_tsc_read_cpu(&cpu);
 	int r;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {

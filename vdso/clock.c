@@ -25,7 +25,7 @@
 static const struct hvt_clock_page *page;
 static enum hvt_clock_source source;
 static uint64_t freq_hz;
-static int have_rdtscp;
+int hvt_clock_rdtscp;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 /* HVTRACE_DEVICE names another path: a bind-mounted device, or a test's page. */
@@ -41,8 +41,7 @@ static const struct hvt_clock_page *map_page(void)
 	close(fd);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (hvt_load_acquire(&p->magic) != HVT_CLOCK_PAGE_MAGIC ||
-	    p->version != HVT_CLOCK_PAGE_VERSION || !p->tsc_khz) {
+	if (!hvt_clock_page_ok(p)) {
 		munmap((void *)p, HVT_CLOCK_PAGE_SIZE);
 		return NULL;
 	}
@@ -52,10 +51,11 @@ static const struct hvt_clock_page *map_page(void)
 static void setup(void)
 {
 	unsigned int a, b, c, d;
+	int have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
 
-	have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
 	page = map_page();
 	source = page ? HVT_CLOCK_GUEST_TSC : HVT_CLOCK_MONOTONIC_RAW;
+	hvt_clock_rdtscp = page && have_rdtscp;
 	/* Published last: a reader that sees freq_hz sees page and source. */
 	hvt_store_release(&freq_hz, page ? page->tsc_khz * 1000 : 1000000000u);
 }
@@ -82,17 +82,11 @@ uint64_t hvt_clock_read(void)
 	return monotonic_raw_ns();
 }
 
-uint64_t hvt_clock_read_cpu(uint32_t *cpu)
+/* hvt_clock_read_cpu() without RDTSCP, or without the page. */
+uint64_t hvt_clock_read_cpu_slow(uint32_t *cpu)
 {
-	unsigned int aux;
-	uint64_t t;
+	uint64_t t = page ? __rdtsc() : monotonic_raw_ns();
 
-	if (hvt_likely(page && have_rdtscp)) {
-		t = __rdtscp(&aux);
-		*cpu = aux & 0xfff;	/* Linux: TSC_AUX = node << 12 | cpu */
-		return t;
-	}
-	t = page ? __rdtsc() : monotonic_raw_ns();
 	*cpu = (uint32_t)sched_getcpu();
 	return t;
 }

@@ -16,6 +16,8 @@
 #include <hvtrace/hvtrace.h>
 #include <hvtrace/ringbuf.h>
 
+#include "lib/tsc.h"
+
 #define HVT_HIDDEN __attribute__((visibility("hidden")))
 
 struct hvt_thread_buf {
@@ -31,9 +33,18 @@ struct hvt_thread_buf {
 
 /* clock.c */
 HVT_HIDDEN void hvt_clock_setup(void);
-HVT_HIDDEN uint64_t hvt_clock_read_cpu(uint32_t *cpu);
+extern HVT_HIDDEN int hvt_clock_rdtscp;		/* the page is mapped and RDTSCP exists */
+HVT_HIDDEN uint64_t hvt_clock_read_cpu_slow(uint32_t *cpu);
 HVT_HIDDEN enum hvt_clock_source hvt_clock_source(void);
 HVT_HIDDEN uint64_t hvt_clock_freq(void);
+
+/* The trace clock and the CPU it was read on, inline for the write path. */
+static inline uint64_t hvt_clock_read_cpu(uint32_t *cpu)
+{
+	if (hvt_likely(hvt_clock_rdtscp))	/* set before any buffer exists */
+		return hvt_tsc_read_cpu(cpu);
+	return hvt_clock_read_cpu_slow(cpu);
+}
 
 /* agent.c: all calls with hvt_lock held */
 extern HVT_HIDDEN pthread_mutex_t hvt_lock;

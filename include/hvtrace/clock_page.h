@@ -97,4 +97,15 @@ static inline __s64 hvt_clock_params_apply(const struct hvt_clock_params *p, __u
 	return hvt_clock_scale(tsc, p->guest_tsc_base, p->host_ns_base, p->mult, p->shift);
 }
 
+/*
+ * Whether a mapped page is one this reader understands: the magic (read
+ * first, with acquire), the version, and a TSC frequency to scale with.
+ * libhvtrace and the agent check it once, after mapping the page.
+ */
+static inline int hvt_clock_page_ok(const struct hvt_clock_page *page)
+{
+	return hvt_load_acquire(&page->magic) == HVT_CLOCK_PAGE_MAGIC &&
+	       page->version == HVT_CLOCK_PAGE_VERSION && page->tsc_khz != 0;
+}
+
 #endif /* HVTRACE_CLOCK_PAGE_H */

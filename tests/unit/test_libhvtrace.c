@@ -173,11 +173,23 @@ static void test_clock_fallback(void **state)
 	assert_int_equal(wait_exit(spawn("clock-fallback", "/nonexistent", "/nonexistent")), 0);
 }
 
+static void write_page(const struct hvt_clock_page *page, char *path, size_t size)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/page", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(page, sizeof(*page), 1, f), 1);
+	assert_int_equal(fseek(f, HVT_CLOCK_PAGE_SIZE - 1, SEEK_SET), 0);
+	fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 static void test_clock_page(void **state)
 {
 	static struct hvt_clock_page page;
 	char path[128];
-	FILE *f;
 
 	(void)state;
 	page.magic = HVT_CLOCK_PAGE_MAGIC;
@@ -188,14 +200,26 @@ static void test_clock_page(void **state)
 	page.nr_cpus = 1;
 	page.global = (struct hvt_clock_params){ .guest_tsc_base = 0, .host_ns_base = 1000,
 						 .mult = 1ull << 62, .shift = 63, .error_ns = 250 };
-	snprintf(path, sizeof(path), "%s/page", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(&page, sizeof(page), 1, f), 1);
-	assert_int_equal(fseek(f, HVT_CLOCK_PAGE_SIZE - 1, SEEK_SET), 0);
-	fputc(0, f);
-	assert_int_equal(fclose(f), 0);
+	write_page(&page, path, sizeof(path));
 	assert_int_equal(wait_exit(spawn("clock-page", path, "/nonexistent")), 0);
+}
+
+/* A page of another version, or without a frequency: the fallback clock. */
+static void test_clock_page_not_understood(void **state)
+{
+	static struct hvt_clock_page page;
+	char path[128];
+
+	(void)state;
+	page.magic = HVT_CLOCK_PAGE_MAGIC;
+	page.version = HVT_CLOCK_PAGE_VERSION + 1;
+	page.tsc_khz = 2000000;
+	write_page(&page, path, sizeof(path));
+	assert_int_equal(wait_exit(spawn("clock-fallback", path, "/nonexistent")), 0);
+	page.version = HVT_CLOCK_PAGE_VERSION;
+	page.tsc_khz = 0;
+	write_page(&page, path, sizeof(path));
+	assert_int_equal(wait_exit(spawn("clock-fallback", path, "/nonexistent")), 0);
 }
 
 static void test_untraced_without_agent(void **state)
@@ -473,6 +497,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock_fallback),
 		cmocka_unit_test(test_clock_page),
+		cmocka_unit_test(test_clock_page_not_understood),
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
 	};
