@@ -144,12 +144,29 @@ static inline void hvt_rb_close_packet(struct hvt_rb *rb)
 	hvt_write_once(prod->write_pos, 0);
 }
 
+/* Writes an event header in the form already chosen (hvt_ctf_put_event_header()). */
+static inline __u32 hvt_rb_put_event_header(unsigned char *p, __u32 id, __u64 ts, int compact)
+{
+	if (compact) {
+		hvt_put_u32(p, id | (__u32)((ts & ((1ull << HVT_CTF_COMPACT_TS_BITS) - 1))
+					    << HVT_CTF_COMPACT_ID_BITS));
+		return HVT_CTF_COMPACT_HEADER_SIZE;
+	}
+	p[0] = HVT_CTF_EXTENDED_ID;
+	hvt_put_u32(p + 1, id);
+	hvt_put_u64(p + 5, ts);
+	return HVT_CTF_EXTENDED_HEADER_SIZE;
+}
+
 /*
  * Reserves an event of @len payload bytes stamped @ts and writes its header
  * and context. Returns where the payload goes, with the position to commit in
  * *@end; or NULL when the event was discarded (and counted in prod->lost).
  * Must not be re-entered for the same buffer (the kernel writes with
  * interrupts off; user space guards against signal handlers).
+ *
+ * The write path of every event: the header form is decided once and the
+ * sub-buffer's address computed once.
  */
 static inline unsigned char *hvt_rb_reserve(struct hvt_rb *rb, __u32 id, __u64 ts,
 					    __u32 cpu, __s32 tid, __u32 len,
@@ -159,31 +176,31 @@ static inline unsigned char *hvt_rb_reserve(struct hvt_rb *rb, __u32 id, __u64 t
 	__u64 pos = prod->write_pos;
 	__u32 fixed = HVT_CTF_EVENT_CONTEXT_SIZE + len;
 	struct hvt_ctf_event_context ctx = { cpu, tid };
-	unsigned char *p;
+	unsigned char *slot, *p;
+	int compact;
 
 	if (hvt_unlikely(len > rb->subbuf_size - HVT_CTF_PACKET_HEADER_SIZE -
 			       HVT_CTF_EXTENDED_HEADER_SIZE - HVT_CTF_EVENT_CONTEXT_SIZE))
 		goto lost;
-	if (hvt_likely(pos)) {
-		__u32 hdr = hvt_ctf_can_compact(id, prod->last_ts, ts) ?
-			HVT_CTF_COMPACT_HEADER_SIZE : HVT_CTF_EXTENDED_HEADER_SIZE;
-
-		if (hvt_unlikely(pos + hdr + fixed > rb->subbuf_size)) {
-			hvt_rb_close_packet(rb);
-			pos = 0;
-		}
+	compact = hvt_ctf_can_compact(id, prod->last_ts, ts);
+	if (hvt_likely(pos) &&
+	    hvt_unlikely(pos + (compact ? HVT_CTF_COMPACT_HEADER_SIZE :
+				HVT_CTF_EXTENDED_HEADER_SIZE) + fixed > rb->subbuf_size)) {
+		hvt_rb_close_packet(rb);
+		pos = 0;
 	}
 	if (hvt_unlikely(!pos)) {
 		if (!hvt_rb_open_packet(rb, ts))
 			goto lost;
 		pos = HVT_CTF_PACKET_HEADER_SIZE;
+		compact = id < HVT_CTF_EXTENDED_ID;	/* the packet begins at @ts */
 	}
-	p = hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs, prod->produced) + pos;
-	p += hvt_ctf_put_event_header(p, id, prod->last_ts, ts);
+	slot = hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs, prod->produced);
+	p = slot + pos;
+	p += hvt_rb_put_event_header(p, id, ts, compact);
 	memcpy(p, &ctx, sizeof(ctx));
 	p += sizeof(ctx);
-	*end = (__u64)(p - hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs,
-				       prod->produced)) + len;
+	*end = (__u64)(p - slot) + len;
 	return p;
 lost:
 	hvt_write_once(prod->lost, prod->lost + 1);
