@@ -98,7 +98,6 @@ static size_t copy_packet(struct agent *a, struct app *app, struct app_stream *s
 		return 0;
 	}
 	memcpy(a->pkt, slot, len);
-	hvt_put_u64(a->pkt + offsetof(struct hvt_ctf_packet, packet_size), len * 8);
 	*why = hvt_packet_check(a->pkt, len, app->uuid, &hdr);
 	if (!*why && hdr.content_size != len * 8)
 		*why = "packet content size differs from the committed size";
@@ -148,22 +147,17 @@ corrupt:
 static void recover_open_packet(struct agent *a, struct app *app, struct app_stream *s)
 {
 	const struct hvt_rb_prod *prod = (const void *)s->map;
-	long long len = hvt_rb_open_packet_len(prod, s->subbuf_size);
 	uint64_t produced = hvt_load_acquire(&prod->produced);
-	const char *why;
 	unsigned char *p = a->pkt;
+	const char *why;
+	long long len;
 
-	if (len <= 0 || produced != s->consumed)
+	if (produced != s->consumed)
 		return;
-	/* Fix the context the producer never wrote, then check as usual. */
-	memcpy(p, s->map + HVT_APP_PROD_PAGE +
-		  (size_t)(produced & (s->nr_subbufs - 1)) * s->subbuf_size, (size_t)len);
-	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, timestamp_end),
-		    hvt_read_once(prod->last_ts));
-	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, content_size), (uint64_t)len * 8);
-	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
-	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, events_discarded),
-		    hvt_read_once(prod->lost));
+	len = hvt_rb_recover_open_packet(prod, s->map + HVT_APP_PROD_PAGE, s->subbuf_size,
+					 s->nr_subbufs, produced, p);
+	if (len <= 0)
+		return;
 	{
 		struct hvt_ctf_packet hdr;
 

@@ -132,8 +132,7 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 			continue;
 		if (n <= 0)
 			return;
-		/* read() returns the content only: the packet ends there. */
-		hvt_put_u64(k->buf + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)n * 8);
+		/* read() returns a closed packet's content_size / 8 bytes. */
 		why = hvt_packet_check(k->buf, (size_t)n, kernel_uuid, &hdr);
 		if (why) {
 			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);

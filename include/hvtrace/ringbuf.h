@@ -20,9 +20,13 @@
  * (discard mode); prod->lost is stored into each packet's events_discarded
  * when the packet closes, so a reader knows exactly how many were lost.
  *
+ * A closed packet is complete as it stands: its context says where it ends
+ * (content_size = packet_size = the bytes written), so a consumer copies
+ * content_size / 8 bytes and stores them unchanged.
+ *
  * The open packet's committed length is prod->write_pos: after the producer
- * died, a consumer can still recover every committed event (see
- * hvt_rb_open_packet_len()).
+ * died, a consumer can still recover every committed event, completed the
+ * way closing would have (hvt_rb_recover_open_packet()).
  */
 #ifndef HVTRACE_RINGBUF_H
 #define HVTRACE_RINGBUF_H
@@ -111,8 +115,8 @@ static inline int hvt_rb_open_packet(struct hvt_rb *rb, __u64 ts)
 	pkt.stream_instance_id = rb->stream_instance_id;
 	pkt.timestamp_begin = ts;
 	pkt.timestamp_end = ts;
-	pkt.content_size = 0;
-	pkt.packet_size = (__u64)rb->subbuf_size * 8;
+	pkt.content_size = 0;		/* both set when the packet closes */
+	pkt.packet_size = 0;
 	pkt.packet_seq_num = produced;
 	pkt.events_discarded = prod->lost;
 	pkt.cpu_id = rb->cpu_id;
@@ -123,23 +127,31 @@ static inline int hvt_rb_open_packet(struct hvt_rb *rb, __u64 ts)
 	return 1;
 }
 
+/*
+ * Writes the packet context known only at the end: the packet at @p ends
+ * after @len bytes (content_size = packet_size), its last event is stamped
+ * @last_ts, @lost events were discarded so far. Closing a packet and
+ * recovering a dead producer's open packet both end a packet this way.
+ */
+static inline void hvt_rb_end_packet(unsigned char *p, __u64 len, __u64 last_ts, __u64 lost)
+{
+	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, timestamp_end), last_ts);
+	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, content_size), len * 8);
+	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, packet_size), len * 8);
+	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, events_discarded), lost);
+}
+
 /* Closes the open packet, if any, and hands it to the consumer. */
 static inline void hvt_rb_close_packet(struct hvt_rb *rb)
 {
 	struct hvt_rb_prod *prod = rb->prod;
 	__u64 pos = prod->write_pos;
 	__u64 produced = prod->produced;
-	unsigned char *p;
 
 	if (!pos)
 		return;
-	p = hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs, produced);
-	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, timestamp_end),
-		    prod->last_ts);
-	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, content_size),
-		    pos * 8);
-	hvt_put_u64(p + __builtin_offsetof(struct hvt_ctf_packet, events_discarded),
-		    prod->lost);
+	hvt_rb_end_packet(hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs, produced),
+			  pos, prod->last_ts, prod->lost);
 	hvt_store_release(&prod->produced, produced + 1);
 	hvt_write_once(prod->write_pos, 0);
 }
@@ -242,6 +254,31 @@ static inline long long hvt_rb_open_packet_len(const struct hvt_rb_prod *prod,
 	if (pos && (pos < HVT_CTF_PACKET_HEADER_SIZE || pos > subbuf_size))
 		return -1;
 	return (long long)pos;
+}
+
+/*
+ * After the producer died: copies the committed bytes of its open packet,
+ * number @packet (the producer's prod->produced), from the sub-buffers at
+ * @data into @dst (room for @subbuf_size bytes) and ends the copy as
+ * hvt_rb_close_packet() would have. @subbuf_size and @nr_subbufs are the
+ * consumer's own, checked values. Returns the copy's length, 0 if no packet
+ * was open, -1 if the producer state is corrupt. The copy is not validated:
+ * check it like any packet before use.
+ */
+static inline long long hvt_rb_recover_open_packet(const struct hvt_rb_prod *prod,
+						   const unsigned char *data,
+						   __u32 subbuf_size, __u32 nr_subbufs,
+						   __u64 packet, unsigned char *dst)
+{
+	long long len = hvt_rb_open_packet_len(prod, subbuf_size);
+
+	if (len <= 0)
+		return len;
+	memcpy(dst, data + (unsigned long)(packet & (nr_subbufs - 1)) * subbuf_size,
+	       (unsigned long)len);
+	hvt_rb_end_packet(dst, (__u64)len, hvt_read_once(prod->last_ts),
+			  hvt_read_once(prod->lost));
+	return len;
 }
 
 #endif /* HVTRACE_RINGBUF_H */

@@ -169,7 +169,7 @@ int fx_printf(const char *root, const char *rel, const char *fmt, ...)
 
 /* --- guest streams ----------------------------------------------------- */
 
-/* Copies out every closed packet, as the agent does, with packet_size set. */
+/* Copies out every closed packet as it stands, as the agent does. */
 static void drain(struct hvt_rb *rb, struct hvt_rb_cons *cons, FILE *out)
 {
 	while (cons->consumed < rb->prod->produced) {
@@ -177,7 +177,6 @@ static void drain(struct hvt_rb *rb, struct hvt_rb_cons *cons, FILE *out)
 						  cons->consumed);
 		uint64_t bits = hvt_get_u64(slot + offsetof(struct hvt_ctf_packet, content_size));
 
-		hvt_put_u64(slot + offsetof(struct hvt_ctf_packet, packet_size), bits);
 		fwrite(slot, 1, bits / 8, out);
 		cons->consumed++;
 	}

@@ -118,6 +118,7 @@ static void consume_all(struct fixture *f, uint64_t *value, unsigned int *events
 		assert_null(hvt_packet_check(pkt, SUBBUF, f->rb.uuid, &h));
 		assert_int_equal(h.packet_seq_num, *expect_seq);
 		assert_int_equal(h.cpu_id, 3);
+		assert_int_equal(h.packet_size, h.content_size);	/* stored as it stands */
 		*events += decode(pkt, value);
 		(*expect_seq)++;
 		f->cons.consumed++;
@@ -171,23 +172,34 @@ static void test_open_packet_recovery(void **state)
 	uint64_t next = 0;
 	long long len;
 	unsigned char copy[SUBBUF];
+	struct hvt_ctf_packet h;
 
 	for (v = 0; v < 10; v++)
 		assert_true(emit(f, ts_of(v), v % 40, v));
 	assert_int_equal(hvt_rb_ready(&f->prod, 0, NR), 0);
-	len = hvt_rb_open_packet_len(&f->prod, SUBBUF);
+	len = hvt_rb_recover_open_packet(&f->prod, f->data, SUBBUF, NR, f->prod.produced, copy);
 	assert_true(len > (long long)HVT_CTF_PACKET_HEADER_SIZE);
-	memcpy(copy, hvt_rb_slot(f->data, SUBBUF, NR, f->prod.produced), (size_t)len);
-	hvt_put_u64(copy + offsetof(struct hvt_ctf_packet, timestamp_end), f->prod.last_ts);
-	hvt_put_u64(copy + offsetof(struct hvt_ctf_packet, content_size), (uint64_t)len * 8);
+	assert_int_equal(len, hvt_rb_open_packet_len(&f->prod, SUBBUF));
+	/* complete as a closed packet would be, sizes and all */
+	assert_null(hvt_packet_check(copy, (size_t)len, f->rb.uuid, &h));
+	assert_int_equal(h.content_size, (uint64_t)len * 8);
+	assert_int_equal(h.packet_size, (uint64_t)len * 8);
+	assert_int_equal(h.events_discarded, f->prod.lost);
 	events = decode(copy, &next);
 	assert_int_equal(events, 10);
+	/* closing it writes the same bytes in place */
+	hvt_rb_close_packet(&f->rb);
+	assert_memory_equal(hvt_rb_slot(f->data, SUBBUF, NR, 0), copy, (size_t)len);
+	/* nothing open, nothing to recover */
+	assert_int_equal(hvt_rb_recover_open_packet(&f->prod, f->data, SUBBUF, NR,
+						    f->prod.produced, copy), 0);
 }
 
 /* Corrupt producer state is reported, not trusted. */
 static void test_consumer_rejects_corruption(void **state)
 {
 	struct fixture *f = *state;
+	unsigned char copy[SUBBUF];
 
 	f->prod.produced = 100;		/* more than nr_subbufs ahead */
 	assert_int_equal(hvt_rb_ready(&f->prod, 0, NR), -1);
@@ -197,6 +209,7 @@ static void test_consumer_rejects_corruption(void **state)
 	assert_int_equal(hvt_rb_open_packet_len(&f->prod, SUBBUF), -1);
 	f->prod.write_pos = 3;
 	assert_int_equal(hvt_rb_open_packet_len(&f->prod, SUBBUF), -1);
+	assert_int_equal(hvt_rb_recover_open_packet(&f->prod, f->data, SUBBUF, NR, 0, copy), -1);
 }
 
 static void test_too_big_event_is_lost(void **state)
