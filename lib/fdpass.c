@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR MIT
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -64,4 +65,38 @@ ssize_t hvt_recv_fd(int sock, void *buf, size_t size, int flags, int *fd, int *t
 	}
 	*truncated = !!(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
 	return n;
+}
+
+int hvt_app_send(int sock, uint16_t type, uint32_t id, const void *payload, uint32_t len,
+		 int fd, int flags)
+{
+	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	ssize_t n = hvt_send_fd(sock, iov, len ? 2 : 1, fd, flags);
+
+	if (n == (ssize_t)(sizeof(h) + len))
+		return 0;
+	if (n >= 0)
+		errno = EMSGSIZE;	/* a SOCK_SEQPACKET message goes whole or not */
+	return -1;
+}
+
+int hvt_app_recv(int sock, void *buf, size_t size, int flags, struct hvt_app_hdr *h, int *fd)
+{
+	int truncated;
+	ssize_t n = hvt_recv_fd(sock, buf, size, flags, fd, &truncated);
+
+	if (n < 0)
+		return -1;
+	if (n == 0 || (size_t)n < sizeof(*h) || truncated)
+		goto malformed;
+	memcpy(h, buf, sizeof(*h));
+	if (h->magic != HVT_APP_MAGIC || h->flags || h->len != (size_t)n - sizeof(*h))
+		goto malformed;
+	return 1;
+malformed:
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return n == 0 ? 0 : -2;
 }

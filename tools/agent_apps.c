@@ -58,11 +58,7 @@ int agent_apps_listen(struct agent *a)
 static int app_reply(struct app *app, uint16_t type, uint32_t id, const void *payload,
 		     uint32_t len, int fd)
 {
-	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
-	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-
-	return hvt_send_fd(app->fd, iov, 2, fd, MSG_DONTWAIT) == (ssize_t)(sizeof(h) + len) ?
-	       0 : -1;
+	return hvt_app_send(app->fd, type, id, payload, len, fd, MSG_DONTWAIT);
 }
 
 void agent_apps_accept(struct agent *a)
@@ -362,20 +358,19 @@ static int on_message(struct agent *a, struct app *app, const struct hvt_app_hdr
 void agent_apps_handle(struct agent *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
-	union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } *m = (void *)a->msg;
-	int fd, truncated, bad;
+	struct hvt_app_hdr h;
+	int fd, r, bad = 0;
 	bool bye = false;
-	ssize_t n;
 
-	n = hvt_recv_fd(app->fd, m, HVT_APP_MAX_MSG, MSG_DONTWAIT, &fd, &truncated);
-	if (n < 0 && errno == EAGAIN)
+	r = hvt_app_recv(app->fd, a->msg, HVT_APP_MAX_MSG, MSG_DONTWAIT, &h, &fd);
+	if (r < 0 && r != -2 && errno == EAGAIN)
 		return;
-	if (n == 0)
-		bad = 0, bye = true;	/* the application went away */
+	if (r == 1)
+		bad = on_message(a, app, &h, a->msg + sizeof(h), fd, &bye);
+	else if (r == -2)
+		bad = 1;
 	else
-		bad = n < (ssize_t)sizeof(m->h) || truncated || m->h.magic != HVT_APP_MAGIC ||
-		      m->h.len != (size_t)n - sizeof(m->h) ||
-		      on_message(a, app, &m->h, m->b + sizeof(m->h), fd, &bye);
+		bye = true;	/* the application went away (or its socket broke) */
 	if (fd >= 0)
 		close(fd);		/* a buffer stays mapped without it */
 	if (bad)

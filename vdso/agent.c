@@ -46,12 +46,8 @@ void hvt_debug_msg(const char *fmt, ...)
 
 int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len, int fd)
 {
-	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
-	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-	ssize_t n = hvt_send_fd(sock, iov, 2, fd, 0);
-
-	if (n != (ssize_t)(sizeof(h) + len)) {
-		hvt_debug_msg("lost the agent: %s", n < 0 ? strerror(errno) : "short send");
+	if (hvt_app_send(sock, type, id, payload, len, fd, 0)) {
+		hvt_debug_msg("lost the agent: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -65,14 +61,12 @@ int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len
 int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size, int *fd)
 {
 	union { struct hvt_app_hdr h; unsigned char b[sizeof(struct hvt_app_hdr) + 256]; } m;
-	int got, truncated;
-	ssize_t n = hvt_recv_fd(sock, &m, sizeof(m), 0, &got, &truncated);
+	struct hvt_app_hdr h;
+	int got, r = hvt_app_recv(sock, &m, sizeof(m), 0, &h, &got);
 
-	if (n < (ssize_t)sizeof(m.h) || truncated || m.h.magic != HVT_APP_MAGIC ||
-	    m.h.type != type || m.h.id != id || m.h.len != (size_t)n - sizeof(m.h) ||
-	    m.h.len > size) {
+	if (r != 1 || h.type != type || h.id != id || h.len > size) {
 		hvt_debug_msg("unexpected reply from the agent");
-		if (got >= 0)
+		if (r == 1 && got >= 0)
 			close(got);
 		return -1;
 	}
@@ -80,9 +74,9 @@ int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size, int
 		*fd = got;
 	else if (got >= 0)
 		close(got);
-	if (m.h.len)		/* payload may be NULL when none is expected */
-		memcpy(payload, m.b + sizeof(m.h), m.h.len);
-	return (int)m.h.len;
+	if (h.len)		/* payload may be NULL when none is expected */
+		memcpy(payload, m.b + sizeof(h), h.len);
+	return (int)h.len;
 }
 
 static int hello(void)

@@ -87,10 +87,7 @@ static unsigned int nr_streams;
 
 static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t len, int pass)
 {
-	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
-	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)p, len } };
-
-	if (hvt_send_fd(fd, iov, 2, pass, 0) != (ssize_t)(sizeof(h) + len))
+	if (hvt_app_send(fd, type, id, p, len, pass, 0))
 		die("agent: cannot reply");
 }
 
@@ -122,19 +119,21 @@ static void on_stream(int conn, const struct hvt_app_hdr *h, const void *p, int 
 static int serve(int conn)
 {
 	static union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } m;
-	int fd, truncated;
-	ssize_t n = hvt_recv_fd(conn, &m, sizeof(m), MSG_DONTWAIT, &fd, &truncated);
+	struct hvt_app_hdr h;
+	int fd, r = hvt_app_recv(conn, &m, sizeof(m), MSG_DONTWAIT, &h, &fd);
 
-	if (n <= 0)
-		return n < 0 ? 1 : 0;
-	if (n < (ssize_t)sizeof(m.h) || truncated || m.h.magic != HVT_APP_MAGIC)
+	if (r == 0)
+		return 0;	/* the application hung up */
+	if (r == -1)
+		return 1;	/* nothing yet */
+	if (r != 1)
 		die("agent: malformed message");
-	if (m.h.type == HVT_A_HELLO) {
+	if (h.type == HVT_A_HELLO) {
 		struct hvt_a_welcome w = { HVT_APP_VERSION, 1 };
 
 		reply(conn, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
-	} else if (m.h.type == HVT_A_STREAM) {
-		on_stream(conn, &m.h, m.b + sizeof(m.h), fd);
+	} else if (h.type == HVT_A_STREAM) {
+		on_stream(conn, &h, m.b + sizeof(h), fd);
 	}
 	if (fd >= 0)
 		close(fd);

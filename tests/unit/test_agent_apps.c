@@ -107,32 +107,34 @@ static int slot_of_app(struct t *t)
 static void app_send(struct t *t, uint16_t type, uint32_t id, const void *p, uint32_t len,
 		     int fd)
 {
-	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
-	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)p, len } };
 	int slot = slot_of_app(t);
 
-	assert_int_equal(hvt_send_fd(t->app, iov, 2, fd, 0), (ssize_t)(sizeof(h) + len));
+	assert_int_equal(hvt_app_send(t->app, type, id, p, len, fd, 0), 0);
 	assert_true(slot >= 0);
 	agent_apps_handle(&t->a, (unsigned int)slot);
 }
 
-/* Reads the agent's reply, which must be @type; its fd, if any, in *fd. */
-static int app_recv(struct t *t, uint16_t type, int *fd)
+/*
+ * Reads the agent's reply, which must be @type; its fd, if any, in *fd.
+ * Returns the payload length, -1 if there is no reply.
+ */
+static int app_recv(struct t *t, uint16_t type, void *payload, uint32_t size, int *fd)
 {
 	unsigned char buf[256];
 	struct hvt_app_hdr h;
-	int got, truncated;
-	ssize_t n = hvt_recv_fd(t->app, buf, sizeof(buf), MSG_DONTWAIT, &got, &truncated);
+	int got, r = hvt_app_recv(t->app, buf, sizeof(buf), MSG_DONTWAIT, &h, &got);
 
 	if (fd)
 		*fd = got;
 	else if (got >= 0)
 		close(got);
-	if (n <= 0)
-		return (int)n;
-	memcpy(&h, buf, sizeof(h));
+	if (r != 1)
+		return -1;
 	assert_int_equal(h.type, type);
-	return (int)n;
+	assert_true(h.len <= size);
+	if (h.len)
+		memcpy(payload, buf + sizeof(h), h.len);
+	return (int)h.len;
 }
 
 /* The next frame the agent sent to the host, which must be @type. */
@@ -159,6 +161,7 @@ static void connect_app(struct t *t)
 	unsigned char rec[1024];
 	uint32_t n = hvt_reg_event_write(rec, 0, "test:tick", fields_t, 1, "value=%lu");
 	struct hvt_w_trace_open to;
+	struct hvt_a_welcome w;
 	struct hvt_frame f;
 
 	memcpy(h.uuid, t->uuid, HVT_UUID_LEN);
@@ -167,7 +170,8 @@ static void connect_app(struct t *t)
 	assert_int_equal(connect(t->app, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	agent_apps_accept(&t->a);
 	app_send(t, HVT_A_HELLO, 0, &h, sizeof(h), -1);
-	assert_true(app_recv(t, HVT_A_WELCOME, NULL) > 0);
+	assert_int_equal(app_recv(t, HVT_A_WELCOME, &w, sizeof(w), NULL), sizeof(w));
+	assert_int_equal(w.enabled, 1);
 	f = host_frame(t, HVT_W_TRACE_OPEN);
 	memcpy(&to, f.payload, sizeof(to));
 	assert_int_equal(to.layer, HVT_LAYER_USER);
@@ -202,7 +206,7 @@ static int register_buffer(struct t *t)
 	int cfd = -1;
 
 	app_send(t, HVT_A_STREAM, 1, &m, sizeof(m), t->memfd);
-	if (app_recv(t, HVT_A_STREAM_ACK, &cfd) <= 0 || cfd < 0)
+	if (app_recv(t, HVT_A_STREAM_ACK, NULL, 0, &cfd) < 0 || cfd < 0)
 		return 0;
 	t->rb.cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
 	assert_true(t->rb.cons != MAP_FAILED);
@@ -344,6 +348,37 @@ static void test_garbage_message(void **state)
 	expect_dropped_with_log(t, "protocol violation");
 }
 
+/* Sends a header as given, with @len payload bytes after it, and lets the agent read it. */
+static void send_raw(struct t *t, struct hvt_app_hdr h, size_t len)
+{
+	unsigned char msg[sizeof(h) + 64] = { 0 };
+
+	assert_true(len <= 64);
+	memcpy(msg, &h, sizeof(h));
+	assert_int_equal(send(t->app, msg, sizeof(h) + len, 0), (ssize_t)(sizeof(h) + len));
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+}
+
+/*
+ * The framing hvt_app_recv() checks: flags 0, len = the bytes that came. A
+ * well-framed BYE ends the application quietly; these must be violations.
+ */
+static void test_bad_framing(void **state)
+{
+	struct t *t = *state;
+	struct hvt_app_hdr h = { HVT_APP_MAGIC, HVT_A_BYE, 1, 0, 0 };
+
+	connect_app(t);
+	send_raw(t, h, 0);
+	expect_dropped_with_log(t, "protocol violation");
+	close(t->app);
+	connect_app(t);
+	h.flags = 0;
+	h.len = 8;		/* claims more than came */
+	send_raw(t, h, 4);
+	expect_dropped_with_log(t, "protocol violation");
+}
+
 static void test_registry_garbage(void **state)
 {
 	struct t *t = *state;
@@ -367,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_framing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("agent_apps", tests, NULL, NULL);

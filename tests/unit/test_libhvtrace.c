@@ -249,10 +249,7 @@ struct conn {
 
 static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t len, int pass)
 {
-	struct hvt_app_hdr h = { HVT_APP_MAGIC, type, 0, len, id };
-	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)p, len } };
-
-	assert_int_equal(hvt_send_fd(fd, iov, 2, pass, 0), (ssize_t)(sizeof(h) + len));
+	assert_int_equal(hvt_app_send(fd, type, id, p, len, pass, 0), 0);
 }
 
 static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p, int memfd)
@@ -283,40 +280,38 @@ static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p
 /* Handles one message; 0 at the end of the connection. */
 static int serve(struct conn *c)
 {
-	union { struct hvt_app_hdr h; unsigned char b[HVT_APP_MAX_MSG]; } m;
-	int fd, truncated;
-	ssize_t n = hvt_recv_fd(c->fd, &m, sizeof(m), 0, &fd, &truncated);
+	static unsigned char b[HVT_APP_MAX_MSG];
+	struct hvt_app_hdr h;
+	int fd, r = hvt_app_recv(c->fd, b, sizeof(b), 0, &h, &fd);
 	char err[128];
 
-	if (n == 0)
+	if (r == 0)
 		return 0;
-	assert_true(n >= (ssize_t)sizeof(m.h) && !truncated);
-	assert_int_equal(m.h.magic, HVT_APP_MAGIC);
-	assert_int_equal(m.h.len, (size_t)n - sizeof(m.h));
-	if (m.h.type == HVT_A_HELLO) {
+	assert_int_equal(r, 1);		/* framing: whole, magic, flags 0, exact length */
+	if (h.type == HVT_A_HELLO) {
 		struct hvt_a_hello hello;
 		struct hvt_a_welcome w = { HVT_APP_VERSION, 1 };
 
-		memcpy(&hello, m.b + sizeof(m.h), sizeof(hello));
+		memcpy(&hello, b + sizeof(h), sizeof(hello));
 		assert_int_equal(hello.version, HVT_APP_VERSION);
 		assert_int_equal(hello.domain, HVT_DOMAIN_MONOTONIC_RAW);	/* no module here */
 		assert_int_equal(hello.freq_hz, 1000000000);
 		c->pid = hello.pid;
 		memcpy(c->uuid, hello.uuid, HVT_UUID_LEN);
 		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
-	} else if (m.h.type == HVT_A_REGISTRY) {
-		assert_true(hvt_registry_add(&c->reg, m.b + sizeof(m.h), m.h.len, err,
+	} else if (h.type == HVT_A_REGISTRY) {
+		assert_true(hvt_registry_add(&c->reg, b + sizeof(h), h.len, err,
 					     sizeof(err)) >= 0);
-	} else if (m.h.type == HVT_A_STREAM) {
-		on_stream(c, &m.h, m.b + sizeof(m.h), fd);
-	} else if (m.h.type == HVT_A_STREAM_END) {
+	} else if (h.type == HVT_A_STREAM) {
+		on_stream(c, &h, b + sizeof(h), fd);
+	} else if (h.type == HVT_A_STREAM_END) {
 		unsigned int i;
 
 		for (i = 0; i < c->nr_streams; i++)
-			if (c->streams[i].id == m.h.id)
+			if (c->streams[i].id == h.id)
 				c->streams[i].ended = true;
 	} else {
-		fail_msg("unexpected message type %u", m.h.type);
+		fail_msg("unexpected message type %u", h.type);
 	}
 	if (fd >= 0)
 		close(fd);
