@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "lib/packet.h"
 #include "lib/wire_io.h"
 
 #define READER_CAP	(2 * (HVT_WIRE_MAX_PAYLOAD + sizeof(struct hvt_wire_hdr)))
@@ -58,6 +59,45 @@ const char *hvt_wire_check(const struct hvt_wire_hdr *h, int from_guest)
 		return "unknown frame flags";
 	if (h->len < rule->min_len || h->len > rule->max_len)
 		return "frame length out of range for its type";
+	return NULL;
+}
+
+const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to)
+{
+	if (id >= HVT_W_MAX_TRACES)
+		return "trace id out of range";
+	if (to->layer != HVT_LAYER_KERNEL && to->layer != HVT_LAYER_USER)
+		return "unknown layer";
+	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW)
+		return "unknown clock domain";
+	if (to->freq_hz < HVT_WIRE_MIN_FREQ_HZ || to->freq_hz > HVT_WIRE_MAX_FREQ_HZ)
+		return "implausible clock frequency";
+	return NULL;
+}
+
+const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so)
+{
+	if (id >= HVT_W_MAX_STREAMS)
+		return "stream id out of range";
+	if (so->trace_id >= HVT_W_MAX_TRACES)
+		return "trace id out of range";
+	if ((so->cpu == HVT_CTF_NO_CPU) == (so->tid == 0) || so->tid < 0 ||
+	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= HVT_W_MAX_CPUS))
+		return "needs either a CPU or a thread";
+	return NULL;
+}
+
+const char *hvt_wire_packet_check(const void *p, size_t len, const __u8 *uuid, uint32_t cpu,
+				  int32_t tid, struct hvt_ctf_packet *out)
+{
+	const char *why = hvt_packet_check(p, len, uuid, out);
+
+	if (why)
+		return why;
+	if (out->packet_size != (uint64_t)len * 8 || out->content_size != out->packet_size)
+		return "packet sizes differ from the frame's length";
+	if (out->stream_instance_id != (cpu != HVT_CTF_NO_CPU ? cpu : (uint64_t)tid))
+		return "packet of another stream instance (CPU or thread)";
 	return NULL;
 }
 

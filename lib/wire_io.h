@@ -13,6 +13,10 @@
 #include <sys/types.h>
 #include <hvtrace/wire.h>
 
+/* The clock frequencies a TRACE_OPEN may claim: 1 MHz to 100 GHz. */
+#define HVT_WIRE_MIN_FREQ_HZ	1000000ull
+#define HVT_WIRE_MAX_FREQ_HZ	100000000000ull
+
 struct hvt_frame {
 	struct hvt_wire_hdr hdr;
 	const unsigned char *payload;	/* valid until the next reader call */
@@ -28,6 +32,27 @@ struct hvt_frame_reader {
 /* NULL if @h is a frame the receiver may accept, else why not. */
 const char *hvt_wire_check(const struct hvt_wire_hdr *h, int from_guest);
 const char *hvt_wire_type_name(unsigned int type);
+
+/*
+ * What the host requires of a guest's payloads beyond the frame header
+ * (hvt_wire_check) and beyond the conversation so far (which ids are open):
+ * NULL if acceptable, else why not. The host ends the link of a guest that
+ * sends anything these refuse; the agent calls them before it forwards
+ * what an application gave it, so that one application cannot end the
+ * recording of the whole VM.
+ */
+/* TRACE_OPEN @id: id range, layer, clock domain, plausible frequency. */
+const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to);
+/* STREAM_OPEN @id: id range, trace id range, either a CPU (< HVT_W_MAX_CPUS) or a tid > 0. */
+const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so);
+/*
+ * PACKET of @len bytes for the stream of @cpu / @tid (as its STREAM_OPEN
+ * said) in the trace of @uuid: hvt_packet_check(), content_size =
+ * packet_size = @len * 8, and stream_instance_id = the CPU of a per-CPU
+ * stream, the tid of a per-thread one. The decoded context goes to *@out.
+ */
+const char *hvt_wire_packet_check(const void *p, size_t len, const __u8 *uuid, uint32_t cpu,
+				  int32_t tid, struct hvt_ctf_packet *out);
 
 int hvt_frame_reader_init(struct hvt_frame_reader *r);
 void hvt_frame_reader_free(struct hvt_frame_reader *r);

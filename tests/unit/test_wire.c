@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <hvtrace/ringbuf.h>
+
 #include "lib/wire_io.h"
 
 static size_t frame(unsigned char *out, uint16_t type, uint32_t id, const void *p, uint32_t len)
@@ -120,12 +122,91 @@ static void test_send_and_read_over_a_socket(void **state)
 	hvt_frame_reader_free(&r);
 }
 
+/* The payload checks the host applies and the agent applies before forwarding. */
+static void test_trace_open_check(void **state)
+{
+	struct hvt_w_trace_open ok = { HVT_LAYER_USER, HVT_DOMAIN_GUEST_TSC, 2000000000, 1, 0,
+				       { 0 }, "app" }, to;
+
+	(void)state;
+	assert_null(hvt_wire_trace_open_check(HVT_W_MAX_TRACES - 1, &ok));
+	assert_non_null(strstr(hvt_wire_trace_open_check(HVT_W_MAX_TRACES, &ok), "id"));
+	to = ok; to.layer = HVT_LAYER_HOST;
+	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "layer"));
+	to = ok; to.domain = 3;
+	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "domain"));
+	to = ok; to.freq_hz = HVT_WIRE_MIN_FREQ_HZ;
+	assert_null(hvt_wire_trace_open_check(1, &to));
+	to.freq_hz--;
+	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "frequency"));
+	to.freq_hz = HVT_WIRE_MAX_FREQ_HZ;
+	assert_null(hvt_wire_trace_open_check(1, &to));
+	to.freq_hz++;
+	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "frequency"));
+}
+
+static void test_stream_open_check(void **state)
+{
+	struct hvt_w_stream_open thread = { 1, HVT_CTF_NO_CPU, 77, 0 }, cpu = { 0, 3, 0, 0 }, so;
+
+	(void)state;
+	assert_null(hvt_wire_stream_open_check(HVT_W_MAX_STREAMS - 1, &thread));
+	assert_null(hvt_wire_stream_open_check(0, &cpu));
+	assert_non_null(hvt_wire_stream_open_check(HVT_W_MAX_STREAMS, &thread));
+	so = thread; so.trace_id = HVT_W_MAX_TRACES;
+	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	so = thread; so.tid = 0;		/* neither CPU nor thread */
+	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	so = thread; so.tid = -1;
+	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	so = cpu; so.tid = 5;			/* both */
+	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	so = cpu; so.cpu = HVT_W_MAX_CPUS;
+	assert_non_null(hvt_wire_stream_open_check(0, &so));
+}
+
+static void test_packet_check(void **state)
+{
+	static unsigned char data[2 * 4096];
+	struct hvt_rb_prod prod = { 0 };
+	struct hvt_rb_cons cons = { 0 };
+	struct hvt_rb rb = { 0 };
+	struct hvt_ctf_packet h;
+	unsigned char pkt[4096];
+	uint64_t len;
+	__u64 end = 0;
+
+	(void)state;
+	hvt_rb_init(&rb, &prod, &cons, data, 4096, 2);
+	memset(rb.uuid, 0x42, HVT_UUID_LEN);
+	rb.cpu_id = HVT_CTF_NO_CPU;
+	rb.stream_instance_id = 77;
+	assert_non_null(hvt_rb_reserve(&rb, 1, 100, 0, 77, 8, &end));
+	hvt_rb_commit(&rb, 100, end);
+	hvt_rb_close_packet(&rb);
+	len = hvt_get_u64(data + offsetof(struct hvt_ctf_packet, content_size)) / 8;
+	memcpy(pkt, data, len);
+	/* a closed packet as it stands passes, for its thread only */
+	assert_null(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
+	assert_non_null(strstr(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 78, &h),
+			       "instance"));
+	assert_non_null(hvt_wire_packet_check(pkt, len, rb.uuid, 5, 0, &h));	/* CPU 5 stream */
+	/* sizes must be the frame's length */
+	assert_non_null(hvt_wire_packet_check(pkt, len + 8, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
+	hvt_put_u64(pkt + offsetof(struct hvt_ctf_packet, content_size), (len - 8) * 8);
+	assert_non_null(strstr(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h),
+			       "sizes"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_delivery),
 		cmocka_unit_test(test_malformed_headers),
 		cmocka_unit_test(test_send_and_read_over_a_socket),
+		cmocka_unit_test(test_trace_open_check),
+		cmocka_unit_test(test_stream_open_check),
+		cmocka_unit_test(test_packet_check),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
