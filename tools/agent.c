@@ -65,7 +65,7 @@ void agent_log(struct agent *a, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	hvt_warn("%s", text);
-	if (a->port >= 0 && !a->host_gone)
+	if (a->port >= 0 && !a->host_gone && text[0])	/* LOG carries 1..512 bytes */
 		agent_send(a, HVT_W_LOG, 0, text, (uint32_t)strlen(text));
 }
 
@@ -82,9 +82,25 @@ int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload,
 	return 0;
 }
 
-uint32_t agent_new_stream_id(struct agent *a)
+/*
+ * The host keeps every id it was given for the whole recording (a stream
+ * file is named by its id), so ids are not reused: past the limits of
+ * wire.h the agent refuses new traces and streams rather than end the link.
+ */
+int agent_new_trace_id(struct agent *a, uint32_t *id)
 {
-	return a->next_stream_id++;
+	if (a->next_trace_id >= HVT_W_MAX_TRACES)
+		return -1;
+	*id = a->next_trace_id++;
+	return 0;
+}
+
+int agent_new_stream_id(struct agent *a, uint32_t *id)
+{
+	if (a->next_stream_id >= HVT_W_MAX_STREAMS)
+		return -1;
+	*id = a->next_stream_id++;
+	return 0;
 }
 
 /* The port named HVT_WIRE_PORT_NAME, as /dev/vportNpM. */

@@ -70,7 +70,7 @@ struct agent {
 	int listen_fd;
 	struct app *apps[AGENT_MAX_APPS];
 	struct agent_kernel kernel;
-	uint32_t next_trace_id;
+	uint32_t next_trace_id;		/* 0 is the kernel's; ids are never reused */
 	uint32_t next_stream_id;
 	uint64_t packets_sent, lost;
 	bool started, finishing, done, host_gone;
@@ -80,7 +80,9 @@ struct agent {
 
 int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len);
 void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-uint32_t agent_new_stream_id(struct agent *a);
+/* The next trace or stream id; -1 once the protocol's limit (wire.h) is reached. */
+int agent_new_trace_id(struct agent *a, uint32_t *id);
+int agent_new_stream_id(struct agent *a, uint32_t *id);
 
 int agent_kernel_start(struct agent *a);
 void agent_kernel_drain(struct agent *a, bool flush);

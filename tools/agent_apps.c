@@ -61,6 +61,17 @@ static int app_reply(struct app *app, uint16_t type, uint32_t id, const void *pa
 	return hvt_app_send(app->fd, type, id, payload, len, fd, MSG_DONTWAIT);
 }
 
+/* The kernel's word for who connected (in our pid namespace); 0 if unknown. */
+static uint32_t peer_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
+		return 0;
+	return (uint32_t)cred.pid;
+}
+
 void agent_apps_accept(struct agent *a)
 {
 	unsigned int slot;
@@ -78,27 +89,40 @@ void agent_apps_accept(struct agent *a)
 		return;
 	}
 	a->apps[slot]->fd = fd;
+	a->apps[slot]->pid = peer_pid(fd);
 	hvt_registry_init(&a->apps[slot]->registry);
 }
 
-/* Copies packet @n of @s out of the app's memory and checks it; its length or 0. */
+/*
+ * Checks the copy at @p of packet @n of @s: everything the host will check
+ * (hvt_wire_packet_check: sizes = @len, the trace's UUID, the stream's
+ * thread) and the stream's own order. NULL if it may be forwarded.
+ */
+static const char *app_packet_check(const struct app *app, const struct app_stream *s,
+				    uint64_t n, const unsigned char *p, size_t len)
+{
+	struct hvt_ctf_packet hdr;
+	const char *why = hvt_wire_packet_check(p, len, app->uuid, HVT_CTF_NO_CPU, s->tid, &hdr);
+
+	if (!why && hdr.packet_seq_num != n)
+		why = "packet sequence number out of order";
+	return why;
+}
+
+/* Copies closed packet @n of @s (@bits long, it says) out of the app's memory and checks it. */
 static size_t copy_packet(struct agent *a, struct app *app, struct app_stream *s,
-			  uint64_t n, uint64_t len, const char **why)
+			  uint64_t n, uint64_t bits, const char **why)
 {
 	const unsigned char *slot = s->map + HVT_APP_PROD_PAGE +
 				    (size_t)(n & (s->nr_subbufs - 1)) * s->subbuf_size;
-	struct hvt_ctf_packet hdr;
+	uint64_t len = bits / 8;
 
-	if (len < HVT_CTF_PACKET_HEADER_SIZE || len > s->subbuf_size) {
+	if (bits % 8 || len < HVT_CTF_PACKET_HEADER_SIZE || len > s->subbuf_size) {
 		*why = "packet length out of range";
 		return 0;
 	}
 	memcpy(a->pkt, slot, len);
-	*why = hvt_packet_check(a->pkt, len, app->uuid, &hdr);
-	if (!*why && hdr.content_size != len * 8)
-		*why = "packet content size differs from the committed size";
-	if (!*why && hdr.packet_seq_num != n)
-		*why = "packet sequence number out of order";
+	*why = app_packet_check(app, s, n, a->pkt, len);
 	return *why ? 0 : len;
 }
 
@@ -124,9 +148,9 @@ static int drain_stream(struct agent *a, struct app *app, struct app_stream *s)
 		const unsigned char *slot = s->map + HVT_APP_PROD_PAGE +
 			(size_t)(s->consumed & (s->nr_subbufs - 1)) * s->subbuf_size;
 		uint64_t bits = hvt_get_u64(slot + offsetof(struct hvt_ctf_packet, content_size));
-		size_t len = copy_packet(a, app, s, s->consumed, bits / 8, &why);
+		size_t len = copy_packet(a, app, s, s->consumed, bits, &why);
 
-		if (!len || bits % 8)
+		if (!len)
 			goto corrupt;
 		if (send_packet(a, s, len))
 			return 0;
@@ -152,15 +176,10 @@ static void recover_open_packet(struct agent *a, struct app *app, struct app_str
 		return;
 	len = hvt_rb_recover_open_packet(prod, s->map + HVT_APP_PROD_PAGE, s->subbuf_size,
 					 s->nr_subbufs, produced, p);
-	if (len <= 0)
+	if (len == 0)
 		return;
-	{
-		struct hvt_ctf_packet hdr;
-
-		why = hvt_packet_check(p, (size_t)len, app->uuid, &hdr);
-		if (!why && hdr.packet_seq_num != produced)
-			why = "packet sequence number out of order";
-	}
+	why = len < 0 ? "producer state inconsistent" :
+			app_packet_check(app, s, produced, p, (size_t)len);
 	if (why) {
 		agent_log(a, "pid %u thread %d: last packet not recovered: %s",
 			  app->pid, s->tid, why);
@@ -205,28 +224,43 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 	struct hvt_a_welcome w = { HVT_APP_VERSION, 0 };
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER };
 	struct hvt_a_hello h;
+	const char *why;
+	uint32_t id;
 
 	if (app->hello || len != sizeof(h))
 		return -1;
 	memcpy(&h, payload, sizeof(h));
-	if (h.version != HVT_APP_VERSION ||
-	    (h.domain != HVT_DOMAIN_GUEST_TSC && h.domain != HVT_DOMAIN_MONOTONIC_RAW) ||
-	    !h.freq_hz)
+	if (h.version != HVT_APP_VERSION)
 		return -1;
 	app->hello = true;
-	app->pid = h.pid;
+	if (!app->pid)
+		app->pid = h.pid;	/* no SO_PEERCRED: its own word */
 	memcpy(app->uuid, h.uuid, HVT_UUID_LEN);
-	w.enabled = a->started && !a->finishing;
-	if (w.enabled) {
-		app->trace_id = a->next_trace_id++;
-		to.domain = h.domain;
-		to.freq_hz = h.freq_hz;
-		to.pid = h.pid;
-		memcpy(to.uuid, h.uuid, HVT_UUID_LEN);
-		memcpy(to.comm, h.comm, sizeof(to.comm));
-		to.comm[sizeof(to.comm) - 1] = '\0';
-		if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
-			return -1;
+	to.domain = h.domain;
+	to.freq_hz = h.freq_hz;
+	to.pid = app->pid;
+	memcpy(to.uuid, h.uuid, HVT_UUID_LEN);
+	memcpy(to.comm, h.comm, sizeof(to.comm));
+	to.comm[sizeof(to.comm) - 1] = '\0';
+	/*
+	 * What the host would refuse ends this application, not the VM's link
+	 * (checked as trace 1, a valid id: the id limit is handled below).
+	 */
+	why = hvt_wire_trace_open_check(1, &to);
+	if (why) {
+		agent_log(a, "pid %u: HELLO refused: %s", app->pid, why);
+		return -1;
+	}
+	if (a->started && !a->finishing) {
+		if (agent_new_trace_id(a, &id)) {
+			agent_log(a, "pid %u (%s) not traced: all %u trace ids of this recording used",
+				  app->pid, to.comm, HVT_W_MAX_TRACES);
+		} else {
+			app->trace_id = id;
+			w.enabled = 1;
+			if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
+				return -1;
+		}
 	}
 	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
 }
@@ -234,13 +268,17 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 static int on_registry(struct agent *a, struct app *app, const void *payload, uint32_t len)
 {
 	char err[128];
+	int added;
 
-	if (!app->hello || !app->trace_id)
+	if (!app->hello || !app->trace_id || !len)	/* a REGISTRY frame is never empty */
 		return -1;
-	if (hvt_registry_add(&app->registry, payload, len, err, sizeof(err)) < 0) {
+	added = hvt_registry_add(&app->registry, payload, len, err, sizeof(err));
+	if (added < 0) {
 		agent_log(a, "pid %u: bad event registry: %s", app->pid, err);
 		return -1;
 	}
+	if (!added)
+		return 0;	/* the host has every record already */
 	return agent_send(a, HVT_W_REGISTRY, app->trace_id, payload, len);
 }
 
@@ -271,18 +309,37 @@ static int consumer_page(struct hvt_rb_cons **cons)
 	return fd;
 }
 
+/* Unmaps a stream that never reached the host. */
+static void stream_free(struct app_stream *s)
+{
+	if (s->map != MAP_FAILED)
+		munmap((void *)s->map, s->map_size);
+	if (s->cons != MAP_FAILED)
+		munmap(s->cons, sizeof(*s->cons));
+	free(s);
+}
+
+/*
+ * A thread's buffer. Inconsistent ones are violations; at a limit (this
+ * application's streams, the recording's stream ids) the stream is refused
+ * with a STREAM_ACK that carries no memfd, and the thread stays untraced.
+ */
 static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 		     const void *payload, uint32_t len, int memfd)
 {
 	struct hvt_a_stream m;
 	struct app_stream *s;
 	struct hvt_w_stream_open so;
+	const char *why;
 	int cfd;
 
-	if (!app->hello || !app->trace_id || len != sizeof(m) || memfd < 0 ||
-	    app->nr_streams == AGENT_MAX_APP_STREAMS)
+	if (!app->hello || !app->trace_id || len != sizeof(m) || memfd < 0)
 		return -1;
 	memcpy(&m, payload, sizeof(m));
+	if (m.tid <= 0) {
+		agent_log(a, "pid %u: buffer refused: thread id %d", app->pid, m.tid);
+		return -1;
+	}
 	if (!hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs) || m.subbuf_size > a->subbuf_size ||
 	    m.map_size != HVT_APP_PROD_PAGE + (uint64_t)m.subbuf_size * m.nr_subbufs ||
 	    !sealed_size(memfd, m.map_size)) {
@@ -294,24 +351,29 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 		return -1;
 	s->map_size = m.map_size;
 	s->map = mmap(NULL, m.map_size, PROT_READ, MAP_SHARED, memfd, 0);
+	s->cons = MAP_FAILED;
 	cfd = consumer_page(&s->cons);
 	if (s->map == MAP_FAILED || cfd < 0) {
-		if (s->map != MAP_FAILED)
-			munmap((void *)s->map, m.map_size);
-		if (cfd >= 0) {
-			munmap(s->cons, sizeof(*s->cons));
+		if (cfd >= 0)
 			close(cfd);
-		}
-		free(s);
+		stream_free(s);
 		return -1;
 	}
 	s->app_id = app_id;
 	s->tid = m.tid;
 	s->subbuf_size = m.subbuf_size;
 	s->nr_subbufs = m.nr_subbufs;
-	s->id = agent_new_stream_id(a);
-	app->streams[app->nr_streams++] = s;
 	so = (struct hvt_w_stream_open){ app->trace_id, HVT_CTF_NO_CPU, m.tid, 0 };
+	why = app->nr_streams == AGENT_MAX_APP_STREAMS ? "too many threads of one application" :
+	      agent_new_stream_id(a, &s->id) ? "all stream ids of this recording used" :
+	      hvt_wire_stream_open_check(s->id, &so);
+	if (why) {
+		agent_log(a, "pid %u thread %d not traced: %s", app->pid, m.tid, why);
+		close(cfd);
+		stream_free(s);
+		return app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, -1);
+	}
+	app->streams[app->nr_streams++] = s;
 	if (agent_send(a, HVT_W_STREAM_OPEN, s->id, &so, sizeof(so)) ||
 	    app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, cfd)) {
 		close(cfd);

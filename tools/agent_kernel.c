@@ -11,7 +11,6 @@
 #include <hvtrace/abi.h>
 
 #include "lib/log.h"
-#include "lib/packet.h"
 #include "tools/agent.h"
 
 #define KERNEL_TRACE_ID 0u
@@ -70,12 +69,18 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 	k->first_stream_id = a->next_stream_id;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		struct hvt_w_stream_open so = { KERNEL_TRACE_ID, cpu, 0, 0 };
+		uint32_t id;
 
+		/* ids first_stream_id + cpu, one per CPU, possible or not */
+		if (agent_new_stream_id(a, &id) || hvt_wire_stream_open_check(id, &so)) {
+			agent_log(a, "kernel: CPU %u and above not recorded (protocol limits)", cpu);
+			k->nr_cpus = cpu;
+			break;
+		}
 		k->streams[cpu] = ioctl(k->session, HVTRACE_SESSION_STREAM, &cpu);
-		agent_new_stream_id(a);
 		if (k->streams[cpu] < 0)
 			continue;	/* not a possible CPU */
-		if (agent_send(a, HVT_W_STREAM_OPEN, k->first_stream_id + cpu, &so, sizeof(so)))
+		if (agent_send(a, HVT_W_STREAM_OPEN, id, &so, sizeof(so)))
 			return -1;
 	}
 	return 0;
@@ -89,6 +94,7 @@ int agent_kernel_start(struct agent *a)
 		.mode = HVTRACE_MODE_DISCARD,
 	};
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC };
+	const char *why;
 
 	if (a->dev < 0)
 		return -1;
@@ -107,6 +113,12 @@ int agent_kernel_start(struct agent *a)
 	to.freq_hz = cfg.tsc_khz * 1000;
 	memcpy(to.uuid, cfg.uuid, HVT_UUID_LEN);
 	strcpy(to.comm, "kernel");
+	why = hvt_wire_trace_open_check(KERNEL_TRACE_ID, &to);
+	if (why) {
+		agent_log(a, "kernel session not recorded: %s (TSC %llu kHz)", why,
+			  (unsigned long long)cfg.tsc_khz);
+		goto fail;
+	}
 	if (agent_send(a, HVT_W_TRACE_OPEN, KERNEL_TRACE_ID, &to, sizeof(to)) ||
 	    send_registry(a, k->session) || open_streams(a, k) ||
 	    ioctl(k->session, HVTRACE_SESSION_START)) {
@@ -133,7 +145,7 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 		if (n <= 0)
 			return;
 		/* read() returns a closed packet's content_size / 8 bytes. */
-		why = hvt_packet_check(k->buf, (size_t)n, kernel_uuid, &hdr);
+		why = hvt_wire_packet_check(k->buf, (size_t)n, kernel_uuid, cpu, 0, &hdr);
 		if (why) {
 			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
 			continue;

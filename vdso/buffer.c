@@ -67,8 +67,12 @@ static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
 	tb->stream_id = next_stream_id++;
 	memcpy(tb->rb.uuid, hvt_agent_uuid(), HVT_UUID_LEN);
 	if (hvt_agent_send(HVT_A_STREAM, tb->stream_id, &msg, sizeof(msg), memfd) ||
-	    hvt_agent_recv(HVT_A_STREAM_ACK, tb->stream_id, NULL, 0, &cfd) < 0 || cfd < 0) {
+	    hvt_agent_recv(HVT_A_STREAM_ACK, tb->stream_id, NULL, 0, &cfd) < 0) {
 		hvt_agent_disconnect();
+		goto out;
+	}
+	if (cfd < 0) {		/* refused (the agent's limits): this thread stays untraced */
+		hvt_debug_msg("the agent refused a buffer for thread %d", tb->tid);
 		goto out;
 	}
 	cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);

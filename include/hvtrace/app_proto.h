@@ -6,14 +6,15 @@
  * A SOCK_SEQPACKET unix socket, one message per packet: struct hvt_app_hdr
  * then the payload. Buffers travel as memfds (SCM_RIGHTS):
  *
- *   app HELLO             -> agent WELCOME (tracing enabled or not)
+ *   app HELLO             -> agent WELCOME (this process traced or not)
  *   app REGISTRY          event descriptions, whenever events are registered
  *   app STREAM + memfd    a thread's ring buffer: struct hvt_rb_prod in the
  *                         first page, then the sub-buffers
  *                         -> agent STREAM_ACK + memfd: the consumer page
- *                         (struct hvt_rb_cons), which only the agent writes
+ *                         (struct hvt_rb_cons), which only the agent writes;
+ *                         without a memfd: refused, the thread stays untraced
  *   app STREAM_END        the thread flushed its buffer and exited
- *   app BYE               the process is exiting
+ *   app BYE               optional: closing the socket says the same
  *
  * The agent maps an application's buffer read-only and validates everything
  * in it; a corrupt buffer is reported and dropped, the agent keeps running.
@@ -62,7 +63,7 @@ struct hvt_a_hello {
 
 struct hvt_a_welcome {
 	__u32 version;
-	__u32 enabled;		/* 1: a session is recording user events */
+	__u32 enabled;		/* 1: this process is traced (recording, an id free) */
 };
 
 struct hvt_a_stream {

@@ -5,7 +5,13 @@
  * link, a dead one's last events are recovered, and buffers or messages an
  * application could use to hurt the agent are refused while the agent
  * carries on.
+ *
+ * The test plays the host as host/vm_store.c does: every frame the agent
+ * sends must pass the host's checks (the shared ones of lib/wire_io.c and
+ * the ids' state), since the host ends the whole VM's link on the first one
+ * that does not. What an application gets wrong must never get that far.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +48,17 @@ struct t {
 	int memfd;
 	unsigned char *map;
 	struct hvt_rb rb;
+	/* the host's view of the link */
+	struct {
+		bool open;
+		uint8_t uuid[HVT_UUID_LEN];
+		struct hvt_registry registry;
+	} traces[HVT_W_MAX_TRACES];
+	struct {
+		bool open, closed;
+		uint32_t trace, cpu;
+		int32_t tid;
+	} streams[HVT_W_MAX_STREAMS];
 };
 
 static int setup(void **state)
@@ -69,12 +86,26 @@ static int setup(void **state)
 	return 0;
 }
 
+static void host_accepts(struct t *t, const struct hvt_frame *f);
+
 static int teardown(void **state)
 {
 	struct t *t = *state;
+	struct hvt_frame f;
+	const char *why;
 	char cmd[128];
+	unsigned int i;
 
 	agent_apps_close_all(&t->a);
+	/* whatever the test did not read, the host must accept too */
+	while (hvt_frame_reader_fill(&t->frames, t->host) > 0)
+		;
+	while (hvt_frame_reader_next(&t->frames, 1, &f, &why) == 1)
+		host_accepts(t, &f);
+	assert_false(t->a.host_gone);
+	for (i = 0; i < HVT_W_MAX_TRACES; i++)
+		if (t->traces[i].open)
+			hvt_registry_free(&t->traces[i].registry);
 	if (t->app >= 0)
 		close(t->app);
 	if (t->map)
@@ -137,6 +168,72 @@ static int app_recv(struct t *t, uint16_t type, void *payload, uint32_t size, in
 	return (int)h.len;
 }
 
+/* What host/vm_store.c checks before it stores a frame; fails the test if it would not. */
+static void host_accepts(struct t *t, const struct hvt_frame *f)
+{
+	uint32_t id = f->hdr.id;
+	const char *why = NULL;
+	char err[160];
+
+	switch (f->hdr.type) {
+	case HVT_W_TRACE_OPEN: {
+		struct hvt_w_trace_open to;
+
+		memcpy(&to, f->payload, sizeof(to));
+		why = hvt_wire_trace_open_check(id, &to);
+		if (!why && t->traces[id].open)
+			why = "trace opened twice";
+		if (!why) {
+			t->traces[id].open = true;
+			memcpy(t->traces[id].uuid, to.uuid, HVT_UUID_LEN);
+			hvt_registry_init(&t->traces[id].registry);
+		}
+		break;
+	}
+	case HVT_W_REGISTRY:
+		if (id >= HVT_W_MAX_TRACES || !t->traces[id].open)
+			why = "registry for an unknown trace";
+		else if (hvt_registry_add(&t->traces[id].registry, f->payload, f->hdr.len, err,
+					  sizeof(err)) < 0)
+			why = err;
+		break;
+	case HVT_W_STREAM_OPEN: {
+		struct hvt_w_stream_open so;
+
+		memcpy(&so, f->payload, sizeof(so));
+		why = hvt_wire_stream_open_check(id, &so);
+		if (!why && t->streams[id].open)
+			why = "stream opened twice";
+		if (!why && !t->traces[so.trace_id].open)
+			why = "stream of an unknown trace";
+		if (!why) {
+			t->streams[id].open = true;
+			t->streams[id].trace = so.trace_id;
+			t->streams[id].cpu = so.cpu;
+			t->streams[id].tid = so.tid;
+		}
+		break;
+	}
+	case HVT_W_PACKET:
+	case HVT_W_STREAM_CLOSE:
+		if (id >= HVT_W_MAX_STREAMS || !t->streams[id].open || t->streams[id].closed) {
+			why = "stream not open";
+		} else if (f->hdr.type == HVT_W_PACKET) {
+			struct hvt_ctf_packet hdr;
+
+			why = hvt_wire_packet_check(f->payload, f->hdr.len,
+						    t->traces[t->streams[id].trace].uuid,
+						    t->streams[id].cpu, t->streams[id].tid, &hdr);
+		} else {
+			t->streams[id].closed = true;
+		}
+		break;
+	}
+	if (why)
+		fail_msg("the host would end the link at this %s %u: %s",
+			 hvt_wire_type_name(f->hdr.type), id, why);
+}
+
 /* The next frame the agent sent to the host, which must be @type. */
 static struct hvt_frame host_frame(struct t *t, uint16_t type)
 {
@@ -147,35 +244,67 @@ static struct hvt_frame host_frame(struct t *t, uint16_t type)
 	while ((r = hvt_frame_reader_next(&t->frames, 1, &f, &why)) == 0)
 		assert_true(hvt_frame_reader_fill(&t->frames, t->host) > 0);
 	assert_int_equal(r, 1);
+	host_accepts(t, &f);
 	if (f.hdr.type != type)
 		fail_msg("expected %s, got %s", hvt_wire_type_name(type),
 			 hvt_wire_type_name(f.hdr.type));
 	return f;
 }
 
-static void connect_app(struct t *t)
+/* Nothing more from the agent to the host (the agent held back). */
+static void assert_no_host_frame(struct t *t)
+{
+	struct hvt_frame f;
+	const char *why;
+
+	assert_true(hvt_frame_reader_fill(&t->frames, t->host) < 0 && errno == EAGAIN);
+	assert_int_equal(hvt_frame_reader_next(&t->frames, 1, &f, &why), 0);
+}
+
+/* Connects a new application (not yet said HELLO). */
+static void app_connect(struct t *t)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct hvt_a_hello h = { HVT_APP_VERSION, 4242, HVT_DOMAIN_GUEST_TSC, 0, 2000000000,
-				 { 0 }, "testapp" };
-	unsigned char rec[1024];
-	uint32_t n = hvt_reg_event_write(rec, 0, "test:tick", fields_t, 1, "value=%lu");
-	struct hvt_w_trace_open to;
-	struct hvt_a_welcome w;
-	struct hvt_frame f;
 
-	memcpy(h.uuid, t->uuid, HVT_UUID_LEN);
 	strcpy(addr.sun_path, t->a.socket_path);
 	t->app = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	assert_int_equal(connect(t->app, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	agent_apps_accept(&t->a);
+}
+
+/* HELLO at @freq_hz; returns WELCOME's enabled, -1 without a WELCOME. */
+static int app_hello(struct t *t, uint64_t freq_hz)
+{
+	struct hvt_a_hello h = { HVT_APP_VERSION, 4242, HVT_DOMAIN_GUEST_TSC, 0, freq_hz,
+				 { 0 }, "testapp" };
+	struct hvt_a_welcome w;
+
+	memcpy(h.uuid, t->uuid, HVT_UUID_LEN);
 	app_send(t, HVT_A_HELLO, 0, &h, sizeof(h), -1);
-	assert_int_equal(app_recv(t, HVT_A_WELCOME, &w, sizeof(w), NULL), sizeof(w));
-	assert_int_equal(w.enabled, 1);
+	if (app_recv(t, HVT_A_WELCOME, &w, sizeof(w), NULL) != sizeof(w))
+		return -1;
+	return (int)w.enabled;
+}
+
+static uint32_t tick_record(unsigned char *rec)
+{
+	return hvt_reg_event_write(rec, 0, "test:tick", fields_t, 1, "value=%lu");
+}
+
+static void connect_app(struct t *t)
+{
+	unsigned char rec[1024];
+	uint32_t n = tick_record(rec);
+	struct hvt_w_trace_open to;
+	struct hvt_frame f;
+
+	app_connect(t);
+	assert_int_equal(app_hello(t, 2000000000), 1);
 	f = host_frame(t, HVT_W_TRACE_OPEN);
 	memcpy(&to, f.payload, sizeof(to));
 	assert_int_equal(to.layer, HVT_LAYER_USER);
-	assert_int_equal(to.pid, 4242);
+	/* the kernel's word (SO_PEERCRED), not the 4242 the application claimed */
+	assert_int_equal(to.pid, (uint32_t)getpid());
 	app_send(t, HVT_A_REGISTRY, 0, rec, n, -1);
 	host_frame(t, HVT_W_REGISTRY);
 }
@@ -199,20 +328,30 @@ static void make_buffer(struct t *t, int seal, size_t size)
 	t->rb.stream_instance_id = 99;
 }
 
-/* Registers the buffer; returns 1 if the agent accepted it. */
-static int register_buffer(struct t *t)
+/*
+ * Registers the buffer as thread @tid; returns 1 if the agent accepted it,
+ * 0 if it refused it (STREAM_ACK without a memfd), -1 without an answer.
+ */
+static int register_buffer_as(struct t *t, int32_t tid)
 {
-	struct hvt_a_stream m = { 99, SUBBUF, NR, 0, HVT_APP_PROD_PAGE + SUBBUF * NR };
+	struct hvt_a_stream m = { tid, SUBBUF, NR, 0, HVT_APP_PROD_PAGE + SUBBUF * NR };
 	int cfd = -1;
 
 	app_send(t, HVT_A_STREAM, 1, &m, sizeof(m), t->memfd);
-	if (app_recv(t, HVT_A_STREAM_ACK, NULL, 0, &cfd) < 0 || cfd < 0)
+	if (app_recv(t, HVT_A_STREAM_ACK, NULL, 0, &cfd) < 0)
+		return -1;
+	if (cfd < 0)
 		return 0;
 	t->rb.cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
 	assert_true(t->rb.cons != MAP_FAILED);
 	close(cfd);
 	host_frame(t, HVT_W_STREAM_OPEN);
 	return 1;
+}
+
+static int register_buffer(struct t *t)
+{
+	return register_buffer_as(t, 99) == 1;
 }
 
 static void write_events(struct t *t, int n)
@@ -275,12 +414,19 @@ static void test_dead_application_last_events_recovered(void **state)
 	assert_int_equal(slot_of_app(t), -1);
 }
 
+/* The application was dropped; one of the LOG frames up to the one that says so has @needle. */
 static void expect_dropped_with_log(struct t *t, const char *needle)
 {
-	struct hvt_frame f = host_frame(t, HVT_W_LOG);
+	static const char dropped[] = "application dropped";
+	struct hvt_frame f;
+	int found = 0;
 
-	if (!memmem(f.payload, f.hdr.len, needle, strlen(needle)))
-		fail_msg("log '%.*s' lacks '%s'", (int)f.hdr.len, f.payload, needle);
+	do {
+		f = host_frame(t, HVT_W_LOG);
+		found |= memmem(f.payload, f.hdr.len, needle, strlen(needle)) != NULL;
+	} while (!memmem(f.payload, f.hdr.len, dropped, strlen(dropped)));
+	if (!found)
+		fail_msg("no log up to '%.*s' has '%s'", (int)f.hdr.len, f.payload, needle);
 	assert_int_equal(slot_of_app(t), -1);
 }
 
@@ -390,6 +536,133 @@ static void test_registry_garbage(void **state)
 	expect_dropped_with_log(t, "bad event registry");
 }
 
+/* ---- what the host would refuse never leaves the agent ---- */
+
+/* An empty REGISTRY (the wire requires >= 1 byte) is a violation; a repeat is not sent. */
+static void test_registry_empty_or_repeated(void **state)
+{
+	struct t *t = *state;
+	unsigned char rec[1024];
+	uint32_t n = tick_record(rec);
+
+	connect_app(t);
+	app_send(t, HVT_A_REGISTRY, 0, rec, n, -1);	/* nothing new: not forwarded */
+	assert_no_host_frame(t);
+	assert_true(slot_of_app(t) >= 0);
+	app_send(t, HVT_A_REGISTRY, 0, NULL, 0, -1);
+	expect_dropped_with_log(t, "protocol violation");
+	assert_no_host_frame(t);
+}
+
+/* HELLO with a clock the host would call implausible: refused, no TRACE_OPEN. */
+static void test_hello_implausible_frequency(void **state)
+{
+	struct t *t = *state;
+	const uint64_t bad[] = { 1, HVT_WIRE_MIN_FREQ_HZ - 1, HVT_WIRE_MAX_FREQ_HZ + 1 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		app_connect(t);
+		assert_int_equal(app_hello(t, bad[i]), -1);
+		expect_dropped_with_log(t, "implausible clock frequency");
+		close(t->app);
+		t->app = -1;
+	}
+	assert_no_host_frame(t);
+	connect_app(t);		/* the link carries on */
+}
+
+/* A thread id the host would refuse (<= 0): buffer refused, no STREAM_OPEN. */
+static void test_stream_bad_tid(void **state)
+{
+	struct t *t = *state;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_int_equal(register_buffer_as(t, 0), -1);
+	expect_dropped_with_log(t, "thread id 0");
+	close(t->app);
+	connect_app(t);
+	assert_int_equal(register_buffer_as(t, -5), -1);
+	expect_dropped_with_log(t, "thread id -5");
+	assert_no_host_frame(t);
+}
+
+/* Packets of another thread than the stream's, closed or recovered, are not forwarded. */
+static void test_packet_of_another_thread(void **state)
+{
+	struct t *t = *state;
+	struct hvt_frame f;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	t->rb.stream_instance_id = 98;		/* the stream is thread 99 */
+	assert_true(register_buffer(t));
+	write_events(t, 3);
+	hvt_rb_close_packet(&t->rb);
+	agent_apps_drain(&t->a);
+	f = host_frame(t, HVT_W_LOG);
+	assert_non_null(memmem(f.payload, f.hdr.len, "another stream instance", 23));
+	host_frame(t, HVT_W_STREAM_CLOSE);
+	assert_true(slot_of_app(t) >= 0);
+
+	/* the same in a packet recovered from a dead application */
+	munmap(t->map, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	close(t->memfd);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	t->rb.stream_instance_id = 98;
+	assert_true(register_buffer(t));
+	write_events(t, 3);
+	close(t->app);
+	t->app = -1;
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+	f = host_frame(t, HVT_W_LOG);
+	assert_non_null(memmem(f.payload, f.hdr.len, "last packet not recovered", 25));
+	host_frame(t, HVT_W_STREAM_CLOSE);
+	assert_int_equal(slot_of_app(t), -1);
+}
+
+/* The recording's last trace id is used; the next application is told tracing is off. */
+static void test_trace_ids_run_out(void **state)
+{
+	struct t *t = *state;
+	struct hvt_frame f;
+
+	t->a.next_trace_id = HVT_W_MAX_TRACES - 1;
+	connect_app(t);				/* gets the last id */
+	close(t->app);
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+	app_connect(t);
+	assert_int_equal(app_hello(t, 2000000000), 0);
+	f = host_frame(t, HVT_W_LOG);
+	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
+	assert_no_host_frame(t);
+	assert_int_equal(t->a.next_trace_id, HVT_W_MAX_TRACES);
+}
+
+/* The recording's last stream id is used; the next thread is refused, the application stays. */
+static void test_stream_ids_run_out(void **state)
+{
+	struct t *t = *state;
+	struct hvt_frame f;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	t->a.next_stream_id = HVT_W_MAX_STREAMS;
+	assert_int_equal(register_buffer_as(t, 99), 0);
+	f = host_frame(t, HVT_W_LOG);
+	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
+	assert_no_host_frame(t);
+	assert_true(slot_of_app(t) >= 0);
+	/* an id free again (a test's shortcut): the same application goes on */
+	t->a.next_stream_id = HVT_W_MAX_STREAMS - 1;
+	assert_true(register_buffer(t));
+	write_events(t, 3);
+	hvt_rb_close_packet(&t->rb);
+	agent_apps_drain(&t->a);
+	host_frame(t, HVT_W_PACKET);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +676,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_framing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_empty_or_repeated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_implausible_frequency, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_bad_tid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_of_another_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_ids_run_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_ids_run_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("agent_apps", tests, NULL, NULL);

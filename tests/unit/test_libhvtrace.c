@@ -252,14 +252,22 @@ static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t le
 	assert_int_equal(hvt_app_send(fd, type, id, p, len, pass, 0), 0);
 }
 
+/* Like an agent at its limits: refuse the buffers of threads other than the main one. */
+static bool refuse_other_threads;
+
 static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p, int memfd)
 {
 	struct hvt_a_stream m;
-	struct stream *s = &c->streams[c->nr_streams++];
+	struct stream *s;
 	int seals = fcntl(memfd, F_GET_SEALS), cfd;
 
 	assert_int_equal(h->len, sizeof(m));
 	memcpy(&m, p, sizeof(m));
+	if (refuse_other_threads && (uint32_t)m.tid != c->pid) {
+		reply(c->fd, HVT_A_STREAM_ACK, h->id, NULL, 0, -1);	/* no memfd: refused */
+		return;
+	}
+	s = &c->streams[c->nr_streams++];
 	assert_true(memfd >= 0);
 	assert_true((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW));
 	assert_true(hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs));
@@ -392,16 +400,15 @@ static struct tally read_stream(const struct conn *c, const struct stream *s)
 	return t;
 }
 
-static void test_trace_to_agent(void **state)
+/* Runs the "trace" scenario against the fake agent; its connections in @conns. */
+static pid_t trace_to_agent(struct conn conns[2], unsigned int *nconn_out)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct conn conns[2];
-	unsigned int nconn = 0, open = 0, i;
+	unsigned int nconn = 0, open = 0;
 	int lfd;
 	pid_t child;
 
-	(void)state;
-	memset(conns, 0, sizeof(conns));
+	memset(conns, 0, 2 * sizeof(*conns));
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/agent.sock", dir);
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	assert_int_equal(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), 0);
@@ -431,6 +438,31 @@ static void test_trace_to_agent(void **state)
 			break;
 	}
 	assert_int_equal(wait_exit(child), 0);
+	close(lfd);
+	unlink(addr.sun_path);
+	*nconn_out = nconn;
+	return child;
+}
+
+static void free_conns(struct conn *conns, unsigned int nconn)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < nconn; i++) {
+		for (k = 0; k < conns[i].nr_streams; k++)
+			munmap((void *)conns[i].streams[k].map, conns[i].streams[k].size);
+		hvt_registry_free(&conns[i].reg);
+	}
+}
+
+static void test_trace_to_agent(void **state)
+{
+	struct conn conns[2];
+	unsigned int nconn, i;
+	pid_t child;
+
+	(void)state;
+	child = trace_to_agent(conns, &nconn);
 	assert_int_equal(nconn, 2);
 	assert_int_equal(conns[0].pid, (uint32_t)child);
 	assert_true(conns[1].pid != conns[0].pid);
@@ -462,14 +494,29 @@ static void test_trace_to_agent(void **state)
 		assert_int_equal(t.words, 10);
 		assert_string_equal(t.last_word, "child");
 	}
-	for (i = 0; i < nconn; i++) {
-		unsigned int k;
+	free_conns(conns, nconn);
+}
 
-		for (k = 0; k < conns[i].nr_streams; k++)
-			munmap((void *)conns[i].streams[k].map, conns[i].streams[k].size);
-		hvt_registry_free(&conns[i].reg);
-	}
-	close(lfd);
+/* A refused thread stays untraced; the rest of the process goes on tracing. */
+static void test_refused_thread(void **state)
+{
+	struct conn conns[2];
+	unsigned int nconn;
+	struct tally t;
+	pid_t child;
+
+	(void)state;
+	refuse_other_threads = true;
+	child = trace_to_agent(conns, &nconn);
+	refuse_other_threads = false;
+	assert_int_equal(nconn, 2);
+	assert_int_equal(conns[0].nr_streams, 1);
+	assert_int_equal(conns[0].streams[0].tid, (int32_t)child);
+	t = read_stream(&conns[0], &conns[0].streams[0]);
+	assert_int_equal(t.three, 100);
+	assert_int_equal(t.words, 1);		/* "end", after the refusal */
+	assert_int_equal(conns[1].nr_streams, 1);
+	free_conns(conns, nconn);
 }
 
 static int setup(void **state)
@@ -495,6 +542,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_clock_page_not_understood),
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
+		cmocka_unit_test(test_refused_thread),
 	};
 
 	if (argc == 2)
