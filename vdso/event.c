@@ -6,7 +6,10 @@
  * struct hvt_event; copies with the same name share one id, and all copies
  * are enabled or disabled together. Events registered after the agent
  * connected (a dlopen'd library) are sent to it at once, so the metadata
- * always describes what the buffers hold.
+ * always describes what the buffers hold. A library's events unregister
+ * when it is unloaded; an id whose every copy is gone is kept with its
+ * record, and given back if the same event registers again (the library
+ * loaded anew), so reloading a library uses no new ids.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,8 +18,16 @@
 
 #include "vdso/internal.h"
 
-static struct hvt_event *events;	/* every registered copy */
+static struct hvt_event *events;	/* every registered copy, newest first */
 static uint32_t next_id;
+
+/* An id no registered copy uses any more, and the record it was sent with. */
+struct retired {
+	struct retired *next;
+	uint32_t id, size;
+	unsigned char record[];
+};
+static struct retired *retired;
 /*
  * initial-exec: one %fs-relative load per event. The default model of a
  * shared library calls __tls_get_addr() (LTTng-UST makes the same choice;
@@ -92,11 +103,31 @@ void hvt_events_set_enabled(int enabled)
 		e->enabled = enabled && e->id != UINT32_MAX;
 }
 
+#define RECORD_MAX (sizeof(struct hvt_reg_event) + \
+		    HVT_REG_MAX_FIELDS * sizeof(struct hvt_reg_field) + HVT_REG_MAX_FMT + 8)
+
+/* The id @ev had before every copy of it was unregistered, if its record is the same. */
+static uint32_t retired_id(const struct hvt_event *ev, unsigned char *rec)
+{
+	struct retired **pp, *r;
+	uint32_t id;
+
+	for (pp = &retired; (r = *pp); pp = &r->next)
+		if (r->size == hvt_reg_event_write(rec, r->id, ev->name, ev->fields,
+						   ev->nr_fields, ev->print_fmt) &&
+		    !memcmp(rec, r->record, r->size)) {
+			*pp = r->next;
+			id = r->id;
+			free(r);
+			return id;
+		}
+	return UINT32_MAX;
+}
+
 void hvt_event_register(struct hvt_event *ev)
 {
 	const struct hvt_event *e;
-	unsigned char rec[sizeof(struct hvt_reg_event) +
-			  HVT_REG_MAX_FIELDS * sizeof(struct hvt_reg_field) + HVT_REG_MAX_FMT + 8];
+	unsigned char rec[RECORD_MAX];
 	int fresh = 1;
 
 	pthread_mutex_lock(&hvt_lock);
@@ -109,8 +140,12 @@ void hvt_event_register(struct hvt_event *ev)
 		hvt_debug_msg("event %s defined twice with different fields; "
 			      "this definition stays disabled", ev->name);
 		ev->id = UINT32_MAX;
+	} else if (!fresh) {
+		ev->id = e->id;
 	} else {
-		ev->id = fresh ? next_id++ : e->id;
+		ev->id = retired_id(ev, rec);
+		if (ev->id == UINT32_MAX)
+			ev->id = next_id++;
 	}
 	ev->next = events;
 	events = ev;
@@ -122,6 +157,36 @@ void hvt_event_register(struct hvt_event *ev)
 	} else if (hvt_agent_state() == 0) {
 		hvt_agent_connected();
 	}
+	pthread_mutex_unlock(&hvt_lock);
+}
+
+void hvt_event_unregister(struct hvt_event *ev)
+{
+	struct hvt_event **pp, *e;
+	struct retired *r;
+	uint32_t size;
+
+	pthread_mutex_lock(&hvt_lock);
+	for (pp = &events; *pp && *pp != ev; pp = &(*pp)->next)
+		;
+	if (*pp) {
+		*pp = ev->next;
+		for (e = events; e && e->id != ev->id; e = e->next)
+			;
+		/* the last copy of its id: keep the id for the same event later */
+		if (!e && ev->id != UINT32_MAX) {
+			size = record(ev, NULL);
+			r = malloc(sizeof(*r) + size);
+			if (r) {
+				r->id = ev->id;
+				r->size = record(ev, r->record);
+				r->next = retired;
+				retired = r;
+			}
+		}
+	}
+	ev->enabled = 0;
+	ev->next = NULL;
 	pthread_mutex_unlock(&hvt_lock);
 }
 

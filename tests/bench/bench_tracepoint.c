@@ -59,6 +59,7 @@ HVT_TRACEPOINT_EVENT(bench, off,
 /* ---- the library, loaded at run time ---- */
 
 static void (*p_register)(struct hvt_event *);
+static void (*p_unregister)(struct hvt_event *);
 static void *(*p_reserve)(struct hvt_event *, unsigned int, struct hvt_write *);
 static void (*p_commit)(struct hvt_write *);
 static uint64_t (*p_clock_read)(void);
@@ -217,7 +218,8 @@ static void load(void)
 	p_commit = (void (*)(struct hvt_write *))dlsym(h, "hvt_event_commit");
 	p_clock_read = (uint64_t (*)(void))dlsym(h, "hvt_clock_read");
 	p_register = (void (*)(struct hvt_event *))dlsym(h, "hvt_event_register");
-	if (!p_reserve || !p_commit || !p_clock_read || !p_register)
+	p_unregister = (void (*)(struct hvt_event *))dlsym(h, "hvt_event_unregister");
+	if (!p_reserve || !p_commit || !p_clock_read || !p_register || !p_unregister)
 		die("libhvtrace lacks an exported function");
 }
 
@@ -225,6 +227,11 @@ void hvt_event_register(struct hvt_event *event)
 {
 	load();
 	p_register(event);
+}
+
+void hvt_event_unregister(struct hvt_event *event)
+{
+	p_unregister(event);
 }
 
 void *hvt_event_reserve(struct hvt_event *event, unsigned int size, struct hvt_write *w)

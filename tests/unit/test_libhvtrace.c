@@ -8,7 +8,10 @@
  * message, maps the buffers as the agent does, and decodes what the child
  * wrote, including the packets it never closed.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -132,6 +136,99 @@ static int scenario_trace(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+/* An event as a loaded library holds it: in memory that goes away with the library. */
+struct lib_event {
+	struct hvt_event ev;
+	char name[16];
+	char fmt[16];
+	struct hvt_reg_field fields[1];
+};
+
+HVT_EVENT_FIELD_TABLE(fields_v, HVT_FIELDS((int, uint64_t, v)));
+
+static struct lib_event *lib_event(const char *name)
+{
+	struct lib_event *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	strcpy(p->name, name);
+	strcpy(p->fmt, "v=%lu");
+	memcpy(p->fields, fields_v, sizeof(fields_v));
+	p->ev = (struct hvt_event){ p->name, p->fields, 1, p->fmt, 8, 0, 0, NULL };
+	return p;
+}
+
+/* Unregistering, as a library's destructors do before it is unmapped. */
+static int scenario_unregister(void)
+{
+	struct lib_event *a = lib_event("lib:a"), *b = lib_event("lib:b");
+	uint32_t id_a, id_word = hvt_event_t_word.id;
+
+	if (!a || !b)
+		CHILD_FAIL("mmap");
+	hvt_event_register(&a->ev);
+	id_a = a->ev.id;
+	hvt_event_unregister(&a->ev);
+	hvt_event_unregister(&a->ev);		/* twice: harmless */
+	munmap(a, 4096);			/* the library is gone */
+	hvt_event_register(&b->ev);		/* walks every registered event */
+	if (b->ev.id == id_a)
+		CHILD_FAIL("a retired id went to another event");
+	a = lib_event("lib:a");			/* the library loaded again */
+	hvt_event_register(&a->ev);
+	if (a->ev.id != id_a)
+		CHILD_FAIL("reloaded event got id %u, had %u", a->ev.id, id_a);
+	/* what HVT_TRACEPOINT_EVENT generates */
+	hvt_unregister_t_word();
+	if (hvt_event_t_word.enabled)
+		CHILD_FAIL("unregistered event still enabled");
+	hvt_register_t_word();
+	if (hvt_event_t_word.id != id_word)
+		CHILD_FAIL("re-registered event got id %u, had %u", hvt_event_t_word.id, id_word);
+	return 0;
+}
+
+/* A library with an event, loaded and unloaded three times (test_dlclose builds it). */
+static int scenario_dlopen(void)
+{
+	const char *lib = getenv("HVT_TEST_LIBHVTRACE"), *plugin = getenv("HVT_TEST_PLUGIN");
+	uint32_t id = 0;
+	int i;
+
+	if (!lib || !plugin || !dlopen(lib, RTLD_NOW | RTLD_GLOBAL))
+		CHILD_FAIL("no libhvtrace: %s", dlerror());
+	for (i = 0; i < 3; i++) {
+		void *h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL), *ev, *page;
+		uint32_t (*fire)(uint64_t);
+		void *(*event)(void);
+
+		if (!h)
+			CHILD_FAIL("%s", dlerror());
+		fire = (uint32_t (*)(uint64_t))dlsym(h, "plugin_fire");
+		event = (void *(*)(void))dlsym(h, "plugin_event");
+		if (!fire || !event)
+			CHILD_FAIL("no plugin_fire or plugin_event");
+		if (i && fire((uint64_t)i) != id)
+			CHILD_FAIL("the reloaded event changed id");
+		id = fire((uint64_t)i);
+		ev = event();
+		if (dlclose(h))
+			CHILD_FAIL("%s", dlerror());
+		/*
+		 * Keep the unloaded event's page unmapped: the next load goes
+		 * elsewhere, so a list entry left behind faults instead of
+		 * finding the library mapped again at the same address.
+		 */
+		page = (void *)((uintptr_t)ev & ~(uintptr_t)4095);
+		if (mmap(page, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0) != page)
+			CHILD_FAIL("dlclose left the library mapped");
+	}
+	return 0;
+}
+
 static int run_scenario(const char *name)
 {
 	if (!strcmp(name, "clock-fallback"))
@@ -140,6 +237,10 @@ static int run_scenario(const char *name)
 		return scenario_clock_page();
 	if (!strcmp(name, "trace"))
 		return scenario_trace();
+	if (!strcmp(name, "unregister"))
+		return scenario_unregister();
+	if (!strcmp(name, "dlopen"))
+		return scenario_dlopen();
 	return 2;
 }
 
@@ -226,6 +327,65 @@ static void test_untraced_without_agent(void **state)
 {
 	(void)state;
 	assert_int_equal(wait_exit(spawn("trace", "/nonexistent", "/nonexistent")), 0);
+}
+
+static void test_unregister(void **state)
+{
+	(void)state;
+	assert_int_equal(wait_exit(spawn("unregister", "/nonexistent", "/nonexistent")), 0);
+}
+
+static const char plugin_src[] =
+	"#include <hvtrace/hvtrace.h>\n"
+	"HVT_TRACEPOINT_EVENT(plugin, tick, HVT_PROTO(uint64_t v), HVT_ARGS(v),\n"
+	"	HVT_FIELDS((int, uint64_t, v)), HVT_ASSIGN(__entry->v = v;), HVT_PRINT(\"v=%lu\"))\n"
+	"uint32_t plugin_fire(uint64_t v);\n"
+	"void *plugin_event(void);\n"
+	"uint32_t plugin_fire(uint64_t v)\n"
+	"{\n"
+	"	hvt_tracepoint(plugin, tick, v);\n"
+	"	return hvt_event_plugin_tick.id;\n"
+	"}\n"
+	"void *plugin_event(void)\n"
+	"{\n"
+	"	return &hvt_event_plugin_tick;\n"
+	"}\n";
+
+/*
+ * dlopen/dlclose of a real library with an event, against the build's
+ * libhvtrace.so: before events unregistered, the second load walked the
+ * first one's unmapped events and crashed. Needs a C compiler and the
+ * shared library next to the tests (make all); skipped without them.
+ */
+static void test_dlclose(void **state)
+{
+	char exe[PATH_MAX], root[PATH_MAX], lib[PATH_MAX + 32], src[256], so[256];
+	char cmd[3 * PATH_MAX];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	snprintf(root, sizeof(root), "%s", dirname(dirname(exe)));	/* BUILD/tests/x -> BUILD */
+	snprintf(lib, sizeof(lib), "%s/libhvtrace.so.1", root);
+	if (stat(lib, &st) || system("cc --version >/dev/null 2>&1")) {
+		print_message("skipped: needs %s and a C compiler\n", lib);
+		skip();
+	}
+	snprintf(src, sizeof(src), "%s/plugin.c", dir);
+	snprintf(so, sizeof(so), "%s/plugin.so", dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(plugin_src, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -shared -fPIC -I%s/../include -o %s %s",
+		 root, so, src);
+	assert_int_equal(system(cmd), 0);
+	setenv("HVT_TEST_LIBHVTRACE", lib, 1);
+	setenv("HVT_TEST_PLUGIN", so, 1);
+	assert_int_equal(wait_exit(spawn("dlopen", "/nonexistent", "/nonexistent")), 0);
 }
 
 /* One traced process as the fake agent sees it. */
@@ -543,6 +703,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
 		cmocka_unit_test(test_refused_thread),
+		cmocka_unit_test(test_unregister),
+		cmocka_unit_test(test_dlclose),
 	};
 
 	if (argc == 2)
