@@ -33,6 +33,7 @@
 #define TICK_MS		100	/* drain period */
 #define FLUSH_TICKS	10	/* close partial kernel packets every second */
 #define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
+#define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
 
 static void usage(FILE *out)
 {
@@ -50,7 +51,7 @@ static void usage(FILE *out)
 "  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
 "  --wait SECONDS      how long to wait for the host (default 120)\n"
-"  -v, --verbose       more messages\n"
+"  -v, --verbose       also say what happens to applications, streams, packets\n"
 "  -h, --help          this text\n"
 "\n"
 "Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
@@ -258,6 +259,8 @@ static void on_params(struct agent *a, const struct hvt_frame *f)
 	struct hvt_w_params p;
 
 	memcpy(&p, f->payload, sizeof(p));
+	hvt_debug("clock transform from the host: error bound %llu ns%s",
+		  (unsigned long long)p.params.error_ns, a->dev < 0 ? " (no module: unused)" : "");
 	if (a->dev < 0)
 		return;
 	set.flags = p.page_flags;
@@ -356,6 +359,13 @@ static void on_tick(struct agent *a, unsigned long tick)
 	if (a->started && !a->finishing) {
 		agent_kernel_drain(a, tick % FLUSH_TICKS == 0);
 		agent_apps_drain(a);
+		if (tick % REPORT_TICKS == 0 && a->packets_sent != a->packets_reported) {
+			hvt_debug("%llu packets forwarded (%llu in the last %d s)",
+				  (unsigned long long)a->packets_sent,
+				  (unsigned long long)(a->packets_sent - a->packets_reported),
+				  REPORT_TICKS * TICK_MS / 1000);
+			a->packets_reported = a->packets_sent;
+		}
 	}
 	if (a->finishing && time(NULL) > finish_deadline) {
 		hvt_warn("no GOODBYE from the host after %d s; exiting", FINISH_WAIT_S);

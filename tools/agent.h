@@ -73,6 +73,7 @@ struct agent {
 	uint32_t next_trace_id;		/* 0 is the kernel's; ids are never reused */
 	uint32_t next_stream_id;
 	uint64_t packets_sent, lost;
+	uint64_t packets_reported;	/* packets_sent at the last -v report */
 	bool started, finishing, done, host_gone;
 	unsigned char *pkt;		/* scratch: one packet, subbuf_size bytes */
 	unsigned char *msg;		/* scratch: one application message */

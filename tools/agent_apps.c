@@ -91,6 +91,7 @@ void agent_apps_accept(struct agent *a)
 	a->apps[slot]->fd = fd;
 	a->apps[slot]->pid = peer_pid(fd);
 	hvt_registry_init(&a->apps[slot]->registry);
+	hvt_debug("pid %u: application connected", a->apps[slot]->pid);
 }
 
 /*
@@ -200,6 +201,9 @@ static void stream_close(struct agent *a, struct app *app, unsigned int i, bool 
 	sc.lost = hvt_read_once(((const struct hvt_rb_prod *)s->map)->lost);
 	sc.packets = s->packets;
 	a->lost += sc.lost;
+	hvt_debug("pid %u thread %d: stream %u closed%s: %llu packets forwarded, %llu events lost",
+		  app->pid, s->tid, s->id, corrupt ? " (corrupt)" : "",
+		  (unsigned long long)sc.packets, (unsigned long long)sc.lost);
 	agent_send(a, HVT_W_STREAM_CLOSE, s->id, &sc, sizeof(sc));
 	munmap((void *)s->map, s->map_size);
 	munmap(s->cons, sizeof(*s->cons));
@@ -211,6 +215,7 @@ static void app_drop(struct agent *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
 
+	hvt_debug("pid %u: application gone; closing its %u streams", app->pid, app->nr_streams);
 	while (app->nr_streams)
 		stream_close(a, app, 0, false, true);
 	close(app->fd);
@@ -258,6 +263,9 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 		} else {
 			app->trace_id = id;
 			w.enabled = 1;
+			hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
+				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" : "monotonic_raw",
+				  (unsigned long long)to.freq_hz);
 			if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
 				return -1;
 		}
@@ -277,6 +285,7 @@ static int on_registry(struct agent *a, struct app *app, const void *payload, ui
 		agent_log(a, "pid %u: bad event registry: %s", app->pid, err);
 		return -1;
 	}
+	hvt_debug("pid %u: registry update, new events: %d", app->pid, added);
 	if (!added)
 		return 0;	/* the host has every record already */
 	return agent_send(a, HVT_W_REGISTRY, app->trace_id, payload, len);
@@ -374,6 +383,8 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 		return app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, -1);
 	}
 	app->streams[app->nr_streams++] = s;
+	hvt_debug("pid %u thread %d: stream %u open, %u x %u bytes", app->pid, m.tid, s->id,
+		  m.nr_subbufs, m.subbuf_size);
 	if (agent_send(a, HVT_W_STREAM_OPEN, s->id, &so, sizeof(so)) ||
 	    app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, cfd)) {
 		close(cfd);

@@ -125,6 +125,9 @@ int agent_kernel_start(struct agent *a)
 		agent_log(a, "kernel session setup failed: %s", strerror(errno));
 		goto fail;
 	}
+	hvt_debug("kernel: session started, %u CPUs (streams %u..%u), %u x %u bytes each",
+		  k->nr_cpus, k->first_stream_id, k->first_stream_id + k->nr_cpus - 1,
+		  cfg.nr_subbufs, k->subbuf_size);
 	return 0;
 fail:
 	close(k->session);
@@ -193,6 +196,8 @@ void agent_kernel_stop(struct agent *a)
 		sc.lost = st.lost;
 		sc.packets = k->packets[cpu];
 		a->lost += st.lost;
+		hvt_debug("kernel: CPU %u: %llu packets forwarded, %llu events lost", cpu,
+			  (unsigned long long)sc.packets, (unsigned long long)sc.lost);
 		agent_send(a, HVT_W_STREAM_CLOSE, k->first_stream_id + cpu, &sc, sizeof(sc));
 		close(k->streams[cpu]);
 	}
