@@ -31,8 +31,6 @@ struct agent_kernel {
 	int *streams;			/* stream fd per CPU */
 	uint64_t *packets;
 	uint32_t first_stream_id;
-	uint32_t subbuf_size;
-	unsigned char *buf;
 };
 
 struct app_stream {
@@ -75,7 +73,7 @@ struct agent {
 	uint64_t packets_sent, lost;
 	uint64_t packets_reported;	/* packets_sent at the last -v report */
 	bool started, finishing, done, host_gone;
-	unsigned char *pkt;		/* scratch: one packet, subbuf_size bytes */
+	unsigned char *pkt;		/* scratch: one packet, subbuf_size bytes (kernel, apps) */
 	unsigned char *msg;		/* scratch: one application message */
 };
 

@@ -63,8 +63,7 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 
 	k->streams = calloc(k->nr_cpus, sizeof(*k->streams));
 	k->packets = calloc(k->nr_cpus, sizeof(*k->packets));
-	k->buf = malloc(k->subbuf_size);
-	if (!k->streams || !k->packets || !k->buf)
+	if (!k->streams || !k->packets)
 		return -1;
 	k->first_stream_id = a->next_stream_id;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
@@ -107,8 +106,12 @@ int agent_kernel_start(struct agent *a)
 		agent_log(a, "no kernel event could be enabled");
 		goto fail;
 	}
+	if (cfg.subbuf_size != a->subbuf_size) {	/* packets are read into a->pkt */
+		agent_log(a, "kernel session: sub-buffers of %u bytes, not %u", cfg.subbuf_size,
+			  a->subbuf_size);
+		goto fail;
+	}
 	k->nr_cpus = cfg.nr_cpus;
-	k->subbuf_size = cfg.subbuf_size;
 	memcpy(kernel_uuid, cfg.uuid, HVT_UUID_LEN);
 	to.freq_hz = cfg.tsc_khz * 1000;
 	memcpy(to.uuid, cfg.uuid, HVT_UUID_LEN);
@@ -127,7 +130,7 @@ int agent_kernel_start(struct agent *a)
 	}
 	hvt_debug("kernel: session started, %u CPUs (streams %u..%u), %u x %u bytes each",
 		  k->nr_cpus, k->first_stream_id, k->first_stream_id + k->nr_cpus - 1,
-		  cfg.nr_subbufs, k->subbuf_size);
+		  cfg.nr_subbufs, cfg.subbuf_size);
 	return 0;
 fail:
 	close(k->session);
@@ -141,19 +144,19 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 	for (;;) {
 		struct hvt_ctf_packet hdr;
 		const char *why;
-		ssize_t n = read(k->streams[cpu], k->buf, k->subbuf_size);
+		ssize_t n = read(k->streams[cpu], a->pkt, a->subbuf_size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
 		/* read() returns a closed packet's content_size / 8 bytes. */
-		why = hvt_wire_packet_check(k->buf, (size_t)n, kernel_uuid, cpu, 0, &hdr);
+		why = hvt_wire_packet_check(a->pkt, (size_t)n, kernel_uuid, cpu, 0, &hdr);
 		if (why) {
 			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
 			continue;
 		}
-		if (agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu, k->buf, (uint32_t)n))
+		if (agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu, a->pkt, (uint32_t)n))
 			return;
 		k->packets[cpu]++;
 		a->packets_sent++;
@@ -205,8 +208,6 @@ void agent_kernel_stop(struct agent *a)
 	k->session = -1;
 	free(k->streams);
 	free(k->packets);
-	free(k->buf);
 	k->streams = NULL;
 	k->packets = NULL;
-	k->buf = NULL;
 }

@@ -112,10 +112,9 @@ struct hvt_thread_buf *hvt_thread_buf_create(void)
 	tb->rb.stream_instance_id = (uint64_t)tb->tid;
 	hvt_rb_init(&tb->rb, tb->map, NULL, (unsigned char *)tb->map + HVT_APP_PROD_PAGE,
 		    size, nr);
-	tb->cons_map = register_with_agent(tb, memfd);
-	if (!tb->cons_map)
+	tb->rb.cons = register_with_agent(tb, memfd);
+	if (!tb->rb.cons)
 		goto fail;
-	tb->rb.cons = tb->cons_map;
 	close(memfd);
 	return tb;
 fail:
@@ -138,7 +137,7 @@ void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent)
 			hvt_agent_disconnect();
 		pthread_mutex_unlock(&hvt_lock);
 	}
-	munmap(tb->cons_map, sizeof(struct hvt_rb_cons));
+	munmap((void *)tb->rb.cons, sizeof(struct hvt_rb_cons));
 	munmap(tb->map, tb->map_size);
 	free(tb);
 }

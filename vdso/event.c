@@ -47,16 +47,6 @@ static int same_layout(const struct hvt_event *a, const struct hvt_event *b)
 	       !strcmp(a->print_fmt, b->print_fmt);
 }
 
-static const struct hvt_event *first_with_id(uint32_t id)
-{
-	const struct hvt_event *e, *first = NULL;
-
-	for (e = events; e; e = e->next)
-		if (e->id == id)
-			first = e;	/* the list is newest first */
-	return first;
-}
-
 static uint32_t record(const struct hvt_event *e, void *dst)
 {
 	return hvt_reg_event_write(dst, e->id, e->name, e->fields, e->nr_fields, e->print_fmt);
@@ -67,21 +57,28 @@ static int send_records(unsigned char *buf, uint32_t len)
 	return len ? hvt_agent_send(HVT_A_REGISTRY, 0, buf, len, -1) : 0;
 }
 
-/* Sends the description of every event, in as few messages as fit. */
+/*
+ * Sends the description of every event, in as few messages as fit: one
+ * record per id (copies of an id have one layout), in one pass.
+ */
 int hvt_events_send_registry(void)
 {
-	unsigned char *buf = malloc(HVT_APP_MAX_MSG);
-	uint32_t id, len = 0;
+	unsigned char *buf = malloc(HVT_APP_MAX_MSG), *sent = calloc(next_id / 8 + 1, 1);
+	const struct hvt_event *e;
+	uint32_t len = 0;
 	int ret = 0;
 
-	if (!buf)
+	if (!buf || !sent) {
+		free(buf);
+		free(sent);
 		return -1;
-	for (id = 0; id < next_id && !ret; id++) {
-		const struct hvt_event *e = first_with_id(id);
+	}
+	for (e = events; e && !ret; e = e->next) {
 		uint32_t size;
 
-		if (!e)
+		if (e->id == UINT32_MAX || (sent[e->id / 8] & (1u << (e->id % 8))))
 			continue;
+		sent[e->id / 8] |= (unsigned char)(1u << (e->id % 8));
 		size = record(e, NULL);
 		if (len + size > HVT_APP_MAX_MSG - sizeof(struct hvt_app_hdr)) {
 			ret = send_records(buf, len);
@@ -92,6 +89,7 @@ int hvt_events_send_registry(void)
 	if (!ret)
 		ret = send_records(buf, len);
 	free(buf);
+	free(sent);
 	return ret;
 }
 

@@ -23,8 +23,7 @@
 struct hvt_thread_buf {
 	struct hvt_rb rb;
 	void *map;			/* producer page + sub-buffers (memfd) */
-	size_t map_size;
-	void *cons_map;			/* the agent's consumer page, read-only */
+	size_t map_size;		/* rb.cons: the agent's consumer page, read-only */
 	int busy;			/* a write is in progress on this thread */
 	volatile sig_atomic_t nested_lost;	/* writes refused while busy */
 	uint32_t stream_id;
