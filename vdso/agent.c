@@ -2,9 +2,13 @@
 /*
  * agent.c - the application's connection to the guest agent (app_proto.h).
  *
- * Connected on first use. If no agent answers, tracing stays off for the
- * process (HVTRACE_DEBUG=1 says why); a forked child connects anew as a
- * process of its own.
+ * Connected when the first event registers, that is while the program (or
+ * the first library with events) loads, from the constructors that
+ * HVT_TRACEPOINT_EVENT generates; otherwise at a thread's first buffer. If
+ * no agent answers, tracing stays off for the process (HVTRACE_DEBUG=1 says
+ * why); a forked child connects anew as a process of its own, at its first
+ * event. The process never sends BYE: closing the socket (at exit, or when
+ * the agent is lost) says the same.
  */
 #include <errno.h>
 #include <pthread.h>

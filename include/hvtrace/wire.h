@@ -3,10 +3,10 @@
  * wire.h - frames between the guest agent and the host collector
  * (docs/format.md, "Wire protocol").
  *
- * A byte stream (virtio-serial port, vsock or TCP) carries frames: a 16-byte
- * header and a payload. The host treats every byte from the guest as
- * untrusted: it checks magic, type, length and the payload size each type
- * requires before it looks inside (lib/wire.c).
+ * A byte stream (the virtio-serial port; a unix socket in tests) carries
+ * frames: a 16-byte header and a payload. The host treats every byte from
+ * the guest as untrusted: it checks magic, type, length and the payload size
+ * each type requires before it looks inside (lib/wire_io.c).
  *
  * Conversation:
  *   guest HELLO        -> host WELCOME
