@@ -20,7 +20,6 @@
 struct player {
 	int in, out;
 	pid_t peer_tid;
-	pid_t *my_tid;
 };
 
 static uint64_t spin(uint64_t seed, uint64_t n)
@@ -32,13 +31,19 @@ static uint64_t spin(uint64_t seed, uint64_t n)
 	return x;
 }
 
-/* Echoes every round back to the main thread until the pipe closes. */
+/*
+ * Tells the main thread its tid through the pipe (which orders the write
+ * before the main thread's read: no data race), then echoes every round
+ * back until the pipe closes.
+ */
 static void *play(void *arg)
 {
 	struct player *p = arg;
+	pid_t me = gettid();
 	uint64_t round;
 
-	*p->my_tid = gettid();
+	if (write(p->out, &me, sizeof(me)) != sizeof(me))
+		return NULL;
 	while (read(p->in, &round, sizeof(round)) == sizeof(round)) {
 		hvt_tracepoint(hvdemo, send, round, p->peer_tid);
 		if (write(p->out, &round, sizeof(round)) != sizeof(round))
@@ -62,9 +67,13 @@ int main(int argc, char **argv)
 		perror("hvdemo: pipe");
 		return 1;
 	}
-	peer = (struct player){ to_peer[0], from_peer[1], me, &peer_tid };
+	peer = (struct player){ to_peer[0], from_peer[1], me };
 	if (pthread_create(&thread, NULL, play, &peer)) {
 		fprintf(stderr, "hvdemo: cannot create a thread\n");
+		return 1;
+	}
+	if (read(from_peer[0], &peer_tid, sizeof(peer_tid)) != sizeof(peer_tid)) {
+		fprintf(stderr, "hvdemo: pipe broken\n");
 		return 1;
 	}
 	hvt_clock_info(&info);
