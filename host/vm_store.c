@@ -126,27 +126,17 @@ static int kernel_trace_open(const struct hvt_vm *vm)
 
 int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_open *to)
 {
+	char path[4400], why[HVT_WIRE_WHY_MAX];
 	struct hvt_vm_trace *t;
-	char path[4400];
 
-	if (id >= HVT_VM_MAX_TRACES)
-		return fail(vm, "trace id %u out of range", id);
+	/* the payload's own rules (shared with the agent), then this VM's state */
+	if (hvt_wire_trace_open_check(id, to, why, sizeof(why)))
+		return fail(vm, "%s", why);
 	t = &vm->traces[id];
 	if (t->open)
 		return fail(vm, "trace %u opened twice", id);
-	if (to->layer != HVT_LAYER_KERNEL && to->layer != HVT_LAYER_USER)
-		return fail(vm, "trace %u: unknown layer %u", id, to->layer);
 	if (to->layer == HVT_LAYER_KERNEL && kernel_trace_open(vm))
 		return fail(vm, "a second kernel trace");
-	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW)
-		return fail(vm, "trace %u: unknown clock domain %u", id, to->domain);
-	if (to->freq_hz < 1000000 || to->freq_hz > 100000000000ull)
-		return fail(vm, "trace %u: implausible clock frequency %llu Hz", id,
-			    (unsigned long long)to->freq_hz);
-	/* Readers take pids as signed 32-bit numbers; the kernel trace has none. */
-	if (to->pid > INT32_MAX || (to->layer == HVT_LAYER_KERNEL && to->pid != 0))
-		return fail(vm, "trace %u: invalid pid %u for a %s trace", id, to->pid,
-			    to->layer == HVT_LAYER_KERNEL ? "kernel" : "user");
 	if (to->layer == HVT_LAYER_KERNEL)
 		strcpy(t->dir, "kernel");
 	else
@@ -259,19 +249,16 @@ undo:
 
 int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so)
 {
+	char path[4400], why[HVT_WIRE_WHY_MAX];
 	struct hvt_vm_stream *s;
 	struct hvt_vm_trace *t;
-	char path[4400];
 
-	if (id >= HVT_VM_MAX_STREAMS)
-		return fail(vm, "stream id %u out of range", id);
+	if (hvt_wire_stream_open_check(id, so, why, sizeof(why)))
+		return fail(vm, "%s", why);
 	if (vm->streams[id])
 		return fail(vm, "stream %u opened twice", id);
-	if (so->trace_id >= HVT_VM_MAX_TRACES || !vm->traces[so->trace_id].open)
+	if (!vm->traces[so->trace_id].open)
 		return fail(vm, "stream %u of unknown trace %u", id, so->trace_id);
-	if ((so->cpu == HVT_CTF_NO_CPU) == (so->tid == 0) || so->tid < 0 ||
-	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= HVT_W_MAX_CPUS))
-		return fail(vm, "stream %u: needs either a CPU or a thread", id);
 	t = &vm->traces[so->trace_id];
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -293,28 +280,14 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 {
 	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
+	char why[HVT_WIRE_WHY_MAX];
 	struct hvt_ctf_packet hdr;
-	const char *why;
-	uint64_t instance;
 
 	if (!s || s->fd < 0)
 		return fail(vm, "packet for stream %u, which is not open", id);
-	why = hvt_packet_check(p, len, vm->traces[s->trace].uuid, &hdr);
-	if (why)
+	if (hvt_wire_packet_check(p, len, vm->traces[s->trace].uuid, s->cpu, s->tid, &hdr,
+				  why, sizeof(why)))
 		return fail(vm, "stream %u: %s", id, why);
-	/* In the archive a packet ends where its content ends (docs/format.md). */
-	if (hdr.packet_size != (uint64_t)len * 8 || hdr.content_size != hdr.packet_size)
-		return fail(vm, "stream %u: packet of %u bytes claims content_size %llu and "
-			    "packet_size %llu bits; both must be %llu", id, len,
-			    (unsigned long long)hdr.content_size,
-			    (unsigned long long)hdr.packet_size, (unsigned long long)len * 8);
-	instance = s->cpu != HVT_CTF_NO_CPU ? s->cpu : (uint64_t)s->tid;
-	if (hdr.stream_instance_id != instance)
-		return fail(vm, "stream %u: packet of stream instance %llu, not %llu", id,
-			    (unsigned long long)hdr.stream_instance_id,
-			    (unsigned long long)instance);
-	if (hdr.cpu_id != s->cpu)
-		return fail(vm, "stream %u: packet of cpu_id %u, not %u", id, hdr.cpu_id, s->cpu);
 	if (vm->bytes + len > vm->byte_quota)
 		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
 	/* What is stored must be described: the stream listed, its events declared. */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,42 +64,71 @@ const char *hvt_wire_check(const struct hvt_wire_hdr *h, int from_guest)
 	return NULL;
 }
 
-const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to)
+static const char *reason(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static const char *reason(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return why;
+}
+
+const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to,
+				      char *why, size_t len)
 {
 	if (id >= HVT_W_MAX_TRACES)
-		return "trace id out of range";
+		return reason(why, len, "trace id %u out of range", id);
 	if (to->layer != HVT_LAYER_KERNEL && to->layer != HVT_LAYER_USER)
-		return "unknown layer";
+		return reason(why, len, "trace %u: unknown layer %u", id, to->layer);
 	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW)
-		return "unknown clock domain";
+		return reason(why, len, "trace %u: unknown clock domain %u", id, to->domain);
 	if (to->freq_hz < HVT_WIRE_MIN_FREQ_HZ || to->freq_hz > HVT_WIRE_MAX_FREQ_HZ)
-		return "implausible clock frequency";
+		return reason(why, len, "trace %u: implausible clock frequency %llu Hz", id,
+			      (unsigned long long)to->freq_hz);
+	/* Readers take pids as signed 32-bit numbers; the kernel trace has none. */
+	if (to->pid > INT32_MAX || (to->layer == HVT_LAYER_KERNEL && to->pid != 0))
+		return reason(why, len, "trace %u: invalid pid %u for a %s trace", id, to->pid,
+			      to->layer == HVT_LAYER_KERNEL ? "kernel" : "user");
 	return NULL;
 }
 
-const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so)
+const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so,
+				       char *why, size_t len)
 {
 	if (id >= HVT_W_MAX_STREAMS)
-		return "stream id out of range";
+		return reason(why, len, "stream id %u out of range", id);
 	if (so->trace_id >= HVT_W_MAX_TRACES)
-		return "trace id out of range";
+		return reason(why, len, "stream %u of unknown trace %u", id, so->trace_id);
 	if ((so->cpu == HVT_CTF_NO_CPU) == (so->tid == 0) || so->tid < 0 ||
 	    (so->cpu != HVT_CTF_NO_CPU && so->cpu >= HVT_W_MAX_CPUS))
-		return "needs either a CPU or a thread";
+		return reason(why, len, "stream %u: needs either a CPU or a thread", id);
 	return NULL;
 }
 
 const char *hvt_wire_packet_check(const void *p, size_t len, const __u8 *uuid, uint32_t cpu,
-				  int32_t tid, struct hvt_ctf_packet *out)
+				  int32_t tid, struct hvt_ctf_packet *out,
+				  char *why, size_t why_len)
 {
-	const char *why = hvt_packet_check(p, len, uuid, out);
+	const char *bad = hvt_packet_check(p, len, uuid, out);
+	uint64_t instance = cpu != HVT_CTF_NO_CPU ? cpu : (uint64_t)tid;
 
-	if (why)
-		return why;
+	if (bad)
+		return reason(why, why_len, "%s", bad);
+	/* In the archive a packet ends where its content ends (docs/format.md). */
 	if (out->packet_size != (uint64_t)len * 8 || out->content_size != out->packet_size)
-		return "packet sizes differ from the frame's length";
-	if (out->stream_instance_id != (cpu != HVT_CTF_NO_CPU ? cpu : (uint64_t)tid))
-		return "packet of another stream instance (CPU or thread)";
+		return reason(why, why_len, "packet sizes differ from the frame: %zu bytes, but "
+			      "content_size %llu and packet_size %llu bits; both must be %llu",
+			      len, (unsigned long long)out->content_size,
+			      (unsigned long long)out->packet_size, (unsigned long long)len * 8);
+	if (out->stream_instance_id != instance)
+		return reason(why, why_len, "packet of another stream instance: %llu, not %llu",
+			      (unsigned long long)out->stream_instance_id,
+			      (unsigned long long)instance);
+	if (out->cpu_id != cpu)
+		return reason(why, why_len, "packet of cpu_id %u, not %u", out->cpu_id, cpu);
 	return NULL;
 }
 

@@ -41,18 +41,31 @@ const char *hvt_wire_type_name(unsigned int type);
  * what an application gave it, so that one application cannot end the
  * recording of the whole VM.
  */
-/* TRACE_OPEN @id: id range, layer, clock domain, plausible frequency. */
-const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to);
+/*
+ * Each returns NULL if the payload is acceptable, else @why holding the
+ * reason with the offending values (HVT_WIRE_WHY_MAX bytes are enough).
+ */
+#define HVT_WIRE_WHY_MAX	192
+
+/*
+ * TRACE_OPEN @id: id range, layer, clock domain, plausible frequency, a pid
+ * readers can take as signed 32-bit, and pid 0 for the kernel trace.
+ */
+const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to,
+				      char *why, size_t len);
 /* STREAM_OPEN @id: id range, trace id range, either a CPU (< HVT_W_MAX_CPUS) or a tid > 0. */
-const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so);
+const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so,
+				       char *why, size_t len);
 /*
  * PACKET of @len bytes for the stream of @cpu / @tid (as its STREAM_OPEN
  * said) in the trace of @uuid: hvt_packet_check(), content_size =
- * packet_size = @len * 8, and stream_instance_id = the CPU of a per-CPU
- * stream, the tid of a per-thread one. The decoded context goes to *@out.
+ * packet_size = @len * 8, stream_instance_id = the CPU of a per-CPU
+ * stream, the tid of a per-thread one, and cpu_id = @cpu. The decoded
+ * context goes to *@out.
  */
 const char *hvt_wire_packet_check(const void *p, size_t len, const __u8 *uuid, uint32_t cpu,
-				  int32_t tid, struct hvt_ctf_packet *out);
+				  int32_t tid, struct hvt_ctf_packet *out,
+				  char *why, size_t why_len);
 
 int hvt_frame_reader_init(struct hvt_frame_reader *r);
 void hvt_frame_reader_free(struct hvt_frame_reader *r);

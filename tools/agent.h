@@ -75,6 +75,7 @@ struct agent {
 	bool started, finishing, done, host_gone;
 	unsigned char *pkt;		/* scratch: one packet, subbuf_size bytes (kernel, apps) */
 	unsigned char *msg;		/* scratch: one application message */
+	char why[HVT_WIRE_WHY_MAX];	/* scratch: why a payload is refused */
 };
 
 int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len);

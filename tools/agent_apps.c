@@ -99,11 +99,13 @@ void agent_apps_accept(struct agent *a)
  * (hvt_wire_packet_check: sizes = @len, the trace's UUID, the stream's
  * thread) and the stream's own order. NULL if it may be forwarded.
  */
-static const char *app_packet_check(const struct app *app, const struct app_stream *s,
-				    uint64_t n, const unsigned char *p, size_t len)
+static const char *app_packet_check(struct agent *a, const struct app *app,
+				    const struct app_stream *s, uint64_t n,
+				    const unsigned char *p, size_t len)
 {
 	struct hvt_ctf_packet hdr;
-	const char *why = hvt_wire_packet_check(p, len, app->uuid, HVT_CTF_NO_CPU, s->tid, &hdr);
+	const char *why = hvt_wire_packet_check(p, len, app->uuid, HVT_CTF_NO_CPU, s->tid, &hdr,
+						a->why, sizeof(a->why));
 
 	if (!why && hdr.packet_seq_num != n)
 		why = "packet sequence number out of order";
@@ -123,7 +125,7 @@ static size_t copy_packet(struct agent *a, struct app *app, struct app_stream *s
 		return 0;
 	}
 	memcpy(a->pkt, slot, len);
-	*why = app_packet_check(app, s, n, a->pkt, len);
+	*why = app_packet_check(a, app, s, n, a->pkt, len);
 	return *why ? 0 : len;
 }
 
@@ -180,7 +182,7 @@ static void recover_open_packet(struct agent *a, struct app *app, struct app_str
 	if (len == 0)
 		return;
 	why = len < 0 ? "producer state inconsistent" :
-			app_packet_check(app, s, produced, p, (size_t)len);
+			app_packet_check(a, app, s, produced, p, (size_t)len);
 	if (why) {
 		agent_log(a, "pid %u thread %d: last packet not recovered: %s",
 			  app->pid, s->tid, why);
@@ -251,7 +253,7 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 	 * What the host would refuse ends this application, not the VM's link
 	 * (checked as trace 1, a valid id: the id limit is handled below).
 	 */
-	why = hvt_wire_trace_open_check(1, &to);
+	why = hvt_wire_trace_open_check(1, &to, a->why, sizeof(a->why));
 	if (why) {
 		agent_log(a, "pid %u: HELLO refused: %s", app->pid, why);
 		return -1;
@@ -375,7 +377,7 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 	so = (struct hvt_w_stream_open){ app->trace_id, HVT_CTF_NO_CPU, m.tid, 0 };
 	why = app->nr_streams == AGENT_MAX_APP_STREAMS ? "too many threads of one application" :
 	      agent_new_stream_id(a, &s->id) ? "all stream ids of this recording used" :
-	      hvt_wire_stream_open_check(s->id, &so);
+	      hvt_wire_stream_open_check(s->id, &so, a->why, sizeof(a->why));
 	if (why) {
 		agent_log(a, "pid %u thread %d not traced: %s", app->pid, m.tid, why);
 		close(cfd);

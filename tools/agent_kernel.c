@@ -71,7 +71,8 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 		uint32_t id;
 
 		/* ids first_stream_id + cpu, one per CPU, possible or not */
-		if (agent_new_stream_id(a, &id) || hvt_wire_stream_open_check(id, &so)) {
+		if (agent_new_stream_id(a, &id) ||
+		    hvt_wire_stream_open_check(id, &so, a->why, sizeof(a->why))) {
 			agent_log(a, "kernel: CPU %u and above not recorded (protocol limits)", cpu);
 			k->nr_cpus = cpu;
 			break;
@@ -116,7 +117,7 @@ int agent_kernel_start(struct agent *a)
 	to.freq_hz = cfg.tsc_khz * 1000;
 	memcpy(to.uuid, cfg.uuid, HVT_UUID_LEN);
 	strcpy(to.comm, "kernel");
-	why = hvt_wire_trace_open_check(KERNEL_TRACE_ID, &to);
+	why = hvt_wire_trace_open_check(KERNEL_TRACE_ID, &to, a->why, sizeof(a->why));
 	if (why) {
 		agent_log(a, "kernel session not recorded: %s (TSC %llu kHz)", why,
 			  (unsigned long long)cfg.tsc_khz);
@@ -151,7 +152,8 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 		if (n <= 0)
 			return;
 		/* read() returns a closed packet's content_size / 8 bytes. */
-		why = hvt_wire_packet_check(a->pkt, (size_t)n, kernel_uuid, cpu, 0, &hdr);
+		why = hvt_wire_packet_check(a->pkt, (size_t)n, kernel_uuid, cpu, 0, &hdr, a->why,
+					    sizeof(a->why));
 		if (why) {
 			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
 			continue;

@@ -173,14 +173,14 @@ static void host_accepts(struct t *t, const struct hvt_frame *f)
 {
 	uint32_t id = f->hdr.id;
 	const char *why = NULL;
-	char err[160];
+	char err[HVT_WIRE_WHY_MAX];
 
 	switch (f->hdr.type) {
 	case HVT_W_TRACE_OPEN: {
 		struct hvt_w_trace_open to;
 
 		memcpy(&to, f->payload, sizeof(to));
-		why = hvt_wire_trace_open_check(id, &to);
+		why = hvt_wire_trace_open_check(id, &to, err, sizeof(err));
 		if (!why && t->traces[id].open)
 			why = "trace opened twice";
 		if (!why) {
@@ -201,7 +201,7 @@ static void host_accepts(struct t *t, const struct hvt_frame *f)
 		struct hvt_w_stream_open so;
 
 		memcpy(&so, f->payload, sizeof(so));
-		why = hvt_wire_stream_open_check(id, &so);
+		why = hvt_wire_stream_open_check(id, &so, err, sizeof(err));
 		if (!why && t->streams[id].open)
 			why = "stream opened twice";
 		if (!why && !t->traces[so.trace_id].open)
@@ -223,7 +223,8 @@ static void host_accepts(struct t *t, const struct hvt_frame *f)
 
 			why = hvt_wire_packet_check(f->payload, f->hdr.len,
 						    t->traces[t->streams[id].trace].uuid,
-						    t->streams[id].cpu, t->streams[id].tid, &hdr);
+						    t->streams[id].cpu, t->streams[id].tid, &hdr,
+						    err, sizeof(err));
 		} else {
 			t->streams[id].closed = true;
 		}

@@ -298,7 +298,7 @@ static void test_packet_of_another_instance(void **state)
 	after_one_packet(f);
 	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, stream_instance_id), 0);
 	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
-	expect_ended(f, "stream 7: packet of stream instance 0, not 1");
+	expect_ended(f, "stream 7: packet of another stream instance: 0, not 1");
 }
 
 static void test_packet_for_unknown_stream(void **state)

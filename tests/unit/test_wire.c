@@ -123,26 +123,51 @@ static void test_send_and_read_over_a_socket(void **state)
 }
 
 /* The payload checks the host applies and the agent applies before forwarding. */
+static char why[HVT_WIRE_WHY_MAX];
+
+static const char *trace_why(uint32_t id, const struct hvt_w_trace_open *to)
+{
+	return hvt_wire_trace_open_check(id, to, why, sizeof(why));
+}
+
+static const char *stream_why(uint32_t id, const struct hvt_w_stream_open *so)
+{
+	return hvt_wire_stream_open_check(id, so, why, sizeof(why));
+}
+
+static const char *packet_why(const void *p, size_t len, const __u8 *uuid, uint32_t cpu,
+			      int32_t tid, struct hvt_ctf_packet *out)
+{
+	return hvt_wire_packet_check(p, len, uuid, cpu, tid, out, why, sizeof(why));
+}
+
 static void test_trace_open_check(void **state)
 {
 	struct hvt_w_trace_open ok = { HVT_LAYER_USER, HVT_DOMAIN_GUEST_TSC, 2000000000, 1, 0,
 				       { 0 }, "app" }, to;
 
 	(void)state;
-	assert_null(hvt_wire_trace_open_check(HVT_W_MAX_TRACES - 1, &ok));
-	assert_non_null(strstr(hvt_wire_trace_open_check(HVT_W_MAX_TRACES, &ok), "id"));
+	assert_null(trace_why(HVT_W_MAX_TRACES - 1, &ok));
+	assert_non_null(strstr(trace_why(HVT_W_MAX_TRACES, &ok), "id"));
 	to = ok; to.layer = HVT_LAYER_HOST;
-	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "layer"));
+	assert_non_null(strstr(trace_why(1, &to), "layer"));
 	to = ok; to.domain = 3;
-	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "domain"));
+	assert_non_null(strstr(trace_why(1, &to), "domain"));
 	to = ok; to.freq_hz = HVT_WIRE_MIN_FREQ_HZ;
-	assert_null(hvt_wire_trace_open_check(1, &to));
+	assert_null(trace_why(1, &to));
 	to.freq_hz--;
-	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "frequency"));
+	assert_non_null(strstr(trace_why(1, &to), "frequency"));
 	to.freq_hz = HVT_WIRE_MAX_FREQ_HZ;
-	assert_null(hvt_wire_trace_open_check(1, &to));
+	assert_null(trace_why(1, &to));
 	to.freq_hz++;
-	assert_non_null(strstr(hvt_wire_trace_open_check(1, &to), "frequency"));
+	assert_non_null(strstr(trace_why(1, &to), "frequency"));
+	/* pids readers take as signed 32-bit; the kernel trace has none */
+	to = ok; to.pid = 0x80000000u;
+	assert_non_null(strstr(trace_why(1, &to), "invalid pid 2147483648 for a user trace"));
+	to = ok; to.layer = HVT_LAYER_KERNEL;
+	assert_non_null(strstr(trace_why(0, &to), "invalid pid 1 for a kernel trace"));
+	to.pid = 0;
+	assert_null(trace_why(0, &to));
 }
 
 static void test_stream_open_check(void **state)
@@ -150,19 +175,19 @@ static void test_stream_open_check(void **state)
 	struct hvt_w_stream_open thread = { 1, HVT_CTF_NO_CPU, 77, 0 }, cpu = { 0, 3, 0, 0 }, so;
 
 	(void)state;
-	assert_null(hvt_wire_stream_open_check(HVT_W_MAX_STREAMS - 1, &thread));
-	assert_null(hvt_wire_stream_open_check(0, &cpu));
-	assert_non_null(hvt_wire_stream_open_check(HVT_W_MAX_STREAMS, &thread));
+	assert_null(stream_why(HVT_W_MAX_STREAMS - 1, &thread));
+	assert_null(stream_why(0, &cpu));
+	assert_non_null(stream_why(HVT_W_MAX_STREAMS, &thread));
 	so = thread; so.trace_id = HVT_W_MAX_TRACES;
-	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	assert_non_null(stream_why(0, &so));
 	so = thread; so.tid = 0;		/* neither CPU nor thread */
-	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	assert_non_null(stream_why(0, &so));
 	so = thread; so.tid = -1;
-	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	assert_non_null(stream_why(0, &so));
 	so = cpu; so.tid = 5;			/* both */
-	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	assert_non_null(stream_why(0, &so));
 	so = cpu; so.cpu = HVT_W_MAX_CPUS;
-	assert_non_null(hvt_wire_stream_open_check(0, &so));
+	assert_non_null(stream_why(0, &so));
 }
 
 static void test_packet_check(void **state)
@@ -187,14 +212,14 @@ static void test_packet_check(void **state)
 	len = hvt_get_u64(data + offsetof(struct hvt_ctf_packet, content_size)) / 8;
 	memcpy(pkt, data, len);
 	/* a closed packet as it stands passes, for its thread only */
-	assert_null(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
-	assert_non_null(strstr(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 78, &h),
+	assert_null(packet_why(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
+	assert_non_null(strstr(packet_why(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 78, &h),
 			       "instance"));
-	assert_non_null(hvt_wire_packet_check(pkt, len, rb.uuid, 5, 0, &h));	/* CPU 5 stream */
+	assert_non_null(packet_why(pkt, len, rb.uuid, 5, 0, &h));	/* CPU 5 stream */
 	/* sizes must be the frame's length */
-	assert_non_null(hvt_wire_packet_check(pkt, len + 8, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
+	assert_non_null(packet_why(pkt, len + 8, rb.uuid, HVT_CTF_NO_CPU, 77, &h));
 	hvt_put_u64(pkt + offsetof(struct hvt_ctf_packet, content_size), (len - 8) * 8);
-	assert_non_null(strstr(hvt_wire_packet_check(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h),
+	assert_non_null(strstr(packet_why(pkt, len, rb.uuid, HVT_CTF_NO_CPU, 77, &h),
 			       "sizes"));
 }
 
