@@ -106,7 +106,10 @@ static int send_frame(struct hvt_vm *vm, uint16_t type, const void *payload, uin
 	if (type != HVT_W_SYNC_REQ)
 		hvt_debug("vm %s: sending %s", vm->name, hvt_wire_type_name(type));
 	if (hvt_wire_send(vm->fd, type, 0, payload, len)) {
-		hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
+		if (errno == ETIMEDOUT)
+			hvt_vm_end(vm, "the guest read nothing for %d s", HVT_WIRE_SEND_TIMEOUT_MS / 1000);
+		else
+			hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

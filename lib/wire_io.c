@@ -206,13 +206,23 @@ int hvt_frame_reader_next(struct hvt_frame_reader *r, int from_guest,
 	return 1;
 }
 
-static int wait_writable(int fd)
+/*
+ * Waits until @fd takes more bytes, at most @timeout_ms: a peer that stops
+ * reading must not freeze the sender, which then could not even notice a
+ * signal. ETIMEDOUT when it does not.
+ */
+static int wait_writable(int fd, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int n;
 
-	while (poll(&p, 1, -1) < 0)
+	while ((n = poll(&p, 1, timeout_ms)) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
 	if (p.revents & (POLLERR | POLLHUP | POLLNVAL)) {
 		errno = EPIPE;
 		return -1;
@@ -221,6 +231,12 @@ static int wait_writable(int fd)
 }
 
 int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint32_t len)
+{
+	return hvt_wire_send_within(fd, HVT_WIRE_SEND_TIMEOUT_MS, type, id, payload, len);
+}
+
+int hvt_wire_send_within(int fd, int timeout_ms, uint16_t type, uint32_t id,
+			 const void *payload, uint32_t len)
 {
 	struct hvt_wire_hdr h = {
 		.magic = HVT_WIRE_MAGIC, .type = type, .len = len, .id = id,
@@ -237,7 +253,7 @@ int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint3
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN && !wait_writable(fd))
+			if (errno == EAGAIN && !wait_writable(fd, timeout_ms))
 				continue;
 			return -1;
 		}

@@ -77,7 +77,15 @@ int hvt_frame_reader_feed(struct hvt_frame_reader *r, const void *data, size_t l
 int hvt_frame_reader_next(struct hvt_frame_reader *r, int from_guest,
 			  struct hvt_frame *f, const char **err);
 
-/* Sends one frame, waiting for the fd to drain if it is non-blocking. */
+/*
+ * Sends one frame, waiting for a non-blocking fd to drain, but never more
+ * than HVT_WIRE_SEND_TIMEOUT_MS without progress: then -1 with ETIMEDOUT
+ * (the peer stopped reading), as any other error, with part of the frame
+ * perhaps sent: the link is lost either way.
+ */
+#define HVT_WIRE_SEND_TIMEOUT_MS	30000
 int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint32_t len);
+int hvt_wire_send_within(int fd, int timeout_ms, uint16_t type, uint32_t id,
+			 const void *payload, uint32_t len);
 
 #endif

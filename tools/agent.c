@@ -75,7 +75,11 @@ int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload,
 	if (a->host_gone)
 		return -1;
 	if (hvt_wire_send(a->port, type, id, payload, len)) {
-		hvt_err("lost the host link: %s", strerror(errno));
+		if (errno == ETIMEDOUT)
+			hvt_err("lost the host link: the host read nothing for %d s",
+				HVT_WIRE_SEND_TIMEOUT_MS / 1000);
+		else
+			hvt_err("lost the host link: %s", strerror(errno));
 		a->host_gone = true;
 		a->done = true;
 		return -1;

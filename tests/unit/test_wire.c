@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -122,6 +124,31 @@ static void test_send_and_read_over_a_socket(void **state)
 	hvt_frame_reader_free(&r);
 }
 
+/*
+ * A peer that stops reading: the send gives up after its timeout with
+ * ETIMEDOUT instead of blocking forever (the agent hung that way once).
+ */
+static void test_send_gives_up_on_a_peer_that_does_not_read(void **state)
+{
+	static unsigned char payload[64 * 1024];
+	int sv[2], sent = 0;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	/* fill the socket: nobody reads sv[1] */
+	while (hvt_wire_send_within(sv[0], 50, HVT_W_PACKET, 0, payload, sizeof(payload)) == 0)
+		assert_true(++sent < 1000);
+	assert_int_equal(errno, ETIMEDOUT);
+	/* once the reader drains the socket, sending works again */
+	assert_int_equal(fcntl(sv[1], F_SETFL, O_NONBLOCK), 0);
+	while (read(sv[1], payload, sizeof(payload)) > 0)
+		;
+	assert_int_equal(hvt_wire_send_within(sv[0], 50, HVT_W_PACKET, 0, payload, 16), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* The payload checks the host applies and the agent applies before forwarding. */
 static char why[HVT_WIRE_WHY_MAX];
 
@@ -229,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_split_delivery),
 		cmocka_unit_test(test_malformed_headers),
 		cmocka_unit_test(test_send_and_read_over_a_socket),
+		cmocka_unit_test(test_send_gives_up_on_a_peer_that_does_not_read),
 		cmocka_unit_test(test_trace_open_check),
 		cmocka_unit_test(test_stream_open_check),
 		cmocka_unit_test(test_packet_check),
