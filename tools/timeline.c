@@ -18,7 +18,9 @@ int hvt_source_next(struct hvt_source *s)
 	} else if (s->ctf) {
 		if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
 			return 0;
-		s->host_tsc = hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts);
+		/* Unaligned sources (check decodes them too) keep their own clock. */
+		s->host_tsc = s->clock ? hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts) :
+			      s->ctf_ev.ts;
 	} else {
 		return 0;
 	}
@@ -202,7 +204,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 			return -1;
 		}
 		s->aligned = aligned[si->trace];
-		s->clock = st->aligned ? &st->clock : NULL;
+		s->clock = s->aligned ? &st->clock : NULL;
 		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->regs[si->trace],
 				      &s->open_warnings);
 	}

@@ -33,7 +33,7 @@ struct hvt_source {
 	const char *vm;			/* NULL on the host */
 	char *name;			/* file relative to the archive, for messages */
 	uint32_t index;			/* tie-break: order of opening */
-	const struct hvt_vm_clock *clock;	/* guest TSC -> host TSC; NULL on the host */
+	const struct hvt_vm_clock *clock;	/* guest TSC -> host TSC; NULL on the host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	bool aligned;			/* false: not part of the merge */
 	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
@@ -42,7 +42,7 @@ struct hvt_source {
 	/* The current event. */
 	struct hvt_ftrace_event ft_ev;
 	struct hvt_ctf_event ctf_ev;
-	uint64_t host_tsc;
+	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
 	uint64_t seq;
 };
 

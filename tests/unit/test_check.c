@@ -2,7 +2,8 @@
 /*
  * test_check.c - `hvtrace check`: the sync-causal verdict on a consistent and
  * an inconsistent sync.tsv, the PASS/FAIL lines and summary of whole
- * archives (sound, damaged, unreadable, empty) and the exit statuses.
+ * archives (sound, damaged, without clock exchanges, unreadable, empty) and
+ * the exit statuses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,6 +142,48 @@ static void test_damaged_archive(void **state)
 	free(text);
 }
 
+/*
+ * A VM with no exchange cannot be aligned: its streams are decoded on their
+ * own (never converted through a clock it does not have), sync-causal fails
+ * and nothing is merged.
+ */
+static void test_vm_without_exchanges(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	const char *streams =
+		"PASS stream-decodes[host/ftrace/cpu0.raw]\n"
+		"PASS stream-decodes[host/ftrace/cpu1.raw]\n"
+		"PASS stream-decodes[vm/demo/kernel/stream-0]\n"
+		"PASS stream-decodes[vm/demo/kernel/stream-1]\n"
+		"PASS stream-decodes[vm/demo/user-1/stream-0]\n"
+		"PASS timeline-ordered\n"
+		"PASS layers-present: host=3 kernel=0 user=0\n";
+	char *text, path[128], want[2048];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	/* sync.tsv with its header only */
+	assert_int_equal(fx_printf(c->root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
+				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
+	assert_int_equal(check(c, &text), 1);
+	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
+		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
+		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
+		 "11 passed, 1 failed\n", streams);
+	assert_string_equal(text, want);
+	free(text);
+	/* no sync.tsv at all */
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(check(c, &text), 1);
+	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
+		 "FAIL sync-causal[demo]: sync.tsv: 1 problem (see the warnings)\n"
+		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
+		 "11 passed, 1 failed\n", streams);
+	assert_string_equal(text, want);
+	free(text);
+}
+
 static void test_unreadable_and_empty(void **state)
 {
 	struct ctx *c = *state;
@@ -183,6 +226,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_empty, setup, teardown),
 	};
 

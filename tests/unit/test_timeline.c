@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -273,12 +274,46 @@ static void test_without_host_layer(void **state)
 	check_rows(root, false, want, sizeof(want) / sizeof(want[0]));
 }
 
+/*
+ * A VM without exchanges, opened as check opens it: every guest stream is
+ * opened, none merged, and each decodes on its own with its raw guest times.
+ */
+static void check_unaligned_vm(const char *root)
+{
+	static const uint64_t first_ts[] = {
+		FX_GUEST_TSC(1240000), FX_GUEST_TSC(1300000), FX_GUEST_TSC(1300000), 5000,
+	};
+	static const size_t events[] = { 3, 1, 1, 1 };
+	struct hvt_timeline tl;
+	size_t i, n;
+
+	assert_int_equal(hvt_timeline_open(&tl, root, true), 0);
+	assert_false(tl.vms[0].aligned);
+	assert_int_equal(tl.nr_sources, 4);
+	assert_null(hvt_timeline_next(&tl));
+	for (i = 0; i < tl.nr_sources; i++) {
+		struct hvt_source *s = &tl.sources[i];
+
+		assert_false(s->aligned);
+		assert_null(s->clock);
+		assert_int_equal(hvt_source_next(s), 1);
+		assert_int_equal(s->host_tsc, first_ts[i]);
+		assert_int_equal(s->host_tsc, s->ctf_ev.ts);
+		for (n = 1; hvt_source_next(s); n++)
+			;
+		assert_int_equal(n, events[i]);
+		assert_int_equal(hvt_source_warnings(s), 0);
+	}
+	hvt_timeline_close(&tl);
+}
+
 static void test_unalignable_traces(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .monotonic_user = true };
 	struct hvt_timeline tl;
 	struct hvt_source *raw;
+	char path[128];
 	size_t n = 0;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
@@ -311,6 +346,11 @@ static void test_unalignable_traces(void **state)
 	assert_false(tl.vms[0].aligned);
 	assert_null(hvt_timeline_next(&tl));
 	hvt_timeline_close(&tl);
+	check_unaligned_vm(root);
+	/* Nor without sync.tsv at all. */
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", root);
+	assert_int_equal(unlink(path), 0);
+	check_unaligned_vm(root);
 }
 
 static void test_inconsistent_sync_still_merges(void **state)
