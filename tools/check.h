@@ -8,13 +8,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tools/align.h"
 #include "tools/archive.h"
 
 /*
- * sync-causal: true if @vm's exchanges are all causal once aligned with the
- * offset fitted over them; otherwise false with the reason (naming the first
- * violating seq) in @reason.
+ * sync-causal: true if @vm's exchanges are all causal once aligned with
+ * @clock, the clock fitted over them (NULL: none could be); otherwise false
+ * with the reason (naming the first violating seq) in @reason.
  */
-bool hvt_check_sync(const struct hvt_vm_info *vm, char *reason, size_t len);
+bool hvt_check_sync(const struct hvt_vm_info *vm, const struct hvt_vm_clock *clock,
+		    char *reason, size_t len);
 
 #endif

@@ -19,6 +19,7 @@
 #include "tools/archive.h"
 #include "tools/check.h"
 #include "tools/commands.h"
+#include "tools/timeline.h"
 
 struct ctx {
 	char root[64];
@@ -51,32 +52,35 @@ static int check(struct ctx *c, char **text)
 	return capture_cmd(hvt_cmd_check, 2, argv, c->stdout_path, text);
 }
 
+/* The verdict on the clock the timeline fitted, as check asks for it. */
 static bool sync_verdict(struct ctx *c, bool inconsistent, char *reason, size_t len)
 {
 	const struct fx_options o = { .inconsistent_sync = inconsistent };
-	struct hvt_vm_ref ref = { "demo", NULL };
-	struct hvt_vm_info vm;
-	char dir[128];
+	struct hvt_timeline tl;
 	bool ok;
 
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
-	snprintf(dir, sizeof(dir), "%s/vm/demo", c->root);
-	ref.dir = dir;
-	assert_int_equal(hvt_vm_info_load(&vm, &ref), 0);
-	assert_int_equal(vm.nr_sync, 5);
-	ok = hvt_check_sync(&vm, reason, len);
-	hvt_vm_info_free(&vm);
+	assert_int_equal(hvt_timeline_open(&tl, c->root, true), 0);
+	assert_int_equal(tl.vms[0].vm.nr_sync, 5);
+	assert_true(tl.vms[0].aligned);
+	ok = hvt_check_sync(&tl.vms[0].vm, &tl.vms[0].clock, reason, len);
+	hvt_timeline_close(&tl);
 	return ok;
 }
 
 static void test_sync_causal_verdict(void **state)
 {
 	struct ctx *c = *state;
+	struct hvt_vm_info vm;
 	char reason[256] = "";
 
 	assert_true(sync_verdict(c, false, reason, sizeof(reason)));
 	assert_false(sync_verdict(c, true, reason, sizeof(reason)));
 	assert_non_null(strstr(reason, "exchange seq 3 is not causal"));
+	/* No clock could be fitted. */
+	memset(&vm, 0, sizeof(vm));
+	assert_false(hvt_check_sync(&vm, NULL, reason, sizeof(reason)));
+	assert_string_equal(reason, "no clock exchanges: the guest cannot be aligned");
 }
 
 static void test_sound_archive(void **state)
