@@ -92,6 +92,68 @@ static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
 	return 0;
 }
 
+/* A handle for little-endian, 64-bit pages of @page_size bytes; NULL if out of memory. */
+static struct tep_handle *tep_new(uint32_t page_size)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (tep) {
+		tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+		tep_set_long_size(tep, 8);
+		tep_set_page_size(tep, (int)page_size);
+	}
+	return tep;
+}
+
+/* The first field of @f's list that a record of at most @max bytes cannot hold. */
+static const struct tep_format_field *field_outside(const struct tep_format_field *f,
+						    uint32_t max)
+{
+	for (; f; f = f->next)
+		if (f->offset < 0 || f->size < 0 || (int64_t)f->offset + f->size > (int64_t)max)
+			return f;
+	return NULL;
+}
+
+/*
+ * Whether the format in @text may be used: it parses, and every field, the
+ * common ones included, lies inside the data a record can have. libtraceevent
+ * reads fields where the format says, unchecked, so a damaged offset would
+ * send it far past the record. Parsed into a handle of its own, as a
+ * refused event must not stay in ft->tep.
+ */
+static bool format_usable(const struct hvt_ftrace *ft, const char *path, const char *text,
+			  size_t len, const char *sys)
+{
+	const uint32_t max = ft->page_size - ft->data_offset;
+	const struct tep_format_field *bad;
+	struct tep_handle *tep = tep_new(ft->page_size);
+	struct tep_event *ev = NULL;
+	enum tep_errno err;
+	char msg[128];
+
+	if (!tep) {
+		hvt_warn("%s: out of memory; that event will not be decoded", path);
+		return false;
+	}
+	err = tep_parse_format(tep, &ev, text, len, sys);
+	if (err || !ev) {
+		tep_strerror(tep, err, msg, sizeof(msg));
+		hvt_warn("%s: %s; that event will not be decoded", path, msg);
+		tep_free(tep);
+		return false;
+	}
+	bad = field_outside(ev->format.common_fields, max);
+	if (!bad)
+		bad = field_outside(ev->format.fields, max);
+	if (bad)
+		hvt_warn("%s: field %s (offset %d, size %d) lies outside any record of a "
+			 "%u-byte page (at most %u bytes of data); that event will not be decoded",
+			 path, bad->name, bad->offset, bad->size, ft->page_size, max);
+	tep_free(tep);
+	return !bad;
+}
+
 static void parse_format(struct hvt_ftrace *ft, const char *path, const char *sys,
 			 unsigned long *warnings)
 {
@@ -105,8 +167,9 @@ static void parse_format(struct hvt_ftrace *ft, const char *path, const char *sy
 		(*warnings)++;
 		return;
 	}
-	err = tep_parse_event(ft->tep, text, len, sys);
-	if (err) {
+	if (!format_usable(ft, path, text, len, sys)) {
+		(*warnings)++;
+	} else if ((err = tep_parse_event(ft->tep, text, len, sys))) {
 		tep_strerror(ft->tep, err, msg, sizeof(msg));
 		hvt_warn("%s: %s; that event will not be decoded", path, msg);
 		(*warnings)++;
@@ -167,15 +230,12 @@ struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
 {
 	struct hvt_ftrace *ft = calloc(1, sizeof(*ft));
 
-	if (!ft || !(ft->tep = tep_alloc())) {
+	if (!ft || !(ft->tep = tep_new(page_size))) {
 		hvt_err("out of memory");
 		free(ft);
 		return NULL;
 	}
 	ft->page_size = page_size;
-	tep_set_file_bigendian(ft->tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(ft->tep, 8);
-	tep_set_page_size(ft->tep, (int)page_size);
 	if (parse_header_page(ft, dir)) {
 		hvt_ftrace_close(ft);
 		return NULL;

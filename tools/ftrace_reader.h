@@ -8,9 +8,10 @@
  * once; each CPU file then reads one page at a time (bounded memory) and
  * hands out its events through kbuffer. Before kbuffer or libtraceevent see
  * a page, the reader checks what they do not: the page's commit size, and
- * that each event lies inside the page's data. Event data is copied into a
- * zero-padded scratch buffer so that field reads a damaged record could
- * direct past its end stay inside memory we own.
+ * that each event lies inside the page's data; before a format is used, that
+ * each of its fields lies inside the data a record can hold. Event data is
+ * copied into a zero-padded scratch buffer so that field reads a damaged
+ * record could direct past its end stay inside memory we own.
  */
 #ifndef HVT_TOOLS_FTRACE_READER_H
 #define HVT_TOOLS_FTRACE_READER_H
@@ -39,7 +40,8 @@ struct hvt_ftrace_stats {
 /*
  * Parses @dir/header_page and @dir/events/SYS/EVENT/format for pages of
  * @page_size bytes. NULL after an error message if header_page is unusable;
- * a format file that does not parse is a warning counted in *@warnings.
+ * a format file that does not parse, or has a field outside any record, is a
+ * warning counted in *@warnings, and its events are then of an unknown type.
  */
 struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
 				   unsigned long *warnings);

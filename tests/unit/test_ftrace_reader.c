@@ -223,6 +223,63 @@ static void test_bad_metadata(void **state)
 	assert_null(hvt_ftrace_open(dir, 4096, &warnings));
 }
 
+/* Replaces @from with @to in the sched_switch format file. */
+static void damage_format(const char *root, const char *from, const char *to)
+{
+	char path[128], *text, *at, *damaged;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/host/ftrace/events/sched/sched_switch/format", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	at = strstr(text, from);
+	assert_non_null(at);
+	assert_true(asprintf(&damaged, "%.*s%s%s", (int)(at - text), text, to,
+			     at + strlen(from)) > 0);
+	assert_int_equal(fx_write(root, "host/ftrace/events/sched/sched_switch/format", damaged,
+				  strlen(damaged)), 0);
+	free(damaged);
+	free(text);
+}
+
+/*
+ * A format that parses but puts a field outside any record (a page holds at
+ * most 4096 - 16 bytes of data): libtraceevent would read there. The format
+ * is refused with a warning, and its events are unknown.
+ */
+static void test_field_outside_record(void **state)
+{
+	static const char *const damage[][2] = {
+		{ "char prev_comm[16];\toffset:8;", "char prev_comm[16];\toffset:4000000;" },
+		{ "int next_prio;\toffset:60;\tsize:4;", "int next_prio;\toffset:4078;\tsize:4;" },
+		{ "int common_pid;\toffset:4;", "int common_pid;\toffset:4000000;" },
+		{ "short common_type;\toffset:0;\tsize:2;",
+		  "short common_type;\toffset:2147483647;\tsize:2;" },
+		/* read back as offset -8 */
+		{ "long prev_state;\toffset:32;\tsize:8;",
+		  "long prev_state;\toffset:4294967288;\tsize:8;" },
+	};
+	const char *root = *state;
+	struct result *r;
+	size_t i;
+
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, three, 3), 0);
+	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		assert_int_equal(fx_write_ftrace_meta(root), 0);
+		damage_format(root, damage[i][0], damage[i][1]);
+		r = decode(root, "cpu1.raw", 1, 4096);
+		assert_int_equal(r->warnings, 1);
+		assert_int_equal(r->n, 0);
+		assert_int_equal(r->stats.warnings, 3);	/* each record: unknown type */
+	}
+	/* The last byte of a record's data is still inside: accepted. */
+	assert_int_equal(fx_write_ftrace_meta(root), 0);
+	damage_format(root, "int next_prio;\toffset:60;\tsize:4;",
+		      "int next_prio;\toffset:4076;\tsize:4;");
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->warnings, 0);
+	assert_int_equal(r->n, 3);
+}
+
 static void test_fuzz_bytes(void **state)
 {
 	const char *root = *state;
@@ -418,6 +475,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_outside_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_tracefs, setup, teardown),
 	};
