@@ -30,8 +30,6 @@ struct hvt_ctf_stream {
 	size_t cap;
 	size_t pos, end;		/* next event and content end in buf */
 	uint64_t prev_ts;		/* base of compact timestamps */
-	uint64_t last_ts;		/* last event returned: no going back */
-	bool have_last;
 	uint64_t next_seq;
 	bool have_seq;
 	bool stopped;			/* the rest of the file is unusable */
@@ -236,14 +234,6 @@ static int decode_event(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 	ev->payload_len = (uint32_t)len;
 	s->prev_ts = ts;	/* the writer compacts against every event it wrote */
 	s->pos += hdr + EVENT_CONTEXT + (size_t)len;
-	if (s->have_last && ts < s->last_ts) {
-		hvt_stream_warn(&s->stats.warnings, s->name, "event at offset %" PRIu64
-				": timestamp %" PRIu64 " is before the previous one (%" PRIu64
-				"); dropping it", ev->offset, ts, s->last_ts);
-		return 0;
-	}
-	s->last_ts = ts;
-	s->have_last = true;
 	return 1;
 }
 

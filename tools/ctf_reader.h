@@ -13,8 +13,11 @@
  *     packet;
  *   - a packet whose header fails hvt_packet_check() but whose size can still
  *     be trusted (right magic, size within the file): that packet;
- *   - otherwise (bad magic, truncated packet): the rest of the stream;
- *   - an event whose timestamp goes back in time: that event.
+ *   - otherwise (bad magic, truncated packet): the rest of the stream.
+ *
+ * Events come out in stream order, as recorded. Whether a step back in time
+ * is an error depends on the VM's clock (a backwards guest TSC jump repeats
+ * values), so the timeline judges it after alignment (timeline.h).
  */
 #ifndef HVT_TOOLS_CTF_READER_H
 #define HVT_TOOLS_CTF_READER_H
@@ -59,7 +62,7 @@ struct hvt_ctf_stream;
 struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const __u8 uuid[HVT_UUID_LEN],
 				    const struct hvt_registry *reg, unsigned long *warnings);
-/* The next event: 1, or 0 at the end of the stream (or of what is usable). */
+/* The next event in stream order: 1, or 0 at the end of the stream (or of what is usable). */
 int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
 const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
 void hvt_ctf_close(struct hvt_ctf_stream *s);

@@ -58,8 +58,6 @@ struct hvt_ftrace_cpu {
 	size_t scratch_used;
 	struct tep_record record;	/* the event last returned */
 	struct trace_seq seq;
-	uint64_t last_ts;
-	bool have_last;
 	struct hvt_ftrace_stats stats;
 };
 
@@ -412,14 +410,6 @@ static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long l
 				size >= 2 ? (unsigned int)(data[0] | data[1] << 8) : 0u);
 		return 0;
 	}
-	if (c->have_last && ts < c->last_ts) {
-		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
-				": timestamp %llu is before the previous one; dropping it",
-				off, ts);
-		return 0;
-	}
-	c->last_ts = ts;
-	c->have_last = true;
 	ev->ts = ts;
 	ev->cpu = c->cpu;
 	ev->tid = tep_data_pid(c->ft->tep, &c->record);

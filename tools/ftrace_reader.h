@@ -51,7 +51,7 @@ void hvt_ftrace_close(struct hvt_ftrace *ft);
 struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *path,
 					   const char *name, int cpu,
 					   unsigned long *warnings);
-/* The next event: 1, or 0 at the end of the file. */
+/* The next event in file order, as recorded: 1, or 0 at the end of the file. */
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 /* Writes " " and the fields of the event last returned, as ftrace prints them. */
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, FILE *out);

@@ -7,25 +7,59 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "tools/stream_warn.h"
 #include "tools/timeline.h"
+
+/*
+ * A source's events must come out in time order for the merge. Its reader
+ * hands them out in stream order; a guest stream may legitimately step back
+ * in guest time (a backwards TSC jump, which its VM's clock places), so the
+ * order is judged here, on the host time alignment gave.
+ */
+static void warn_backwards(struct hvt_source *s, uint64_t t)
+{
+	if (s->ftrace)
+		hvt_stream_warn(&s->warnings, s->name, "record at offset %" PRIu64 ": timestamp %"
+				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
+				s->ft_ev.offset, t, s->host_tsc);
+	else if (s->clock)
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": guest "
+				"timestamp %" PRIu64 " places it at host TSC %" PRIu64 ", before "
+				"the previous event (%" PRIu64 "), and no clock change in sync.tsv "
+				"explains the step back; dropping it", s->ctf_ev.offset,
+				s->ctf_ev.ts, t, s->host_tsc);
+	else
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": timestamp %"
+				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
+				s->ctf_ev.offset, t, s->host_tsc);
+}
 
 int hvt_source_next(struct hvt_source *s)
 {
-	if (s->ftrace) {
-		if (!hvt_ftrace_cpu_next(s->ftrace, &s->ft_ev))
+	for (;;) {
+		uint64_t t;
+
+		if (s->ftrace) {
+			if (!hvt_ftrace_cpu_next(s->ftrace, &s->ft_ev))
+				return 0;
+			t = s->ft_ev.ts;
+		} else if (s->ctf) {
+			if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
+				return 0;
+			/* Every event through the cursor, in stream order, dropped ones too. */
+			t = s->clock ? hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts) :
+			    s->ctf_ev.ts;
+		} else {
 			return 0;
-		s->host_tsc = s->ft_ev.ts;
-	} else if (s->ctf) {
-		if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
-			return 0;
-		/* Unaligned sources (check decodes them too) keep their own clock. */
-		s->host_tsc = s->clock ? hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts) :
-			      s->ctf_ev.ts;
-	} else {
-		return 0;
+		}
+		if (s->seq && t < s->host_tsc) {
+			warn_backwards(s, t);
+			continue;
+		}
+		s->host_tsc = t;
+		s->seq++;
+		return 1;
 	}
-	s->seq++;
-	return 1;
 }
 
 uint32_t hvt_source_cpu(const struct hvt_source *s)
@@ -53,7 +87,7 @@ void hvt_source_print_fields(struct hvt_source *s, FILE *out)
 
 unsigned long hvt_source_warnings(const struct hvt_source *s)
 {
-	unsigned long n = s->open_warnings;
+	unsigned long n = s->warnings;
 
 	if (s->ftrace)
 		n += hvt_ftrace_cpu_stats(s->ftrace)->warnings;
@@ -103,7 +137,7 @@ static int open_host(struct hvt_timeline *tl)
 			return -1;
 		s->aligned = true;
 		s->ftrace = hvt_ftrace_cpu_open(tl->ftrace, a->cpus[i].path, rel,
-						a->cpus[i].cpu, &s->open_warnings);
+						a->cpus[i].cpu, &s->warnings);
 	}
 	return 0;
 }
@@ -206,7 +240,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 		s->aligned = aligned[si->trace];
 		s->clock = s->aligned ? &st->clock : NULL;
 		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->regs[si->trace],
-				      &s->open_warnings);
+				      &s->warnings);
 	}
 	free(aligned);
 	return 0;

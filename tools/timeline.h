@@ -9,7 +9,10 @@
  * reads its next event and goes back into the heap. Memory: one packet or
  * page per source.
  *
- * Guest sources are aligned through their VM's clock (align.h). Traces on
+ * Guest sources are aligned through their VM's clock (align.h), every event
+ * in stream order, so that guest values repeated after a backwards TSC jump
+ * land after the jump. Only then is a source's order checked: an event whose
+ * time goes back is dropped with a warning. Traces on
  * CLOCK_MONOTONIC_RAW, and VMs without any clock exchange, cannot be aligned:
  * they are skipped with one warning each (the check command still decodes
  * them, see hvt_timeline_open's @all_streams).
@@ -38,12 +41,12 @@ struct hvt_source {
 	bool aligned;			/* false: not part of the merge */
 	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
 	struct hvt_ctf_stream *ctf;	/* could not be opened */
-	unsigned long open_warnings;
+	unsigned long warnings;		/* opening it, events out of order */
 	/* The current event. */
 	struct hvt_ftrace_event ft_ev;
 	struct hvt_ctf_event ctf_ev;
 	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
-	uint64_t seq;
+	uint64_t seq;			/* events returned */
 };
 
 struct hvt_vm_state {
@@ -83,7 +86,7 @@ unsigned long hvt_timeline_warnings(const struct hvt_timeline *tl);
 /* Events the producers reported lost (discarded, missed, lost packets). */
 uint64_t hvt_timeline_lost(const struct hvt_timeline *tl);
 
-/* Reads a source's next event: 1, or 0 at its end. */
+/* Reads a source's next event not earlier than the last: 1, or 0 at its end. */
 int hvt_source_next(struct hvt_source *s);
 uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);

@@ -4,7 +4,8 @@
  * standard synthetic archive (archive_fixture.c): host TSC -> ns since the
  * start and realtime, the guest offset fitted from sync.tsv, guest events
  * placed at the host time they were made to have, ties broken by layer then
- * stream, unalignable traces skipped.
+ * stream, unalignable traces skipped, a stream stepping back in guest time
+ * kept across a real clock change and cut without one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -353,6 +354,137 @@ static void test_unalignable_traces(void **state)
 	check_unaligned_vm(root);
 }
 
+static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+					 14 };
+
+#define MS		1000000ll		/* ns */
+#define JUMP_BACK	10000000ull		/* guest ticks: 5 ms */
+
+/*
+ * sync.tsv with 40 exchanges 1 ms apart; from the 21st (20 ms) on, the guest
+ * TSC is JUMP_BACK lower (@jump) or the same (!@jump).
+ */
+static void write_sync_jump(const char *root, bool jump)
+{
+	char text[8192];
+	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
+				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
+	unsigned int k;
+
+	for (k = 0; k < 40; k++) {
+		uint64_t hs = FX_HOST_TSC(k * MS);
+		uint64_t gr = hs + 100 + (uint64_t)FX_OFFSET - (jump && k >= 20 ? JUMP_BACK : 0);
+
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
+					(unsigned long long)hs, (unsigned long long)gr,
+					(unsigned long long)gr + 10, (unsigned long long)hs + 210);
+	}
+	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", text, len), 0);
+}
+
+/* kernel/stream-0 with test:far events at these guest TSC values, in this order. */
+static void write_kernel_stream(const char *root, const uint64_t *guest, size_t n)
+{
+	static uint32_t value[8];
+	struct fx_event ev[8];
+	size_t i;
+
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++) {
+		value[i] = (uint32_t)i;
+		ev[i] = (struct fx_event){ FX_ID_FAR, guest[i], 0, 77, &value[i], 4 };
+	}
+	assert_int_equal(fx_write_stream(root, "vm/demo/kernel/stream-0", kernel_uuid, 4096, 0, 0,
+					 ev, n), 0);
+}
+
+/* The events of kernel/stream-0 the merge returns: their field value and ns. */
+static size_t merged_k0(const char *root, uint32_t *value, int64_t *ns, unsigned long *warnings)
+{
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	size_t n = 0;
+
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl))) {
+		if (strcmp(s->name, K0))
+			continue;
+		assert_true(n < 8);
+		value[n] = hvt_get_u32(s->ctf_ev.payload);
+		ns[n++] = hvt_host_clock_since_start(&tl.clock, s->host_tsc);
+	}
+	*warnings = hvt_timeline_warnings(&tl);
+	hvt_timeline_close(&tl);
+	return n;
+}
+
+static void assert_near_ms(int64_t ns, int64_t ms)
+{
+	if (ns < ms * MS - 1000 || ns > ms * MS + 1000)
+		fail_msg("%lld ns is not %lld ms (+/- 1 us)", (long long)ns, (long long)ms);
+}
+
+/*
+ * The guest TSC jumps back 5 ms between the exchanges at 19 and 20 ms. A
+ * stream with events at 10 and 18 ms before it and 21 and 30 ms after it shows
+ * guest values 10, 18, 16, 25 ms: it goes back, and must keep every event,
+ * each at its own host time.
+ */
+static void test_backwards_jump_keeps_events(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = false };
+	const uint64_t guest[] = {
+		FX_GUEST_TSC(10 * MS), FX_GUEST_TSC(18 * MS),
+		FX_GUEST_TSC(21 * MS) - JUMP_BACK, FX_GUEST_TSC(30 * MS) - JUMP_BACK,
+	};
+	uint32_t value[8];
+	int64_t ns[8];
+	unsigned long warnings;
+
+	assert_true(guest[2] < guest[1]);
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	write_sync_jump(root, true);
+	write_kernel_stream(root, guest, 4);
+	assert_int_equal(merged_k0(root, value, ns, &warnings), 4);
+	assert_int_equal(warnings, 0);
+	assert_int_equal(value[0], 0);
+	assert_int_equal(value[1], 1);
+	assert_int_equal(value[2], 2);
+	assert_int_equal(value[3], 3);
+	assert_near_ms(ns[0], 10);
+	assert_near_ms(ns[1], 18);
+	assert_near_ms(ns[2], 21);
+	assert_near_ms(ns[3], 30);
+}
+
+/* The same stream when the guest clock never changed: the step back is dropped. */
+static void test_backwards_without_clock_change(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = false };
+	const uint64_t guest[] = {
+		FX_GUEST_TSC(10 * MS), FX_GUEST_TSC(18 * MS),
+		FX_GUEST_TSC(16 * MS), FX_GUEST_TSC(25 * MS),
+	};
+	uint32_t value[8];
+	int64_t ns[8];
+	unsigned long warnings;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	write_sync_jump(root, false);
+	write_kernel_stream(root, guest, 4);
+	assert_int_equal(merged_k0(root, value, ns, &warnings), 3);
+	assert_int_equal(warnings, 1);
+	assert_int_equal(value[0], 0);
+	assert_int_equal(value[1], 1);
+	assert_int_equal(value[2], 3);
+	assert_near_ms(ns[0], 10);
+	assert_near_ms(ns[1], 18);
+	assert_near_ms(ns[2], 25);
+}
+
 static void test_inconsistent_sync_still_merges(void **state)
 {
 	const char *root = *state;
@@ -410,6 +542,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backwards_jump_keeps_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backwards_without_clock_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
 	};
