@@ -28,6 +28,27 @@ int hvt_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int hvt_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = 0;
+			return -1;
+		}
+		p += n;
+		off += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int hvt_read_file(const char *path, size_t max, char **data, size_t *len)
 {
 	size_t cap = 4096, used = 0;

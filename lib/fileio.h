@@ -11,6 +11,11 @@
 
 /* write() until done, retrying EINTR; -1 with errno on failure. */
 int hvt_write_all(int fd, const void *buf, size_t len);
+/*
+ * pread() of exactly @len bytes at @off, retrying EINTR and short reads; -1
+ * with errno on failure, or with errno 0 if the file ends first.
+ */
+int hvt_pread_all(int fd, void *buf, size_t len, off_t off);
 /* Reads a whole file of at most @max bytes into a NUL-terminated buffer. */
 int hvt_read_file(const char *path, size_t max, char **data, size_t *len);
 /* Replaces @path with @len bytes: writes PATH.tmp, fsyncs it, renames it. */

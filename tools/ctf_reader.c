@@ -78,22 +78,6 @@ const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s)
 	return &s->stats;
 }
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static int reserve(struct hvt_ctf_stream *s, size_t len)
 {
 	unsigned char *p;
@@ -129,7 +113,7 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		return -1;
 	}
 	want = HVT_CTF_PACKET_HEADER_SIZE;
-	if (reserve(s, want) || read_at(s->fd, s->buf, want, off)) {
+	if (reserve(s, want) || hvt_pread_all(s->fd, s->buf, want, (off_t)off)) {
 		stream_warn_stop(s, off, "read error");
 		return -1;
 	}
@@ -139,7 +123,7 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		want = size > left ? left : size;
 	if (want > HVT_CTF_MAX_PACKET)
 		want = HVT_CTF_MAX_PACKET;
-	if (reserve(s, want) || read_at(s->fd, s->buf, want, off)) {
+	if (reserve(s, want) || hvt_pread_all(s->fd, s->buf, want, (off_t)off)) {
 		stream_warn_stop(s, off, "read error");
 		return -1;
 	}

@@ -305,23 +305,6 @@ const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu 
 	return &c->stats;
 }
 
-static int read_page(struct hvt_ftrace_cpu *c, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < c->ft->page_size) {
-		ssize_t n = pread(c->fd, c->page + done, c->ft->page_size - done,
-				  (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* Checks the page's commit word before kbuffer trusts it: 1 usable, 0 skip. */
 static int check_page(struct hvt_ftrace_cpu *c)
 {
@@ -353,7 +336,8 @@ static bool load_page(struct hvt_ftrace_cpu *c)
 		uint64_t left = c->file_size - c->next_page;
 
 		c->page_off = c->next_page;
-		if (left < c->ft->page_size || read_page(c, c->page_off)) {
+		if (left < c->ft->page_size ||
+		    hvt_pread_all(c->fd, c->page, c->ft->page_size, (off_t)c->page_off)) {
 			hvt_stream_warn(&c->stats.warnings, c->name,
 					"page at offset %" PRIu64 ": truncated (%" PRIu64
 					" bytes left); ignoring them", c->page_off, left);
