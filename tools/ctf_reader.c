@@ -122,13 +122,12 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 	if (size > want)
 		want = size > left ? left : size;
 	if (want > HVT_CTF_MAX_PACKET)
-		want = HVT_CTF_MAX_PACKET;
+		want = HVT_CTF_MAX_PACKET;	/* memory stays bounded; the check refuses it */
 	if (reserve(s, want) || hvt_pread_all(s->fd, s->buf, want, (off_t)off)) {
 		stream_warn_stop(s, off, "read error");
 		return -1;
 	}
-	why = size > HVT_CTF_MAX_PACKET ? "packet larger than 1 MiB" :
-	      hvt_packet_check(s->buf, want, s->uuid, &pkt);
+	why = hvt_packet_check(s->buf, want, s->uuid, &pkt);
 	if (!why) {
 		s->packet_off = off;
 		s->next_packet = off + size;

@@ -30,8 +30,6 @@
 #include <hvtrace/ctf.h>
 #include "lib/registry.h"
 
-/* Larger packets cannot come from a ring buffer (HVT_RB_MAX_SUBBUF). */
-#define HVT_CTF_MAX_PACKET	(1u << 20)
 #define HVT_REGISTRY_FILE_MAX	(64u << 20)
 
 struct hvt_ctf_event {
