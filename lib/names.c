@@ -3,16 +3,22 @@
 
 #include "lib/names.h"
 
-int hvt_vm_name_ok(const char *name)
+int hvt_path_component_ok(const char *s, size_t len)
 {
-	size_t i, n = strlen(name);
+	size_t i;
 
-	if (n == 0 || n > HVT_VM_NAME_MAX || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (len == 0 || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
 		return 0;
-	for (i = 0; i < n; i++)
-		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-		      (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '.' ||
-		      name[i] == '-'))
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '.' || s[i] == '-'))
 			return 0;
 	return 1;
+}
+
+int hvt_vm_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n <= HVT_VM_NAME_MAX && hvt_path_component_ok(name, n);
 }

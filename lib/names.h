@@ -6,9 +6,13 @@
 #ifndef HVT_NAMES_H
 #define HVT_NAMES_H
 
+#include <stddef.h>
+
 #define HVT_VM_NAME_MAX 64
 
-/* 1-64 of [A-Za-z0-9_.-], not "." or "..". */
+/* One component of a path: the @len bytes at @s, 1 or more of [A-Za-z0-9_.-], not "." or "..". */
+int hvt_path_component_ok(const char *s, size_t len);
+/* A VM name is one such component of at most HVT_VM_NAME_MAX characters. */
 int hvt_vm_name_ok(const char *name);
 
 #endif

@@ -27,37 +27,23 @@ const char *hvt_layer_name(enum hvt_layer layer)
 	}
 }
 
-static int path_char_ok(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
-}
-
 /*
  * Paths in the archive's JSON files are joined to the archive root: accept
- * only relative paths made of safe components, so a damaged or hostile file
- * can never point outside the archive.
+ * only relative paths made of safe components (lib/names.h), so a damaged or
+ * hostile file can never point outside the archive.
  */
 int hvt_relpath_ok(const char *rel)
 {
-	const char *p, *comp = rel;
+	const char *comp = rel, *slash;
 
-	if (!rel[0] || strlen(rel) > 255)
+	if (strlen(rel) > 255)
 		return 0;
-	for (p = rel;; p++) {
-		if (*p == '/' || !*p) {
-			size_t len = (size_t)(p - comp);
-
-			if (len == 0 || (len == 1 && comp[0] == '.') ||
-			    (len == 2 && comp[0] == '.' && comp[1] == '.'))
-				return 0;
-			if (!*p)
-				return 1;
-			comp = p + 1;
-		} else if (!path_char_ok(*p)) {
+	while ((slash = strchr(comp, '/'))) {
+		if (!hvt_path_component_ok(comp, (size_t)(slash - comp)))
 			return 0;
-		}
+		comp = slash + 1;
 	}
+	return hvt_path_component_ok(comp, strlen(comp));
 }
 
 static int hex_value(char c)

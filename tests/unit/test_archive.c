@@ -55,6 +55,12 @@ static void test_names_paths_uuids(void **state)
 	assert_false(hvt_vm_name_ok("a/b"));
 	assert_false(hvt_vm_name_ok(".."));
 	assert_false(hvt_vm_name_ok("0123456789012345678901234567890123456789012345678901234567890123X"));
+	assert_true(hvt_vm_name_ok("..."));
+	assert_true(hvt_relpath_ok(".../a"));
+	/* one component: only its @len bytes count */
+	assert_true(hvt_path_component_ok("ab/c", 2));
+	assert_false(hvt_path_component_ok("../c", 2));
+	assert_false(hvt_path_component_ok("ab", 0));
 	assert_int_equal(hvt_uuid_parse("5c0f0102-0304-0506-0708-090a0b0c0d0e", u), 0);
 	assert_int_equal(u[0], 0x5c);
 	assert_int_equal(u[15], 0x0e);
