@@ -16,6 +16,17 @@
 #include "lib/log.h"
 #include "tools/archive.h"
 
+/* "vm/NAME/@file", malloc'd: how messages name a file of the VM. */
+static char *vm_rel(const struct hvt_vm_info *vm, const char *file)
+{
+	size_t len = strlen(vm->name) + strlen(file) + 5;
+	char *rel = malloc(len);
+
+	if (rel)
+		snprintf(rel, len, "vm/%s/%s", vm->name, file);
+	return rel;
+}
+
 static void vm_warn_entry(struct hvt_vm_info *vm, const char *what, size_t i, const char *why)
 {
 	hvt_warn("%s/info.json: %s[%zu]: %s; skipping it", vm->dir, what, i, why);
@@ -93,10 +104,9 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 			continue;
 		}
 		t->dir = hvt_join(vm->dir, dir);
-		t->rel = malloc(strlen(vm->name) + strlen(dir) + 5);
+		t->rel = vm_rel(vm, dir);
 		if (!t->dir || !t->rel)
 			return -1;
-		sprintf(t->rel, "vm/%s/%s", vm->name, dir);
 		vm->nr_traces++;
 	}
 	return 0;
@@ -158,10 +168,9 @@ static int parse_streams(struct hvt_vm_info *vm, json_t *streams)
 			continue;
 		}
 		s->path = hvt_join(vm->dir, file);
-		s->rel = malloc(strlen(vm->name) + strlen(file) + 5);
+		s->rel = vm_rel(vm, file);
 		if (!s->path || !s->rel)
 			return -1;
-		sprintf(s->rel, "vm/%s/%s", vm->name, file);
 		vm->nr_streams++;
 	}
 	return 0;
