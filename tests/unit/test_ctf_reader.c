@@ -202,8 +202,13 @@ static void test_field_kinds(void **state)
 	free(payload);
 }
 
-/* A stream of three packets of sched_switch events, the offsets of packets 2 and 3. */
-static unsigned char *three_packets(size_t *len, size_t *p2, size_t *p3)
+#define SW_EVENT_SIZE	(4 + 8 + sizeof(struct fx_sched_switch))	/* compact header */
+
+/*
+ * A stream of three packets of 150 sched_switch events in all: the offsets
+ * of packets 2 and 3, and how many events packet 1 holds.
+ */
+static unsigned char *three_packets(size_t *len, size_t *p2, size_t *p3, size_t *first)
 {
 	static struct fx_event ev[150];
 	static struct fx_sched_switch sw;
@@ -216,25 +221,18 @@ static unsigned char *three_packets(size_t *len, size_t *p2, size_t *p3)
 	bytes = make(ev, 150, len);
 	*p2 = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
 	*p3 = *p2 + hvt_get_u64(bytes + *p2 + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	*first = (*p2 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE;
 	assert_true(*p3 < *len);
 	return bytes;
-}
-
-static size_t events_in_first(const unsigned char *bytes)
-{
-	size_t content = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, content_size)) / 8;
-
-	return (content - 84) / (4 + 8 + sizeof(struct fx_sched_switch));
 }
 
 static void test_bad_magic(void **state)
 {
 	struct ctx *c = *state;
 	size_t len, p2, p3, first;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
-	first = events_in_first(bytes);
 	bytes[p2] ^= 0xff;	/* packet 2: nothing after it can be found */
 	r = decode(c, bytes, len);
 	assert_int_equal(r->n, first);
@@ -251,15 +249,14 @@ static void test_foreign_uuid_skips_one_packet(void **state)
 {
 	struct ctx *c = *state;
 	size_t len, p2, p3, first;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
-	first = events_in_first(bytes);
 	memcpy(bytes + p2 + 4, other_uuid, 16);
 	r = decode(c, bytes, len);
 	assert_int_equal(r->stats.warnings, 1);
 	assert_int_equal(r->stats.packets, 2);
-	assert_int_equal(r->n, 150 - (p3 - p2 - 84) / (4 + 8 + sizeof(struct fx_sched_switch)));
+	assert_int_equal(r->n, 150 - (p3 - p2 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE);
 	assert_true(r->n > first);
 	free(bytes);
 }
@@ -268,10 +265,9 @@ static void test_sizes_past_the_end(void **state)
 {
 	struct ctx *c = *state;
 	size_t len, p2, p3, first;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
-	first = events_in_first(bytes);
 	/* The file ends in the middle of packet 2. */
 	r = decode(c, bytes, p2 + 100);
 	assert_int_equal(r->n, first);
@@ -298,11 +294,10 @@ static void test_truncated_event(void **state)
 {
 	struct ctx *c = *state;
 	size_t len, p2, p3, first;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	uint64_t content = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, content_size));
 	struct result *r;
 
-	first = events_in_first(bytes);
 	/* Packet 1 now ends 10 bytes into its last event's payload. */
 	hvt_put_u64(bytes + offsetof(struct hvt_ctf_packet, content_size),
 		    content - (sizeof(struct fx_sched_switch) - 10) * 8);
@@ -384,8 +379,8 @@ static void test_empty_and_missing(void **state)
 static void test_lost_packets_are_counted(void **state)
 {
 	struct ctx *c = *state;
-	size_t len, p2, p3;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
 	hvt_put_u64(bytes + p3 + offsetof(struct hvt_ctf_packet, packet_seq_num), 5);
@@ -445,8 +440,8 @@ static void test_stream_with_garbage_registry(void **state)
 {
 	struct ctx *c = *state;
 	struct hvt_registry saved = c->reg;
-	size_t len, p2, p3;
-	unsigned char *bytes = three_packets(&len, &p2, &p3);
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
 	hvt_registry_init(&c->reg);
