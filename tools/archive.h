@@ -64,7 +64,6 @@ struct hvt_trace_info {
 	enum hvt_clock_domain domain;	/* GUEST_TSC is aligned through sync.tsv */
 	char *dir;			/* ROOT/vm/NAME/kernel */
 	char *rel;			/* vm/NAME/kernel, for messages */
-	uint64_t freq_hz;
 	__u8 uuid[HVT_UUID_LEN];
 	uint32_t pid;
 };
@@ -76,8 +75,6 @@ struct hvt_stream_info {
 	char *rel;			/* vm/NAME/kernel/stream-0, for messages */
 	int32_t cpu;			/* -1: a per-thread stream */
 	int32_t tid;
-	uint64_t lost;
-	bool closed;
 };
 
 /* One line of sync.tsv. */

@@ -36,12 +36,13 @@ static void vm_warn_entry(struct hvt_vm_info *vm, const char *what, size_t i, co
 static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
 {
 	const char *layer, *domain, *uuid;
-	json_int_t id, freq, pid = 0;
+	json_int_t id, pid = 0;
 	json_error_t jerr;
 
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:I, s:s, s?I}", "id", &id,
-			   "layer", &layer, "dir", dir, "domain", &domain, "freq_hz", &freq,
-			   "uuid", &uuid, "pid", &pid))
+	/* freq_hz is informational: alignment works in ticks, from the exchanges. */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I}", "id", &id,
+			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
+			   "pid", &pid))
 		return "missing or mistyped members";
 	if (id < 0 || id >= HVT_MAX_TRACES)
 		return "id out of range";
@@ -57,8 +58,6 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 		t->domain = HVT_DOMAIN_MONOTONIC_RAW;
 	else
 		return "unknown clock domain";
-	if (freq <= 0)
-		return "freq_hz must be positive";
 	if (pid < 0 || pid > INT32_MAX)
 		return "pid out of range";
 	if (hvt_uuid_parse(uuid, t->uuid))
@@ -66,7 +65,6 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 	if (!hvt_relpath_ok(*dir))
 		return "invalid dir";
 	t->id = (uint32_t)id;
-	t->freq_hz = (uint64_t)freq;
 	t->pid = (uint32_t)pid;
 	return NULL;
 }
@@ -115,21 +113,19 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream_info *s,
 				 json_t *j, const char **file)
 {
-	json_int_t id, trace, cpu = -1, tid = 0, lost = 0;
+	json_int_t id, trace, cpu = -1, tid = 0;
 	const struct hvt_trace_info *t;
 	json_error_t jerr;
-	int closed = 0;
 	size_t i;
 
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?b}", "id", &id,
-			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
-			   "lost", &lost, "closed", &closed))
+	/* lost and closed are informational: the packets carry what was lost. */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I}", "id", &id,
+			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid))
 		return "missing or mistyped members";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
 		return "id out of range";
-	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX ||
-	    lost < 0)
-		return "cpu, tid or lost out of range";
+	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX)
+		return "cpu or tid out of range";
 	if (!hvt_relpath_ok(*file))
 		return "invalid file";
 	if (trace < 0 || trace >= HVT_MAX_TRACES || !(t = trace_by_id(vm, (uint32_t)trace)))
@@ -141,8 +137,6 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	s->trace = (size_t)(t - vm->traces);
 	s->cpu = (int32_t)cpu;
 	s->tid = (int32_t)tid;
-	s->lost = (uint64_t)lost;
-	s->closed = closed;
 	return NULL;
 }
 

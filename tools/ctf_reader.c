@@ -225,10 +225,8 @@ int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 	for (;;) {
 		if (s->pos >= s->end && !load_packet(s))
 			return 0;
-		if (s->pos < s->end && decode_event(s, ev)) {
-			s->stats.events++;
+		if (s->pos < s->end && decode_event(s, ev))
 			return 1;
-		}
 	}
 }
 

@@ -419,10 +419,8 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 			continue;
 		}
 		ret = decode(c, data, ts, ev);
-		if (ret > 0) {
-			c->stats.events++;
+		if (ret > 0)
 			return 1;
-		}
 		if (ret < 0)
 			c->loaded = false;
 	}

@@ -32,7 +32,6 @@ struct hvt_ftrace_event {
 
 struct hvt_ftrace_stats {
 	uint64_t pages;
-	uint64_t events;
 	uint64_t lost_events;		/* the kernel's missed-events counts */
 	unsigned long warnings;
 };

@@ -217,6 +217,20 @@ static void test_info_json(void **state)
 	assert_null(vm.end_reason);
 	assert_false(vm.finished);
 	hvt_vm_info_free(&vm);
+	/* Informational members are not judged: freq_hz, a stream's lost and closed. */
+	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\", \"sync\": "
+		"{\"file\": \"sync.tsv\"}, \"traces\": ["
+		" {\"id\": 0, \"layer\": \"kernel\", \"dir\": \"kernel\", \"domain\": \"guest_tsc\","
+		"  \"freq_hz\": 0, \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"},"
+		" {\"id\": 1, \"layer\": \"user\", \"dir\": \"user-1\", \"domain\": \"guest_tsc\","
+		"  \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"}],"
+		" \"streams\": [{\"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\","
+		" \"lost\": -1, \"closed\": 3}]}"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), 0);
+	assert_int_equal(vm.warnings, 0);
+	assert_int_equal(vm.nr_traces, 2);
+	assert_int_equal(vm.nr_streams, 1);
+	hvt_vm_info_free(&vm);
 	/* No sync.tsv: loaded, with a sync warning. */
 	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\", \"sync\": "
 				   "{\"file\": \"nosuch.tsv\"}, \"traces\": [], \"streams\": []}"), 0);
