@@ -270,22 +270,21 @@ static int load_manifest(struct hvt_archive *a, char **clock_pairs)
 }
 
 /*
- * The host clock needs two pairs; a recording that crashed within its first
- * second has one, and then the manifest's nominal frequency is the best there
- * is (clock_math's map is built from it around that single pair).
+ * A recording that crashed within its first second has a single pair: the
+ * host clock (clocksync/host_clock.h) is then a line of the manifest's
+ * nominal frequency through it, if there is one. Whether the pairs define a
+ * clock is hvt_host_clock_init()'s to say.
  */
-static int check_pairs(struct hvt_archive *a, const char *path)
+static void note_pairs(struct hvt_archive *a, const char *path)
 {
-	if (a->nr_pairs >= 2)
-		return 0;
-	if (a->nr_pairs == 1 && a->tsc_freq_hz) {
-		hvt_warn("%s: a single clock pair; converting with the nominal TSC frequency "
-			 "%llu Hz", path, (unsigned long long)a->tsc_freq_hz);
-		a->warnings++;
-		return 0;
-	}
-	hvt_err("%s: needs at least two valid clock pairs to map the host TSC to time", path);
-	return -1;
+	if (a->nr_pairs != 1)
+		return;
+	if (a->tsc_freq_hz)
+		hvt_warn("%s: a single clock pair; the host TSC's rate is only the manifest's "
+			 "nominal frequency, %llu Hz", path, (unsigned long long)a->tsc_freq_hz);
+	else
+		hvt_warn("%s: a single clock pair, and the manifest has no tsc_freq_hz", path);
+	a->warnings++;
 }
 
 int hvt_archive_open(struct hvt_archive *a, const char *root)
@@ -298,9 +297,9 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 		goto fail;
 	if (load_manifest(a, &clock_pairs))
 		goto fail;
-	if (hvt_clock_tsv_read(clock_pairs, &a->pairs, &a->nr_pairs, &a->warnings) ||
-	    check_pairs(a, clock_pairs))
+	if (hvt_clock_tsv_read(clock_pairs, &a->pairs, &a->nr_pairs, &a->warnings))
 		goto fail;
+	note_pairs(a, clock_pairs);
 	free(clock_pairs);
 	return 0;
 fail:

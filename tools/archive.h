@@ -100,7 +100,8 @@ struct hvt_vm_info {
 
 /*
  * Reads ROOT/hvtrace.json and host/clock.tsv. Returns 0, or -1 after an error
- * message when the archive cannot be used at all.
+ * message when the archive cannot be used at all. Whether the clock pairs
+ * define a host clock is hvt_host_clock_init()'s decision.
  */
 int hvt_archive_open(struct hvt_archive *a, const char *root);
 void hvt_archive_close(struct hvt_archive *a);

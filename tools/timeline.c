@@ -288,7 +288,8 @@ int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_stream
 	}
 	if (hvt_host_clock_init(&tl->clock, tl->archive.pairs, tl->archive.nr_pairs,
 				tl->archive.tsc_freq_hz)) {
-		hvt_err("%s: host/clock.tsv does not define a clock", root);
+		hvt_err("%s: the host clock pairs do not map the host TSC to time: that needs two "
+			"valid pairs, or one and the manifest's tsc_freq_hz", root);
 		goto fail;
 	}
 	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
 #include "tools/align.h"
 #include "tools/timeline.h"
@@ -485,6 +486,44 @@ static void test_backwards_without_clock_change(void **state)
 	assert_near_ms(ns[2], 25);
 }
 
+/*
+ * One clock pair (a recording that crashed within its first second): merged
+ * with the manifest's nominal frequency and a warning; without one, refused.
+ */
+static void test_single_clock_pair(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = false };
+	const struct row want[] = {
+		{ 1240000, HVT_LAYER_KERNEL, K0, "sched_switch", 77, 0 },
+		{ 1300000, HVT_LAYER_KERNEL, K0, "sched_switch", 0, 0 },
+		{ 1300000, HVT_LAYER_KERNEL, K1, "sched_switch", 0, 1 },
+		{ 1300000, HVT_LAYER_USER, U0, "hvdemo:send", 78, 1 },
+		{ 100000000, HVT_LAYER_KERNEL, K0, "test:far", 77, 0 },
+	};
+	struct hvt_timeline tl;
+	char path[128], *text, *freq;
+	size_t len;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\t"
+				   "uncertainty\n%llu\t%lld\t%lld\t100\n", FX_T0, FX_MONO0,
+				   FX_REAL0), 0);
+	check_rows(root, false, want, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_int_equal(tl.archive.warnings, 1);
+	hvt_timeline_close(&tl);
+	/* the manifest without its nominal frequency */
+	snprintf(path, sizeof(path), "%s/hvtrace.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	freq = strstr(text, "\"tsc_freq_hz\": 2000000000,");
+	assert_non_null(freq);
+	memset(freq, ' ', strlen("\"tsc_freq_hz\": 2000000000,"));
+	assert_int_equal(fx_write(root, "hvtrace.json", text, len), 0);
+	free(text);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+}
+
 static void test_inconsistent_sync_still_merges(void **state)
 {
 	const char *root = *state;
@@ -544,6 +583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_jump_keeps_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_without_clock_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_clock_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
 	};
