@@ -89,10 +89,12 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 	s = hvt_ctf_open(path, "stream", uuid, &c->reg, &r->open_warnings);
 	assert_non_null(s);
 	while (hvt_ctf_next(s, &ev)) {
-		struct decoded *d = &r->ev[r->n++];
-		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
+		struct decoded *d;
+		FILE *f;
 
-		assert_true(r->n <= MAX_OUT);
+		assert_true(r->n < MAX_OUT);
+		d = &r->ev[r->n++];
+		f = fmemopen(d->text, sizeof(d->text) - 1, "w");
 		d->ts = ev.ts;
 		d->id = ev.type->id;
 		d->cpu = ev.cpu;

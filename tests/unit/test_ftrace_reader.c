@@ -81,11 +81,10 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 	c = hvt_ftrace_cpu_open(ft, path, file, cpu, &r->warnings);
 	assert_non_null(c);
 	while (hvt_ftrace_cpu_next(c, &ev)) {
-		struct decoded *d = &r->ev[r->n];
+		static struct decoded spare;	/* events past MAX_OUT: decoded, not kept */
+		struct decoded *d = r->n < MAX_OUT ? &r->ev[r->n++] : &spare;
 		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
 
-		if (r->n < MAX_OUT)
-			r->n++;
 		d->ts = ev.ts;
 		d->tid = ev.tid;
 		d->cpu = ev.cpu;
