@@ -437,19 +437,32 @@ static void test_registry_files(void **state)
 	free(records);
 }
 
-/* With nothing in the registry every event is unknown: warnings, no crash. */
+/*
+ * A registry file of garbage yields no event type at all: every event is
+ * unknown, one warning per packet, no crash.
+ */
 static void test_stream_with_garbage_registry(void **state)
 {
 	struct ctx *c = *state;
 	struct hvt_registry saved = c->reg;
 	size_t len, p2, p3, first;
 	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
+	unsigned char garbage[512];
 	struct result *r;
+	char path[128];
+	size_t i;
 
+	for (i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (unsigned char)(i * 37 + 11);
+	snprintf(path, sizeof(path), "%s/registry", c->root);
+	assert_int_equal(fx_write(c->root, "registry", garbage, sizeof(garbage)), 0);
 	hvt_registry_init(&c->reg);
+	assert_int_equal(hvt_ctf_registry_load(&c->reg, path, "registry"), 1);
+	assert_int_equal(c->reg.nr_events, 0);
 	r = decode(c, bytes, len);
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->stats.warnings, 3);	/* one per packet */
+	hvt_registry_free(&c->reg);
 	c->reg = saved;
 	free(bytes);
 }
