@@ -2,9 +2,11 @@
 /*
  * test_merge.c - `hvtrace merge` on the standard synthetic archive: the exact
  * text of every line (format, order, tie-break), the three time modes,
- * --format=null, --output, and the exit statuses for usage errors (2),
+ * --format=null (silent, yet decoding everything), --output, and the exit
+ * statuses for usage errors (2),
  * unreadable archives (1) and damaged but mergeable ones (0).
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
@@ -95,6 +98,68 @@ static void test_output_file_and_null(void **state)
 	assert_int_equal(MERGE(c, &text, c->root, "--format=null"), 0);
 	assert_string_equal(text, "");
 	free(text);
+}
+
+/* Runs merge on c->root with @format; its standard error in *@err. */
+static int merge_err(struct ctx *c, char *format, char **err)
+{
+	char path[128], *text;
+	int saved = dup(2), fd, ret;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/stderr.txt", c->root);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	ret = MERGE(c, &text, c->root, format, "--output", c->out);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	free(text);
+	assert_int_equal(hvt_read_file(path, 1 << 20, err, &len), 0);
+	return ret;
+}
+
+/*
+ * --format=null prints nothing, not even the summary: that it decoded every
+ * stream to its end shows in its warnings, which are the text format's, and
+ * in their absence on a sound archive.
+ */
+static void test_null_decodes_everything(void **state)
+{
+	struct ctx *c = *state;
+	static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+						 12, 13, 14 };
+	/* stream-1's event as the standard archive has it, then an unknown one */
+	struct fx_sched_switch sw = fx_sched("swapper/1", 0, 0, "swapper/1", 0);
+	const struct fx_event ev[] = {
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 1, 0, &sw, sizeof(sw) },
+		{ 7, FX_GUEST_TSC(1400000), 1, 0, &sw, sizeof(sw) },	/* not in the registry */
+	};
+	char *err, *text_err, *file;
+	size_t len;
+
+	assert_int_equal(merge_err(c, "--format=null", &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	/* the last event of a stream is one the registry does not describe */
+	assert_int_equal(fx_write_stream(c->root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1,
+					 ev, 2), 0);
+	assert_int_equal(merge_err(c, "--format=null", &err), 0);
+	assert_non_null(strstr(err, "vm/demo/kernel/stream-1: event at offset "));
+	assert_non_null(strstr(err, " (id 7): unknown event id; skipping the rest of the packet\n"));
+	assert_null(strstr(err, " events (host "));	/* no summary */
+	assert_int_equal(merge_err(c, "--format=text", &text_err), 0);
+	assert_non_null(strstr(text_err, err));		/* the same warnings, then the summary */
+	assert_non_null(strstr(text_err, "hvtrace: 8 events (host 3, kernel 4, user 1) from 5 "
+			       "streams, 1 warning\n"));
+	assert_int_equal(hvt_read_file(c->out, 1 << 20, &file, &len), 0);
+	assert_string_equal(file, expected);
+	free(file);
+	free(text_err);
+	free(err);
 }
 
 static void test_time_modes(void **state)
@@ -236,6 +301,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_damaged, setup, teardown),
