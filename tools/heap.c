@@ -7,19 +7,6 @@
 
 #include "tools/heap.h"
 
-#define CMP(x, y)	((x) < (y) ? -1 : (x) > (y))
-
-int hvt_merge_key_cmp(const struct hvt_merge_key *a, const struct hvt_merge_key *b)
-{
-	if (a->time != b->time)
-		return CMP(a->time, b->time);
-	if (a->layer != b->layer)
-		return CMP(a->layer, b->layer);
-	if (a->stream != b->stream)
-		return CMP(a->stream, b->stream);
-	return CMP(a->seq, b->seq);
-}
-
 int hvt_heap_init(struct hvt_heap *h, size_t cap)
 {
 	h->n = 0;
@@ -35,57 +22,60 @@ void hvt_heap_free(struct hvt_heap *h)
 	h->n = h->cap = 0;
 }
 
-static int less(const struct hvt_heap *h, size_t i, size_t j)
-{
-	return hvt_merge_key_cmp(&h->e[i].key, &h->e[j].key) < 0;
-}
-
-static void swap(struct hvt_heap *h, size_t i, size_t j)
-{
-	struct hvt_heap_entry t = h->e[i];
-
-	h->e[i] = h->e[j];
-	h->e[j] = t;
-}
-
 int hvt_heap_push(struct hvt_heap *h, const struct hvt_merge_key *key, void *item)
 {
+	struct hvt_heap_entry x = { *key, item };
 	size_t i = h->n;
 
 	if (h->n == h->cap)
 		return -1;
-	h->e[h->n].key = *key;
-	h->e[h->n].item = item;
 	h->n++;
-	while (i > 0 && less(h, i, (i - 1) / 2)) {
-		swap(h, i, (i - 1) / 2);
+	/* Move parents down into the hole until x fits there. */
+	while (i > 0 && hvt_merge_key_cmp(&x.key, &h->e[(i - 1) / 2].key) < 0) {
+		h->e[i] = h->e[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
+	h->e[i] = x;
 	return 0;
+}
+
+/* Puts @x at the root, whose entry has been taken, and sifts it down. */
+static void sift_down(struct hvt_heap *h, struct hvt_heap_entry x)
+{
+	size_t i = 0, n = h->n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && hvt_merge_key_cmp(&h->e[c + 1].key, &h->e[c].key) < 0)
+			c++;
+		if (hvt_merge_key_cmp(&h->e[c].key, &x.key) >= 0)
+			break;
+		h->e[i] = h->e[c];
+		i = c;
+	}
+	h->e[i] = x;
 }
 
 void *hvt_heap_pop(struct hvt_heap *h, struct hvt_merge_key *key)
 {
 	void *item;
-	size_t i = 0;
 
 	if (!h->n)
 		return NULL;
 	item = h->e[0].item;
 	if (key)
 		*key = h->e[0].key;
-	h->e[0] = h->e[--h->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < h->n && less(h, l, min))
-			min = l;
-		if (r < h->n && less(h, r, min))
-			min = r;
-		if (min == i)
-			break;
-		swap(h, i, min);
-		i = min;
-	}
+	if (--h->n)
+		sift_down(h, h->e[h->n]);
 	return item;
+}
+
+void hvt_heap_replace_top(struct hvt_heap *h, const struct hvt_merge_key *key)
+{
+	struct hvt_heap_entry x = { *key, h->e[0].item };
+
+	sift_down(h, x);
 }

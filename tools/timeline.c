@@ -52,12 +52,12 @@ int hvt_source_next(struct hvt_source *s)
 		} else {
 			return 0;
 		}
-		if (s->seq && t < s->host_tsc) {
+		if (s->events && t < s->host_tsc) {
 			warn_backwards(s, t);
 			continue;
 		}
 		s->host_tsc = t;
-		s->seq++;
+		s->events++;
 		return 1;
 	}
 }
@@ -267,11 +267,9 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 	return 0;
 }
 
-static void push(struct hvt_timeline *tl, struct hvt_source *s)
+static struct hvt_merge_key key_of(const struct hvt_source *s)
 {
-	struct hvt_merge_key key = { s->host_tsc, s->layer, s->index, s->seq };
-
-	hvt_heap_push(&tl->heap, &key, s);	/* cannot fail: one entry per source */
+	return (struct hvt_merge_key){ s->host_tsc, s->layer, s->index };
 }
 
 int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams)
@@ -298,9 +296,15 @@ int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_stream
 		hvt_err("out of memory opening %s", root);
 		goto fail;
 	}
-	for (i = 0; i < tl->nr_sources; i++)
-		if (tl->sources[i].aligned && hvt_source_next(&tl->sources[i]))
-			push(tl, &tl->sources[i]);
+	for (i = 0; i < tl->nr_sources; i++) {
+		struct hvt_source *s = &tl->sources[i];
+		struct hvt_merge_key key;
+
+		if (!s->aligned || !hvt_source_next(s))
+			continue;
+		key = key_of(s);
+		hvt_heap_push(&tl->heap, &key, s);	/* cannot fail: one entry per source */
+	}
 	return 0;
 fail:
 	hvt_timeline_close(tl);
@@ -311,10 +315,20 @@ struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
 {
 	struct hvt_source *s = tl->current;
 
-	/* The previous event has been used: its source may now move on. */
-	if (s && hvt_source_next(s))
-		push(tl, s);
-	s = hvt_heap_pop(&tl->heap, NULL);
+	/*
+	 * The previous event has been used: its source, still the heap's top,
+	 * moves on and is re-keyed in place, or leaves at its end.
+	 */
+	if (s) {
+		if (hvt_source_next(s)) {
+			struct hvt_merge_key key = key_of(s);
+
+			hvt_heap_replace_top(&tl->heap, &key);
+		} else {
+			hvt_heap_pop(&tl->heap, NULL);
+		}
+	}
+	s = hvt_heap_top(&tl->heap);
 	tl->current = s;
 	if (s)
 		tl->events[s->layer]++;

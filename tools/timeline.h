@@ -6,8 +6,8 @@
  * stream. Each is already in time order, so the timeline is a k-way merge:
  * a heap (heap.h, which documents the tie-break) holds each source's next
  * event keyed by its host TSC; the smallest is returned, then that source
- * reads its next event and goes back into the heap. Memory: one packet or
- * page per source.
+ * reads its next event and is re-keyed in place. Memory: one packet or page
+ * per source.
  *
  * Guest sources are aligned through their VM's clock (align.h), every event
  * in stream order, so that guest values repeated after a backwards TSC jump
@@ -35,7 +35,7 @@ struct hvt_source {
 	enum hvt_layer layer;
 	const char *vm;			/* NULL on the host */
 	char *name;			/* file relative to the archive, for messages */
-	uint32_t index;			/* tie-break: order of opening */
+	uint32_t index;			/* tie-break: order of opening, unique */
 	const struct hvt_vm_clock *clock;	/* guest TSC -> host TSC; NULL on the host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	bool aligned;			/* false: not part of the merge */
@@ -46,7 +46,7 @@ struct hvt_source {
 	struct hvt_ftrace_event ft_ev;
 	struct hvt_ctf_event ctf_ev;
 	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
-	uint64_t seq;			/* events returned */
+	uint64_t events;		/* returned so far */
 };
 
 struct hvt_vm_state {
