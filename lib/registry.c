@@ -161,6 +161,23 @@ static int record_ok(const unsigned char *p, size_t avail, size_t *size,
 	return 0;
 }
 
+/* The payload size if no field varies (registry.h's kinds), else -1. */
+static long fixed_size(const struct hvt_reg_field *f, unsigned int n)
+{
+	long size = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].kind == HVT_FIELD_INT)
+			size += f[i].int_bits / 8;
+		else if (f[i].kind == HVT_FIELD_ARRAY)
+			size += (long)f[i].length * (f[i].int_bits / 8);
+		else
+			return -1;
+	}
+	return size;
+}
+
 static struct hvt_event_type *event_from_record(const unsigned char *p, size_t size)
 {
 	struct hvt_event_type *ev = calloc(1, sizeof(*ev));
@@ -182,6 +199,7 @@ static struct hvt_event_type *event_from_record(const unsigned char *p, size_t s
 		return NULL;
 	}
 	memcpy(ev->fields, p + sizeof(h), fields);
+	ev->fixed_size = fixed_size(ev->fields, ev->nr_fields);
 	memcpy((void *)ev->record, p, size);
 	ev->record_size = size;
 	return ev;

@@ -17,6 +17,7 @@ struct hvt_event_type {
 	char name[HVT_NAME_MAX];
 	unsigned int nr_fields;
 	struct hvt_reg_field *fields;
+	long fixed_size;		/* bytes of every payload; -1: strings or blobs vary */
 	char *print_fmt;
 	const void *record;		/* the record as received, record_size bytes */
 	size_t record_size;

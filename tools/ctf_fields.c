@@ -41,7 +41,7 @@ static long field_size(const struct hvt_reg_field *f, const unsigned char *p, si
 	return n <= avail ? (long)n : -1;
 }
 
-long hvt_ctf_payload_size(const struct hvt_event_type *type, const unsigned char *p,
+long hvt_ctf_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
 			  size_t avail)
 {
 	size_t off = 0;

@@ -204,6 +204,26 @@ static void test_field_kinds(void **state)
 	free(payload);
 }
 
+/* Fixed-size types are sized once, by the registry; the others field by field. */
+static void test_payload_sizes(void **state)
+{
+	struct ctx *c = *state;
+	const struct hvt_event_type *sw = hvt_registry_get(&c->reg, FX_ID_SCHED_SWITCH);
+	const struct hvt_event_type *kinds = hvt_registry_get(&c->reg, FX_ID_KINDS);
+	uint32_t plen;
+	unsigned char *payload = fx_kinds("text", "xyz", 3, &plen);
+
+	assert_int_equal(sw->fixed_size, sizeof(struct fx_sched_switch));
+	assert_int_equal(hvt_registry_get(&c->reg, FX_ID_SEND)->fixed_size, 12);
+	assert_int_equal(hvt_registry_get(&c->reg, FX_ID_FAR)->fixed_size, 4);
+	assert_int_equal(kinds->fixed_size, -1);
+	assert_int_equal(hvt_ctf_payload_size(sw, payload, 52), 52);
+	assert_int_equal(hvt_ctf_payload_size(sw, payload, 51), -1);
+	assert_int_equal(hvt_ctf_payload_size(kinds, payload, plen + 10), plen);
+	assert_int_equal(hvt_ctf_payload_size(kinds, payload, plen - 1), -1);
+	free(payload);
+}
+
 #define SW_EVENT_SIZE	(4 + 8 + sizeof(struct fx_sched_switch))	/* compact header */
 
 /*
@@ -510,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_headers_and_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_payload_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_uuid_skips_one_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes_past_the_end, setup, teardown),
