@@ -81,88 +81,133 @@ static int64_t sign_extend(uint64_t v, unsigned int bits)
 	return (int64_t)v;
 }
 
-static void print_int(FILE *out, const struct hvt_reg_field *f, const unsigned char *p)
+static void print_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
 {
 	uint64_t v = get_uint(p, f->int_bits);
 
 	if (f->flags & HVT_FIELD_F_HEX)
-		hvt_out_hex(out, v);
+		hvt_text_hex(t, v);
 	else if (f->flags & HVT_FIELD_F_SIGNED)
-		hvt_out_s64(out, sign_extend(v, f->int_bits));
+		hvt_text_s64(t, sign_extend(v, f->int_bits));
 	else
-		hvt_out_u64(out, v);
+		hvt_text_u64(t, v);
+}
+
+static void print_escaped(struct hvt_text *t, unsigned char c)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	char *p;
+
+	switch (c) {
+	case '\\':
+		hvt_text_mem(t, "\\\\", 2);
+		break;
+	case '\n':
+		hvt_text_mem(t, "\\n", 2);
+		break;
+	case '\t':
+		hvt_text_mem(t, "\\t", 2);
+		break;
+	default:
+		p = hvt_text_room(t, 4);
+		p[0] = '\\';
+		p[1] = 'x';
+		p[2] = xdigits[c >> 4];
+		p[3] = xdigits[c & 15];
+		t->p += 4;
+		break;
+	}
+}
+
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\';
 }
 
 /* Characters up to the first NUL (at most @max), non-printables escaped. */
-static void print_text(FILE *out, const unsigned char *p, size_t max)
+static void print_text(struct hvt_text *t, const unsigned char *p, size_t max)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < max && p[i]; i++) {
-		unsigned char c = p[i];
+	while (i < max && p[i]) {
+		size_t run = i;
 
-		if (c == '\\')
-			fputs("\\\\", out);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			putc_unlocked(c, out);
+		while (run < max && plain(p[run]))
+			run++;
+		hvt_text_mem(t, (const char *)p + i, run - i);
+		if (run == max || !p[run])
+			break;
+		print_escaped(t, p[run]);
+		i = run + 1;
 	}
 }
 
 /* Integer arrays as [a,b,c]; char arrays with the text flag as text. */
-static void print_array(FILE *out, const struct hvt_reg_field *f, const unsigned char *p)
+static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
+			const unsigned char *p)
 {
 	unsigned int i, step = f->int_bits / 8u;
 
 	if (f->flags & HVT_FIELD_F_TEXT) {
-		print_text(out, p, f->length);
+		print_text(t, p, f->length);
 		return;
 	}
-	putc_unlocked('[', out);
+	hvt_text_char(t, '[');
 	for (i = 0; i < f->length; i++) {
 		if (i)
-			putc_unlocked(',', out);
-		print_int(out, f, p + (size_t)i * step);
+			hvt_text_char(t, ',');
+		print_int(t, f, p + (size_t)i * step);
 	}
-	putc_unlocked(']', out);
+	hvt_text_char(t, ']');
 }
 
-void hvt_ctf_print_fields(FILE *out, const struct hvt_ctf_event *ev)
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 {
-	const unsigned char *p = ev->payload;
-	size_t off = 0;
+	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
 	unsigned int i;
 
 	for (i = 0; i < ev->type->nr_fields; i++) {
 		const struct hvt_reg_field *f = &ev->type->fields[i];
-		long n = field_size(f, p + off, ev->payload_len - off);
+		size_t n, left = (size_t)(end - p);
 
-		if (n < 0)
-			return;		/* cannot happen: the reader sized the payload */
-		putc_unlocked(' ', out);
-		hvt_out_str(out, f->name);
-		putc_unlocked('=', out);
+		/* The reader sized the payload; only strings and blobs say their size. */
 		switch (f->kind) {
 		case HVT_FIELD_INT:
-			print_int(out, f, p + off);
+			n = f->int_bits / 8u;
 			break;
 		case HVT_FIELD_ARRAY:
-			print_array(out, f, p + off);
+			n = (size_t)f->length * (f->int_bits / 8u);
 			break;
 		case HVT_FIELD_STRING:
-			print_text(out, p + off, (size_t)n);
+			n = strnlen((const char *)p, left) + 1;
 			break;
 		case HVT_FIELD_BLOB:
-			putc_unlocked('<', out);
-			hvt_out_u64(out, (uint64_t)n - 4);
-			hvt_out_str(out, " bytes>");
+			n = left < 4 ? left + 1 : 4 + (size_t)hvt_get_u32(p);
+			break;
+		default:
+			return;
+		}
+		if (n > left)
+			return;		/* cannot happen: the reader sized the payload */
+		hvt_text_char(t, ' ');
+		hvt_text_mem(t, f->name, strlen(f->name));
+		hvt_text_char(t, '=');
+		switch (f->kind) {
+		case HVT_FIELD_INT:
+			print_int(t, f, p);
+			break;
+		case HVT_FIELD_ARRAY:
+			print_array(t, f, p);
+			break;
+		case HVT_FIELD_STRING:
+			print_text(t, p, n);
+			break;
+		case HVT_FIELD_BLOB:
+			hvt_text_char(t, '<');
+			hvt_text_u64(t, n - 4);
+			hvt_text_mem(t, " bytes>", 7);
 			break;
 		}
-		off += (size_t)n;
+		p += n;
 	}
 }

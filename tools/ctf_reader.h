@@ -29,6 +29,7 @@
 
 #include <hvtrace/ctf.h>
 #include "lib/registry.h"
+#include "tools/textout.h"
 
 #define HVT_REGISTRY_FILE_MAX	(64u << 20)
 
@@ -88,6 +89,6 @@ static inline long hvt_ctf_payload_size(const struct hvt_event_type *type,
 	return hvt_ctf_payload_walk(type, p, avail);
 }
 /* Writes " name=value" for each field, in registry order. */
-void hvt_ctf_print_fields(FILE *out, const struct hvt_ctf_event *ev);
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
 
 #endif

@@ -426,15 +426,19 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 	}
 }
 
-void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, FILE *out)
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {
-	unsigned int i;
+	const char *p, *end, *nl;
 
 	trace_seq_reset(&c->seq);
 	tep_print_event(c->ft->tep, &c->seq, &c->record, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&c->seq);
-	putc_unlocked(' ', out);
+	hvt_text_char(t, ' ');
 	/* One event, one line, whatever a print format says. */
-	for (i = 0; i < c->seq.len; i++)
-		putc_unlocked(c->seq.buffer[i] == '\n' ? ' ' : c->seq.buffer[i], out);
+	for (p = c->seq.buffer, end = p + c->seq.len; (nl = memchr(p, '\n', (size_t)(end - p)));
+	     p = nl + 1) {
+		hvt_text_mem(t, p, (size_t)(nl - p));
+		hvt_text_char(t, ' ');
+	}
+	hvt_text_mem(t, p, (size_t)(end - p));
 }

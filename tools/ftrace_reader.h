@@ -17,7 +17,8 @@
 #define HVT_TOOLS_FTRACE_READER_H
 
 #include <stdint.h>
-#include <stdio.h>
+
+#include "tools/textout.h"
 
 struct hvt_ftrace;
 struct hvt_ftrace_cpu;
@@ -53,7 +54,7 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 /* The next event in file order, as recorded: 1, or 0 at the end of the file. */
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 /* Writes " " and the fields of the event last returned, as ftrace prints them. */
-void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, FILE *out);
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
 void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
 

@@ -41,61 +41,66 @@ static void usage(FILE *out)
 		"with warnings), 1 the archive could not be read, 2 usage error.\n");
 }
 
-/* [-]seconds.nanoseconds */
-static void format_ns(char *buf, int64_t ns)
+/* [-]seconds.nanoseconds; returns the length. */
+static unsigned int format_ns(char *buf, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000000000u;
+	char *p = buf;
 	int i;
 
 	if (ns < 0)
-		*buf++ = '-';
-	buf += hvt_u64_text(buf, mag / 1000000000u);
-	*buf++ = '.';
+		*p++ = '-';
+	p += hvt_u64_text(p, mag / 1000000000u);
+	*p++ = '.';
 	for (i = 8; i >= 0; i--, frac /= 10)
-		buf[i] = (char)('0' + frac % 10);
-	buf[9] = '\0';
+		p[i] = (char)('0' + frac % 10);
+	p[9] = '\0';
+	return (unsigned int)(p + 9 - buf);
 }
 
-void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-		     struct hvt_host_clock *clock, uint64_t host_tsc)
+unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+			     struct hvt_host_clock *clock, uint64_t host_tsc)
 {
 	switch (mode) {
 	case HVT_TIME_HOST_TSC:
-		hvt_u64_text(buf, host_tsc);
-		break;
+		return hvt_u64_text(buf, host_tsc);
 	case HVT_TIME_REALTIME:
-		format_ns(buf, hvt_host_clock_realtime(clock, host_tsc));
-		break;
+		return format_ns(buf, hvt_host_clock_realtime(clock, host_tsc));
 	default:
-		format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
-		break;
+		return format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
 	}
 }
 
-void hvt_print_event(FILE *out, enum hvt_time_mode mode, struct hvt_host_clock *clock,
+#define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
+
+void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_host_clock *clock,
 		     struct hvt_source *s)
 {
 	uint32_t cpu = hvt_source_cpu(s);
 	char time[HVT_TIME_TEXT_MAX], cpu_text[16] = "-";
-	size_t len;
+	unsigned int len = hvt_format_time(time, mode, clock, s->host_tsc), cpu_len = 1;
+	const char *layer = hvt_layer_name(s->layer), *name = hvt_source_event_name(s);
+	char *p;
 
-	hvt_format_time(time, mode, clock, s->host_tsc);
-	for (len = strlen(time); len < 16; len++)	/* right-aligned in 16 columns */
-		putc_unlocked(' ', out);
-	hvt_out_col(out, time, 0);
-	hvt_out_col(out, hvt_layer_name(s->layer), 6);
-	hvt_out_col(out, s->vm ? s->vm : "-", 5);
+	if (len < TIME_WIDTH) {
+		p = hvt_text_room(t, TIME_WIDTH - len);
+		memset(p, ' ', TIME_WIDTH - len);
+		t->p += TIME_WIDTH - len;
+	}
+	hvt_text_col(t, time, len, 0);
+	hvt_text_col(t, layer, strlen(layer), 6);
+	hvt_text_col(t, s->vm ? s->vm : "-", s->vm ? strlen(s->vm) : 1, 5);
 	if (cpu != HVT_CTF_NO_CPU) {
 		memcpy(cpu_text, "cpu", 3);
-		hvt_u64_text(cpu_text + 3, cpu);
+		cpu_len = 3 + hvt_u64_text(cpu_text + 3, cpu);
 	}
-	hvt_out_col(out, cpu_text, 4);
-	hvt_out_str(out, "tid=");
-	hvt_out_s64(out, hvt_source_tid(s));
-	putc_unlocked(' ', out);
-	hvt_out_str(out, hvt_source_event_name(s));
-	hvt_source_print_fields(s, out);
-	putc_unlocked('\n', out);
+	hvt_text_col(t, cpu_text, cpu_len, 4);
+	hvt_text_mem(t, "tid=", 4);
+	hvt_text_s64(t, hvt_source_tid(s));
+	hvt_text_char(t, ' ');
+	hvt_text_mem(t, name, strlen(name));
+	hvt_source_print_fields(s, t);
+	hvt_text_char(t, '\n');
 }
 
 struct merge_opts {
@@ -223,14 +228,16 @@ static void summary(struct hvt_timeline *tl)
 #define OUTPUT_BUFFER	(1u << 20)
 
 /*
- * Our own stream, also for standard output (on a duplicate of fd 1): it gets
- * a large buffer, which a stream that may already be in use cannot.
+ * Our own stream, also for standard output (on a duplicate of fd 1), and
+ * unbuffered: lines are assembled in @t's buffer, which then goes out in
+ * one write.
  */
-static FILE *open_output(const char *path, char **buf)
+static FILE *open_output(const char *path, struct hvt_text *t)
 {
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
 		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	char *buf;
 
 	if (!out) {
 		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
@@ -238,18 +245,25 @@ static FILE *open_output(const char *path, char **buf)
 			close(fd);
 		return NULL;
 	}
-	*buf = malloc(OUTPUT_BUFFER);
-	if (*buf)
-		setvbuf(out, *buf, _IOFBF, OUTPUT_BUFFER);
+	buf = malloc(OUTPUT_BUFFER);
+	if (!buf) {
+		hvt_err("out of memory");
+		fclose(out);
+		return NULL;
+	}
+	setvbuf(out, NULL, _IONBF, 0);
+	hvt_text_init(t, out, buf, OUTPUT_BUFFER);
 	return out;
 }
 
-static int close_output(FILE *out, const char *path, char *buf)
+static int close_output(FILE *out, const char *path, struct hvt_text *t)
 {
-	int failed = ferror(out);
+	int failed;
 
+	hvt_text_flush(t);
+	failed = ferror(out);
 	failed |= fclose(out) != 0;
-	free(buf);
+	free(t->buf);
 	if (failed)
 		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
 	return failed ? -1 : 0;
@@ -260,7 +274,7 @@ int hvt_cmd_merge(int argc, char **argv)
 	struct merge_opts o;
 	struct hvt_timeline tl;
 	struct hvt_source *s;
-	char *buf = NULL;
+	struct hvt_text text;
 	FILE *out = NULL;
 	int ret;
 
@@ -269,14 +283,14 @@ int hvt_cmd_merge(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	if (hvt_timeline_open(&tl, o.archive, false))
 		return 1;
-	if (!o.null && !(out = open_output(o.output, &buf))) {
+	if (!o.null && !(out = open_output(o.output, &text))) {
 		hvt_timeline_close(&tl);
 		return 1;
 	}
 	while ((s = hvt_timeline_next(&tl)))
 		if (out)
-			hvt_print_event(out, o.time, &tl.clock, s);
-	ret = out && close_output(out, o.output, buf) ? 1 : 0;
+			hvt_print_event(&text, o.time, &tl.clock, s);
+	ret = out && close_output(out, o.output, &text) ? 1 : 0;
 	if (out)
 		summary(&tl);	/* --format=null prints nothing but problems */
 	hvt_timeline_close(&tl);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "tools/align.h"
+#include "tools/textout.h"
 #include "tools/timeline.h"
 
 enum hvt_time_mode {
@@ -20,10 +21,11 @@ enum hvt_time_mode {
 
 #define HVT_TIME_TEXT_MAX	32
 
-void hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-		     struct hvt_host_clock *clock, uint64_t host_tsc);
+/* @host_tsc as text, NUL-terminated; returns its length. */
+unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+			     struct hvt_host_clock *clock, uint64_t host_tsc);
 /* One line: time, layer, VM, CPU, tid, event name, fields. */
-void hvt_print_event(FILE *out, enum hvt_time_mode mode, struct hvt_host_clock *clock,
+void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_host_clock *clock,
 		     struct hvt_source *s);
 
 #endif

@@ -1,68 +1,93 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <string.h>
-
+/*
+ * textout.c - buffered pieces of text (textout.h).
+ */
 #include "tools/textout.h"
+
+void hvt_text_init(struct hvt_text *t, FILE *out, char *buf, size_t size)
+{
+	t->buf = t->p = buf;
+	t->end = buf + size;
+	t->out = out;
+}
+
+void hvt_text_flush(struct hvt_text *t)
+{
+	if (t->p > t->buf)
+		fwrite_unlocked(t->buf, 1, (size_t)(t->p - t->buf), t->out);
+	t->p = t->buf;
+}
+
+void hvt_text_mem_slow(struct hvt_text *t, const char *s, size_t n)
+{
+	hvt_text_flush(t);
+	if (n > (size_t)(t->end - t->p)) {
+		fwrite_unlocked(s, 1, n, t->out);	/* larger than the whole buffer */
+		return;
+	}
+	memcpy(t->p, s, n);
+	t->p += n;
+}
+
+/* Digits of @v ending just before @end; returns where they start. */
+static char *digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
 
 unsigned int hvt_u64_text(char *buf, uint64_t v)
 {
-	char tmp[20];
-	unsigned int n = 0, i;
+	char tmp[20], *start = digits(tmp + sizeof(tmp), v);
+	unsigned int n = (unsigned int)(tmp + sizeof(tmp) - start);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
+	memcpy(buf, start, n);
 	buf[n] = '\0';
 	return n;
 }
 
-void hvt_out_str(FILE *out, const char *s)
+void hvt_text_u64(struct hvt_text *t, uint64_t v)
 {
-	fputs_unlocked(s, out);
+	char tmp[20], *start = digits(tmp + sizeof(tmp), v);
+
+	hvt_text_mem(t, start, (size_t)(tmp + sizeof(tmp) - start));
 }
 
-void hvt_out_col(FILE *out, const char *s, unsigned int width)
+void hvt_text_s64(struct hvt_text *t, int64_t v)
 {
-	size_t len = strlen(s);
+	char tmp[21], *start = digits(tmp + sizeof(tmp), v < 0 ? -(uint64_t)v : (uint64_t)v);
 
-	fwrite_unlocked(s, 1, len, out);
-	for (; len < width; len++)
-		putc_unlocked(' ', out);
-	putc_unlocked(' ', out);
+	if (v < 0)
+		*--start = '-';
+	hvt_text_mem(t, start, (size_t)(tmp + sizeof(tmp) - start));
 }
 
-void hvt_out_u64(FILE *out, uint64_t v)
+void hvt_text_hex(struct hvt_text *t, uint64_t v)
 {
-	char buf[21];
-	unsigned int n = hvt_u64_text(buf, v);
-
-	fwrite_unlocked(buf, 1, n, out);
-}
-
-void hvt_out_s64(FILE *out, int64_t v)
-{
-	if (v < 0) {
-		putc_unlocked('-', out);
-		hvt_out_u64(out, -(uint64_t)v);
-	} else {
-		hvt_out_u64(out, (uint64_t)v);
-	}
-}
-
-void hvt_out_hex(FILE *out, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[16];
-	int n = 0;
+	static const char xdigits[] = "0123456789abcdef";
+	char tmp[18], *end = tmp + sizeof(tmp), *p = end;
 
 	do {
-		buf[n++] = digits[v & 15];
+		*--p = xdigits[v & 15];
 		v >>= 4;
 	} while (v);
-	putc_unlocked('0', out);
-	putc_unlocked('x', out);
-	while (n)
-		putc_unlocked(buf[--n], out);
+	*--p = 'x';
+	*--p = '0';
+	hvt_text_mem(t, p, (size_t)(end - p));
+}
+
+void hvt_text_col(struct hvt_text *t, const char *s, size_t len, unsigned int width)
+{
+	static const char spaces[] = "                                ";	/* 32 */
+	size_t pad = len < width ? width - len : 0;
+
+	hvt_text_mem(t, s, len);
+	while (pad >= sizeof(spaces) - 1) {
+		hvt_text_mem(t, spaces, sizeof(spaces) - 1);
+		pad -= sizeof(spaces) - 1;
+	}
+	hvt_text_mem(t, spaces, pad + 1);
 }

@@ -77,12 +77,12 @@ const char *hvt_source_event_name(const struct hvt_source *s)
 	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->name;
 }
 
-void hvt_source_print_fields(struct hvt_source *s, FILE *out)
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t)
 {
 	if (s->ftrace)
-		hvt_ftrace_print_fields(s->ftrace, out);
+		hvt_ftrace_print_fields(s->ftrace, t);
 	else
-		hvt_ctf_print_fields(out, &s->ctf_ev);
+		hvt_ctf_print_fields(t, &s->ctf_ev);
 }
 
 unsigned long hvt_source_warnings(const struct hvt_source *s)

@@ -30,6 +30,7 @@
 #include "tools/ctf_reader.h"
 #include "tools/ftrace_reader.h"
 #include "tools/heap.h"
+#include "tools/textout.h"
 
 struct hvt_source {
 	enum hvt_layer layer;
@@ -91,7 +92,7 @@ int hvt_source_next(struct hvt_source *s);
 uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
-void hvt_source_print_fields(struct hvt_source *s, FILE *out);
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t);
 unsigned long hvt_source_warnings(const struct hvt_source *s);
 
 #endif

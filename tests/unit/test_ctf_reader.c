@@ -90,6 +90,8 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 	assert_non_null(s);
 	while (hvt_ctf_next(s, &ev)) {
 		struct decoded *d;
+		struct hvt_text t;
+		char buf[HVT_TEXT_MIN];
 		FILE *f;
 
 		assert_true(r->n < MAX_OUT);
@@ -99,7 +101,9 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 		d->id = ev.type->id;
 		d->cpu = ev.cpu;
 		d->tid = ev.tid;
-		hvt_ctf_print_fields(f, &ev);
+		hvt_text_init(&t, f, buf, sizeof(buf));	/* the smallest: flushed mid-event */
+		hvt_ctf_print_fields(&t, &ev);
+		hvt_text_flush(&t);
 		fclose(f);
 	}
 	r->stats = *hvt_ctf_stats(s);

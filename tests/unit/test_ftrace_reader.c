@@ -84,12 +84,16 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 		static struct decoded spare;	/* events past MAX_OUT: decoded, not kept */
 		struct decoded *d = r->n < MAX_OUT ? &r->ev[r->n++] : &spare;
 		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
+		struct hvt_text t;
+		char buf[HVT_TEXT_MIN];
 
 		d->ts = ev.ts;
 		d->tid = ev.tid;
 		d->cpu = ev.cpu;
 		snprintf(d->name, sizeof(d->name), "%s", ev.name);
-		hvt_ftrace_print_fields(c, f);
+		hvt_text_init(&t, f, buf, sizeof(buf));
+		hvt_ftrace_print_fields(c, &t);
+		hvt_text_flush(&t);
 		fclose(f);
 	}
 	r->stats = *hvt_ftrace_cpu_stats(c);
