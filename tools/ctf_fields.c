@@ -163,11 +163,12 @@ static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
 
 void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 {
+	const struct hvt_ctf_type *type = ev->type;
 	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
-	unsigned int i;
+	unsigned int i, prefix = 0;
 
-	for (i = 0; i < ev->type->nr_fields; i++) {
-		const struct hvt_reg_field *f = &ev->type->fields[i];
+	for (i = 0; i < type->reg->nr_fields; i++) {
+		const struct hvt_reg_field *f = &type->reg->fields[i];
 		size_t n, left = (size_t)(end - p);
 
 		/* The reader sized the payload; only strings and blobs say their size. */
@@ -189,9 +190,8 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 		}
 		if (n > left)
 			return;		/* cannot happen: the reader sized the payload */
-		hvt_text_char(t, ' ');
-		hvt_text_mem(t, f->name, strlen(f->name));
-		hvt_text_char(t, '=');
+		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[i] - prefix);
+		prefix = type->prefix_end[i];
 		switch (f->kind) {
 		case HVT_FIELD_INT:
 			print_int(t, f, p);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +23,7 @@ struct hvt_ctf_stream {
 	int fd;
 	char *name;			/* for messages */
 	__u8 uuid[HVT_UUID_LEN];
-	const struct hvt_registry *reg;
+	const struct hvt_ctf_types *types;
 	uint64_t file_size;		/* at open: a stream is only ever appended */
 	uint64_t next_packet;		/* file offset of the packet to read next */
 	uint64_t packet_off;		/* file offset of the loaded packet */
@@ -38,7 +39,7 @@ struct hvt_ctf_stream {
 
 struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const __u8 uuid[HVT_UUID_LEN],
-				    const struct hvt_registry *reg, unsigned long *warnings)
+				    const struct hvt_ctf_types *types, unsigned long *warnings)
 {
 	struct hvt_ctf_stream *s = calloc(1, sizeof(*s));
 	struct stat st;
@@ -58,7 +59,7 @@ struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 	}
 	s->file_size = (uint64_t)st.st_size;
 	memcpy(s->uuid, uuid, HVT_UUID_LEN);
-	s->reg = reg;
+	s->types = types;
 	return s;
 }
 
@@ -203,10 +204,11 @@ static int decode_event(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 	}
 	if (avail < hdr + EVENT_CONTEXT)
 		return event_bad(s, "event context runs past content_size", id);
-	ev->type = hvt_registry_get(s->reg, id);
+	ev->type = hvt_ctf_type_get(s->types, id);
 	if (!ev->type)
 		return event_bad(s, "unknown event id", id);
-	len = hvt_ctf_payload_size(ev->type, p + hdr + EVENT_CONTEXT, avail - hdr - EVENT_CONTEXT);
+	len = hvt_ctf_payload_size(ev->type->reg, p + hdr + EVENT_CONTEXT,
+				   avail - hdr - EVENT_CONTEXT);
 	if (len < 0)
 		return event_bad(s, "payload runs past content_size", id);
 	ev->offset = s->packet_off + s->pos;
@@ -228,6 +230,67 @@ int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 		if (s->pos < s->end && decode_event(s, ev))
 			return 1;
 	}
+}
+
+static struct hvt_ctf_type *type_new(const struct hvt_event_type *reg)
+{
+	struct hvt_ctf_type *t = calloc(1, sizeof(*t));
+	size_t len = 0;
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < reg->nr_fields; i++)
+		len += strlen(reg->fields[i].name) + 2;
+	t->prefixes = malloc(len + 1);
+	if (!t->prefixes) {
+		free(t);
+		return NULL;
+	}
+	t->reg = reg;
+	t->name_len = (unsigned int)strlen(reg->name);
+	for (len = 0, i = 0; i < reg->nr_fields; i++) {
+		/* names are at most 31 characters: 64 prefixes fit in 16 bits */
+		len += (size_t)sprintf(t->prefixes + len, " %s=", reg->fields[i].name);
+		t->prefix_end[i] = (uint16_t)len;
+	}
+	return t;
+}
+
+int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *reg)
+{
+	unsigned int id;
+
+	types->nr = 0;
+	types->by_id = NULL;
+	for (id = 0; reg->by_id && id < HVT_REG_MAX_EVENTS; id++)
+		if (reg->by_id[id])
+			types->nr = id + 1;
+	if (!types->nr)
+		return 0;
+	types->by_id = calloc(types->nr, sizeof(*types->by_id));
+	if (!types->by_id)
+		return -1;
+	for (id = 0; id < types->nr; id++)
+		if (reg->by_id[id] && !(types->by_id[id] = type_new(reg->by_id[id]))) {
+			hvt_ctf_types_free(types);
+			return -1;
+		}
+	return 0;
+}
+
+void hvt_ctf_types_free(struct hvt_ctf_types *types)
+{
+	unsigned int id;
+
+	for (id = 0; id < types->nr; id++) {
+		if (types->by_id[id])
+			free(types->by_id[id]->prefixes);
+		free(types->by_id[id]);
+	}
+	free(types->by_id);
+	types->by_id = NULL;
+	types->nr = 0;
 }
 
 unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,

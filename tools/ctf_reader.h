@@ -33,9 +33,36 @@
 
 #define HVT_REGISTRY_FILE_MAX	(64u << 20)
 
+/*
+ * A trace's event types as its streams are decoded and printed: the
+ * registry's descriptions, with what printing needs computed once per type
+ * rather than per event.
+ */
+struct hvt_ctf_type {
+	const struct hvt_event_type *reg;
+	unsigned int name_len;			/* of reg->name */
+	char *prefixes;				/* every field's " name=", back to back */
+	uint16_t prefix_end[HVT_REG_MAX_FIELDS];	/* where field i's ends in prefixes */
+};
+
+struct hvt_ctf_types {
+	struct hvt_ctf_type **by_id;		/* NULL: no such event */
+	unsigned int nr;			/* ids below */
+};
+
+/* The types of @reg, which must outlive them; -1 if out of memory. */
+int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *reg);
+void hvt_ctf_types_free(struct hvt_ctf_types *types);
+
+static inline const struct hvt_ctf_type *hvt_ctf_type_get(const struct hvt_ctf_types *types,
+							  uint32_t id)
+{
+	return id < types->nr ? types->by_id[id] : NULL;
+}
+
 struct hvt_ctf_event {
 	uint64_t ts;				/* the trace's clock */
-	const struct hvt_event_type *type;
+	const struct hvt_ctf_type *type;
 	uint32_t cpu;				/* event context; HVT_CTF_NO_CPU if none */
 	int32_t tid;
 	const unsigned char *payload;		/* valid until the next hvt_ctf_next() */
@@ -53,13 +80,13 @@ struct hvt_ctf_stats {
 struct hvt_ctf_stream;
 
 /*
- * Opens @path (named @name in messages) for decoding with @uuid and @reg,
+ * Opens @path (named @name in messages) for decoding with @uuid and @types,
  * which must outlive the stream. NULL after a warning if the file cannot be
  * opened; the warning is counted in *@warnings.
  */
 struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const __u8 uuid[HVT_UUID_LEN],
-				    const struct hvt_registry *reg, unsigned long *warnings);
+				    const struct hvt_ctf_types *types, unsigned long *warnings);
 /* The next event in stream order: 1, or 0 at the end of the stream (or of what is usable). */
 int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
 const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);

@@ -79,7 +79,7 @@ void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_hos
 	uint32_t cpu = hvt_source_cpu(s);
 	char time[HVT_TIME_TEXT_MAX], cpu_text[16] = "-";
 	unsigned int len = hvt_format_time(time, mode, clock, s->host_tsc), cpu_len = 1;
-	const char *layer = hvt_layer_name(s->layer), *name = hvt_source_event_name(s);
+	const char *layer = hvt_layer_name(s->layer);
 	char *p;
 
 	if (len < TIME_WIDTH) {
@@ -98,7 +98,7 @@ void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_hos
 	hvt_text_mem(t, "tid=", 4);
 	hvt_text_s64(t, hvt_source_tid(s));
 	hvt_text_char(t, ' ');
-	hvt_text_mem(t, name, strlen(name));
+	hvt_source_print_name(s, t);
 	hvt_source_print_fields(s, t);
 	hvt_text_char(t, '\n');
 }

@@ -74,7 +74,15 @@ int32_t hvt_source_tid(const struct hvt_source *s)
 
 const char *hvt_source_event_name(const struct hvt_source *s)
 {
-	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->name;
+	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->reg->name;
+}
+
+void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
+{
+	if (s->ftrace)
+		hvt_text_mem(t, s->ft_ev.name, strlen(s->ft_ev.name));
+	else
+		hvt_text_mem(t, s->ctf_ev.type->reg->name, s->ctf_ev.type->name_len);
 }
 
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t)
@@ -194,8 +202,9 @@ static int open_traces(struct hvt_timeline *tl, struct hvt_vm_state *st, bool *a
 	size_t i;
 
 	st->regs = calloc(vm->nr_traces + 1, sizeof(*st->regs));
+	st->types = calloc(vm->nr_traces + 1, sizeof(*st->types));
 	st->reg_warnings = calloc(vm->nr_traces + 1, sizeof(*st->reg_warnings));
-	if (!st->regs || !st->reg_warnings)
+	if (!st->regs || !st->types || !st->reg_warnings)
 		return -1;
 	for (i = 0; i < vm->nr_traces; i++) {
 		const struct hvt_trace_info *t = &vm->traces[i];
@@ -211,6 +220,8 @@ static int open_traces(struct hvt_timeline *tl, struct hvt_vm_state *st, bool *a
 			st->reg_warnings[i] = hvt_ctf_registry_load(&st->regs[i], path, name);
 		free(path);
 		free(name);
+		if (!path || !name || hvt_ctf_types_init(&st->types[i], &st->regs[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -239,7 +250,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 		}
 		s->aligned = aligned[si->trace];
 		s->clock = s->aligned ? &st->clock : NULL;
-		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->regs[si->trace],
+		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->types[si->trace],
 				      &s->warnings);
 	}
 	free(aligned);
@@ -371,8 +382,11 @@ static void free_vm_state(struct hvt_vm_state *st)
 {
 	size_t i;
 
+	for (i = 0; st->types && i < st->vm.nr_traces; i++)
+		hvt_ctf_types_free(&st->types[i]);
 	for (i = 0; st->regs && i < st->vm.nr_traces; i++)
 		hvt_registry_free(&st->regs[i]);
+	free(st->types);
 	free(st->regs);
 	free(st->reg_warnings);
 	hvt_vm_clock_free(&st->clock);

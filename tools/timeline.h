@@ -56,6 +56,7 @@ struct hvt_vm_state {
 	bool aligned;			/* its clock could be fitted */
 	struct hvt_vm_clock clock;
 	struct hvt_registry *regs;	/* one per trace of vm */
+	struct hvt_ctf_types *types;	/* one per trace, from its registry */
 	unsigned long *reg_warnings;	/* one per trace */
 };
 
@@ -92,6 +93,7 @@ int hvt_source_next(struct hvt_source *s);
 uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
+void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t);
 unsigned long hvt_source_warnings(const struct hvt_source *s);
 

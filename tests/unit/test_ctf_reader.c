@@ -79,6 +79,7 @@ static int teardown(void **state)
 static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t len)
 {
 	struct result *r = c->r;
+	struct hvt_ctf_types types;
 	struct hvt_ctf_stream *s;
 	struct hvt_ctf_event ev;
 	char path[128];
@@ -86,7 +87,8 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(fx_write(c->root, "stream", bytes, len), 0);
 	snprintf(path, sizeof(path), "%s/stream", c->root);
-	s = hvt_ctf_open(path, "stream", uuid, &c->reg, &r->open_warnings);
+	assert_int_equal(hvt_ctf_types_init(&types, &c->reg), 0);
+	s = hvt_ctf_open(path, "stream", uuid, &types, &r->open_warnings);
 	assert_non_null(s);
 	while (hvt_ctf_next(s, &ev)) {
 		struct decoded *d;
@@ -98,7 +100,7 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 		d = &r->ev[r->n++];
 		f = fmemopen(d->text, sizeof(d->text) - 1, "w");
 		d->ts = ev.ts;
-		d->id = ev.type->id;
+		d->id = ev.type->reg->id;
 		d->cpu = ev.cpu;
 		d->tid = ev.tid;
 		hvt_text_init(&t, f, buf, sizeof(buf));	/* the smallest: flushed mid-event */
@@ -108,6 +110,7 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 	}
 	r->stats = *hvt_ctf_stats(s);
 	hvt_ctf_close(s);
+	hvt_ctf_types_free(&types);
 	return r;
 }
 
@@ -395,10 +398,13 @@ static void test_empty_and_missing(void **state)
 	struct ctx *c = *state;
 	unsigned long warnings = 0;
 	struct result *r = decode(c, (const unsigned char *)"", 0);
+	struct hvt_ctf_types types;
 
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->stats.warnings, 0);
-	assert_null(hvt_ctf_open("/nonexistent/stream", "missing", uuid, &c->reg, &warnings));
+	assert_int_equal(hvt_ctf_types_init(&types, &c->reg), 0);
+	assert_null(hvt_ctf_open("/nonexistent/stream", "missing", uuid, &types, &warnings));
+	hvt_ctf_types_free(&types);
 	assert_int_equal(warnings, 1);
 }
 
