@@ -72,30 +72,74 @@ unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mod
 }
 
 #define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
+#define LAYER_WIDTH	6
+#define VM_WIDTH	5
+#define CPU_WIDTH	4
+#define OUTPUT_BUFFER	(1u << 20)
 
-void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_host_clock *clock,
-		     struct hvt_source *s)
+int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+		     enum hvt_time_mode mode, FILE *out)
 {
-	uint32_t cpu = hvt_source_cpu(s);
-	char time[HVT_TIME_TEXT_MAX], cpu_text[16] = "-";
-	unsigned int len = hvt_format_time(time, mode, clock, s->host_tsc), cpu_len = 1;
-	const char *layer = hvt_layer_name(s->layer);
-	char *p;
+	char *buf = malloc(OUTPUT_BUFFER);
+	size_t i;
 
-	if (len < TIME_WIDTH) {
-		p = hvt_text_room(t, TIME_WIDTH - len);
-		memset(p, ' ', TIME_WIDTH - len);
-		t->p += TIME_WIDTH - len;
+	memset(p, 0, sizeof(*p));
+	p->cols = calloc(tl->nr_sources + 1, sizeof(*p->cols));
+	if (!buf || !p->cols) {
+		free(buf);
+		free(p->cols);
+		return -1;
 	}
-	hvt_text_col(t, time, len, 0);
-	hvt_text_col(t, layer, strlen(layer), 6);
-	hvt_text_col(t, s->vm ? s->vm : "-", s->vm ? strlen(s->vm) : 1, 5);
+	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
+	p->mode = mode;
+	p->clock = &tl->clock;
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+		struct hvt_source_cols *c = &p->cols[s->index];
+		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
+				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");
+
+		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
+	}
+	return 0;
+}
+
+void hvt_printer_free(struct hvt_printer *p)
+{
+	free(p->text.buf);
+	free(p->cols);
+	memset(p, 0, sizeof(*p));
+}
+
+void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
+{
+	struct hvt_text *t = &pr->text;
+	uint32_t cpu = hvt_source_cpu(s);
+	char time[HVT_TIME_TEXT_MAX], *p;
+	unsigned int len = hvt_format_time(time, pr->mode, pr->clock, s->host_tsc), pad, n;
+
+	/* time, right-aligned */
+	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;
+	p = hvt_text_room(t, TIME_WIDTH + HVT_TIME_TEXT_MAX);
+	memset(p, ' ', pad);
+	memcpy(p + pad, time, len);
+	p[pad + len] = ' ';
+	t->p += pad + len + 1;
+	/* layer and VM: the same for every line of the source */
+	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
+	/* cpuN or -, then tid=N */
+	p = hvt_text_room(t, 48);
 	if (cpu != HVT_CTF_NO_CPU) {
-		memcpy(cpu_text, "cpu", 3);
-		cpu_len = 3 + hvt_u64_text(cpu_text + 3, cpu);
+		memcpy(p, "cpu", 3);
+		n = 3 + hvt_u64_text(p + 3, cpu);
+	} else {
+		*p = '-';
+		n = 1;
 	}
-	hvt_text_col(t, cpu_text, cpu_len, 4);
-	hvt_text_mem(t, "tid=", 4);
+	while (n < CPU_WIDTH)
+		p[n++] = ' ';
+	memcpy(p + n, " tid=", 5);
+	t->p += n + 5;
 	hvt_text_s64(t, hvt_source_tid(s));
 	hvt_text_char(t, ' ');
 	hvt_source_print_name(s, t);
@@ -225,19 +269,16 @@ static void summary(struct hvt_timeline *tl)
 	alignment_summary(tl);
 }
 
-#define OUTPUT_BUFFER	(1u << 20)
-
 /*
  * Our own stream, also for standard output (on a duplicate of fd 1), and
- * unbuffered: lines are assembled in @t's buffer, which then goes out in
- * one write.
+ * unbuffered: lines are assembled in the printer's buffer, which goes out
+ * in one write when full.
  */
-static FILE *open_output(const char *path, struct hvt_text *t)
+static FILE *open_output(const char *path)
 {
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
 		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	char *buf;
 
 	if (!out) {
 		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
@@ -245,27 +286,20 @@ static FILE *open_output(const char *path, struct hvt_text *t)
 			close(fd);
 		return NULL;
 	}
-	buf = malloc(OUTPUT_BUFFER);
-	if (!buf) {
-		hvt_err("out of memory");
-		fclose(out);
-		return NULL;
-	}
 	setvbuf(out, NULL, _IONBF, 0);
-	hvt_text_init(t, out, buf, OUTPUT_BUFFER);
 	return out;
 }
 
-static int close_output(FILE *out, const char *path, struct hvt_text *t)
+static int close_output(FILE *out, const char *path, struct hvt_printer *pr)
 {
 	int failed;
 
-	hvt_text_flush(t);
+	hvt_text_flush(&pr->text);
 	failed = ferror(out);
 	failed |= fclose(out) != 0;
-	free(t->buf);
 	if (failed)
 		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
+	hvt_printer_free(pr);
 	return failed ? -1 : 0;
 }
 
@@ -273,8 +307,8 @@ int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
 	struct hvt_timeline tl;
+	struct hvt_printer pr;
 	struct hvt_source *s;
-	struct hvt_text text;
 	FILE *out = NULL;
 	int ret;
 
@@ -283,14 +317,20 @@ int hvt_cmd_merge(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	if (hvt_timeline_open(&tl, o.archive, false))
 		return 1;
-	if (!o.null && !(out = open_output(o.output, &text))) {
+	if (!o.null && !(out = open_output(o.output))) {
+		hvt_timeline_close(&tl);
+		return 1;
+	}
+	if (out && hvt_printer_init(&pr, &tl, o.time, out)) {
+		hvt_err("out of memory");
+		fclose(out);
 		hvt_timeline_close(&tl);
 		return 1;
 	}
 	while ((s = hvt_timeline_next(&tl)))
 		if (out)
-			hvt_print_event(&text, o.time, &tl.clock, s);
-	ret = out && close_output(out, o.output, &text) ? 1 : 0;
+			hvt_print_event(&pr, s);
+	ret = out && close_output(out, o.output, &pr) ? 1 : 0;
 	if (out)
 		summary(&tl);	/* --format=null prints nothing but problems */
 	hvt_timeline_close(&tl);

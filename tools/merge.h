@@ -24,8 +24,26 @@ enum hvt_time_mode {
 /* @host_tsc as text, NUL-terminated; returns its length. */
 unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
 			     struct hvt_host_clock *clock, uint64_t host_tsc);
+/* The layer and VM columns, the same on every line of a source. */
+struct hvt_source_cols {
+	unsigned int len;
+	char text[16 + HVT_VM_NAME_MAX];
+};
+
+/* Lines of one timeline's events, in a buffer of its own. */
+struct hvt_printer {
+	struct hvt_text text;
+	enum hvt_time_mode mode;
+	struct hvt_host_clock *clock;
+	struct hvt_source_cols *cols;	/* one per source, by index */
+};
+
+/* For @tl's sources, to @out; -1 if out of memory. */
+int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+		     enum hvt_time_mode mode, FILE *out);
+/* Frees the buffer; what it holds must have been flushed (hvt_text_flush()). */
+void hvt_printer_free(struct hvt_printer *p);
 /* One line: time, layer, VM, CPU, tid, event name, fields. */
-void hvt_print_event(struct hvt_text *t, enum hvt_time_mode mode, struct hvt_host_clock *clock,
-		     struct hvt_source *s);
+void hvt_print_event(struct hvt_printer *p, struct hvt_source *s);
 
 #endif

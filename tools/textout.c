@@ -78,16 +78,3 @@ void hvt_text_hex(struct hvt_text *t, uint64_t v)
 	*--p = '0';
 	hvt_text_mem(t, p, (size_t)(end - p));
 }
-
-void hvt_text_col(struct hvt_text *t, const char *s, size_t len, unsigned int width)
-{
-	static const char spaces[] = "                                ";	/* 32 */
-	size_t pad = len < width ? width - len : 0;
-
-	hvt_text_mem(t, s, len);
-	while (pad >= sizeof(spaces) - 1) {
-		hvt_text_mem(t, spaces, sizeof(spaces) - 1);
-		pad -= sizeof(spaces) - 1;
-	}
-	hvt_text_mem(t, spaces, pad + 1);
-}

@@ -58,8 +58,6 @@ static inline char *hvt_text_room(struct hvt_text *t, size_t n)
 void hvt_text_u64(struct hvt_text *t, uint64_t v);
 void hvt_text_s64(struct hvt_text *t, int64_t v);
 void hvt_text_hex(struct hvt_text *t, uint64_t v);		/* 0x1f */
-/* The @len bytes at @s left-aligned in @width columns, then one space. */
-void hvt_text_col(struct hvt_text *t, const char *s, size_t len, unsigned int width);
 
 /* Decimal digits of @v into @buf (at least 21 bytes), NUL-terminated; returns the length. */
 unsigned int hvt_u64_text(char *buf, uint64_t v);

@@ -285,13 +285,13 @@ static void test_time_text(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_clock_init(&clock, pairs, 2, 0), 0);
-	hvt_format_time(buf, HVT_TIME_NS, &clock, FX_T0 - 2000);
+	assert_int_equal(hvt_format_time(buf, HVT_TIME_NS, &clock, FX_T0 - 2000), 12);
 	assert_string_equal(buf, "-0.000001000");
-	hvt_format_time(buf, HVT_TIME_NS, &clock, FX_HOST_TSC(12345678901ull));
+	assert_int_equal(hvt_format_time(buf, HVT_TIME_NS, &clock, FX_HOST_TSC(12345678901ull)), 12);
 	assert_string_equal(buf, "12.345678901");
-	hvt_format_time(buf, HVT_TIME_REALTIME, &clock, FX_T0);
+	assert_int_equal(hvt_format_time(buf, HVT_TIME_REALTIME, &clock, FX_T0), 20);
 	assert_string_equal(buf, "1700000000.000000000");
-	hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 0);
+	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 0), 1);
 	assert_string_equal(buf, "0");
 	hvt_host_clock_free(&clock);
 }
