@@ -29,13 +29,25 @@ void hvt_text_mem_slow(struct hvt_text *t, const char *s, size_t n)
 	t->p += n;
 }
 
-/* Digits of @v ending just before @end; returns where they start. */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Digits of @v ending just before @end, two at a time; returns where they start. */
 static char *digits(char *end, uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
