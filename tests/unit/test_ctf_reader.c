@@ -209,6 +209,23 @@ static void test_field_kinds(void **state)
 			    " data=<3 bytes>");
 	free(bytes);
 	free(payload);
+	/* A string longer than decode()'s whole text buffer (HVT_TEXT_MIN bytes). */
+	{
+		char text[200], want[320];
+		struct fx_event big;
+
+		memset(text, 'x', sizeof(text) - 1);
+		text[sizeof(text) - 1] = '\0';
+		payload = fx_kinds(text, "", 0, &plen);
+		big = (struct fx_event){ FX_ID_KINDS, 100, 0, 1, payload, plen };
+		bytes = make(&big, 1, &len);
+		r = decode(c, bytes, len);
+		snprintf(want, sizeof(want), " a=7 b=-5 c=0xbeef d=-1 s=%s arr=[1,2,65535]"
+			 " data=<0 bytes>", text);
+		assert_string_equal(r->ev[0].text, want);
+		free(bytes);
+		free(payload);
+	}
 }
 
 /* Fixed-size types are sized once, by the registry; the others field by field. */
