@@ -29,7 +29,6 @@ int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, 
 		}
 		in_segment++;
 	}
-	c->segments = hvt_est_nr_segments(c->est);
 	if (hvt_est_timeline(c->est, &c->tl)) {
 		hvt_vm_clock_free(c);
 		return -1;

@@ -27,7 +27,6 @@
 struct hvt_vm_clock {
 	struct hvt_estimator *est;
 	struct hvt_tsc_timeline tl;
-	size_t segments;
 	uint64_t glitch_seq;		/* first exchange of a too-short middle segment */
 	int glitch;
 };
@@ -39,6 +38,11 @@ struct hvt_vm_clock {
  */
 int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n);
 void hvt_vm_clock_free(struct hvt_vm_clock *c);
+/* Segments of the fitted clock: more than one where the guest clock changed. */
+static inline size_t hvt_vm_clock_segments(const struct hvt_vm_clock *c)
+{
+	return c->est ? hvt_est_nr_segments(c->est) : 0;
+}
 /* Host TSC of a guest value of the stream behind @cur. */
 static inline uint64_t hvt_vm_clock_to_host(const struct hvt_vm_clock *c,
 					    struct hvt_tsc_cursor *cur, uint64_t guest)

@@ -60,7 +60,7 @@ static void named(char *buf, size_t len, const char *check, const char *item)
 	snprintf(buf, len, "%s[%s]", check, item);
 }
 
-bool hvt_check_sync(const struct hvt_vm_info *vm, const struct hvt_vm_clock *clock,
+bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 		    char *reason, size_t len)
 {
 	const struct hvt_sync_rec *bad;
@@ -80,9 +80,7 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, const struct hvt_vm_clock *clo
 			 "exchanges around it", clock->glitch_seq);
 		return false;
 	}
-	/* It only reads the clock; align.h's prototype just lacks the const. */
-	bad = hvt_vm_clock_first_violation((struct hvt_vm_clock *)clock, vm->sync, vm->nr_sync,
-					   &exempt);
+	bad = hvt_vm_clock_first_violation(clock, vm->sync, vm->nr_sync, &exempt);
 	if (bad) {
 		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal once aligned", bad->seq);
 		return false;
@@ -90,13 +88,13 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, const struct hvt_vm_clock *clo
 	return true;
 }
 
-static void check_vms(struct tally *t, const struct hvt_timeline *tl)
+static void check_vms(struct tally *t, struct hvt_timeline *tl)
 {
 	char name[512], reason[256];
 	size_t i, j;
 
 	for (i = 0; i < tl->archive.nr_vms; i++) {
-		const struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_vm_state *st = &tl->vms[i];
 
 		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
 		if (!st->loaded) {

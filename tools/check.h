@@ -16,7 +16,7 @@
  * @clock, the clock fitted over them (NULL: none could be); otherwise false
  * with the reason (naming the first violating seq) in @reason.
  */
-bool hvt_check_sync(const struct hvt_vm_info *vm, const struct hvt_vm_clock *clock,
+bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 		    char *reason, size_t len);
 
 #endif

@@ -237,7 +237,7 @@ static void alignment_summary(struct hvt_timeline *tl)
 
 		if (!st->loaded || !st->aligned)
 			continue;
-		segs = st->clock.segments;
+		segs = hvt_vm_clock_segments(&st->clock);
 		hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);
 		if (!q.measured) {
 			hvt_info("vm %s: clock from %zu exchange%s; too few to bound its error",

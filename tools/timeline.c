@@ -175,10 +175,11 @@ static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st)
 		hvt_warn("vm %s: clock exchange seq %" PRIu64 " contradicts the exchanges around it; "
 			 "guest events near it may be misplaced", vm->name, st->clock.glitch_seq);
 		tl->warnings++;
-	} else if (st->clock.segments > 1) {
+	} else if (hvt_vm_clock_segments(&st->clock) > 1) {
+		size_t changes = hvt_vm_clock_segments(&st->clock) - 1;
+
 		hvt_info("vm %s: the guest clock changed %zu time%s during the recording; "
-			 "aligned piecewise", vm->name, st->clock.segments - 1,
-			 st->clock.segments == 2 ? "" : "s");
+			 "aligned piecewise", vm->name, changes, changes == 1 ? "" : "s");
 	}
 	return true;
 }
