@@ -151,12 +151,17 @@ static int open_host(struct hvt_timeline *tl)
 }
 
 /* The guest side may have stopped early; its events are then incomplete. */
+/* info.json's "finished" decides; end_reason is written only when the link ended. */
 static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
 {
-	if (vm->end_reason ? !strcmp(vm->end_reason, "guest finished") : vm->finished)
+	if (vm->finished)
 		return;
-	hvt_warn("vm %s: the guest's recording ended early (%s); its events may be incomplete",
-		 vm->name, vm->end_reason ? vm->end_reason : "no end_reason");
+	if (vm->end_reason)
+		hvt_warn("vm %s: the guest's recording ended early (%s); its events may be "
+			 "incomplete", vm->name, vm->end_reason);
+	else
+		hvt_warn("vm %s: the collector did not finish writing this VM (no end_reason); "
+			 "its events may be incomplete", vm->name);
 	tl->warnings++;
 }
 
