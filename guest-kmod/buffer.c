@@ -4,9 +4,10 @@
  *
  * Each session has one buffer per possible CPU (include/hvtrace/ringbuf.h).
  * The producer is whatever runs on that CPU: probes write with interrupts
- * off, so a write is never interleaved with another write or with a flush
- * (which runs on the buffer's CPU by IPI). The consumer is the stream fd's
- * read(), on any CPU, serialised by read_lock.
+ * off, so a write is never interleaved with another write or with a flush,
+ * which closes the open packet on the buffer's CPU by IPI. The consumer is
+ * the stream fd's read(), on any CPU. Reads and flushes of one buffer take
+ * buf->lock, so two flushes never close the same packet twice.
  */
 #include <linux/anon_inodes.h>
 #include <linux/cpu.h>
@@ -83,7 +84,7 @@ struct hvtrace_buffer *hvtrace_buffer_create(struct hvtrace_session *s, unsigned
 		kfree(buf);
 		return NULL;
 	}
-	mutex_init(&buf->read_lock);
+	mutex_init(&buf->lock);
 	buf->cpu = cpu;
 	buf->rb.cpu_id = cpu;
 	buf->rb.stream_instance_id = cpu;
@@ -101,12 +102,6 @@ void hvtrace_buffer_destroy(struct hvtrace_buffer *buf)
 	kfree(buf);
 }
 
-/* Closes the partial packet; only once no writer can run (session stopped). */
-void hvtrace_buffer_flush_stopped(struct hvtrace_buffer *buf)
-{
-	hvt_rb_close_packet(&buf->rb);
-}
-
 static void flush_on_cpu(void *info)
 {
 	struct hvtrace_buffer *buf = info;
@@ -114,15 +109,22 @@ static void flush_on_cpu(void *info)
 	hvt_rb_close_packet(&buf->rb);
 }
 
-/* Closes the partial packet while writers may run: on the buffer's CPU. */
-static void buffer_flush(struct hvtrace_buffer *buf)
+/*
+ * Closes the open packet, if any, whether or not writers may run: on the
+ * buffer's CPU, where no write can be in progress (writers keep interrupts
+ * off), or directly while that CPU is offline (hotplug held off, so none can
+ * start). buf->lock keeps a second flush from closing the packet again.
+ */
+void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 {
+	mutex_lock(&buf->lock);
 	cpus_read_lock();
 	if (cpu_online(buf->cpu))
 		smp_call_function_single(buf->cpu, flush_on_cpu, buf, 1);
 	else
 		flush_on_cpu(buf);
 	cpus_read_unlock();
+	mutex_unlock(&buf->lock);
 }
 
 /* One closed packet per call: its content only, so packet_size > content is trimmed by the reader. */
@@ -133,7 +135,7 @@ static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, l
 	u64 consumed, len;
 	ssize_t ret;
 
-	mutex_lock(&buf->read_lock);
+	mutex_lock(&buf->lock);
 	consumed = buf->cons.consumed;
 	if (hvt_rb_ready(&buf->prod, consumed, buf->rb.nr_subbufs) <= 0) {
 		ret = -EAGAIN;
@@ -152,7 +154,7 @@ static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, l
 	smp_store_release(&buf->cons.consumed, consumed + 1);
 	ret = len;
 out:
-	mutex_unlock(&buf->read_lock);
+	mutex_unlock(&buf->lock);
 	return ret;
 }
 
@@ -163,7 +165,7 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case HVTRACE_STREAM_FLUSH:
-		buffer_flush(buf);
+		hvtrace_buffer_flush(buf);
 		return 0;
 	case HVTRACE_STREAM_STATS:
 		memset(&st, 0, sizeof(st));

@@ -41,7 +41,7 @@ struct hvtrace_buffer {
 	struct hvt_rb rb;
 	struct hvt_rb_prod prod;
 	struct hvt_rb_cons cons;
-	struct mutex read_lock;		/* one reader at a time */
+	struct mutex lock;		/* read() and flushes, one at a time */
 	unsigned int cpu;
 };
 
@@ -51,7 +51,7 @@ struct hvtrace_session {
 	DECLARE_BITMAP(enabled, HVTRACE_MAX_EVENTS);
 	struct hvtrace_session_config config;
 	struct hvtrace_buffer **buffers;	/* [nr_cpu_ids] */
-	struct mutex lock;		/* config, enable, start/stop */
+	struct mutex lock;		/* start and stop, one at a time */
 };
 
 /* The write path, used by the probes generated in hvtrace_event.h. */
@@ -89,7 +89,7 @@ long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
 struct hvtrace_buffer *hvtrace_buffer_create(struct hvtrace_session *s,
 					     unsigned int cpu);
 void hvtrace_buffer_destroy(struct hvtrace_buffer *buf);
-void hvtrace_buffer_flush_stopped(struct hvtrace_buffer *buf);
+void hvtrace_buffer_flush(struct hvtrace_buffer *buf);
 int hvtrace_stream_fd(struct hvtrace_session *s, struct file *session_file,
 		      unsigned int cpu);
 

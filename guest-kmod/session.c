@@ -73,6 +73,19 @@ static long session_enable_event(struct hvtrace_session *s, void __user *uarg)
 	return ret;
 }
 
+static long session_start(struct hvtrace_session *s)
+{
+	mutex_lock(&s->lock);
+	WRITE_ONCE(s->active, true);
+	mutex_unlock(&s->lock);
+	return 0;
+}
+
+/*
+ * s->lock keeps a START from reviving writers before the partial packets are
+ * closed. The flush still runs on each buffer's CPU and under its lock, so
+ * it cannot race a stream fd's HVTRACE_STREAM_FLUSH either.
+ */
 static long session_stop(struct hvtrace_session *s)
 {
 	unsigned int cpu;
@@ -82,7 +95,7 @@ static long session_stop(struct hvtrace_session *s)
 	/* Probes run with preemption off: once this returns, none writes here. */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
-		hvtrace_buffer_flush_stopped(s->buffers[cpu]);
+		hvtrace_buffer_flush(s->buffers[cpu]);
 	mutex_unlock(&s->lock);
 	return 0;
 }
@@ -134,8 +147,7 @@ static long session_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case HVTRACE_SESSION_ENABLE_EVENT:
 		return session_enable_event(s, uarg);
 	case HVTRACE_SESSION_START:
-		WRITE_ONCE(s->active, true);
-		return 0;
+		return session_start(s);
 	case HVTRACE_SESSION_STOP:
 		return session_stop(s);
 	case HVTRACE_SESSION_REGISTRY:
