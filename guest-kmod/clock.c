@@ -6,14 +6,16 @@
  * page tells user space everything needed to compute the same value and to
  * turn it into host-referenced nanoseconds without a syscall; the agent
  * publishes the host's transform through HVTRACE_IOC_SET_CLOCK. One writer at
- * a time (clock_lock), seqcount protocol as in the kernel's vDSO data.
+ * a time (clock_lock), seqcount protocol as in the kernel's vDSO data. The
+ * writer keeps interrupts off while seq is odd: a reader that interrupted it
+ * on the same CPU would otherwise spin forever.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <asm/msr.h>
@@ -23,7 +25,7 @@
 
 static struct page *clock_page;
 static struct hvt_clock_page *clock;
-static DEFINE_MUTEX(clock_lock);
+static DEFINE_RAW_SPINLOCK(clock_lock);
 
 static_assert(sizeof(struct hvt_clock_page) <= HVT_CLOCK_PAGE_SIZE);
 static_assert(HVT_CLOCK_PAGE_SIZE == PAGE_SIZE);
@@ -35,7 +37,11 @@ u64 hvtrace_clock_read(void)
 }
 EXPORT_SYMBOL_GPL(hvtrace_clock_read);
 
-/* Host-referenced ns (host CLOCK_MONOTONIC) for @tsc, with the current transform. */
+/*
+ * Host-referenced ns (host CLOCK_MONOTONIC) for @tsc, with the current
+ * transform. Any context but NMI: an NMI could interrupt the writer while
+ * seq is odd.
+ */
 s64 hvtrace_clock_host_ns(u64 tsc, u64 *error_ns)
 {
 	struct hvt_clock_params p;
@@ -109,6 +115,7 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	const u32 known_flags = HVT_CLOCK_F_SYNCED | HVT_CLOCK_F_PER_CPU;
 	struct hvtrace_set_clock arg;
 	struct hvt_clock_params *dst;
+	unsigned long irq_flags;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -124,7 +131,7 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	else
 		return -EINVAL;
 
-	mutex_lock(&clock_lock);
+	raw_spin_lock_irqsave(&clock_lock, irq_flags);
 	WRITE_ONCE(clock->seq, clock->seq + 1);
 	smp_wmb();
 	*dst = arg.params;
@@ -132,6 +139,6 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	WRITE_ONCE(clock->generation, clock->generation + 1);
 	smp_wmb();
 	WRITE_ONCE(clock->seq, clock->seq + 1);
-	mutex_unlock(&clock_lock);
+	raw_spin_unlock_irqrestore(&clock_lock, irq_flags);
 	return 0;
 }

@@ -19,6 +19,13 @@
 #include <hvtrace/clock_math.h>
 #include <hvtrace/compat.h>
 
+#ifdef __KERNEL__
+#include <asm/processor.h>
+#define hvt_clock_page_relax()		cpu_relax()
+#else
+#define hvt_clock_page_relax()		__builtin_ia32_pause()
+#endif
+
 #define HVT_CLOCK_PAGE_MAGIC		0x43545648u	/* "HVTC" */
 #define HVT_CLOCK_PAGE_VERSION		1u
 #define HVT_CLOCK_PAGE_SIZE		4096u
@@ -74,8 +81,10 @@ static inline __u64 hvt_clock_page_read_params(const struct hvt_clock_page *page
 
 	for (;;) {
 		seq = hvt_load_acquire(&page->seq);
-		if (hvt_unlikely(seq & 1))
+		if (hvt_unlikely(seq & 1)) {
+			hvt_clock_page_relax();
 			continue;
+		}
 		f = hvt_read_once(page->flags);
 		gen = hvt_read_once(page->generation);
 		if ((f & HVT_CLOCK_F_PER_CPU) && cpu < hvt_read_once(page->nr_cpus) &&
