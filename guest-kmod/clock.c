@@ -49,7 +49,7 @@ s64 hvtrace_clock_host_ns(u64 tsc, u64 *error_ns)
 
 	hvt_clock_page_read_params(clock, raw_smp_processor_id(), &p, &flags);
 	if (error_ns)
-		*error_ns = (flags & HVT_CLOCK_F_SYNCED) ? p.error_ns : U64_MAX;
+		*error_ns = hvt_clock_params_error_ns(flags, &p);
 	return hvt_clock_params_apply(&p, tsc);
 }
 EXPORT_SYMBOL_GPL(hvtrace_clock_host_ns);
@@ -61,6 +61,8 @@ u64 hvtrace_clock_khz(void)
 
 int hvtrace_clock_init(void)
 {
+	unsigned int i;
+
 	clock_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!clock_page)
 		return -ENOMEM;
@@ -71,7 +73,10 @@ int hvtrace_clock_init(void)
 	clock->nr_cpus = min_t(u32, nr_cpu_ids, HVT_CLOCK_PAGE_MAX_CPUS);
 	clock->flags = boot_cpu_has(X86_FEATURE_TSC_RELIABLE) ? 0 :
 		       HVT_CLOCK_F_TSC_UNSTABLE;
+	/* No transform yet: every entry unbounded (and mult 0, not synced). */
 	clock->global.error_ns = U64_MAX;
+	for (i = 0; i < HVT_CLOCK_PAGE_MAX_CPUS; i++)
+		clock->cpu[i].error_ns = U64_MAX;
 	smp_store_release(&clock->magic, HVT_CLOCK_PAGE_MAGIC);
 	return 0;
 }

@@ -100,6 +100,22 @@ static inline __u64 hvt_clock_page_read_params(const struct hvt_clock_page *page
 	return gen;
 }
 
+/*
+ * Whether @p, read together with the page flags @flags, holds a host
+ * transform: the page says so, and the entry was written (an entry never
+ * set, such as a CPU the host sent no transform for, has mult 0).
+ */
+static inline int hvt_clock_params_synced(__u32 flags, const struct hvt_clock_params *p)
+{
+	return (flags & HVT_CLOCK_F_SYNCED) && p->mult != 0;
+}
+
+/* The guaranteed error of hvt_clock_params_apply() with @p; ~0 if unknown. */
+static inline __u64 hvt_clock_params_error_ns(__u32 flags, const struct hvt_clock_params *p)
+{
+	return hvt_clock_params_synced(flags, p) ? p->error_ns : ~(__u64)0;
+}
+
 /* Applies a transform; see struct hvt_clock_params. */
 static inline __s64 hvt_clock_params_apply(const struct hvt_clock_params *p, __u64 tsc)
 {
