@@ -17,7 +17,6 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/msr.h>
 
 #include "hvtrace_internal.h"
 
@@ -43,7 +42,7 @@ static void write_reserve(struct hvtrace_write *w)
 		local_irq_save(w->irq_flags);
 		cpu = smp_processor_id();
 		w->buffer = s->buffers[cpu];
-		w->ts = rdtsc_ordered();
+		w->ts = __hvtrace_clock_read();
 		w->payload = hvt_rb_reserve(&w->buffer->rb, w->event->id, w->ts, cpu,
 					    current->pid, w->size, &w->end);
 		if (w->payload)

@@ -2,13 +2,14 @@
 /*
  * clock.c - the guest trace clock and the page that shows it to user space.
  *
- * The recorded timestamp is the raw guest TSC (rdtsc_ordered). The clock
- * page tells user space everything needed to compute the same value and to
- * turn it into host-referenced nanoseconds without a syscall; the agent
- * publishes the host's transform through HVTRACE_IOC_SET_CLOCK. One writer at
- * a time (clock_lock), seqcount protocol as in the kernel's vDSO data. The
- * writer keeps interrupts off while seq is odd: a reader that interrupted it
- * on the same CPU would otherwise spin forever.
+ * The recorded timestamp is the raw guest TSC (__hvtrace_clock_read() in
+ * hvtrace_internal.h). The clock page tells user space everything needed to
+ * compute the same value and to turn it into host-referenced nanoseconds
+ * without a syscall; the agent publishes the host's transform through
+ * HVTRACE_IOC_SET_CLOCK. One writer at a time (clock_lock), seqcount protocol
+ * as in the kernel's vDSO data. The writer keeps interrupts off while seq is
+ * odd: a reader that interrupted it on the same CPU would otherwise spin
+ * forever.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -18,7 +19,6 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
-#include <asm/msr.h>
 #include <asm/tsc.h>
 
 #include "hvtrace_internal.h"
@@ -30,10 +30,10 @@ static DEFINE_RAW_SPINLOCK(clock_lock);
 static_assert(sizeof(struct hvt_clock_page) <= HVT_CLOCK_PAGE_SIZE);
 static_assert(HVT_CLOCK_PAGE_SIZE == PAGE_SIZE);
 
-/* The trace clock: what every hvtrace kernel event is stamped with. */
+/* The trace clock (__hvtrace_clock_read()), for other modules. */
 u64 hvtrace_clock_read(void)
 {
-	return rdtsc_ordered();
+	return __hvtrace_clock_read();
 }
 EXPORT_SYMBOL_GPL(hvtrace_clock_read);
 

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/tracepoint.h>
 #include <linux/types.h>
+#include <asm/msr.h>
 #include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 
@@ -92,6 +93,16 @@ void hvtrace_buffer_destroy(struct hvtrace_buffer *buf);
 void hvtrace_buffer_flush(struct hvtrace_buffer *buf);
 int hvtrace_stream_fd(struct hvtrace_session *s, struct file *session_file,
 		      unsigned int cpu);
+
+/*
+ * The trace clock, the one definition: the raw guest TSC, read in order with
+ * the code around it. Every hvtrace kernel event is stamped with it; other
+ * modules get it through hvtrace_clock_read().
+ */
+static inline u64 __hvtrace_clock_read(void)
+{
+	return rdtsc_ordered();
+}
 
 /* clock.c; the first two are exported to other guest modules */
 u64 hvtrace_clock_read(void);
