@@ -30,25 +30,35 @@ static struct hvtrace_session *next_session(struct hvtrace_session *s)
 	return list_entry_rcu(s->node.next, struct hvtrace_session, node);
 }
 
-/* Finds the next session, from w->session on, that takes the event; reserves. */
+/*
+ * Finds the next session, from w->session on, that takes the event, and
+ * reserves room in it. The event is stamped at the first such session, with
+ * interrupts turned off there until the last session is written: one
+ * timestamp, CPU and tid for every session, and no other write on this CPU
+ * in between. Without any session nothing is read and interrupts stay on.
+ */
 static void write_reserve(struct hvtrace_write *w)
 {
 	for (; &w->session->node != &hvtrace_sessions; w->session = next_session(w->session)) {
 		struct hvtrace_session *s = w->session;
-		unsigned int cpu;
 
 		if (!READ_ONCE(s->active) || !test_bit(w->event->id, s->enabled))
 			continue;
-		local_irq_save(w->irq_flags);
-		cpu = smp_processor_id();
-		w->buffer = s->buffers[cpu];
-		w->ts = __hvtrace_clock_read();
-		w->payload = hvt_rb_reserve(&w->buffer->rb, w->event->id, w->ts, cpu,
-					    current->pid, w->size, &w->end);
+		if (!w->stamped) {
+			local_irq_save(w->irq_flags);
+			w->stamped = true;
+			w->cpu = smp_processor_id();
+			w->tid = current->pid;
+			w->ts = __hvtrace_clock_read();
+		}
+		w->buffer = s->buffers[w->cpu];
+		w->payload = hvt_rb_reserve(&w->buffer->rb, w->event->id, w->ts, w->cpu,
+					    w->tid, w->size, &w->end);
 		if (w->payload)
 			return;
-		local_irq_restore(w->irq_flags);
 	}
+	if (w->stamped)
+		local_irq_restore(w->irq_flags);
 	w->payload = NULL;
 }
 
@@ -58,6 +68,7 @@ void hvtrace_write_begin(struct hvtrace_write *w, struct hvtrace_event *event,
 {
 	w->event = event;
 	w->size = size;
+	w->stamped = false;
 	w->session = list_entry_rcu(hvtrace_sessions.next, struct hvtrace_session, node);
 	write_reserve(w);
 }
@@ -65,7 +76,6 @@ void hvtrace_write_begin(struct hvtrace_write *w, struct hvtrace_event *event,
 void hvtrace_write_next(struct hvtrace_write *w)
 {
 	hvt_rb_commit(&w->buffer->rb, w->ts, w->end);
-	local_irq_restore(w->irq_flags);
 	w->session = next_session(w->session);
 	write_reserve(w);
 }

@@ -60,7 +60,10 @@ struct hvtrace_write {
 	struct hvtrace_event *event;
 	struct hvtrace_session *session;
 	struct hvtrace_buffer *buffer;
-	unsigned long irq_flags;
+	unsigned long irq_flags;	/* saved when stamped, restored when done */
+	bool stamped;			/* ts, cpu, tid read; interrupts off */
+	unsigned int cpu;
+	pid_t tid;
 	u64 ts;
 	u64 end;
 	unsigned int size;
