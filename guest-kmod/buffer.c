@@ -136,7 +136,12 @@ void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 	mutex_unlock(&buf->lock);
 }
 
-/* One closed packet per call: its content only, so packet_size > content is trimmed by the reader. */
+/*
+ * One closed packet per call: its content only, so packet_size > content is
+ * trimmed by the reader. The buffer must hold a whole sub-buffer, whatever
+ * the next packet's size, so that a caller learns of a too small buffer at
+ * once and not at the first full packet.
+ */
 static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
@@ -144,6 +149,8 @@ static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, l
 	u64 consumed, len;
 	ssize_t ret;
 
+	if (count < buf->rb.subbuf_size)
+		return -EINVAL;
 	mutex_lock(&buf->lock);
 	consumed = buf->cons.consumed;
 	if (hvt_rb_ready(&buf->prod, consumed, buf->rb.nr_subbufs) <= 0) {
@@ -152,8 +159,8 @@ static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, l
 	}
 	pkt = hvt_rb_slot(buf->rb.data, buf->rb.subbuf_size, buf->rb.nr_subbufs, consumed);
 	len = hvt_get_u64(pkt + offsetof(struct hvt_ctf_packet, content_size)) / 8;
-	if (count < len) {
-		ret = -EINVAL;
+	if (WARN_ON_ONCE(len > buf->rb.subbuf_size)) {	/* never copy past the slot */
+		ret = -EIO;
 		goto out;
 	}
 	if (copy_to_user(ubuf, pkt, len)) {
