@@ -80,7 +80,8 @@ void hvtrace_write_next(struct hvtrace_write *w)
 	write_reserve(w);
 }
 
-struct hvtrace_buffer *hvtrace_buffer_create(struct hvtrace_session *s, unsigned int cpu)
+struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
+					     unsigned int cpu)
 {
 	struct hvtrace_buffer *buf;
 	unsigned char *data;
@@ -88,18 +89,17 @@ struct hvtrace_buffer *hvtrace_buffer_create(struct hvtrace_session *s, unsigned
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return NULL;
-	data = vzalloc((size_t)s->config.nr_subbufs * s->config.subbuf_size);
+	data = vzalloc((size_t)config->nr_subbufs * config->subbuf_size);
 	if (!data) {
 		kfree(buf);
 		return NULL;
 	}
 	mutex_init(&buf->lock);
-	buf->cpu = cpu;
 	buf->rb.cpu_id = cpu;
 	buf->rb.stream_instance_id = cpu;
-	memcpy(buf->rb.uuid, s->config.uuid, HVT_UUID_LEN);
+	memcpy(buf->rb.uuid, config->uuid, HVT_UUID_LEN);
 	hvt_rb_init(&buf->rb, &buf->prod, &buf->cons, data,
-		    s->config.subbuf_size, s->config.nr_subbufs);
+		    config->subbuf_size, config->nr_subbufs);
 	return buf;
 }
 
@@ -128,8 +128,8 @@ void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 {
 	mutex_lock(&buf->lock);
 	cpus_read_lock();
-	if (cpu_online(buf->cpu))
-		smp_call_function_single(buf->cpu, flush_on_cpu, buf, 1);
+	if (cpu_online(buf->rb.cpu_id))
+		smp_call_function_single(buf->rb.cpu_id, flush_on_cpu, buf, 1);
 	else
 		flush_on_cpu(buf);
 	cpus_read_unlock();
@@ -189,7 +189,7 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		st.consumed = READ_ONCE(buf->cons.consumed);
 		st.lost = READ_ONCE(buf->prod.lost);
 		st.subbuf_size = buf->rb.subbuf_size;
-		st.cpu = buf->cpu;
+		st.cpu = buf->rb.cpu_id;
 		return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
 	default:
 		return -ENOTTY;

@@ -37,20 +37,18 @@ struct hvtrace_event {
 	unsigned int users;		/* sessions with the event enabled */
 };
 
-/* One CPU's buffer in one session. */
+/* One CPU's buffer in one session; the CPU is rb.cpu_id. */
 struct hvtrace_buffer {
 	struct hvt_rb rb;
 	struct hvt_rb_prod prod;
 	struct hvt_rb_cons cons;
 	struct mutex lock;		/* read() and flushes, one at a time */
-	unsigned int cpu;
 };
 
 struct hvtrace_session {
 	struct list_head node;		/* in hvtrace_sessions, RCU */
 	bool active;			/* the buffers' enable: all events at once */
 	DECLARE_BITMAP(enabled, HVTRACE_MAX_EVENTS);
-	struct hvtrace_session_config config;
 	struct hvtrace_buffer **buffers;	/* [nr_cpu_ids] */
 	struct mutex lock;		/* start and stop, one at a time */
 };
@@ -90,7 +88,7 @@ extern struct mutex hvtrace_lock;
 long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
 
 /* buffer.c */
-struct hvtrace_buffer *hvtrace_buffer_create(struct hvtrace_session *s,
+struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
 					     unsigned int cpu);
 void hvtrace_buffer_destroy(struct hvtrace_buffer *buf);
 void hvtrace_buffer_flush(struct hvtrace_buffer *buf);

@@ -178,12 +178,11 @@ static struct hvtrace_session *session_alloc(const struct hvtrace_session_config
 		return NULL;
 	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->node);
-	s->config = *config;
 	s->buffers = kcalloc(nr_cpu_ids, sizeof(*s->buffers), GFP_KERNEL);
 	if (!s->buffers)
 		goto fail;
 	for_each_possible_cpu(cpu) {
-		s->buffers[cpu] = hvtrace_buffer_create(s, cpu);
+		s->buffers[cpu] = hvtrace_buffer_create(config, cpu);
 		if (!s->buffers[cpu])
 			goto fail;
 	}
