@@ -43,7 +43,6 @@
 	}									\
 	static struct hvtrace_event hvtrace_event_##_name = {			\
 		.name = #_name,							\
-		.tp_name = #_name,						\
 		.probe = hvtrace_probe_##_name,					\
 		.fields = hvtrace_fields_##_name,				\
 		.nr_fields = ARRAY_SIZE(hvtrace_fields_##_name),		\

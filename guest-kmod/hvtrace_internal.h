@@ -25,8 +25,7 @@
 
 /* An event type: its registry description and the tracepoint it hooks. */
 struct hvtrace_event {
-	const char *name;		/* registry name */
-	const char *tp_name;		/* kernel tracepoint it attaches to */
+	const char *name;		/* registry name = kernel tracepoint name */
 	void *probe;
 	const struct hvt_reg_field *fields;
 	unsigned int nr_fields;
@@ -78,7 +77,7 @@ extern const unsigned int hvtrace_nr_events;
 struct hvtrace_event *hvtrace_event_find(const char *name);
 
 /* probes.c */
-int hvtrace_probes_resolve(void);
+void hvtrace_probes_resolve(void);
 int hvtrace_probe_get(struct hvtrace_event *event);
 void hvtrace_probe_put(struct hvtrace_event *event);
 

@@ -19,11 +19,15 @@ static void resolve_one(struct tracepoint *tp, void *priv)
 	unsigned int i;
 
 	for (i = 0; i < hvtrace_nr_events; i++)
-		if (!hvtrace_events[i]->tp && !strcmp(tp->name, hvtrace_events[i]->tp_name))
+		if (!hvtrace_events[i]->tp && !strcmp(tp->name, hvtrace_events[i]->name))
 			hvtrace_events[i]->tp = tp;
 }
 
-int hvtrace_probes_resolve(void)
+/*
+ * Numbers the events and finds their tracepoints. Cannot fail: an event whose
+ * tracepoint is missing is only unavailable (ENOENT when a session enables it).
+ */
+void hvtrace_probes_resolve(void)
 {
 	unsigned int i;
 
@@ -32,9 +36,8 @@ int hvtrace_probes_resolve(void)
 	for_each_kernel_tracepoint(resolve_one, NULL);
 	for (i = 0; i < hvtrace_nr_events; i++)
 		if (!hvtrace_events[i]->tp)
-			pr_warn("hvtrace: kernel tracepoint %s not found; event %s unavailable\n",
-				hvtrace_events[i]->tp_name, hvtrace_events[i]->name);
-	return 0;
+			pr_warn("hvtrace: kernel tracepoint %s not found; event unavailable\n",
+				hvtrace_events[i]->name);
 }
 
 int hvtrace_probe_get(struct hvtrace_event *event)
