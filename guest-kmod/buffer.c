@@ -12,11 +12,12 @@
 #include <linux/anon_inodes.h>
 #include <linux/cpu.h>
 #include <linux/file.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/topology.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 
 #include "hvtrace_internal.h"
 
@@ -80,16 +81,23 @@ void hvtrace_write_next(struct hvtrace_write *w)
 	write_reserve(w);
 }
 
+/*
+ * On the CPU's own node, where its writer runs. Like ftrace's ring buffer, the
+ * data may fail rather than wake the OOM killer: a trace is not worth a
+ * process (hvtrace_session_create() also checks the memory available first).
+ */
 struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
 					     unsigned int cpu)
 {
+	const gfp_t data_gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+	int node = cpu_to_node(cpu);
 	struct hvtrace_buffer *buf;
 	unsigned char *data;
 
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kzalloc_node(sizeof(*buf), GFP_KERNEL, node);
 	if (!buf)
 		return NULL;
-	data = vzalloc((size_t)config->nr_subbufs * config->subbuf_size);
+	data = kvzalloc_node(hvtrace_buffer_bytes(config), data_gfp, node);
 	if (!data) {
 		kfree(buf);
 		return NULL;
@@ -107,7 +115,7 @@ void hvtrace_buffer_destroy(struct hvtrace_buffer *buf)
 {
 	if (!buf)
 		return;
-	vfree(buf->rb.data);
+	kvfree(buf->rb.data);
 	kfree(buf);
 }
 

@@ -87,6 +87,11 @@ extern struct mutex hvtrace_lock;
 long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
 
 /* buffer.c */
+static inline size_t hvtrace_buffer_bytes(const struct hvtrace_session_config *config)
+{
+	return (size_t)config->nr_subbufs * config->subbuf_size;
+}
+
 struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
 					     unsigned int cpu);
 void hvtrace_buffer_destroy(struct hvtrace_buffer *buf);

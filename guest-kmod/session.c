@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/file.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uuid.h>
@@ -207,6 +208,10 @@ long hvtrace_session_create(struct hvtrace_session_config __user *uconfig)
 		return -EINVAL;
 	if (config.mode != HVTRACE_MODE_DISCARD)
 		return -EOPNOTSUPP;
+	/* Geometry allows 1 GiB per CPU: refuse what memory cannot hold now. */
+	if (num_possible_cpus() * (hvtrace_buffer_bytes(&config) >> PAGE_SHIFT) >
+	    (unsigned long)si_mem_available())
+		return -ENOMEM;
 	generate_random_uuid(config.uuid);
 	config.nr_cpus = nr_cpu_ids;
 	config.tsc_khz = hvtrace_clock_khz();
