@@ -91,8 +91,28 @@
 #define HVT_EVENT_RECORD(tag, fields)						\
 	struct tag { HVT_FOR_EACH(HVT_MEMBER_, HVT_UNPACK fields) } __attribute__((packed))
 
+/*
+ * A name of HVT_FIELD_NAME_MAX characters would still initialise the char
+ * array, silently without its NUL: refuse it at compile time (C11 in the
+ * kernel and C, static_assert in C++ applications).
+ */
+#ifdef __cplusplus
+#define HVT_STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#else
+#define HVT_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#endif
+#define HVT_FIELD_NAME_FITS(name)						\
+	HVT_STATIC_ASSERT(sizeof(#name) <= HVT_FIELD_NAME_MAX,			\
+			  "field name " #name " is longer than HVT_FIELD_NAME_MAX - 1");
+#define HVT_NAME_CHECK_(kind, ...)	HVT_NAME_CHECK_##kind(__VA_ARGS__)
+#define HVT_NAME_CHECK_int(type, name)	HVT_FIELD_NAME_FITS(name)
+#define HVT_NAME_CHECK_hex(type, name)	HVT_FIELD_NAME_FITS(name)
+#define HVT_NAME_CHECK_text(name, len)	HVT_FIELD_NAME_FITS(name)
+#define HVT_NAME_CHECK_array(type, name, len) HVT_FIELD_NAME_FITS(name)
+
 /* const struct hvt_reg_field TAG[]: the registry description of the record. */
 #define HVT_EVENT_FIELD_TABLE(tag, fields)					\
+	HVT_FOR_EACH(HVT_NAME_CHECK_, HVT_UNPACK fields)			\
 	static const struct hvt_reg_field tag[] = {				\
 		HVT_FOR_EACH(HVT_DESC_, HVT_UNPACK fields)			\
 	}
