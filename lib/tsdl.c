@@ -9,6 +9,23 @@
 
 #include "lib/tsdl.h"
 
+/*
+ * The TSDL below spells out the layout of hvtrace/ctf.h; its numbers come
+ * from there, and the field lists it writes out must add up to its sizes.
+ */
+#define ID_BITS		HVT_CTF_COMPACT_ID_BITS
+#define TS_BITS		HVT_CTF_COMPACT_TS_BITS
+
+_Static_assert(HVT_CTF_PACKET_HEADER_SIZE == 4 + HVT_UUID_LEN + 4 + 8 + 6 * 8 + 4,
+	       "packet.header and packet_context below list struct hvt_ctf_packet");
+_Static_assert(ID_BITS + TS_BITS == 8 * HVT_CTF_COMPACT_HEADER_SIZE,
+	       "the compact event header is one 32-bit word");
+_Static_assert(HVT_CTF_EXTENDED_ID == (1u << ID_BITS) - 1,
+	       "the extended id is the largest compact id");
+_Static_assert(HVT_CTF_EXTENDED_HEADER_SIZE == 1 + 4 + 8,
+	       "the extended header: id byte, u32 id, u64 timestamp");
+_Static_assert(HVT_CTF_EVENT_CONTEXT_SIZE == 4 + 4, "event.context: cpu_id, tid");
+
 void hvt_uuid_format(const __u8 *u, char out[37])
 {
 	snprintf(out, 37,
@@ -81,12 +98,13 @@ static void put_preamble(FILE *f, const struct hvt_tsdl_trace *t)
 	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
 	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
 	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-	      "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n\n", f);
+	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n", f);
+	fprintf(f, "typealias integer { size = %u; align = 1; signed = false; } := uint%u_t;\n\n",
+		ID_BITS, ID_BITS);
 	fprintf(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n"
 		"\tbyte_order = le;\n\tpacket.header := struct {\n"
-		"\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n"
-		"\t\tuint64_t stream_instance_id;\n\t} align(8);\n};\n\n", uuid);
+		"\t\tuint32_t magic;\n\t\tuint8_t uuid[%u];\n\t\tuint32_t stream_id;\n"
+		"\t\tuint64_t stream_instance_id;\n\t} align(8);\n};\n\n", uuid, HVT_UUID_LEN);
 	fprintf(f, "env {\n\ttracer_name = \"hvtrace\";\n\ttracer_major = 0;\n"
 		"\ttracer_minor = 1;\n\tdomain = \"");
 	put_escaped(f, t->domain);
@@ -109,20 +127,21 @@ static void put_clock_and_stream(FILE *f, const struct hvt_tsdl_trace *t)
 	put_escaped(f, t->clock_description);
 	fprintf(f, "\";\n\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = 0;\n"
 		"\toffset = 0;\n\tabsolute = FALSE;\n};\n\n", (unsigned long long)t->freq_hz);
-	fprintf(f, "typealias integer { size = 27; align = 1; signed = false; "
-		"map = clock.%s.value; } := uint27_clock_t;\n", c);
+	fprintf(f, "typealias integer { size = %u; align = 1; signed = false; "
+		"map = clock.%s.value; } := uint%u_clock_t;\n", TS_BITS, c, TS_BITS);
 	fprintf(f, "typealias integer { size = 64; align = 8; signed = false; "
 		"map = clock.%s.value; } := uint64_clock_t;\n\n", c);
 	fputs("struct packet_context {\n\tuint64_clock_t timestamp_begin;\n"
 	      "\tuint64_clock_t timestamp_end;\n\tuint64_t content_size;\n"
 	      "\tuint64_t packet_size;\n\tuint64_t packet_seq_num;\n"
-	      "\tuint64_t events_discarded;\n\tuint32_t cpu_id;\n} align(8);\n\n"
-	      "struct event_header_compact {\n"
-	      "\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
-	      "\tvariant <id> {\n"
-	      "\t\tstruct { uint27_clock_t timestamp; } compact;\n"
-	      "\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
-	      "\t} v;\n} align(8);\n\n", f);
+	      "\tuint64_t events_discarded;\n\tuint32_t cpu_id;\n} align(8);\n\n", f);
+	fprintf(f, "struct event_header_compact {\n"
+		"\tenum : uint%u_t { compact = 0 ... %u, extended = %u } id;\n"
+		"\tvariant <id> {\n"
+		"\t\tstruct { uint%u_clock_t timestamp; } compact;\n"
+		"\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+		"\t} v;\n} align(8);\n\n", ID_BITS, HVT_CTF_EXTENDED_ID - 1,
+		HVT_CTF_EXTENDED_ID, TS_BITS);
 	fprintf(f, "stream {\n\tid = %u;\n\tevent.header := struct event_header_compact;\n"
 		"\tpacket.context := struct packet_context;\n"
 		"\tevent.context := struct {\n\t\tuint32_t _cpu_id;\n\t\tint32_t _tid;\n"

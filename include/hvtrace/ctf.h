@@ -6,8 +6,9 @@
  * A stream is a sequence of packets; a packet is a ring buffer sub-buffer as
  * the producer wrote it: packet header, packet context, then events. Every
  * integer is little-endian and byte-aligned (TSDL "align = 8" bits), so the
- * layout has no padding. The TSDL text that describes this layout to
- * babeltrace2 is generated from the same constants (lib/tsdl.c).
+ * layout has no padding. lib/tsdl.c writes the TSDL text that describes this
+ * layout to babeltrace2: its numbers are the constants below, and static
+ * assertions there tie the field lists it spells out to these sizes.
  */
 #ifndef HVTRACE_CTF_H
 #define HVTRACE_CTF_H
