@@ -29,6 +29,10 @@ static DEFINE_RAW_SPINLOCK(clock_lock);
 
 static_assert(sizeof(struct hvt_clock_page) <= HVT_CLOCK_PAGE_SIZE);
 static_assert(HVT_CLOCK_PAGE_SIZE == PAGE_SIZE);
+/* The layout docs/format.md gives. */
+static_assert(sizeof(struct hvt_clock_params) == 64);
+static_assert(offsetof(struct hvt_clock_page, global) == HVT_CLOCK_PAGE_HEADER_SIZE);
+static_assert(offsetof(struct hvt_clock_page, cpu) == HVT_CLOCK_PAGE_HEADER_SIZE + 64);
 
 /* The trace clock (__hvtrace_clock_read()), for other modules. */
 u64 hvtrace_clock_read(void)
@@ -68,7 +72,7 @@ int hvtrace_clock_init(void)
 		return -ENOMEM;
 	clock = page_address(clock_page);
 	clock->version = HVT_CLOCK_PAGE_VERSION;
-	clock->header_size = offsetof(struct hvt_clock_page, global);
+	clock->header_size = HVT_CLOCK_PAGE_HEADER_SIZE;
 	clock->tsc_khz = tsc_khz;
 	clock->nr_cpus = min_t(u32, nr_cpu_ids, HVT_CLOCK_PAGE_MAX_CPUS);
 	clock->flags = boot_cpu_has(X86_FEATURE_TSC_RELIABLE) ? 0 :

@@ -9,10 +9,11 @@
  *   HVTRACE_IOC_SET_CLOCK                  publish a host transform (CAP_SYS_ADMIN)
  *   HVTRACE_IOC_CREATE_SESSION             new session fd (CAP_SYS_ADMIN)
  *
- * session fd
+ * session fd (no further capability check: holding one is the capability)
  *   HVTRACE_SESSION_ENABLE_EVENT           enable an event by name
  *   HVTRACE_SESSION_START / _STOP          start or stop all its events at once
- *   HVTRACE_SESSION_REGISTRY               copy its registry records out
+ *   HVTRACE_SESSION_REGISTRY               registry records of every event the
+ *                                          module knows, enabled or not
  *   HVTRACE_SESSION_STREAM                 a read-only fd for one CPU's buffer
  *
  * stream fd

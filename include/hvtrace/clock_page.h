@@ -30,9 +30,10 @@
 #define HVT_CLOCK_PAGE_VERSION		1u
 #define HVT_CLOCK_PAGE_SIZE		4096u
 #define HVT_CLOCK_PAGE_MAX_CPUS		48u
+#define HVT_CLOCK_PAGE_HEADER_SIZE	72u	/* offsetof(struct hvt_clock_page, global) */
 
 /* Page flags. */
-#define HVT_CLOCK_F_SYNCED		0x01u	/* params[] hold a host transform */
+#define HVT_CLOCK_F_SYNCED		0x01u	/* the host published a transform */
 #define HVT_CLOCK_F_PER_CPU		0x02u	/* use cpu[] entries, not global */
 #define HVT_CLOCK_F_TSC_UNSTABLE	0x04u	/* the guest kernel distrusts its TSC */
 
@@ -58,11 +59,11 @@ struct hvt_clock_params {
 struct hvt_clock_page {
 	__u32 magic;
 	__u16 version;
-	__u16 header_size;		/* offsetof(cpu) */
+	__u16 header_size;		/* offsetof(global): HVT_CLOCK_PAGE_HEADER_SIZE */
 	__u32 seq;			/* odd while the writer updates */
 	__u32 flags;			/* HVT_CLOCK_F_* */
 	__u64 tsc_khz;			/* guest TSC frequency as the guest kernel knows it */
-	__u64 generation;		/* bumped on every discontinuity */
+	__u64 generation;		/* incremented by every HVTRACE_IOC_SET_CLOCK */
 	__u32 nr_cpus;			/* entries valid in cpu[] */
 	__u32 reserved0;
 	__u64 reserved[4];
