@@ -112,11 +112,13 @@ int hvtrace_clock_mmap(struct vm_area_struct *vma)
 	return vm_insert_page(vma, vma->vm_start, clock_page);
 }
 
+/* Reserved words must be 0, so that a later ABI can give them a meaning. */
 static int clock_params_valid(const struct hvt_clock_params *p)
 {
 	const u32 known = HVT_CLOCK_P_EXACT | HVT_CLOCK_P_ESTIMATED;
 
-	return p->shift <= 63 && !(p->flags & ~known) && p->mult != 0;
+	return p->shift <= 63 && !(p->flags & ~known) && p->mult != 0 &&
+	       !p->reserved[0] && !p->reserved[1];
 }
 
 long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
