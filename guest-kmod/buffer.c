@@ -7,7 +7,7 @@
  * off, so a write is never interleaved with another write or with a flush,
  * which closes the open packet on the buffer's CPU by IPI. The consumer is
  * the stream fd's read(), on any CPU. Reads and flushes of one buffer take
- * buf->lock, so two flushes never close the same packet twice.
+ * buf->lock, so two flushes never close one packet at the same time.
  */
 #include <linux/anon_inodes.h>
 #include <linux/cpu.h>
@@ -130,7 +130,9 @@ static void flush_on_cpu(void *info)
  * Closes the open packet, if any, whether or not writers may run: on the
  * buffer's CPU, where no write can be in progress (writers keep interrupts
  * off), or directly while that CPU is offline (hotplug held off, so none can
- * start). buf->lock keeps a second flush from closing the packet again.
+ * start). A second close of a closed packet does nothing; two at once could
+ * both advance 'produced', which buf->lock prevents (two flushes of an
+ * offline CPU's buffer would otherwise both run here, on their own CPUs).
  */
 void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 {
