@@ -147,8 +147,8 @@ void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 }
 
 /*
- * One closed packet per call: its content only, so packet_size > content is
- * trimmed by the reader. The buffer must hold a whole sub-buffer, whatever
+ * One closed packet per call, its content only (closing made packet_size
+ * equal content_size). The buffer must hold a whole sub-buffer, whatever
  * the next packet's size, so that a caller learns of a too small buffer at
  * once and not at the first full packet.
  */
