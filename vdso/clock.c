@@ -116,7 +116,7 @@ int64_t hvt_clock_host_ns(void)
 	}
 	tsc = hvt_clock_read_cpu(&cpu);
 	hvt_clock_page_read_params(page, cpu, &p, &flags);
-	if (!(flags & HVT_CLOCK_F_SYNCED)) {
+	if (!hvt_clock_params_synced(flags, &p)) {
 		errno = ENODATA;
 		return -1;
 	}
@@ -137,9 +137,8 @@ int hvt_clock_info(struct hvt_clock_info *info)
 	if (page) {
 		info->generation = hvt_clock_page_read_params(page, (uint32_t)sched_getcpu(),
 							      &p, &flags);
-		info->synced = !!(flags & HVT_CLOCK_F_SYNCED);
-		if (info->synced)
-			info->error_ns = p.error_ns;
+		info->synced = hvt_clock_params_synced(flags, &p);
+		info->error_ns = hvt_clock_params_error_ns(flags, &p);
 	}
 	return 0;
 }

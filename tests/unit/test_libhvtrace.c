@@ -9,6 +9,7 @@
  * wrote, including the packets it never closed.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -100,6 +101,21 @@ static int scenario_clock_page(void)
 	if (ns < lo || ns > hi)
 		CHILD_FAIL("host ns %lld not in [%lld, %lld]", (long long)ns, (long long)lo,
 			   (long long)hi);
+	return 0;
+}
+
+/* A synced page whose per-CPU entry for this CPU was never written. */
+static int scenario_clock_page_unset(void)
+{
+	struct hvt_clock_info info;
+
+	hvt_clock_info(&info);
+	if (info.source != HVT_CLOCK_GUEST_TSC || info.synced || info.error_ns != UINT64_MAX)
+		CHILD_FAIL("an unset entry reads as synced (error %llu)",
+			   (unsigned long long)info.error_ns);
+	errno = 0;
+	if (hvt_clock_host_ns() != -1 || errno != ENODATA)
+		CHILD_FAIL("host ns from an unset entry");
 	return 0;
 }
 
@@ -235,6 +251,8 @@ static int run_scenario(const char *name)
 		return scenario_clock_fallback();
 	if (!strcmp(name, "clock-page"))
 		return scenario_clock_page();
+	if (!strcmp(name, "clock-page-unset"))
+		return scenario_clock_page_unset();
 	if (!strcmp(name, "trace"))
 		return scenario_trace();
 	if (!strcmp(name, "unregister"))
@@ -303,6 +321,23 @@ static void test_clock_page(void **state)
 						 .mult = 1ull << 62, .shift = 63, .error_ns = 250 };
 	write_page(&page, path, sizeof(path));
 	assert_int_equal(wait_exit(spawn("clock-page", path, "/nonexistent")), 0);
+}
+
+/* Per-CPU transforms, but none written for any CPU: nothing is synced. */
+static void test_clock_page_unset_cpu(void **state)
+{
+	static struct hvt_clock_page page;
+	char path[128];
+
+	(void)state;
+	page.magic = HVT_CLOCK_PAGE_MAGIC;
+	page.version = HVT_CLOCK_PAGE_VERSION;
+	page.tsc_khz = 2000000;
+	page.flags = HVT_CLOCK_F_SYNCED | HVT_CLOCK_F_PER_CPU;
+	page.nr_cpus = HVT_CLOCK_PAGE_MAX_CPUS;
+	page.global = (struct hvt_clock_params){ .mult = 1ull << 62, .shift = 63, .error_ns = 250 };
+	write_page(&page, path, sizeof(path));
+	assert_int_equal(wait_exit(spawn("clock-page-unset", path, "/nonexistent")), 0);
 }
 
 /* A page of another version, or without a frequency: the fallback clock. */
@@ -700,6 +735,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_clock_fallback),
 		cmocka_unit_test(test_clock_page),
 		cmocka_unit_test(test_clock_page_not_understood),
+		cmocka_unit_test(test_clock_page_unset_cpu),
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
 		cmocka_unit_test(test_refused_thread),
