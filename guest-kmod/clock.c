@@ -9,13 +9,17 @@
  * HVTRACE_IOC_SET_CLOCK. One writer at a time (clock_lock), seqcount protocol
  * as in the kernel's vDSO data. The writer keeps interrupts off while seq is
  * odd: a reader that interrupted it on the same CPU would otherwise spin
- * forever.
+ * forever. Every write changes the generation and is recorded as an
+ * hvtrace_clock_change event: a new transform, or a discontinuity (resume
+ * from suspend or hibernation, after which no transform is trusted until the
+ * agent publishes one again).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/suspend.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
@@ -63,6 +67,77 @@ u64 hvtrace_clock_khz(void)
 	return tsc_khz;
 }
 
+/* HVTRACE_IOC_CLOCK_READ: the reading user space compares its own with. */
+long hvtrace_clock_reading(struct hvtrace_clock_reading __user *uarg)
+{
+	struct hvtrace_clock_reading r = { 0 };
+	struct hvt_clock_params p;
+
+	preempt_disable();
+	r.cpu = smp_processor_id();
+	r.tsc = __hvtrace_clock_read();
+	r.generation = hvt_clock_page_read_params(clock, r.cpu, &p, &r.flags);
+	preempt_enable();
+	r.host_ns = hvt_clock_params_apply(&p, r.tsc);
+	r.error_ns = hvt_clock_params_error_ns(r.flags, &p);
+	return copy_to_user(uarg, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
+/* Page flags the module owns: the guest kernel's verdict on its TSC. */
+static u32 module_flags(void)
+{
+	return boot_cpu_has(X86_FEATURE_TSC_RELIABLE) && !check_tsc_unstable() ? 0 :
+	       HVT_CLOCK_F_TSC_UNSTABLE;
+}
+
+/*
+ * One seqcount write: @p into @dst (if any), the page flags @flags plus the
+ * module's own, a new generation. Returns the generation and, in *out_flags,
+ * the flags written.
+ */
+static u64 clock_publish(struct hvt_clock_params *dst, const struct hvt_clock_params *p,
+			 u32 flags, u32 *out_flags)
+{
+	unsigned long irq_flags;
+	u64 gen;
+
+	raw_spin_lock_irqsave(&clock_lock, irq_flags);
+	WRITE_ONCE(clock->seq, clock->seq + 1);
+	smp_wmb();
+	if (dst)
+		*dst = *p;
+	*out_flags = flags | module_flags();
+	WRITE_ONCE(clock->flags, *out_flags);
+	gen = clock->generation + 1;
+	WRITE_ONCE(clock->generation, gen);
+	smp_wmb();
+	WRITE_ONCE(clock->seq, clock->seq + 1);
+	raw_spin_unlock_irqrestore(&clock_lock, irq_flags);
+	return gen;
+}
+
+/* After a resume the guest TSC may have restarted or moved: nothing holds. */
+static int clock_pm_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	u64 gen;
+	u32 flags;
+
+	switch (action) {
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		gen = clock_publish(NULL, NULL, READ_ONCE(clock->flags) & HVT_CLOCK_F_PER_CPU,
+				    &flags);
+		hvtrace_emit_hvtrace_clock_change(gen, flags, "resume");
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block clock_pm_nb = {
+	.notifier_call = clock_pm_notify,
+};
+
 int hvtrace_clock_init(void)
 {
 	unsigned int i;
@@ -75,13 +150,13 @@ int hvtrace_clock_init(void)
 	clock->header_size = HVT_CLOCK_PAGE_HEADER_SIZE;
 	clock->tsc_khz = tsc_khz;
 	clock->nr_cpus = min_t(u32, nr_cpu_ids, HVT_CLOCK_PAGE_MAX_CPUS);
-	clock->flags = boot_cpu_has(X86_FEATURE_TSC_RELIABLE) ? 0 :
-		       HVT_CLOCK_F_TSC_UNSTABLE;
+	clock->flags = module_flags();
 	/* No transform yet: every entry unbounded (and mult 0, not synced). */
 	clock->global.error_ns = U64_MAX;
 	for (i = 0; i < HVT_CLOCK_PAGE_MAX_CPUS; i++)
 		clock->cpu[i].error_ns = U64_MAX;
 	smp_store_release(&clock->magic, HVT_CLOCK_PAGE_MAGIC);
+	register_pm_notifier(&clock_pm_nb);
 	return 0;
 }
 
@@ -92,6 +167,8 @@ int hvtrace_clock_init(void)
  */
 void hvtrace_clock_exit(void)
 {
+	if (clock)
+		unregister_pm_notifier(&clock_pm_nb);
 	if (clock_page)
 		__free_page(clock_page);
 	clock_page = NULL;
@@ -126,7 +203,8 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	const u32 known_flags = HVT_CLOCK_F_SYNCED | HVT_CLOCK_F_PER_CPU;
 	struct hvtrace_set_clock arg;
 	struct hvt_clock_params *dst;
-	unsigned long irq_flags;
+	u32 flags;
+	u64 gen;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -142,14 +220,7 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	else
 		return -EINVAL;
 
-	raw_spin_lock_irqsave(&clock_lock, irq_flags);
-	WRITE_ONCE(clock->seq, clock->seq + 1);
-	smp_wmb();
-	*dst = arg.params;
-	WRITE_ONCE(clock->flags, (clock->flags & HVT_CLOCK_F_TSC_UNSTABLE) | arg.flags);
-	WRITE_ONCE(clock->generation, clock->generation + 1);
-	smp_wmb();
-	WRITE_ONCE(clock->seq, clock->seq + 1);
-	raw_spin_unlock_irqrestore(&clock_lock, irq_flags);
+	gen = clock_publish(dst, &arg.params, arg.flags, &flags);
+	hvtrace_emit_hvtrace_clock_change(gen, flags, "set_clock");
 	return 0;
 }

@@ -7,13 +7,24 @@
 #include <linux/string.h>
 
 #include "events/sched.h"
+#include "events/hvtrace.h"
 
 struct hvtrace_event *hvtrace_events[] = {
 	&hvtrace_event_sched_switch,
+	&hvtrace_event_hvtrace_sync_begin,
+	&hvtrace_event_hvtrace_sync_end,
+	&hvtrace_event_hvtrace_sync_unavailable,
+	&hvtrace_event_hvtrace_clock_change,
 };
 const unsigned int hvtrace_nr_events = ARRAY_SIZE(hvtrace_events);
 
 static_assert(ARRAY_SIZE(hvtrace_events) <= HVTRACE_MAX_EVENTS);
+
+/* Whether some session wants sync points (sync.c). */
+bool hvtrace_sync_enabled(void)
+{
+	return READ_ONCE(hvtrace_event_hvtrace_sync_end.users) != 0;
+}
 
 struct hvtrace_event *hvtrace_event_find(const char *name)
 {

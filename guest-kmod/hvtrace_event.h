@@ -22,11 +22,15 @@
 #include <hvtrace/event.h>
 #include "hvtrace_internal.h"
 
-#define HVTRACE_TP_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
+/*
+ * The record, its field table and the writer every kind of event shares;
+ * the prototype and the assignment come in parentheses.
+ */
+#define HVTRACE_EVENT_WRITER(_name, _pproto, _fields, _passign)	\
 	HVT_EVENT_RECORD(hvtrace_rec_##_name, _fields);				\
 	HVT_EVENT_FIELD_TABLE(hvtrace_fields_##_name, _fields);			\
 	static struct hvtrace_event hvtrace_event_##_name;			\
-	static void hvtrace_probe_##_name(void *__data, _proto)			\
+	static void hvtrace_probe_##_name(void *__data, HVT_UNPACK _pproto)	\
 	{									\
 		struct hvtrace_rec_##_name *__entry;				\
 		struct hvtrace_write __w;					\
@@ -34,20 +38,44 @@
 		for (hvtrace_write_begin(&__w, __data, sizeof(*__entry));	\
 		     (__entry = __w.payload) != NULL;				\
 		     hvtrace_write_next(&__w)) {				\
-			_assign							\
+			HVT_UNPACK _passign					\
 		}								\
-	}									\
-	static inline void hvtrace_typecheck_##_name(void)			\
-	{									\
-		(void)sizeof(register_trace_##_name(hvtrace_probe_##_name, NULL)); \
-	}									\
+	}
+
+#define HVTRACE_EVENT_DESC(_name, _print, _own)				\
 	static struct hvtrace_event hvtrace_event_##_name = {			\
 		.name = #_name,							\
 		.probe = hvtrace_probe_##_name,					\
 		.fields = hvtrace_fields_##_name,				\
 		.nr_fields = ARRAY_SIZE(hvtrace_fields_##_name),		\
 		.print_fmt = _print,						\
-		.payload_size = sizeof(struct hvtrace_rec_##_name),		\
+		.own = _own,							\
 	}
+
+#define HVTRACE_TP_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
+	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, (_assign))	\
+	static inline void hvtrace_typecheck_##_name(void)			\
+	{									\
+		(void)sizeof(register_trace_##_name(hvtrace_probe_##_name, NULL)); \
+	}									\
+	HVTRACE_EVENT_DESC(_name, _print, false)
+
+/*
+ * HVTRACE_OWN_EVENT(): an event the module itself emits, with no kernel
+ * tracepoint behind it. It also defines hvtrace_emit_NAME(PROTO), declared
+ * in hvtrace_internal.h, callable in any context but NMI; it writes into
+ * every started session that enabled the event.
+ */
+#define HVTRACE_OWN_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
+	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, (_assign))	\
+	void hvtrace_emit_##_name(_proto)					\
+	{									\
+		if (!READ_ONCE(hvtrace_event_##_name.users))			\
+			return;							\
+		rcu_read_lock_sched_notrace();					\
+		hvtrace_probe_##_name(&hvtrace_event_##_name, _args);		\
+		rcu_read_unlock_sched_notrace();				\
+	}									\
+	HVTRACE_EVENT_DESC(_name, _print, true)
 
 #endif /* HVTRACE_EVENT_DEF_H */

@@ -8,6 +8,7 @@
  *   buffer.c    per-CPU ring buffers, the write path, stream fds
  *   probes.c    attaching probes to kernel tracepoints by name
  *   events.c    the events this module defines (events/ headers)
+ *   sync.c      sync points: periodic KVM hypercalls the host records
  */
 #ifndef HVTRACE_INTERNAL_H
 #define HVTRACE_INTERNAL_H
@@ -25,14 +26,14 @@
 
 /* An event type: its registry description and the tracepoint it hooks. */
 struct hvtrace_event {
-	const char *name;		/* registry name = kernel tracepoint name */
+	const char *name;		/* registry name; the tracepoint's, unless own */
 	void *probe;
 	const struct hvt_reg_field *fields;
 	unsigned int nr_fields;
 	const char *print_fmt;
-	unsigned int payload_size;
 	unsigned int id;		/* index in hvtrace_events[] */
-	struct tracepoint *tp;		/* resolved at load */
+	struct tracepoint *tp;		/* resolved at load; NULL if own */
+	bool own;			/* emitted by the module (hvtrace_emit_NAME()) */
 	unsigned int users;		/* sessions with the event enabled */
 };
 
@@ -75,6 +76,19 @@ void hvtrace_write_next(struct hvtrace_write *w);
 extern struct hvtrace_event *hvtrace_events[];
 extern const unsigned int hvtrace_nr_events;
 struct hvtrace_event *hvtrace_event_find(const char *name);
+bool hvtrace_sync_enabled(void);
+/* the module's own events (events/hvtrace.h) */
+void hvtrace_emit_hvtrace_sync_begin(u64 seq);
+void hvtrace_emit_hvtrace_sync_end(u64 seq, u64 tsc_before, u64 tsc_after, s64 ret);
+void hvtrace_emit_hvtrace_sync_unavailable(const char *reason);
+void hvtrace_emit_hvtrace_clock_change(u64 generation, u32 flags, const char *cause);
+
+/* sync.c */
+void hvtrace_sync_detect(void);
+void hvtrace_sync_users_changed(void);
+void hvtrace_sync_session_started(void);
+void hvtrace_sync_exit(void);
+const char *hvtrace_sync_status(void);
 
 /* probes.c */
 void hvtrace_probes_resolve(void);
@@ -116,6 +130,7 @@ int hvtrace_clock_init(void);
 void hvtrace_clock_exit(void);
 int hvtrace_clock_mmap(struct vm_area_struct *vma);
 long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg);
+long hvtrace_clock_reading(struct hvtrace_clock_reading __user *uarg);
 u64 hvtrace_clock_khz(void);
 
 #endif /* HVTRACE_INTERNAL_H */

@@ -2,11 +2,28 @@
 /*
  * main.c - module entry points and /dev/hvtrace.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 
 #include "hvtrace_internal.h"
+
+static int clock_gid = -1;
+module_param(clock_gid, int, 0644);
+MODULE_PARM_DESC(clock_gid, "only this group (and CAP_SYS_ADMIN) may open /dev/hvtrace; -1: everyone");
+
+/* The device is mode 0444; clock_gid narrows who may read the clock page. */
+static int hvtrace_dev_open(struct inode *inode, struct file *file)
+{
+	int gid = READ_ONCE(clock_gid);
+
+	if (gid >= 0 && !in_group_p(make_kgid(&init_user_ns, gid)) && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	return 0;
+}
 
 static int hvtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -18,6 +35,8 @@ static long hvtrace_dev_ioctl(struct file *file, unsigned int cmd, unsigned long
 	switch (cmd) {
 	case HVTRACE_IOC_VERSION:
 		return HVTRACE_ABI_VERSION;
+	case HVTRACE_IOC_CLOCK_READ:
+		return hvtrace_clock_reading((struct hvtrace_clock_reading __user *)arg);
 	case HVTRACE_IOC_SET_CLOCK:
 		return hvtrace_clock_set((struct hvtrace_set_clock __user *)arg);
 	case HVTRACE_IOC_CREATE_SESSION:
@@ -29,6 +48,7 @@ static long hvtrace_dev_ioctl(struct file *file, unsigned int cmd, unsigned long
 
 static const struct file_operations hvtrace_dev_fops = {
 	.owner = THIS_MODULE,
+	.open = hvtrace_dev_open,
 	.mmap = hvtrace_dev_mmap,
 	.unlocked_ioctl = hvtrace_dev_ioctl,
 	.llseek = noop_llseek,
@@ -49,19 +69,21 @@ static int __init hvtrace_init(void)
 	if (ret)
 		return ret;
 	hvtrace_probes_resolve();
+	hvtrace_sync_detect();
 	ret = misc_register(&hvtrace_dev);
 	if (ret) {
 		hvtrace_clock_exit();
 		return ret;
 	}
-	pr_info("hvtrace: loaded, ABI %d, TSC %llu kHz, %u events\n",
-		HVTRACE_ABI_VERSION, hvtrace_clock_khz(), hvtrace_nr_events);
+	pr_info("hvtrace: loaded, ABI %d, TSC %llu kHz, %u events; sync points %s\n",
+		HVTRACE_ABI_VERSION, hvtrace_clock_khz(), hvtrace_nr_events, hvtrace_sync_status());
 	return 0;
 }
 
 static void __exit hvtrace_exit(void)
 {
 	misc_deregister(&hvtrace_dev);
+	hvtrace_sync_exit();
 	hvtrace_clock_exit();
 }
 

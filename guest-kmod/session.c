@@ -79,6 +79,7 @@ static long session_start(struct hvtrace_session *s)
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->active, true);
 	mutex_unlock(&s->lock);
+	hvtrace_sync_session_started();
 	return 0;
 }
 

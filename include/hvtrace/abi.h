@@ -6,6 +6,7 @@
  * /dev/hvtrace
  *   mmap(offset 0, one page, PROT_READ)   the clock page (clock_page.h)
  *   HVTRACE_IOC_VERSION                    ABI version (any user)
+ *   HVTRACE_IOC_CLOCK_READ                 the kernel's own clock reading (any user)
  *   HVTRACE_IOC_SET_CLOCK                  publish a host transform (CAP_SYS_ADMIN)
  *   HVTRACE_IOC_CREATE_SESSION             new session fd (CAP_SYS_ADMIN)
  *
@@ -65,6 +66,26 @@ struct hvtrace_registry_buf {
 	__u32 nr_events;		/* out */
 };
 
+/* HVTRACE_IOC_CLOCK_READ: what the kernel reads, on one CPU, in one go. */
+struct hvtrace_clock_reading {
+	__u64 tsc;			/* the trace clock (raw guest TSC) */
+	__s64 host_ns;			/* tsc through the CPU's transform */
+	__u64 error_ns;			/* its bound; ~0 when not synced */
+	__u64 generation;		/* of the transform used */
+	__u32 cpu;
+	__u32 flags;			/* the page flags when read */
+};
+
+/*
+ * Sync points (KVM only): each CPU of the guest periodically issues
+ * hypercall HVTRACE_SYNC_HYPERCALL with a0 = seq, a1 = guest TSC read just
+ * before, a2 = CPU, between its hvtrace_sync_begin and hvtrace_sync_end
+ * events. KVM answers -KVM_ENOSYS and the host traces kvm_hypercall.
+ */
+#define HVTRACE_SYNC_HYPERCALL		0x68767472u	/* "hvtr" */
+#define HVTRACE_SYNC_REASON_LEN		96	/* hvtrace_sync_unavailable.reason */
+#define HVTRACE_CLOCK_CAUSE_LEN		16	/* hvtrace_clock_change.cause */
+
 struct hvtrace_stream_stats {
 	__u64 produced;			/* packets closed */
 	__u64 consumed;			/* packets read */
@@ -76,6 +97,7 @@ struct hvtrace_stream_stats {
 #define HVTRACE_IOC_VERSION		_IO(HVTRACE_IOC_MAGIC, 0x00)
 #define HVTRACE_IOC_SET_CLOCK		_IOW(HVTRACE_IOC_MAGIC, 0x01, struct hvtrace_set_clock)
 #define HVTRACE_IOC_CREATE_SESSION	_IOWR(HVTRACE_IOC_MAGIC, 0x02, struct hvtrace_session_config)
+#define HVTRACE_IOC_CLOCK_READ		_IOR(HVTRACE_IOC_MAGIC, 0x03, struct hvtrace_clock_reading)
 
 #define HVTRACE_SESSION_ENABLE_EVENT	_IOW(HVTRACE_IOC_MAGIC, 0x10, struct hvtrace_event_name)
 #define HVTRACE_SESSION_START		_IO(HVTRACE_IOC_MAGIC, 0x11)
