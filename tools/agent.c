@@ -47,7 +47,9 @@ static void usage(FILE *out)
 "                      " HVT_WIRE_PORT_NAME ", found in /sys/class/virtio-ports)\n"
 "  --connect unix:PATH connect to a collector's unix socket instead (tests)\n"
 "  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
-"  -e, --event NAME    kernel event to record (repeatable; default sched_switch)\n"
+"  -e, --event NAME    kernel event to record (repeatable; default sched_switch\n"
+"                      and the module's own: hvtrace_sync_begin, _end,\n"
+"                      _unavailable, hvtrace_clock_change)\n"
 "  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
 "  --wait SECONDS      how long to wait for the host (default 120)\n"
@@ -56,6 +58,12 @@ static void usage(FILE *out)
 "\n"
 "Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
 }
+
+/* Sync points and clock changes are what merge aligns each vCPU with. */
+static const char *const default_events[] = {
+	"sched_switch", "hvtrace_sync_begin", "hvtrace_sync_end", "hvtrace_sync_unavailable",
+	"hvtrace_clock_change", NULL
+};
 
 void agent_log(struct agent *a, const char *fmt, ...)
 {
@@ -516,7 +524,8 @@ int hvt_cmd_agent(int argc, char **argv)
 		return 2;
 	}
 	if (!a.nr_events)
-		a.events[a.nr_events++] = "sched_switch";
+		for (c = 0; default_events[c]; c++)
+			a.events[a.nr_events++] = default_events[c];
 	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (a.dev < 0)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
