@@ -54,6 +54,7 @@ LIBHVTRACE_A := $(BUILD)/libhvtrace.a
 LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
 HVTRACE := $(BUILD)/hvtrace
 HVDEMO := $(BUILD)/hvdemo
+GUEST_TEST := $(BUILD)/hvtrace-guest-test
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
@@ -86,6 +87,11 @@ $(HVTRACE): $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,vdso/example/hvdemo.c) -L$(BUILD) -lhvtrace -pthread \
+		-Wl,-rpath,'$$ORIGIN'
+
+# The module's tests that run inside the guest (tests/e2e/guest_clock.sh).
+$(GUEST_TEST): $(call obj,tests/guest/clock_test.c) $(LIBHVTRACE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/guest/clock_test.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN'
 
 # Unit tests link what they test; tests/unit/deps.mk says what that is.
@@ -123,7 +129,7 @@ kmod:
 guest-kmod/hvtrace.ko: kmod ;
 
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
-$(GUEST_IMAGE): $(HVTRACE) $(HVDEMO) $(LIBHVTRACE_SO) guest-kmod/hvtrace.ko \
+$(GUEST_IMAGE): $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(LIBHVTRACE_SO) guest-kmod/hvtrace.ko \
 		scripts/guest-image scripts/guest-init
 	scripts/guest-image $(BUILD)
 

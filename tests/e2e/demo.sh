@@ -32,6 +32,16 @@ for layer in host kernel user; do
 done
 check "user events: 100 rounds x 3 + 2" test "$(awk '$2 == "user"' "$timeline" | wc -l)" -eq 302
 check "kernel recorded the demo's context switches" grep -q "kernel demo .*sched_switch.*hvdemo" "$timeline"
+# Sync points: hypercalls under KVM; under TCG the module says why not.
+if grep -q "booting the guest (kvm)" "$work/demo.out"; then
+	n=$(grep -c "kernel demo .*hvtrace_sync_end" "$timeline")
+	check "KVM: the kernel layer recorded sync points ($n)" test "$n" -gt 0
+else
+	check "TCG: the kernel layer recorded why there are no sync points" \
+		grep -q "kernel demo .*hvtrace_sync_unavailable.*is not KVM's" "$timeline"
+	check "TCG: no sync point was issued" \
+		test "$(grep -c "hvtrace_sync_end" "$timeline")" -eq 0
+fi
 check "merged time never goes backwards" \
 	awk 'NR > 1 && $1 + 0 < prev + 0 { bad = 1 } { prev = $1 } END { exit bad }' "$timeline"
 
