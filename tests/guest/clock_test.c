@@ -46,36 +46,22 @@ static const char *module_path;
 
 /* ---- helpers ---- */
 
-static void say(const char *verdict, const char *name, const char *fmt, va_list ap)
+/* In a test's child: the verdict, then the exit status that carries it. */
+static __attribute__((format(printf, 3, 4), noreturn)) void finish(int ok, const char *name,
+								    const char *fmt, ...)
 {
-	printf("%s %s: ", verdict, name);
+	va_list ap;
+
+	printf("%s %s: ", ok ? "PASS" : "FAIL", name);
+	va_start(ap, fmt);
 	vprintf(fmt, ap);
+	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+	exit(ok ? 0 : 1);
 }
-
-/* In a test's child: the verdict, then the exit status that carries it. */
-static __attribute__((format(printf, 2, 3), noreturn)) void fail(const char *name,
-								  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say("FAIL", name, fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-static __attribute__((format(printf, 2, 3), noreturn)) void pass(const char *name,
-								  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say("PASS", name, fmt, ap);
-	va_end(ap);
-	exit(0);
-}
+#define fail(name, ...) finish(0, name, __VA_ARGS__)
+#define pass(name, ...) finish(1, name, __VA_ARGS__)
 
 static int load_module(const char *params)
 {
