@@ -6,10 +6,13 @@
 
 static const char *prog = "hvtrace";
 static int verbose;
+static int muted;
 
 void hvt_log_set_prog(const char *p) { prog = p; }
 void hvt_log_set_verbose(int v) { verbose = v; }
 int hvt_log_verbose(void) { return verbose; }
+void hvt_log_mute(void) { muted++; }
+void hvt_log_unmute(void) { muted--; }
 
 static void emit(const char *level, const char *fmt, va_list ap)
 {
@@ -32,6 +35,8 @@ void hvt_warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (muted)
+		return;
 	va_start(ap, fmt);
 	emit("warning: ", fmt, ap);
 	va_end(ap);
@@ -41,6 +46,8 @@ void hvt_info(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (muted)
+		return;
 	va_start(ap, fmt);
 	emit("", fmt, ap);
 	va_end(ap);

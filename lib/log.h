@@ -9,6 +9,12 @@
 void hvt_log_set_prog(const char *prog);
 void hvt_log_set_verbose(int verbose);
 int hvt_log_verbose(void);
+/*
+ * While muted, warnings and information are dropped (errors still print):
+ * for a pass over files that a later pass reads and reports on. Nests.
+ */
+void hvt_log_mute(void);
+void hvt_log_unmute(void);
 
 void hvt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hvt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,23 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * align.c - a VM's clock from its exchanges (align.h).
+ * align.c - a VM's clock from its exchanges and sync points (align.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/align.h"
 
-int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n)
+/* A sync point: the guest read @before, then the host's instant, then @after. */
+static enum hvt_est_result sync_point(struct hvt_estimator *est, const struct hvt_sync_point *p)
 {
-	size_t i, in_segment = 0;
+	enum hvt_est_result r1 = hvt_est_g2h(est, p->before, p->host);
+	enum hvt_est_result r2 = hvt_est_h2g(est, p->host, p->after);
+
+	return r1 == HVT_EST_SPLIT || r2 == HVT_EST_SPLIT ? HVT_EST_SPLIT : r2;
+}
+
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+		       const struct hvt_sync_point *points, size_t nr_points)
+{
+	size_t i = 0, j = 0, in_segment = 0;
 	uint64_t seg_first = 0;
 
 	memset(c, 0, sizeof(*c));
 	hvt_tsc_timeline_init(&c->tl);
-	if (!n || !(c->est = hvt_est_new()))
+	if ((!n && !nr_points) || !(c->est = hvt_est_new()))
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (hvt_est_exchange(c->est, &recs[i].ex) == HVT_EST_SPLIT) {
+	/* both in host time order, fed merged so that the estimator goes forward */
+	while (i < n || j < nr_points) {
+		bool exchange = j == nr_points || (i < n && recs[i].ex.host_send <= points[j].host);
+		uint64_t seq = exchange ? recs[i].seq : points[j].seq;
+		enum hvt_est_result r = exchange ? hvt_est_exchange(c->est, &recs[i++].ex) :
+						   sync_point(c->est, &points[j++]);
+
+		if (r == HVT_EST_SPLIT) {
 			/* the segment that just ended was short and not the first: a glitch */
 			if (hvt_est_nr_segments(c->est) > 2 && in_segment < HVT_GLITCH_EXCHANGES &&
 			    !c->glitch) {
@@ -25,10 +41,11 @@ int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, 
 				c->glitch_seq = seg_first;
 			}
 			in_segment = 0;
-			seg_first = recs[i].seq;
+			seg_first = seq;
 		}
 		in_segment++;
 	}
+	c->nr_points = nr_points;
 	if (hvt_est_timeline(c->est, &c->tl)) {
 		hvt_vm_clock_free(c);
 		return -1;

@@ -21,22 +21,27 @@
 #include "clocksync/host_clock.h"
 #include "clocksync/tsc_timeline.h"
 #include "tools/archive.h"
+#include "tools/sync_points.h"
 
 #define HVT_GLITCH_EXCHANGES 3	/* fewer in a segment between two: not a real change */
 
 struct hvt_vm_clock {
 	struct hvt_estimator *est;
 	struct hvt_tsc_timeline tl;
-	uint64_t glitch_seq;		/* first exchange of a too-short middle segment */
+	uint64_t glitch_seq;		/* first sample of a too-short middle segment */
 	int glitch;
+	size_t nr_points;		/* sync points used */
 };
 
 /*
- * Fits the VM's clock from its exchanges; -1 if there are none (or no
- * memory). A segment of fewer than HVT_GLITCH_EXCHANGES exchanges between two
- * others is reported in glitch/glitch_seq: a stamp error, not a clock change.
+ * Fits the VM's clock from its exchanges and sync points (each in host time
+ * order); -1 if there are none (or no memory). A segment of fewer than
+ * HVT_GLITCH_EXCHANGES samples between two others is reported in
+ * glitch/glitch_seq (an exchange's or sync point's seq): a stamp error, not
+ * a clock change.
  */
-int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n);
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+		       const struct hvt_sync_point *points, size_t nr_points);
 void hvt_vm_clock_free(struct hvt_vm_clock *c);
 /* Segments of the fitted clock: more than one where the guest clock changed. */
 static inline size_t hvt_vm_clock_segments(const struct hvt_vm_clock *c)

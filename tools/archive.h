@@ -93,6 +93,7 @@ struct hvt_vm_info {
 	struct hvt_sync_rec *sync;	/* sync.tsv, in file order */
 	size_t nr_sync;
 	bool finished;
+	bool tcg;			/* accel "tcg": no sync points to look for */
 	char *end_reason;		/* NULL if absent */
 	unsigned long warnings;		/* about info.json */
 	unsigned long sync_warnings;	/* about sync.tsv */

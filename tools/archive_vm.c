@@ -172,14 +172,15 @@ static int parse_streams(struct hvt_vm_info *vm, json_t *streams)
 
 static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 {
-	const char *name, *sync_file, *end_reason = NULL;
+	const char *name, *sync_file, *end_reason = NULL, *accel = NULL;
 	json_t *traces, *streams;
 	json_error_t jerr;
 	int finished = 0;
 
-	if (json_unpack_ex(json, &jerr, 0, "{s:s, s:{s:s}, s:o, s:o, s?b, s?s}", "name", &name,
-			   "sync", "file", &sync_file, "traces", &traces, "streams", &streams,
-			   "finished", &finished, "end_reason", &end_reason)) {
+	if (json_unpack_ex(json, &jerr, 0, "{s:s, s:{s:s}, s:o, s:o, s?b, s?s, s?s}", "name",
+			   &name, "sync", "file", &sync_file, "traces", &traces, "streams",
+			   &streams, "finished", &finished, "end_reason", &end_reason, "accel",
+			   &accel)) {
 		hvt_err("%s/info.json: %s", vm->dir, jerr.text);
 		return -1;
 	}
@@ -193,6 +194,7 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 		return -1;
 	}
 	vm->finished = finished;
+	vm->tcg = accel && !strcmp(accel, "tcg");
 	if (end_reason && !(vm->end_reason = strdup(end_reason)))
 		return -1;
 	*sync_path = hvt_join(vm->dir, sync_file);

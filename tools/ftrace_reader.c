@@ -426,6 +426,17 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 	}
 }
 
+int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	unsigned long long val;
+
+	if (!type || tep_get_field_val(NULL, type, name, &c->record, &val, 0))
+		return -1;
+	*v = val;
+	return 0;
+}
+
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {
 	const char *p, *end, *nl;

@@ -53,6 +53,8 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 					   unsigned long *warnings);
 /* The next event in file order, as recorded: 1, or 0 at the end of the file. */
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
+/* A numeric field of the event last returned: 0, or -1 if it has none of that name. */
+int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
 /* Writes " " and the fields of the event last returned, as ftrace prints them. */
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);

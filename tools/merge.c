@@ -244,9 +244,10 @@ static void alignment_summary(struct hvt_timeline *tl)
 				 st->vm.name, st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
 			continue;
 		}
-		hvt_info("vm %s: clock from %zu exchanges, %zu segment%s; guest events are within "
-			 "+/-%.3f us of their host time (median; worst %.3f us) between the first "
-			 "and last exchange%s", st->vm.name, st->vm.nr_sync, segs,
+		hvt_info("vm %s: clock from %zu exchanges and %zu sync points, %zu segment%s; "
+			 "guest events are within +/-%.3f us of their host time (median; worst "
+			 "%.3f us) between the first and last exchange%s", st->vm.name,
+			 st->vm.nr_sync, st->clock.nr_points, segs,
 			 segs == 1 ? "" : "s", ticks_us(tl, q.host_mid, q.half_p50),
 			 ticks_us(tl, q.host_mid, q.half_max),
 			 q.in_window ? ", except around each clock change" : "");

@@ -165,14 +165,41 @@ static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
 	tl->warnings++;
 }
 
-/* Fits the VM's clock; false if it has no exchanges at all. */
-static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st)
+/*
+ * The VM's sync points. The host layer is scanned once, for the first VM
+ * whose guest recorded any. -1 if out of memory.
+ */
+static int vm_sync_points(struct hvt_timeline *tl, struct hvt_vm_state *st,
+			  struct hvt_sync_point **points, size_t *n)
+{
+	size_t guest;
+
+	*points = NULL;
+	*n = 0;
+	if (!tl->ftrace || st->vm.tcg)	/* TCG: the module never makes sync points */
+		return 0;
+	if (hvt_vm_sync_ends(&st->vm, st->types, points, &guest))
+		return -1;
+	if (!guest)
+		return 0;
+	if (!tl->calls.read && hvt_host_calls_read(&tl->archive, tl->ftrace, &tl->calls))
+		return -1;
+	*n = hvt_sync_points_join(*points, guest, &tl->calls);
+	if (*n < guest)
+		hvt_info("vm %s: %zu of %zu sync points are not in the host layer (kvm:kvm_hypercall "
+			 "not recorded, or lost); not used", st->vm.name, guest - *n, guest);
+	return 0;
+}
+
+/* Fits the VM's clock; false if it has neither exchanges nor sync points. */
+static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st,
+		     const struct hvt_sync_point *points, size_t nr_points)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 
-	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync)) {
-		hvt_warn("vm %s: no clock exchanges in sync.tsv; its guest events cannot be "
-			 "aligned and are skipped", vm->name);
+	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync, points, nr_points)) {
+		hvt_warn("vm %s: no clock exchanges in sync.tsv and no sync points; its guest "
+			 "events cannot be aligned and are skipped", vm->name);
 		tl->warnings++;
 		return false;
 	}
@@ -200,9 +227,11 @@ static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st
 	return false;
 }
 
-/* Loads the registry of every trace that will be read; which are aligned in @aligned. */
-static int open_traces(struct hvt_timeline *tl, struct hvt_vm_state *st, bool *aligned,
-		       bool all)
+/*
+ * Loads the registry of every trace that can be aligned (the guest TSC
+ * ones), and with @all of the others too.
+ */
+static int load_registries(struct hvt_vm_state *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	size_t i;
@@ -217,8 +246,7 @@ static int open_traces(struct hvt_timeline *tl, struct hvt_vm_state *st, bool *a
 		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
 
 		hvt_registry_init(&st->regs[i]);
-		aligned[i] = trace_aligned(tl, st, t);
-		if (!aligned[i] && !all)
+		if (t->domain != HVT_DOMAIN_GUEST_TSC && !all)
 			continue;
 		path = hvt_join(t->dir, "hvtrace/registry");
 		name = hvt_join(t->rel, "hvtrace/registry");
@@ -238,10 +266,10 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
 	size_t i;
 
-	if (!aligned || open_traces(tl, st, aligned, all)) {
-		free(aligned);
+	if (!aligned)
 		return -1;
-	}
+	for (i = 0; i < vm->nr_traces; i++)
+		aligned[i] = trace_aligned(tl, st, &vm->traces[i]);
 	for (i = 0; i < vm->nr_streams; i++) {
 		const struct hvt_stream_info *si = &vm->streams[i];
 		const struct hvt_trace_info *t = &vm->traces[si->trace];
@@ -269,6 +297,8 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 
 	for (i = 0; i < tl->archive.nr_vms; i++) {
 		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_sync_point *points;
+		size_t nr_points;
 
 		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
 			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
@@ -277,7 +307,10 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 		}
 		st->loaded = true;
 		note_end(tl, &st->vm);
-		st->aligned = align_vm(tl, st);
+		if (load_registries(st, all) || vm_sync_points(tl, st, &points, &nr_points))
+			return -1;
+		st->aligned = align_vm(tl, st, points, nr_points);
+		free(points);
 		if (open_vm_streams(tl, st, all))
 			return -1;
 	}
@@ -416,6 +449,7 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	hvt_heap_free(&tl->heap);
 	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
+	hvt_host_calls_free(&tl->calls);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 #include "lib/fileio.h"
 #include "lib/registry.h"
@@ -34,6 +35,7 @@
 
 HVT_EVENT_FIELD_TABLE(fx_sched_switch_fields, FX_SCHED_SWITCH_FIELDS);
 HVT_EVENT_FIELD_TABLE(fx_send_fields, FX_SEND_FIELDS);
+HVT_EVENT_FIELD_TABLE(fx_sync_end_fields, FX_SYNC_END_FIELDS);
 
 static const struct hvt_reg_field fx_kinds_fields[] = {
 	{ "a", HVT_FIELD_INT, 8, 0, 0, 0, "" },
@@ -64,6 +66,21 @@ static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
 	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
 	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+
+#define FX_HYPERCALL_ID	114
+static const char kvm_hypercall_format[] =
+	"name: kvm_hypercall\nID: 114\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long nr;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long a0;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long a1;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long a2;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long a3;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"nr 0x%lx a0 0x%lx a1 0x%lx a2 0x%lx a3 0x%lx\", REC->nr, REC->a0, "
+	"REC->a1, REC->a2, REC->a3\n";
 
 #define FX_SWITCH_ID	372
 static const char sched_switch_format[] =
@@ -252,6 +269,9 @@ unsigned char *fx_registry(size_t *len)
 				   "kinds");
 	off += hvt_reg_event_write(buf + off, FX_ID_FAR, "test:far", fx_far_fields, 1,
 				   "value=%u");
+	off += hvt_reg_event_write(buf + off, FX_ID_SYNC_END, "hvtrace_sync_end",
+				   fx_sync_end_fields, 4,
+				   "seq=%llu tsc_before=%llu tsc_after=%llu ret=%lld");
 	*len = off;
 	return buf;
 }
@@ -339,14 +359,23 @@ int fx_write_ftrace_meta(const char *root)
 	return fx_write(root, "host/ftrace/header_page", header_page, strlen(header_page)) ||
 	       fx_write(root, "host/ftrace/header_event", header_event, strlen(header_event)) ||
 	       fx_write(root, "host/ftrace/events/sched/sched_switch/format",
-			sched_switch_format, strlen(sched_switch_format));
+			sched_switch_format, strlen(sched_switch_format)) ||
+	       fx_write(root, "host/ftrace/events/kvm/kvm_hypercall/format",
+			kvm_hypercall_format, strlen(kvm_hypercall_format));
 }
 
-static void put_record(unsigned char *p, const struct fx_host_switch *e)
+#define FX_SWITCH_SIZE		64
+#define FX_HYPERCALL_SIZE	48
+
+/* Writes record @i at @p (unless NULL); returns its timestamp. */
+static uint64_t put_switch(unsigned char *p, const void *records, size_t i)
 {
+	const struct fx_host_switch *e = (const struct fx_host_switch *)records + i;
 	uint16_t type = FX_SWITCH_ID;
 
-	memset(p, 0, 64);
+	if (!p)
+		return e->ts;
+	memset(p, 0, FX_SWITCH_SIZE);
 	memcpy(p, &type, 2);
 	memcpy(p + 4, &e->pid, 4);
 	strncpy((char *)p + 8, e->prev_comm, 15);
@@ -356,15 +385,36 @@ static void put_record(unsigned char *p, const struct fx_host_switch *e)
 	strncpy((char *)p + 40, e->next_comm, 15);
 	memcpy(p + 56, &e->next_pid, 4);
 	memcpy(p + 60, &e->next_prio, 4);
+	return e->ts;
+}
+
+static uint64_t put_call(unsigned char *p, const void *records, size_t i)
+{
+	const struct fx_host_call *e = (const struct fx_host_call *)records + i;
+	uint16_t type = FX_HYPERCALL_ID;
+
+	if (!p)
+		return e->ts;
+	memset(p, 0, FX_HYPERCALL_SIZE);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &e->pid, 4);
+	hvt_put_u64(p + 8, e->nr);
+	hvt_put_u64(p + 16, e->a0);
+	hvt_put_u64(p + 24, e->a1);
+	hvt_put_u64(p + 32, e->a2);
+	return e->ts;
 }
 
 /*
  * The kernel's page: u64 timestamp, u64 commit (data bytes), then events,
  * each a u32 of type_len (5 bits: length / 4) and time delta (27 bits),
  * with a time-extend event (type 30) before a delta that does not fit.
+ * Records of @size bytes (a multiple of 4, at most 112), the i-th written
+ * by put().
  */
-int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
-			const struct fx_host_switch *ev, size_t n)
+static int write_pages(const char *root, const char *rel, uint32_t page_size, size_t n,
+		       uint32_t size, const void *records,
+		       uint64_t (*put)(unsigned char *, const void *, size_t))
 {
 	unsigned char *page = calloc(1, page_size);
 	uint32_t pos = 16;
@@ -373,16 +423,16 @@ int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 	int ret = fx_write(root, rel, "", 0);	/* the file holds these pages only */
 
 	for (i = 0; i < n && !ret; i++) {
-		uint64_t delta = ev[i].ts - last;
+		uint64_t ts = put(NULL, records, i), delta = ts - last;
 
-		if (pos > 16 && pos + 8 + 4 + 64 > page_size) {
+		if (pos > 16 && pos + 8 + 4 + size > page_size) {
 			hvt_put_u64(page + 8, pos - 16);
 			ret = fx_append(root, rel, page, page_size);
 			memset(page, 0, page_size);
 			pos = 16;
 		}
 		if (pos == 16) {
-			hvt_put_u64(page, ev[i].ts);
+			hvt_put_u64(page, ts);
 			delta = 0;
 		}
 		if (delta >= (1u << 27)) {
@@ -391,10 +441,10 @@ int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 			pos += 8;
 			delta = 0;
 		}
-		hvt_put_u32(page + pos, 16u | (uint32_t)delta << 5);
-		put_record(page + pos + 4, &ev[i]);
-		pos += 4 + 64;
-		last = ev[i].ts;
+		hvt_put_u32(page + pos, size / 4 | (uint32_t)delta << 5);
+		put(page + pos + 4, records, i);
+		pos += 4 + size;
+		last = ts;
 	}
 	if (!ret && pos > 16) {
 		hvt_put_u64(page + 8, pos - 16);
@@ -402,6 +452,18 @@ int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 	}
 	free(page);
 	return ret;
+}
+
+int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
+			const struct fx_host_switch *ev, size_t n)
+{
+	return write_pages(root, rel, page_size, n, FX_SWITCH_SIZE, ev, put_switch);
+}
+
+int fx_write_ftrace_calls(const char *root, const char *rel, uint32_t page_size,
+			  const struct fx_host_call *ev, size_t n)
+{
+	return write_pages(root, rel, page_size, n, FX_HYPERCALL_SIZE, ev, put_call);
 }
 
 /* --- the standard archive ---------------------------------------------- */
@@ -466,7 +528,7 @@ static int write_info(const char *root, const struct fx_options *o)
 		"\"tid\": 90, \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }" : "";
 
 	return fx_printf(root, "vm/demo/info.json",
-		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"tcg\",\n"
+		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"%s\",\n"
 		"  \"guest\": { \"nr_cpus\": 2, \"tsc_khz\": 2000000, \"clock_flags\": 4,"
 		" \"kernel_release\": \"6.1.0\" },\n"
 		"  \"sync\": { \"file\": \"sync.tsv\", \"exchanges\": 5, \"offset\": %lld,"
@@ -486,10 +548,35 @@ static int write_info(const char *root, const struct fx_options *o)
 		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
 		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }%s ],\n"
 		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
-		FX_OFFSET, raw_trace, raw_stream);
+		o->sync_points ? "kvm" : "tcg", FX_OFFSET, raw_trace, raw_stream);
 }
 
-static int write_host(const char *root)
+/* Sync point k (1..FX_SYNC_POINTS + 1) at ns since the start: k milliseconds + 1. */
+static uint64_t sync_ns(unsigned int k)
+{
+	return (k + 1) * 1000000ull;
+}
+
+/*
+ * The host's kvm_hypercall records of sync points 1..FX_SYNC_POINTS, and one
+ * with another hypercall number but sync point 2's arguments (ignored).
+ */
+static int write_host_calls(const char *root)
+{
+	struct fx_host_call ev[FX_SYNC_POINTS + 1];
+	unsigned int k;
+
+	for (k = 1; k <= FX_SYNC_POINTS; k++)
+		ev[k - 1] = (struct fx_host_call){ FX_HOST_TSC(sync_ns(k)), 4322,
+						   HVTRACE_SYNC_HYPERCALL, k,
+						   FX_GUEST_TSC(sync_ns(k)) - FX_SYNC_HALF, 0 };
+	ev[FX_SYNC_POINTS] = (struct fx_host_call){ FX_HOST_TSC(sync_ns(FX_SYNC_POINTS)) + 1,
+						    4322, 9, 2,
+						    FX_GUEST_TSC(sync_ns(2)) - FX_SYNC_HALF, 0 };
+	return fx_write_ftrace_calls(root, "host/ftrace/cpu0.raw", 4096, ev, FX_SYNC_POINTS + 1);
+}
+
+static int write_host(const char *root, const struct fx_options *o)
 {
 	const struct fx_host_switch ev[] = {
 		{ FX_HOST_TSC(1234567), 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0, 120 },
@@ -498,7 +585,9 @@ static int write_host(const char *root)
 		  120 },
 	};
 
-	return fx_write_ftrace_meta(root) || fx_write(root, "host/ftrace/cpu0.raw", "", 0) ||
+	return fx_write_ftrace_meta(root) ||
+	       (o->sync_points ? write_host_calls(root) :
+				 fx_write(root, "host/ftrace/cpu0.raw", "", 0)) ||
 	       fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 3);
 }
 
@@ -514,9 +603,12 @@ static int write_guest(const char *root, const struct fx_options *o)
 		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 0, 0, &k3, sizeof(k3) },
 		{ FX_ID_FAR, FX_GUEST_TSC(100000000), 0, 77, &far, sizeof(far) },
 	};
-	const struct fx_event s1[] = {
+	struct fx_sync_end sync[FX_SYNC_POINTS + 1];
+	struct fx_event s1[1 + FX_SYNC_POINTS + 1] = {
 		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 1, 0, &k2, sizeof(k2) },
 	};
+	size_t n1 = 1;
+	unsigned int k;
 	const struct fx_event us[] = {
 		{ FX_ID_SEND, FX_GUEST_TSC(1300000), 1, 78, &u1, sizeof(u1) },
 	};
@@ -525,10 +617,17 @@ static int write_guest(const char *root, const struct fx_options *o)
 	};
 	int ret;
 
+	/* sync points 1..FX_SYNC_POINTS + 1; the host recorded all but the last */
+	for (k = 1; o->sync_points && k <= FX_SYNC_POINTS + 1; k++) {
+		sync[k - 1] = (struct fx_sync_end){ k, FX_GUEST_TSC(sync_ns(k)) - FX_SYNC_HALF,
+						    FX_GUEST_TSC(sync_ns(k)) + FX_SYNC_HALF, -1000 };
+		s1[n1++] = (struct fx_event){ FX_ID_SYNC_END, sync[k - 1].tsc_after, 1, 0,
+					      &sync[k - 1], sizeof(sync[k - 1]) };
+	}
 	ret = fx_write_trace(root, "vm/demo/kernel", kernel_uuid) ||
 	      fx_write_trace(root, "vm/demo/user-1", user_uuid) ||
 	      fx_write_stream(root, "vm/demo/kernel/stream-0", kernel_uuid, 4096, 0, 0, s0, 3) ||
-	      fx_write_stream(root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1, s1, 1) ||
+	      fx_write_stream(root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1, s1, n1) ||
 	      fx_write_stream(root, "vm/demo/user-1/stream-0", user_uuid, 4096, HVT_CTF_NO_CPU,
 			      78, us, 1);
 	if (!ret && o->monotonic_user)
@@ -542,5 +641,5 @@ int fx_standard_archive(const char *root, const struct fx_options *o)
 {
 	return write_manifest(root, o) || write_clock(root) ||
 	       write_sync(root, o->inconsistent_sync) || write_info(root, o) ||
-	       (o->ftrace && write_host(root)) || write_guest(root, o);
+	       (o->ftrace && write_host(root, o)) || write_guest(root, o);
 }

@@ -37,10 +37,17 @@ HVT_EVENT_RECORD(fx_sched_switch, FX_SCHED_SWITCH_FIELDS);
 #define FX_SEND_FIELDS HVT_FIELDS((int, uint64_t, round), (int, int32_t, to_tid))
 HVT_EVENT_RECORD(fx_send, FX_SEND_FIELDS);
 
+/* The guest module's hvtrace_sync_end (guest-kmod/events/hvtrace.h). */
+#define FX_SYNC_END_FIELDS							\
+	HVT_FIELDS((int, uint64_t, seq), (int, uint64_t, tsc_before),		\
+		   (int, uint64_t, tsc_after), (int, int64_t, ret))
+HVT_EVENT_RECORD(fx_sync_end, FX_SYNC_END_FIELDS);
+
 /* Ids in the standard traces. */
 #define FX_ID_SCHED_SWITCH	0
 #define FX_ID_SEND		1
 #define FX_ID_KINDS		2	/* one field of every kind, see fixture.c */
+#define FX_ID_SYNC_END		3
 #define FX_ID_FAR		40	/* >= 31: always an extended header */
 
 struct fx_event {
@@ -61,6 +68,13 @@ struct fx_host_switch {
 	int64_t prev_state;
 	const char *next_comm;
 	int32_t next_pid, next_prio;
+};
+
+/* A host kvm_hypercall as the kernel's format file lays it out. */
+struct fx_host_call {
+	uint64_t ts;
+	int32_t pid;
+	uint64_t nr, a0, a1, a2;
 };
 
 /* Directories and files. */
@@ -96,19 +110,27 @@ struct fx_send fx_send(uint64_t round, int32_t to_tid);
 unsigned char *fx_kinds(const char *string, const void *blob, uint32_t blob_len,
 			uint32_t *len);
 
-/* Host ftrace: header_page, header_event, the sched_switch format. */
+/* Host ftrace: header_page, header_event, the sched_switch and kvm_hypercall formats. */
 int fx_write_ftrace_meta(const char *root);
 /* Pages of @page_size bytes holding @n sched_switch records; appended to @rel. */
 int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 			const struct fx_host_switch *ev, size_t n);
+/* The same with @n kvm_hypercall records. */
+int fx_write_ftrace_calls(const char *root, const char *rel, uint32_t page_size,
+			  const struct fx_host_call *ev, size_t n);
 
 /* The standard archive (see fixture.c for its events and exact timings). */
 struct fx_options {
 	bool ftrace;			/* record the host layer */
 	bool inconsistent_sync;		/* one exchange contradicts the others */
 	bool monotonic_user;		/* add a user trace on CLOCK_MONOTONIC_RAW */
+	bool sync_points;		/* with ftrace: FX_SYNC_POINTS of them, and one the
+					 * host did not record (fixture.c) */
 	const char *status;		/* NULL: "complete" */
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);
+
+#define FX_SYNC_POINTS	3	/* host and guest agree on these (fx_options.sync_points) */
+#define FX_SYNC_HALF	5	/* ticks either side of the host's instant */
 
 #endif

@@ -58,7 +58,7 @@ static int setup(void **state)
 	c->r = calloc(1, sizeof(*c->r));
 	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
 	hvt_registry_init(&c->reg);
-	assert_int_equal(hvt_registry_add(&c->reg, records, len, err, sizeof(err)), 4);
+	assert_int_equal(hvt_registry_add(&c->reg, records, len, err, sizeof(err)), 5);
 	free(records);
 	*state = c;
 	return 0;
@@ -455,7 +455,7 @@ static void test_registry_files(void **state)
 	assert_int_equal(fx_write(c->root, "registry", records, len), 0);
 	hvt_registry_init(&reg);
 	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 0);
-	assert_int_equal(reg.nr_events, 4);
+	assert_int_equal(reg.nr_events, 5);
 	hvt_registry_free(&reg);
 	/* Valid records, then garbage: the records before it are kept. */
 	memcpy(bad, records, len);
@@ -463,7 +463,7 @@ static void test_registry_files(void **state)
 	assert_int_equal(fx_write(c->root, "registry", bad, len + 40), 0);
 	hvt_registry_init(&reg);
 	assert_int_equal(hvt_ctf_registry_load(&reg, path, "registry"), 1);
-	assert_int_equal(reg.nr_events, 4);
+	assert_int_equal(reg.nr_events, 5);
 	hvt_registry_free(&reg);
 	/* A broken second record (a field kind that does not exist). */
 	memcpy(bad, records, len);

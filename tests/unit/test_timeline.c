@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -85,7 +86,7 @@ static void test_vm_clock_and_causality(void **state)
 
 	(void)state;
 	fill_sync(recs, 8);
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 8), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 8, NULL, 0), 0);
 	assert_int_equal(hvt_vm_clock_segments(&c), 1);
 	assert_false(c.glitch);
 	assert_null(hvt_vm_clock_first_violation(&c, recs, 8, &exempt));
@@ -96,11 +97,58 @@ static void test_vm_clock_and_causality(void **state)
 	hvt_vm_clock_free(&c);
 	/* one guest that received before the host sent: a glitch, not a clock change */
 	recs[3].ex.guest_recv = recs[3].ex.host_send + (uint64_t)FX_OFFSET - 500;
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 8), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 8, NULL, 0), 0);
 	assert_true(c.glitch);
 	assert_int_equal(c.glitch_seq, 3);
 	hvt_vm_clock_free(&c);
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 0), -1);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 0, NULL, 0), -1);
+}
+
+/* Sync points 5 ticks either side of the host's instant, every 1 ms like the exchanges. */
+static void fill_points(struct hvt_sync_point *p, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t host = FX_T0 + k * 1000000ull + 500000;
+
+		p[k] = (struct hvt_sync_point){ host, host + (uint64_t)FX_OFFSET - 5,
+						host + (uint64_t)FX_OFFSET + 5, 1000 + k };
+	}
+}
+
+/*
+ * Sync points narrow what the exchanges (+/-100 ticks) allow to +/-5 ticks,
+ * and fit a clock on their own.
+ */
+static void test_vm_clock_sync_points(void **state)
+{
+	struct hvt_sync_rec recs[40];
+	struct hvt_sync_point points[40];
+	struct hvt_vm_clock_quality q;
+	struct hvt_vm_clock c;
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	uint64_t h;
+
+	(void)state;
+	fill_sync(recs, 40);
+	fill_points(points, 40);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40, points, 40), 0);
+	assert_int_equal(c.nr_points, 40);
+	assert_int_equal(hvt_vm_clock_segments(&c), 1);
+	assert_false(c.glitch);
+	hvt_vm_clock_quality(&c, recs, 40, &q);
+	assert_int_equal(q.in_window + q.unbounded, 0);
+	assert_true(q.half_max <= 6);
+	h = hvt_vm_clock_to_host(&c, &cur, FX_GUEST_TSC(1240000));
+	assert_true(h + 5 >= FX_HOST_TSC(1240000) && h <= FX_HOST_TSC(1240000) + 5);
+	hvt_vm_clock_free(&c);
+	/* sync points alone */
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 0, points, 40), 0);
+	cur = (struct hvt_tsc_cursor){ 0, 0, 0 };
+	h = hvt_vm_clock_to_host(&c, &cur, FX_GUEST_TSC(1240000));
+	assert_true(h + 5 >= FX_HOST_TSC(1240000) && h <= FX_HOST_TSC(1240000) + 5);
+	hvt_vm_clock_free(&c);
 }
 
 /*
@@ -117,7 +165,7 @@ static void test_vm_clock_quality(void **state)
 
 	(void)state;
 	fill_sync(recs, 40);
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40, NULL, 0), 0);
 	hvt_vm_clock_quality(&c, recs, 40, &q);
 	assert_int_equal(q.measured, HVT_QUALITY_POINTS);
 	assert_int_equal(q.in_window + q.unbounded, 0);
@@ -133,7 +181,7 @@ static void test_vm_clock_quality(void **state)
 		recs[k].ex.guest_recv += 5000000;
 		recs[k].ex.guest_send += 5000000;
 	}
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40, NULL, 0), 0);
 	hvt_vm_clock_quality(&c, recs, 40, &q);
 	assert_true(q.in_window > 0 && q.in_window < HVT_QUALITY_POINTS / 4);
 	assert_int_equal(q.measured + q.in_window + q.unbounded, HVT_QUALITY_POINTS);
@@ -150,14 +198,14 @@ static void test_vm_clock_quality(void **state)
 		recs[k].ex.guest_recv = 2 * (hs + 100) + (uint64_t)FX_OFFSET;
 		recs[k].ex.guest_send = 2 * (hs + 110) + (uint64_t)FX_OFFSET;
 	}
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40, NULL, 0), 0);
 	hvt_vm_clock_quality(&c, recs, 40, &q);
 	assert_int_equal(q.measured, HVT_QUALITY_POINTS);
 	assert_true(q.half_p50 >= 99 && q.half_p50 <= 101);
 	hvt_vm_clock_free(&c);
 
 	/* one exchange bounds the offset but not the rate: nothing to measure */
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 1), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 1, NULL, 0), 0);
 	hvt_vm_clock_quality(&c, recs, 1, &q);
 	assert_int_equal(q.measured, 0);
 	hvt_vm_clock_free(&c);
@@ -179,7 +227,7 @@ static void test_vm_clock_jump(void **state)
 		recs[k].ex.guest_recv += 5000000;	/* the guest TSC jumped 5 M ticks */
 		recs[k].ex.guest_send += 5000000;
 	}
-	assert_int_equal(hvt_vm_clock_build(&c, recs, 40), 0);
+	assert_int_equal(hvt_vm_clock_build(&c, recs, 40, NULL, 0), 0);
 	assert_int_equal(hvt_vm_clock_segments(&c), 2);
 	assert_false(c.glitch);
 	assert_null(hvt_vm_clock_first_violation(&c, recs, 40, &exempt));
@@ -257,6 +305,81 @@ static void test_merge_order(void **state)
 	assert_int_equal(hvt_timeline_warnings(&tl), 0);
 	assert_true(tl.vms[0].aligned);
 	assert_int_equal(hvt_vm_clock_segments(&tl.vms[0].clock), 1);
+	hvt_timeline_close(&tl);
+}
+
+/* Rewrites info.json's "accel": "kvm" into @accel. */
+static void rewrite_accel(const char *root, const char *accel)
+{
+	char path[256], *text, *at;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	at = strstr(text, "\"accel\": \"kvm\"");
+	assert_non_null(at);
+	memcpy(at + 10, accel, 3);
+	assert_int_equal(fx_write(root, "vm/demo/info.json", text, len), 0);
+	free(text);
+}
+
+/*
+ * The archive's sync points: the host's kvm_hypercall records joined with the
+ * guest's hvtrace_sync_end events. The one the host did not record and the
+ * hypercall of another number are not used; the ones used pin the clock to
+ * +/-FX_SYNC_HALF ticks where the exchanges allow +/-100.
+ */
+static void test_sync_points_from_archive(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .sync_points = true };
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	struct hvt_est_value v;
+	size_t calls = 0, ends = 0;
+	uint64_t h;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_true(tl.vms[0].aligned);
+	assert_int_equal(tl.vms[0].clock.nr_points, FX_SYNC_POINTS);
+	assert_int_equal(tl.calls.n, FX_SYNC_POINTS);
+	h = hvt_vm_clock_to_host(&tl.vms[0].clock, &cur, FX_GUEST_TSC(3000000));
+	assert_true(h + FX_SYNC_HALF >= FX_HOST_TSC(3000000) &&
+		    h <= FX_HOST_TSC(3000000) + FX_SYNC_HALF);
+	/* the guaranteed interval there: the sync point's, not the exchanges' 200 ticks */
+	assert_int_equal(hvt_est_eval(tl.vms[0].clock.est, FX_HOST_TSC(3000000), &v), 0);
+	assert_true(v.bounded);
+	assert_true(v.hi - v.lo <= 2 * FX_SYNC_HALF);
+	while ((s = hvt_timeline_next(&tl))) {
+		const char *name = hvt_source_event_name(s);
+
+		calls += !strcmp(name, "kvm_hypercall");
+		ends += !strcmp(name, "hvtrace_sync_end");
+	}
+	assert_int_equal(calls, FX_SYNC_POINTS + 1);
+	assert_int_equal(ends, FX_SYNC_POINTS + 1);
+	assert_int_equal(hvt_timeline_warnings(&tl), 0);
+	hvt_timeline_close(&tl);
+
+	/* without the host layer there is nothing to join: exchanges alone */
+	fx_rm_rf(root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(fx_standard_archive(root, &(struct fx_options){ .sync_points = true }), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_true(tl.vms[0].aligned);
+	assert_int_equal(tl.vms[0].clock.nr_points, 0);
+	hvt_timeline_close(&tl);
+
+	/* under TCG the module makes no sync points: not even looked for */
+	fx_rm_rf(root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	rewrite_accel(root, "tcg");
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_int_equal(tl.vms[0].clock.nr_points, 0);
+	assert_false(tl.calls.read);
 	hvt_timeline_close(&tl);
 }
 
@@ -576,9 +699,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_clock),
 		cmocka_unit_test(test_vm_clock_and_causality),
+		cmocka_unit_test(test_vm_clock_sync_points),
 		cmocka_unit_test(test_vm_clock_jump),
 		cmocka_unit_test(test_vm_clock_quality),
 		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_points_from_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_jump_keeps_events, setup, teardown),

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sync_points.c - sync points from both sides (sync_points.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <hvtrace/abi.h>
+#include <hvtrace/compat.h>
+
+#include "lib/log.h"
+#include "tools/sync_points.h"
+
+static int cmp_call(const void *pa, const void *pb)
+{
+	const struct hvt_host_call *a = pa, *b = pb;
+
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return (a->tsc_before > b->tsc_before) - (a->tsc_before < b->tsc_before);
+}
+
+static int push_call(struct hvt_host_calls *calls, size_t *cap, const struct hvt_host_call *c)
+{
+	if (calls->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct hvt_host_call *v = realloc(calls->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		calls->v = v;
+		*cap = ncap;
+	}
+	calls->v[calls->n++] = *c;
+	return 0;
+}
+
+/* One CPU file's sync hypercalls. */
+static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
+		    struct hvt_host_calls *calls, size_t *cap)
+{
+	unsigned long warnings = 0;	/* the merge's own pass reports them */
+	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
+						       &warnings);
+	struct hvt_ftrace_event ev;
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
+		struct hvt_host_call call = { .host = ev.ts };
+		uint64_t nr;
+
+		if (strcmp(ev.name, "kvm_hypercall") || hvt_ftrace_field_u64(c, "nr", &nr) ||
+		    nr != HVTRACE_SYNC_HYPERCALL || hvt_ftrace_field_u64(c, "a0", &call.seq) ||
+		    hvt_ftrace_field_u64(c, "a1", &call.tsc_before))
+			continue;
+		ret = push_call(calls, cap, &call);
+	}
+	hvt_ftrace_cpu_close(c);
+	return ret;
+}
+
+int hvt_host_calls_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
+			struct hvt_host_calls *calls)
+{
+	size_t i, cap = 0;
+
+	int ret = 0;
+
+	memset(calls, 0, sizeof(*calls));
+	calls->read = true;
+	hvt_log_mute();
+	for (i = 0; ft && i < a->nr_cpus && !ret; i++)
+		ret = read_cpu(ft, &a->cpus[i], calls, &cap);
+	hvt_log_unmute();
+	if (ret)
+		return -1;
+	if (calls->n)
+		qsort(calls->v, calls->n, sizeof(*calls->v), cmp_call);
+	return 0;
+}
+
+void hvt_host_calls_free(struct hvt_host_calls *calls)
+{
+	free(calls->v);
+	memset(calls, 0, sizeof(*calls));
+}
+
+/* hvtrace_sync_end as the module defines it: u64 seq, tsc_before, tsc_after first. */
+static bool is_sync_end(const struct hvt_event_type *t)
+{
+	static const char *const names[] = { "seq", "tsc_before", "tsc_after" };
+	unsigned int i;
+
+	if (strcmp(t->name, "hvtrace_sync_end") || t->nr_fields < 3 || t->fixed_size < 24)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (strcmp(t->fields[i].name, names[i]) || t->fields[i].kind != HVT_FIELD_INT ||
+		    t->fields[i].int_bits != 64)
+			return false;
+	return true;
+}
+
+struct point_list {
+	struct hvt_sync_point *v;
+	size_t n, cap;
+};
+
+/* A guest's sync point, its host instant not known yet. */
+static int add_event(struct point_list *l, const unsigned char *payload)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 256;
+		struct hvt_sync_point *v = realloc(l->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = (struct hvt_sync_point){ 0, hvt_get_u64(payload + 8),
+						hvt_get_u64(payload + 16), hvt_get_u64(payload) };
+	return 0;
+}
+
+/* The sync points of one kernel stream decoded with @types. */
+static int read_stream(struct point_list *l, const struct hvt_stream_info *si,
+		       const struct hvt_trace_info *t, const struct hvt_ctf_types *types)
+{
+	unsigned long warnings = 0;	/* the merge's own pass reports them */
+	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
+	struct hvt_ctf_event ev;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	while (!ret && hvt_ctf_next(s, &ev) > 0)
+		if (ev.type && is_sync_end(ev.type->reg) && ev.payload_len >= 24)
+			ret = add_event(l, ev.payload);
+	hvt_ctf_close(s);
+	return ret;
+}
+
+int hvt_vm_sync_ends(const struct hvt_vm_info *vm, const struct hvt_ctf_types *types,
+		     struct hvt_sync_point **out, size_t *n)
+{
+	struct point_list l = { 0 };
+	size_t i;
+	int ret = 0;
+
+	hvt_log_mute();
+	for (i = 0; i < vm->nr_streams && !ret; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+		const struct hvt_trace_info *t = &vm->traces[si->trace];
+
+		if (t->layer != HVT_LAYER_KERNEL || t->domain != HVT_DOMAIN_GUEST_TSC)
+			continue;
+		ret = read_stream(&l, si, t, &types[si->trace]);
+	}
+	hvt_log_unmute();
+	if (ret) {
+		free(l.v);
+		return -1;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static int cmp_point(const void *pa, const void *pb)
+{
+	const struct hvt_sync_point *a = pa, *b = pb;
+
+	return (a->host > b->host) - (a->host < b->host);
+}
+
+size_t hvt_sync_points_join(struct hvt_sync_point *points, size_t n,
+			    const struct hvt_host_calls *calls)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		struct hvt_host_call key = { .seq = points[i].seq,
+					     .tsc_before = points[i].before };
+		const struct hvt_host_call *call = calls->n ?
+			bsearch(&key, calls->v, calls->n, sizeof(key), cmp_call) : NULL;
+
+		if (!call || points[i].after < points[i].before)
+			continue;
+		points[kept] = points[i];
+		points[kept++].host = call->host;
+	}
+	if (kept)
+		qsort(points, kept, sizeof(*points), cmp_point);
+	return kept;
+}
