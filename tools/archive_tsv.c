@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/archive_format.h"
 #include "lib/log.h"
 #include "tools/archive.h"
@@ -110,21 +111,15 @@ static int tsv_read(const char *path, const char *header, unsigned int ncols,
  */
 static void *grow(void *array, size_t n, size_t *cap, size_t size, const char *path)
 {
-	size_t new_cap = *cap ? *cap * 2 : 64;
 	void *p;
 
-	if (n < *cap)
-		return array;
 	if (n >= TSV_MAX_ROWS) {
 		hvt_err("%s: more than %u rows", path, TSV_MAX_ROWS);
 		return NULL;
 	}
-	p = realloc(array, new_cap * size);
-	if (!p) {
+	p = hvt_grow(array, n, cap, size);
+	if (!p)
 		hvt_err("out of memory reading %s", path);
-		return NULL;
-	}
-	*cap = new_cap;
 	return p;
 }
 

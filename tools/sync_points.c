@@ -7,6 +7,7 @@
 #include <hvtrace/abi.h>
 #include <hvtrace/compat.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "tools/sync_points.h"
 
@@ -19,24 +20,9 @@ static int cmp_call(const void *pa, const void *pb)
 	return (a->tsc_before > b->tsc_before) - (a->tsc_before < b->tsc_before);
 }
 
-static int push_call(struct hvt_host_calls *calls, size_t *cap, const struct hvt_host_call *c)
-{
-	if (calls->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct hvt_host_call *v = realloc(calls->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		calls->v = v;
-		*cap = ncap;
-	}
-	calls->v[calls->n++] = *c;
-	return 0;
-}
-
 /* One CPU file's sync hypercalls. */
 static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    struct hvt_host_calls *calls, size_t *cap)
+		    struct hvt_host_calls *calls)
 {
 	unsigned long warnings = 0;	/* the merge's own pass reports them */
 	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
@@ -54,7 +40,11 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		    nr != HVTRACE_SYNC_HYPERCALL || hvt_ftrace_field_u64(c, "a0", &call.seq) ||
 		    hvt_ftrace_field_u64(c, "a1", &call.tsc_before))
 			continue;
-		ret = push_call(calls, cap, &call);
+		calls->v = hvt_grow(calls->v, calls->n, &calls->cap, sizeof(*calls->v));
+		if (!calls->v)
+			ret = -1;
+		else
+			calls->v[calls->n++] = call;
 	}
 	hvt_ftrace_cpu_close(c);
 	return ret;
@@ -63,15 +53,12 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 int hvt_host_calls_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			struct hvt_host_calls *calls)
 {
-	size_t i, cap = 0;
-
+	size_t i;
 	int ret = 0;
 
-	memset(calls, 0, sizeof(*calls));
-	calls->read = true;
 	hvt_log_mute();
-	for (i = 0; ft && i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], calls, &cap);
+	for (i = 0; i < a->nr_cpus && !ret; i++)
+		ret = read_cpu(ft, &a->cpus[i], calls);
 	hvt_log_unmute();
 	if (ret)
 		return -1;
@@ -101,31 +88,29 @@ static bool is_sync_end(const struct hvt_event_type *t)
 	return true;
 }
 
+/* The trace's hvtrace_sync_end type, found once; NULL if it has none. */
+static const struct hvt_ctf_type *sync_end_type(const struct hvt_ctf_types *types)
+{
+	unsigned int id;
+
+	for (id = 0; id < types->nr; id++)
+		if (types->by_id[id] && is_sync_end(types->by_id[id]->reg))
+			return types->by_id[id];
+	return NULL;
+}
+
 struct point_list {
 	struct hvt_sync_point *v;
 	size_t n, cap;
 };
 
-/* A guest's sync point, its host instant not known yet. */
-static int add_event(struct point_list *l, const unsigned char *payload)
-{
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 256;
-		struct hvt_sync_point *v = realloc(l->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = ncap;
-	}
-	l->v[l->n++] = (struct hvt_sync_point){ 0, hvt_get_u64(payload + 8),
-						hvt_get_u64(payload + 16), hvt_get_u64(payload) };
-	return 0;
-}
-
-/* The sync points of one kernel stream decoded with @types. */
+/*
+ * The sync points of one kernel stream whose sync-end type is @type; one
+ * whose TSC went back between its two reads bounds nothing and is skipped.
+ */
 static int read_stream(struct point_list *l, const struct hvt_stream_info *si,
-		       const struct hvt_trace_info *t, const struct hvt_ctf_types *types)
+		       const struct hvt_trace_info *t, const struct hvt_ctf_types *types,
+		       const struct hvt_ctf_type *type)
 {
 	unsigned long warnings = 0;	/* the merge's own pass reports them */
 	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
@@ -134,9 +119,22 @@ static int read_stream(struct point_list *l, const struct hvt_stream_info *si,
 
 	if (!s)
 		return 0;
-	while (!ret && hvt_ctf_next(s, &ev) > 0)
-		if (ev.type && is_sync_end(ev.type->reg) && ev.payload_len >= 24)
-			ret = add_event(l, ev.payload);
+	while (!ret && hvt_ctf_next(s, &ev) > 0) {
+		struct hvt_sync_point p;
+
+		if (ev.type != type || ev.payload_len < 24)
+			continue;
+		p = (struct hvt_sync_point){ 0, hvt_get_u64(ev.payload + 8),
+					     hvt_get_u64(ev.payload + 16),
+					     hvt_get_u64(ev.payload) };
+		if (p.after < p.before)
+			continue;
+		l->v = hvt_grow(l->v, l->n, &l->cap, sizeof(*l->v));
+		if (!l->v)
+			ret = -1;
+		else
+			l->v[l->n++] = p;
+	}
 	hvt_ctf_close(s);
 	return ret;
 }
@@ -152,10 +150,13 @@ int hvt_vm_sync_ends(const struct hvt_vm_info *vm, const struct hvt_ctf_types *t
 	for (i = 0; i < vm->nr_streams && !ret; i++) {
 		const struct hvt_stream_info *si = &vm->streams[i];
 		const struct hvt_trace_info *t = &vm->traces[si->trace];
+		const struct hvt_ctf_type *type;
 
 		if (t->layer != HVT_LAYER_KERNEL || t->domain != HVT_DOMAIN_GUEST_TSC)
 			continue;
-		ret = read_stream(&l, si, t, &types[si->trace]);
+		type = sync_end_type(&types[si->trace]);
+		if (type)	/* a trace without the event is not decoded at all */
+			ret = read_stream(&l, si, t, &types[si->trace], type);
 	}
 	hvt_log_unmute();
 	if (ret) {
@@ -185,7 +186,7 @@ size_t hvt_sync_points_join(struct hvt_sync_point *points, size_t n,
 		const struct hvt_host_call *call = calls->n ?
 			bsearch(&key, calls->v, calls->n, sizeof(key), cmp_call) : NULL;
 
-		if (!call || points[i].after < points[i].before)
+		if (!call)
 			continue;
 		points[kept] = points[i];
 		points[kept++].host = call->host;

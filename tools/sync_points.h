@@ -28,8 +28,7 @@ struct hvt_host_call {
 
 struct hvt_host_calls {
 	struct hvt_host_call *v;	/* sorted by (seq, tsc_before) */
-	size_t n;
-	bool read;			/* the host layer was scanned */
+	size_t n, cap;
 };
 
 /* A sync point: the guest TSC read @before and @after the host's instant @host. */
@@ -38,7 +37,8 @@ struct hvt_sync_point {
 };
 
 /*
- * Every sync hypercall in the host layer (@a's CPU files through @ft). The
+ * Every sync hypercall in the host layer (@a's CPU files through @ft), into
+ * @calls, zeroed by the caller. The
  * readers' warnings are muted here: the merge's own pass reports them.
  * -1 if out of memory.
  */
@@ -48,9 +48,10 @@ void hvt_host_calls_free(struct hvt_host_calls *calls);
 
 /*
  * The guest side of @vm's sync points: the hvtrace_sync_end events of its
- * kernel traces (decoded with @types, one per trace), host instants not
- * known yet, malloc'd in *@out (NULL if none). Readers' warnings are muted
- * as above. -1 if out of memory.
+ * kernel traces (decoded with @types, one per trace; a trace whose registry
+ * lacks the event is not read), host instants not known yet, malloc'd in
+ * *@out (NULL if none). Events whose TSC went back between the two reads
+ * are left out. Readers' warnings are muted as above. -1 if out of memory.
  */
 int hvt_vm_sync_ends(const struct hvt_vm_info *vm, const struct hvt_ctf_types *types,
 		     struct hvt_sync_point **out, size_t *n);

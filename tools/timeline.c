@@ -182,8 +182,14 @@ static int vm_sync_points(struct hvt_timeline *tl, struct hvt_vm_state *st,
 		return -1;
 	if (!guest)
 		return 0;
-	if (!tl->calls.read && hvt_host_calls_read(&tl->archive, tl->ftrace, &tl->calls))
-		return -1;
+	if (!tl->calls_read) {
+		tl->calls_read = true;
+		if (hvt_host_calls_read(&tl->archive, tl->ftrace, &tl->calls)) {
+			free(*points);
+			*points = NULL;
+			return -1;
+		}
+	}
 	*n = hvt_sync_points_join(*points, guest, &tl->calls);
 	if (*n < guest)
 		hvt_info("vm %s: %zu of %zu sync points are not in the host layer (kvm:kvm_hypercall "

@@ -65,6 +65,7 @@ struct hvt_timeline {
 	struct hvt_host_clock clock;
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	struct hvt_host_calls calls;	/* its sync hypercalls, read when a VM has sync points */
+	bool calls_read;
 	struct hvt_vm_state *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
 	size_t nr_sources;

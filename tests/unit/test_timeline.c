@@ -379,7 +379,7 @@ static void test_sync_points_from_archive(void **state)
 	rewrite_accel(root, "tcg");
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	assert_int_equal(tl.vms[0].clock.nr_points, 0);
-	assert_false(tl.calls.read);
+	assert_false(tl.calls_read);
 	hvt_timeline_close(&tl);
 }
 
