@@ -11,23 +11,19 @@
  * odd: a reader that interrupted it on the same CPU would otherwise spin
  * forever. Every write changes the generation and is recorded as an
  * hvtrace_clock_change event: a new transform, or a discontinuity (resume
- * from suspend or hibernation, or a jump of the TSC against CLOCK_MONOTONIC_RAW
- * seen by the once-a-second watch of tsc_watch.h), after which no transform
- * is trusted until the agent publishes one again.
+ * from suspend or hibernation, after which no transform is trusted until the
+ * agent publishes one again).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/spinlock.h>
 #include <linux/suspend.h>
-#include <linux/timekeeping.h>
+#include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
-#include <linux/workqueue.h>
 #include <asm/tsc.h>
-#include <hvtrace/tsc_watch.h>
 
 #include "hvtrace_internal.h"
 
@@ -142,44 +138,6 @@ static struct notifier_block clock_pm_nb = {
 	.notifier_call = clock_pm_notify,
 };
 
-/* The watch's last sample: TSC and CLOCK_MONOTONIC_RAW, read on @cpu. */
-static struct {
-	u64 tsc, raw_ns;
-	int cpu;
-} watch_last = { .cpu = -1 };
-static void clock_watch_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(clock_watch, clock_watch_fn);
-
-/*
- * Once a second, on the first online CPU (TSCs of different CPUs may be
- * offset): a jump of the TSC against the raw clock ends the transform.
- */
-static void clock_watch_fn(struct work_struct *work)
-{
-	unsigned long irq_flags;
-	u64 tsc, raw_ns, gen;
-	u32 flags;
-	int cpu;
-
-	local_irq_save(irq_flags);
-	cpu = smp_processor_id();
-	tsc = __hvtrace_clock_read();
-	raw_ns = ktime_get_raw_ns();
-	local_irq_restore(irq_flags);
-	if (cpu == watch_last.cpu &&
-	    hvt_tsc_jumped(watch_last.tsc, tsc, tsc_khz, raw_ns - watch_last.raw_ns)) {
-		gen = clock_publish(NULL, NULL, READ_ONCE(clock->flags) & HVT_CLOCK_F_PER_CPU,
-				    &flags);
-		hvtrace_emit_hvtrace_clock_change(gen, flags, "tsc_jump");
-		pr_warn_ratelimited("hvtrace: the TSC of CPU %d jumped against CLOCK_MONOTONIC_RAW; "
-				    "the host transform is dropped\n", cpu);
-	}
-	watch_last.tsc = tsc;
-	watch_last.raw_ns = raw_ns;
-	watch_last.cpu = cpu;
-	schedule_delayed_work_on(cpumask_first(cpu_online_mask), &clock_watch, HZ);
-}
-
 int hvtrace_clock_init(void)
 {
 	unsigned int i;
@@ -199,7 +157,6 @@ int hvtrace_clock_init(void)
 		clock->cpu[i].error_ns = U64_MAX;
 	smp_store_release(&clock->magic, HVT_CLOCK_PAGE_MAGIC);
 	register_pm_notifier(&clock_pm_nb);
-	schedule_delayed_work_on(cpumask_first(cpu_online_mask), &clock_watch, 0);
 	return 0;
 }
 
@@ -210,10 +167,8 @@ int hvtrace_clock_init(void)
  */
 void hvtrace_clock_exit(void)
 {
-	if (clock) {
-		cancel_delayed_work_sync(&clock_watch);
+	if (clock)
 		unregister_pm_notifier(&clock_pm_nb);
-	}
 	if (clock_page)
 		__free_page(clock_page);
 	clock_page = NULL;

@@ -29,9 +29,8 @@ while IFS= read -r line; do
 	esac
 done < "$work/lines"
 verdict=$(grep "^guest clock: " "$work/lines")
-want="guest clock: 9 passed, 0 failed"
-check "the guest ran all 9 tests ($verdict)" test "$verdict" = "$want"
-if [ "$verdict" != "$want" ]; then
+check "the guest ran all 8 tests ($verdict)" test "$verdict" = "guest clock: 8 passed, 0 failed"
+if [ "$verdict" != "guest clock: 8 passed, 0 failed" ]; then
 	echo "== console (end)"
 	tail -n 40 "$work/lines"
 fi

@@ -235,37 +235,6 @@ static void test_monotonic_migrating(const char *name)
 	     (unsigned long long)migrations, cpus);
 }
 
-/*
- * The module's once-a-second TSC watch (tsc_watch.h) sees no jump in a guest
- * whose TSC does not jump: the generation stays put for 3.5 s of watching
- * while the vCPUs are kept busy with migrations.
- */
-static void test_no_spurious_jump(const char *name)
-{
-	struct hvtrace_clock_reading k0, k1;
-	struct timespec end, now;
-	int fd = open_dev(), cpus = nr_online_cpus(), i = 0;
-
-	if (fd < 0 || ioctl(fd, HVTRACE_IOC_CLOCK_READ, &k0))
-		fail(name, "CLOCK_READ: %s", strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 3;
-	end.tv_nsec += 500000000;
-	do {
-		pin(i++ % cpus);
-		usleep(10000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while (now.tv_sec < end.tv_sec + (end.tv_nsec >= 1000000000) ||
-		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
-	if (ioctl(fd, HVTRACE_IOC_CLOCK_READ, &k1))
-		fail(name, "CLOCK_READ: %s", strerror(errno));
-	if (k1.generation != k0.generation)
-		fail(name, "the generation went from %llu to %llu with no jump",
-		     (unsigned long long)k0.generation, (unsigned long long)k1.generation);
-	pass(name, "3.5 s of watching, %d migrations, generation %llu throughout", i,
-	     (unsigned long long)k0.generation);
-}
-
 /* Transform i: every word derived from i, so a mix of two is visible. */
 static struct hvt_clock_params numbered(uint64_t i)
 {
@@ -800,7 +769,6 @@ static const struct test tests[] = {
 	{ "page_is_kernel_reading", test_page_is_kernel_reading },
 	{ "monotonic_migrating", test_monotonic_migrating },
 	{ "no_torn_reads", test_no_torn_reads },
-	{ "no_spurious_jump", test_no_spurious_jump },
 	{ "mappings_read_only", test_mappings_read_only },
 	{ "ioctl_checks", test_ioctl_checks },
 	{ "clock_group", test_clock_group },

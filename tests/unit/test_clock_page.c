@@ -12,7 +12,6 @@
 #include <string.h>
 #include <cmocka.h>
 #include <hvtrace/clock_page.h>
-#include <hvtrace/tsc_watch.h>
 
 static struct hvt_clock_page page __attribute__((aligned(4096)));
 static volatile int stop;
@@ -106,27 +105,6 @@ static void test_layout_fits_a_page(void **state)
 	assert_int_equal(sizeof(struct hvt_clock_params), 64);
 }
 
-/* A 2 GHz TSC against a reference: 1 ms + 1000 ppm of the interval apart is a jump. */
-static void test_tsc_jump(void **state)
-{
-	const uint64_t khz = 2000000, t0 = 5000000000ull;
-
-	(void)state;
-	/* one second, exactly, and at the limit either way: 1 ms + 1 ms */
-	assert_false(hvt_tsc_jumped(t0, t0 + 2000000000ull, khz, 1000000000ull));
-	assert_false(hvt_tsc_jumped(t0, t0 + 2000000000ull + 4000000, khz, 1000000000ull));
-	assert_true(hvt_tsc_jumped(t0, t0 + 2000000000ull + 4000002, khz, 1000000000ull));
-	assert_false(hvt_tsc_jumped(t0, t0 + 2000000000ull - 4000000, khz, 1000000000ull));
-	assert_true(hvt_tsc_jumped(t0, t0 + 2000000000ull - 4000002, khz, 1000000000ull));
-	/* backwards, a huge leap, a long interval not judged, no frequency */
-	assert_true(hvt_tsc_jumped(t0, t0 - 1, khz, 1000));
-	assert_true(hvt_tsc_jumped(0, ~0ull, khz, 1000000000ull));
-	assert_false(hvt_tsc_jumped(t0, t0, khz, HVT_TSC_WATCH_MAX_NS + 1));
-	assert_false(hvt_tsc_jumped(t0, t0 + 10, 0, 5));
-	/* an offset change of 10 ms in a 1 s interval */
-	assert_true(hvt_tsc_jumped(t0, t0 + 2000000000ull + 20000000, khz, 1000000000ull));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,7 +112,6 @@ int main(void)
 		cmocka_unit_test(test_per_cpu_selection),
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_layout_fits_a_page),
-		cmocka_unit_test(test_tsc_jump),
 	};
 
 	return cmocka_run_group_tests_name("clock_page", tests, NULL, NULL);
