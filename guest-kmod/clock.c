@@ -91,12 +91,12 @@ static u32 module_flags(void)
 }
 
 /*
- * One seqcount write: @p into @dst (if any), the page flags @flags plus the
- * module's own, a new generation. Returns the generation and, in *out_flags,
- * the flags written.
+ * One seqcount write: @p into @dst (if any); as page flags, those of @keep
+ * the page had, plus @set, plus the module's own; a new generation. Returns
+ * the generation and, in *out_flags, the flags written.
  */
 static u64 clock_publish(struct hvt_clock_params *dst, const struct hvt_clock_params *p,
-			 u32 flags, u32 *out_flags)
+			 u32 keep, u32 set, u32 *out_flags)
 {
 	unsigned long irq_flags;
 	u64 gen;
@@ -106,7 +106,7 @@ static u64 clock_publish(struct hvt_clock_params *dst, const struct hvt_clock_pa
 	smp_wmb();
 	if (dst)
 		*dst = *p;
-	*out_flags = flags | module_flags();
+	*out_flags = (clock->flags & keep) | set | module_flags();
 	WRITE_ONCE(clock->flags, *out_flags);
 	gen = clock->generation + 1;
 	WRITE_ONCE(clock->generation, gen);
@@ -126,8 +126,7 @@ static int clock_pm_notify(struct notifier_block *nb, unsigned long action, void
 	case PM_POST_SUSPEND:
 	case PM_POST_HIBERNATION:
 	case PM_POST_RESTORE:
-		gen = clock_publish(NULL, NULL, READ_ONCE(clock->flags) & HVT_CLOCK_F_PER_CPU,
-				    &flags);
+		gen = clock_publish(NULL, NULL, HVT_CLOCK_F_PER_CPU, 0, &flags);
 		hvtrace_emit_hvtrace_clock_change(gen, flags, "resume");
 		break;
 	}
@@ -156,7 +155,8 @@ int hvtrace_clock_init(void)
 	for (i = 0; i < HVT_CLOCK_PAGE_MAX_CPUS; i++)
 		clock->cpu[i].error_ns = U64_MAX;
 	smp_store_release(&clock->magic, HVT_CLOCK_PAGE_MAGIC);
-	register_pm_notifier(&clock_pm_nb);
+	if (register_pm_notifier(&clock_pm_nb))
+		pr_warn("hvtrace: no PM notifier: a resume will not change the generation\n");
 	return 0;
 }
 
@@ -220,7 +220,7 @@ long hvtrace_clock_set(struct hvtrace_set_clock __user *uarg)
 	else
 		return -EINVAL;
 
-	gen = clock_publish(dst, &arg.params, arg.flags, &flags);
+	gen = clock_publish(dst, &arg.params, 0, arg.flags, &flags);
 	hvtrace_emit_hvtrace_clock_change(gen, flags, "set_clock");
 	return 0;
 }

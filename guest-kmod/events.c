@@ -20,10 +20,10 @@ const unsigned int hvtrace_nr_events = ARRAY_SIZE(hvtrace_events);
 
 static_assert(ARRAY_SIZE(hvtrace_events) <= HVTRACE_MAX_EVENTS);
 
-/* Whether some session wants sync points (sync.c). */
-bool hvtrace_sync_enabled(void)
+/* Whether some started session records sync points (sync.c). */
+bool hvtrace_sync_recording(void)
 {
-	return READ_ONCE(hvtrace_event_hvtrace_sync_end.users) != 0;
+	return hvtrace_session_records(&hvtrace_event_hvtrace_sync_end);
 }
 
 struct hvtrace_event *hvtrace_event_find(const char *name)

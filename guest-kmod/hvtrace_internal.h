@@ -76,7 +76,7 @@ void hvtrace_write_next(struct hvtrace_write *w);
 extern struct hvtrace_event *hvtrace_events[];
 extern const unsigned int hvtrace_nr_events;
 struct hvtrace_event *hvtrace_event_find(const char *name);
-bool hvtrace_sync_enabled(void);
+bool hvtrace_sync_recording(void);
 /* the module's own events (events/hvtrace.h) */
 void hvtrace_emit_hvtrace_sync_begin(u64 seq);
 void hvtrace_emit_hvtrace_sync_end(u64 seq, u64 tsc_before, u64 tsc_after, s64 ret);
@@ -85,7 +85,7 @@ void hvtrace_emit_hvtrace_clock_change(u64 generation, u32 flags, const char *ca
 
 /* sync.c */
 void hvtrace_sync_detect(void);
-void hvtrace_sync_users_changed(void);
+void hvtrace_sync_update(void);
 void hvtrace_sync_session_started(void);
 void hvtrace_sync_exit(void);
 const char *hvtrace_sync_status(void);
@@ -99,6 +99,7 @@ void hvtrace_probe_put(struct hvtrace_event *event);
 extern struct list_head hvtrace_sessions;
 extern struct mutex hvtrace_lock;
 long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
+bool hvtrace_session_records(const struct hvtrace_event *event);
 
 /* buffer.c */
 static inline size_t hvtrace_buffer_bytes(const struct hvtrace_session_config *config)

@@ -51,7 +51,7 @@ int hvtrace_probe_get(struct hvtrace_event *event)
 	lockdep_assert_held(&hvtrace_lock);
 	if (event->own) {
 		WRITE_ONCE(event->users, event->users + 1);
-		hvtrace_sync_users_changed();
+		hvtrace_sync_update();
 		return 0;
 	}
 	if (!event->tp)
@@ -71,7 +71,6 @@ void hvtrace_probe_put(struct hvtrace_event *event)
 		return;
 	if (event->own) {
 		WRITE_ONCE(event->users, event->users - 1);
-		hvtrace_sync_users_changed();
 		return;
 	}
 	if (--event->users)

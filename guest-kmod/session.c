@@ -74,6 +74,20 @@ static long session_enable_event(struct hvtrace_session *s, void __user *uarg)
 	return ret;
 }
 
+/* Whether a started session has @event enabled. */
+bool hvtrace_session_records(const struct hvtrace_event *event)
+{
+	struct hvtrace_session *s;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(s, &hvtrace_sessions, node)
+		if (READ_ONCE(s->active) && test_bit(event->id, s->enabled))
+			ret = true;
+	rcu_read_unlock();
+	return ret;
+}
+
 static long session_start(struct hvtrace_session *s)
 {
 	mutex_lock(&s->lock);

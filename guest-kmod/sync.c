@@ -2,8 +2,8 @@
 /*
  * sync.c - sync points: hypercalls the host records on its own TSC.
  *
- * Under KVM, while some session has hvtrace_sync_end enabled, every online
- * CPU issues hypercall HVTRACE_SYNC_HYPERCALL every sync_ms milliseconds:
+ * Under KVM, while some started session has hvtrace_sync_end enabled, every
+ * online CPU issues hypercall HVTRACE_SYNC_HYPERCALL every sync_ms milliseconds:
  *
  *	hvtrace_sync_begin(seq)
  *	before = TSC; vmcall/vmmcall(nr, seq, before, cpu); after = TSC
@@ -28,7 +28,22 @@
 #include "hvtrace_internal.h"
 
 static unsigned int sync_ms = 100;
-module_param(sync_ms, uint, 0644);
+
+/* A new period takes effect at once: sync points start again after 0. */
+static int sync_ms_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		hvtrace_sync_update();
+	return ret;
+}
+
+static const struct kernel_param_ops sync_ms_ops = {
+	.set = sync_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(sync_ms, &sync_ms_ops, &sync_ms, 0644);
 MODULE_PARM_DESC(sync_ms, "period of the KVM sync hypercalls of each vCPU, in ms (0: none)");
 
 static char sync_status[HVTRACE_SYNC_REASON_LEN];
@@ -90,7 +105,7 @@ static void sync_on_cpu(void *unused)
 
 static bool sync_wanted(void)
 {
-	return sync_available && READ_ONCE(sync_ms) && hvtrace_sync_enabled();
+	return sync_available && READ_ONCE(sync_ms) && hvtrace_sync_recording();
 }
 
 static void sync_work_fn(struct work_struct *work)
@@ -101,18 +116,27 @@ static void sync_work_fn(struct work_struct *work)
 	schedule_delayed_work(&sync_work, msecs_to_jiffies(max(READ_ONCE(sync_ms), 1u)));
 }
 
-/* A session enabled or dropped one of the module's own events. */
-void hvtrace_sync_users_changed(void)
+/*
+ * A session enabled or dropped one of the module's own events, or started,
+ * or sync_ms changed: sync points start if now wanted. They stop by
+ * themselves at the next period once nothing records them.
+ */
+void hvtrace_sync_update(void)
 {
-	if (sync_wanted() && !delayed_work_pending(&sync_work))
-		schedule_delayed_work(&sync_work, 0);
+	if (sync_wanted())
+		schedule_delayed_work(&sync_work, 0);	/* nothing if already pending */
 }
 
-/* A session started: it learns why there will be no sync points. */
+/*
+ * A session started. Without sync points it learns why: every started
+ * session that enabled hvtrace_sync_unavailable gets the reason again.
+ */
 void hvtrace_sync_session_started(void)
 {
 	if (!sync_available)
 		hvtrace_emit_hvtrace_sync_unavailable(sync_status);
+	else
+		hvtrace_sync_update();
 }
 
 const char *hvtrace_sync_status(void)

@@ -63,7 +63,7 @@ struct hvt_clock_page {
 	__u32 seq;			/* odd while the writer updates */
 	__u32 flags;			/* HVT_CLOCK_F_* */
 	__u64 tsc_khz;			/* guest TSC frequency as the guest kernel knows it */
-	__u64 generation;		/* incremented by every HVTRACE_IOC_SET_CLOCK */
+	__u64 generation;		/* incremented by every update (SET_CLOCK, resume) */
 	__u32 nr_cpus;			/* entries valid in cpu[] */
 	__u32 reserved0;
 	__u64 reserved[4];
