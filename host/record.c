@@ -404,8 +404,9 @@ static void loop(struct recorder *r)
 		} else if (fds[3].revents && r->listen_fd >= 0) {
 			int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-			if (fd >= 0) {
+			if (fd >= 0) {	/* one guest per recording: the socket goes */
 				close(r->listen_fd);
+				unlink(r->o.listen + 5);
 				r->listen_fd = -1;
 				hvt_vm_attach(&r->vm, fd);
 			}

@@ -8,10 +8,19 @@
 #ifndef HVT_LIB_TSC_H
 #define HVT_LIB_TSC_H
 
+#include <cpuid.h>
 #include <stdint.h>
 #include <x86intrin.h>
 
-/* RDTSCP; the caller knows the CPU has it. */
+/* Whether the CPU has RDTSCP (CPUID 0x80000001, EDX bit 27); QEMU's qemu64 has not. */
+static inline int hvt_tsc_have_rdtscp(void)
+{
+	unsigned int a, b, c, d;
+
+	return __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
+}
+
+/* RDTSCP; the caller knows the CPU has it (hvt_tsc_have_rdtscp()). */
 static inline uint64_t hvt_tsc_read_cpu(uint32_t *cpu)
 {
 	unsigned int aux;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -176,7 +177,7 @@ static int wait_for_host(int fd, const char *path, int seconds)
 			return 0;
 		if (waited_ms == 2000)
 			hvt_info("waiting for the host collector on %s", path);
-		if (p.revents & POLLHUP || p.revents == 0)
+		if (p.revents)	/* no collector yet: poll returned at once */
 			usleep(100000);
 		waited_ms += 100;
 		if (waited_ms >= seconds * 1000) {
@@ -250,6 +251,20 @@ static int send_hello(struct agent *a)
 	return agent_send(a, HVT_W_HELLO, 0, &h, sizeof(h));
 }
 
+static int have_rdtscp;
+
+/* The TSC and the CPU it was read on: one RDTSCP where the CPU has it. */
+static uint64_t read_tsc_cpu(uint32_t *cpu)
+{
+	uint64_t t;
+
+	if (have_rdtscp)
+		return hvt_tsc_read_cpu(cpu);
+	t = __rdtsc();
+	*cpu = (uint32_t)sched_getcpu();
+	return t;
+}
+
 static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t recv_tsc,
 			uint32_t recv_cpu)
 {
@@ -261,7 +276,7 @@ static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t rec
 	rep.host_send = req.host_send;
 	rep.guest_recv = recv_tsc;
 	rep.cpu_recv = recv_cpu;
-	rep.guest_send = hvt_tsc_read_cpu(&rep.cpu_send);
+	rep.guest_send = read_tsc_cpu(&rep.cpu_send);
 	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
 }
 
@@ -305,6 +320,11 @@ static void begin_finish(struct agent *a)
 	if (a->finishing)
 		return;
 	a->finishing = true;
+	if (!a->started) {	/* the host accepts FINISH only once tracing runs */
+		hvt_info("stopped before tracing started");
+		a->done = true;
+		return;
+	}
 	agent_kernel_stop(a);
 	agent_apps_close_all(a);
 	fin.packets = a->packets_sent;
@@ -347,7 +367,7 @@ static void on_port_readable(struct agent *a)
 	uint32_t cpu;
 	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
 	/* Read right after the data arrived: an upper bound of its arrival time. */
-	uint64_t tsc = hvt_tsc_read_cpu(&cpu);
+	uint64_t tsc = read_tsc_cpu(&cpu);
 	int r;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -390,7 +410,7 @@ static int run(struct agent *a)
 	struct pollfd fds[4 + AGENT_MAX_APPS];
 	unsigned int slot_of[4 + AGENT_MAX_APPS];
 	unsigned long tick = 0;
-	int sfd, tfd;
+	int sfd, tfd, failed;
 
 	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
@@ -438,11 +458,12 @@ static int run(struct agent *a)
 				agent_apps_handle(a, slot_of[i]);
 		}
 	}
+	failed = a->host_gone && !a->finishing;	/* the link was lost, not ended */
 	if (!a->finishing)
 		begin_finish(a);
 	close(sfd);
 	close(tfd);
-	return a->host_gone && !a->finishing ? 1 : 0;
+	return failed ? 1 : 0;
 }
 
 static int parse_size(const char *s, uint32_t *out)
@@ -526,6 +547,7 @@ int hvt_cmd_agent(int argc, char **argv)
 	if (!a.nr_events)
 		for (c = 0; default_events[c]; c++)
 			a.events[a.nr_events++] = default_events[c];
+	have_rdtscp = hvt_tsc_have_rdtscp();
 	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (a.dev < 0)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,

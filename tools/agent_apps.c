@@ -49,6 +49,9 @@ int agent_apps_listen(struct agent *a)
 	    bind(a->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    listen(a->listen_fd, 16)) {
 		hvt_err("cannot listen on %s: %s", a->socket_path, strerror(errno));
+		if (a->listen_fd >= 0)
+			close(a->listen_fd);
+		a->listen_fd = -1;	/* never polled, its path never unlinked */
 		return -1;
 	}
 	chmod(a->socket_path, 0666);	/* any local process may trace itself */

@@ -57,14 +57,32 @@ static int send_registry(struct agent *a, int session)
 	return ret;
 }
 
+/* Closes the session and whatever stream fds it has; frees the arrays. */
+static void close_session(struct agent_kernel *k)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; k->streams && cpu < k->nr_cpus; cpu++)
+		if (k->streams[cpu] >= 0)
+			close(k->streams[cpu]);
+	close(k->session);
+	k->session = -1;
+	free(k->streams);
+	free(k->packets);
+	k->streams = NULL;
+	k->packets = NULL;
+}
+
 static int open_streams(struct agent *a, struct agent_kernel *k)
 {
 	uint32_t cpu;
 
-	k->streams = calloc(k->nr_cpus, sizeof(*k->streams));
+	k->streams = malloc(k->nr_cpus * sizeof(*k->streams));
 	k->packets = calloc(k->nr_cpus, sizeof(*k->packets));
 	if (!k->streams || !k->packets)
 		return -1;
+	for (cpu = 0; cpu < k->nr_cpus; cpu++)
+		k->streams[cpu] = -1;
 	k->first_stream_id = a->next_stream_id;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		struct hvt_w_stream_open so = { KERNEL_TRACE_ID, cpu, 0, 0 };
@@ -134,8 +152,7 @@ int agent_kernel_start(struct agent *a)
 		  cfg.nr_subbufs, cfg.subbuf_size);
 	return 0;
 fail:
-	close(k->session);
-	k->session = -1;
+	close_session(k);
 	return -1;
 }
 
@@ -204,12 +221,6 @@ void agent_kernel_stop(struct agent *a)
 		hvt_debug("kernel: CPU %u: %llu packets forwarded, %llu events lost", cpu,
 			  (unsigned long long)sc.packets, (unsigned long long)sc.lost);
 		agent_send(a, HVT_W_STREAM_CLOSE, k->first_stream_id + cpu, &sc, sizeof(sc));
-		close(k->streams[cpu]);
 	}
-	close(k->session);
-	k->session = -1;
-	free(k->streams);
-	free(k->packets);
-	k->streams = NULL;
-	k->packets = NULL;
+	close_session(k);
 }

@@ -7,7 +7,6 @@
  * in the event write path, which also yields the CPU from TSC_AUX. The choice
  * of domain is made once, at the first use, for the life of the process.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -50,8 +49,7 @@ static const struct hvt_clock_page *map_page(void)
 
 static void setup(void)
 {
-	unsigned int a, b, c, d;
-	int have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
+	int have_rdtscp = hvt_tsc_have_rdtscp();
 
 	page = map_page();
 	source = page ? HVT_CLOCK_GUEST_TSC : HVT_CLOCK_MONOTONIC_RAW;
