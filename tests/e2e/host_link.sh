@@ -19,7 +19,8 @@ start_bg rec "$hvtrace" record --listen "unix:$work/link.sock" --no-host-trace -
 wait_for 10 test -S "$work/link.sock" || fail "collector listens"
 start_bg agent "$hvtrace" agent --connect "unix:$work/link.sock" --socket "$work/agent.sock"
 wait_for 10 test -S "$work/agent.sock" || fail "agent serves applications"
-HVTRACE_AGENT_SOCKET=$work/agent.sock "$hvdemo" 40 1000 > "$work/app.out"
+HVTRACE_AGENT_SOCKET=$work/agent.sock start_bg app "$hvdemo" 40 1000 > "$work/app.out"
+reap "$app" 60
 check "application ran" grep -q "40 rounds done" "$work/app.out"
 kill -TERM "$agent"
 reap "$agent" 10

@@ -23,7 +23,8 @@ $(BUILD)/tests/test_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_F
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
-$(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB)
+# test_dlclose loads $(BUILD)/libhvtrace.so.1: built first, in both builds
+$(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB) | $(LIBHVTRACE_SO)
 $(BUILD)/tests/test_tsc_xform: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_fit: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/drift.o $(COMMON_LIB) $(CLOCKSYNC_LIB)

@@ -44,6 +44,7 @@ static void *writer(void *arg)
 static void test_no_torn_reads(void **state)
 {
 	pthread_t t;
+	uint64_t last_gen = 0, new_gens = 0;
 	long i;
 
 	(void)state;
@@ -61,9 +62,12 @@ static void test_no_torn_reads(void **state)
 			fail_msg("torn read at %ld: %llu %llu %llu gen %llu", i,
 				 (unsigned long long)p.guest_tsc_base, (unsigned long long)p.mult,
 				 (unsigned long long)p.error_ns, (unsigned long long)gen);
+		new_gens += gen != last_gen;
+		last_gen = gen;
 	}
 	stop = 1;
 	pthread_join(t, NULL);
+	assert_true(new_gens > 1);	/* the writer really ran during the reads */
 }
 
 static void test_per_cpu_selection(void **state)

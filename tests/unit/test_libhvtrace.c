@@ -405,8 +405,9 @@ static void test_dlclose(void **state)
 	exe[n] = '\0';
 	snprintf(root, sizeof(root), "%s", dirname(dirname(exe)));	/* BUILD/tests/x -> BUILD */
 	snprintf(lib, sizeof(lib), "%s/libhvtrace.so.1", root);
-	if (stat(lib, &st) || system("cc --version >/dev/null 2>&1")) {
-		print_message("skipped: needs %s and a C compiler\n", lib);
+	assert_int_equal(stat(lib, &st), 0);	/* the build makes it (deps.mk) */
+	if (system("cc --version >/dev/null 2>&1")) {
+		print_message("skipped: needs a C compiler\n");
 		skip();
 	}
 	snprintf(src, sizeof(src), "%s/plugin.c", dir);
