@@ -16,6 +16,18 @@ static enum hvt_est_result sync_point(struct hvt_estimator *est, const struct hv
 	return r1 == HVT_EST_SPLIT || r2 == HVT_EST_SPLIT ? HVT_EST_SPLIT : r2;
 }
 
+/* after - before of the widest sync point: guest ticks, close to host ticks. */
+static uint64_t widest_point(const struct hvt_sync_point *points, size_t n)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (points[i].after - points[i].before > w)
+			w = points[i].after - points[i].before;
+	return w;
+}
+
 int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 		       const struct hvt_sync_point *points, size_t nr_points)
 {
@@ -26,6 +38,8 @@ int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, 
 	hvt_tsc_timeline_init(&c->tl);
 	if ((!n && !nr_points) || !(c->est = hvt_est_new()))
 		return -1;
+	if (!n)		/* no round trips: the widest sync point bounds a delay */
+		hvt_est_set_max_delay(c->est, widest_point(points, nr_points));
 	/* both in host time order, fed merged so that the estimator goes forward */
 	while (i < n || j < nr_points) {
 		bool exchange = j == nr_points || (i < n && recs[i].ex.host_send <= points[j].host);

@@ -169,26 +169,9 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 
 	for (i = 0; i < type->reg->nr_fields; i++) {
 		const struct hvt_reg_field *f = &type->reg->fields[i];
-		size_t n, left = (size_t)(end - p);
+		long n = field_size(f, p, (size_t)(end - p));
 
-		/* The reader sized the payload; only strings and blobs say their size. */
-		switch (f->kind) {
-		case HVT_FIELD_INT:
-			n = f->int_bits / 8u;
-			break;
-		case HVT_FIELD_ARRAY:
-			n = (size_t)f->length * (f->int_bits / 8u);
-			break;
-		case HVT_FIELD_STRING:
-			n = strnlen((const char *)p, left) + 1;
-			break;
-		case HVT_FIELD_BLOB:
-			n = left < 4 ? left + 1 : 4 + (size_t)hvt_get_u32(p);
-			break;
-		default:
-			return;
-		}
-		if (n > left)
+		if (n < 0)
 			return;		/* cannot happen: the reader sized the payload */
 		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[i] - prefix);
 		prefix = type->prefix_end[i];
