@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * qemu.c - a QEMU process seen from /proc: alive, its threads, its
- * accelerator. A process holding an "anon_inode:kvm-vm" fd runs under KVM;
+ * accelerator. A process (QEMU or another VMM) holding an "anon_inode:kvm-vm" fd runs under KVM;
  * a QEMU without one emulates (TCG).
  */
 #include <dirent.h>
@@ -54,10 +54,11 @@ int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen)
 		snprintf(err, errlen, "no process %d", (int)pid);
 		return -1;
 	}
-	if (strncmp(comm, "qemu", 4))
-		q->accel = "unknown";
+	/* Any VMM holding a KVM VM runs under KVM; a QEMU without one emulates. */
+	if (holds_kvm_vm(pid))
+		q->accel = "kvm";
 	else
-		q->accel = holds_kvm_vm(pid) ? "kvm" : "tcg";
+		q->accel = strncmp(comm, "qemu", 4) ? "unknown" : "tcg";
 	free(comm);
 	q->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (q->pidfd < 0) {

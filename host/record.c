@@ -25,6 +25,7 @@
 
 #include "host/archive_writer.h"
 #include "host/ftrace_capture.h"
+#include "host/kvm_tsc.h"
 #include "host/qemu.h"
 #include "host/vm.h"
 #include "lib/evloop.h"
@@ -57,6 +58,7 @@ struct recorder {
 	bool ftrace_on;
 	struct hvt_qemu qemu;
 	bool have_qemu;
+	struct hvt_kvm_tsc kvm_tsc;	/* tsv NULL unless the VM runs under KVM */
 	struct hvt_vm vm;
 	int listen_fd;
 	char default_output[64];
@@ -68,17 +70,23 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: hvtrace record --channel unix:PATH|--listen unix:PATH [OPTIONS]\n"
+"       hvtrace record --qemu-pid PID [OPTIONS]      (host layer only)\n"
 "\n"
 "Records the host (hypervisor) layer with ftrace on the host TSC and every\n"
-"byte the VM's hvtrace agent sends, into one archive directory.\n"
+"byte the VM's hvtrace agent sends, into one archive directory. Under KVM it\n"
+"also records every TSC offset change of the VM's vCPUs, and debugfs snapshots\n"
+"of their offsets and scaling ratios at start, every second and at stop:\n"
+"hvtrace tsc DIR shows the resulting per-vCPU timeline.\n"
 "\n"
 "  --channel unix:PATH   the VM's virtio-serial port socket (QEMU\n"
 "                        -chardev socket,path=PATH,server=on,wait=off with\n"
 "                        -device virtserialport,name=" HVT_WIRE_PORT_NAME ")\n"
 "  --listen unix:PATH    listen instead; the agent connects (hvtrace agent --connect)\n"
-"  --qemu-pid PID        the VM's QEMU process: host sched events are filtered to\n"
-"                        its threads, kvm events are added under KVM, and the\n"
-"                        recording ends when it exits\n"
+"  --qemu-pid PID        the VM's QEMU (or other KVM VMM) process: host sched\n"
+"                        events are filtered to its threads, kvm events and TSC\n"
+"                        snapshots are added under KVM, and the recording ends\n"
+"                        when it exits. Without a guest link, only the host\n"
+"                        layer is recorded, until it exits or Ctrl-C.\n"
 "  --vm NAME             the VM's name in the archive (default: vm)\n"
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
 "  -e, --event SYS:EVENT another host event to record (repeatable)\n"
@@ -170,11 +178,21 @@ static int parse_opts(struct record_opts *o, int argc, char **argv)
 		hvt_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (!o->channel == !o->listen) {
-		hvt_err("give the guest link: --channel unix:PATH or --listen unix:PATH");
+	if (o->channel && o->listen) {
+		hvt_err("give one guest link: --channel or --listen, not both");
 		return -1;
 	}
-	if (strncmp(o->channel ? o->channel : o->listen, "unix:", 5)) {
+	if (!o->channel && !o->listen && !o->qemu_pid) {
+		hvt_err("give the guest link (--channel unix:PATH or --listen unix:PATH), or "
+			"--qemu-pid PID to record the host layer of a VM only");
+		return -1;
+	}
+	if (!o->channel && !o->listen && !o->host_trace) {
+		hvt_err("--no-host-trace without a guest link would record nothing");
+		return -1;
+	}
+	if ((o->channel || o->listen) &&
+	    strncmp(o->channel ? o->channel : o->listen, "unix:", 5)) {
 		hvt_err("the guest link must be unix:PATH");
 		return -1;
 	}
@@ -295,6 +313,11 @@ static void write_manifest(struct recorder *r, const char *status)
 	json_decref(vms);
 }
 
+static bool host_only(const struct recorder *r)
+{
+	return !r->o.channel && !r->o.listen;
+}
+
 static void begin_stop(struct recorder *r, const char *why)
 {
 	if (r->stopping)
@@ -302,7 +325,10 @@ static void begin_stop(struct recorder *r, const char *why)
 	hvt_info("stopping: %s", why);
 	r->stopping = true;
 	r->stop_deadline = time(NULL) + STOP_GRACE_S;
-	hvt_vm_request_stop(&r->vm);
+	if (host_only(r))
+		hvt_vm_end(&r->vm, "host layer only (no guest link); stopped: %s", why);
+	else
+		hvt_vm_request_stop(&r->vm);
 }
 
 /*
@@ -336,6 +362,8 @@ static void on_tick(struct recorder *r, unsigned long tick)
 		hvt_archive_writer_clock_pair(&r->archive);
 		if (r->have_qemu)
 			follow_qemu_threads(r);
+		if (r->have_qemu && hvt_kvm_tsc_snapshot(&r->kvm_tsc))
+			begin_stop(r, "the KVM TSC snapshots cannot be written");
 	}
 	if (r->vm.state == HVT_VM_WAITING && r->o.channel && tick % 2 == 0) {
 		int fd = try_connect(r->o.channel + 5);
@@ -346,7 +374,7 @@ static void on_tick(struct recorder *r, unsigned long tick)
 		}
 	}
 	hvt_vm_tick(&r->vm);
-	if ((r->vm.state == HVT_VM_WAITING || r->vm.state == HVT_VM_HELLO) &&
+	if (!host_only(r) && (r->vm.state == HVT_VM_WAITING || r->vm.state == HVT_VM_HELLO) &&
 	    now - r->started >= (time_t)r->o.guest_timeout_s)
 		hvt_vm_end(&r->vm, "no guest agent within %u s: is 'hvtrace agent' running in the "
 			   "guest, with a virtio-serial port named %s on %s?",
@@ -433,6 +461,9 @@ static void summary(struct recorder *r)
 		printf("  host   not recorded\n");
 	}
 	hvt_vm_summary(&r->vm, stdout);
+	if (r->kvm_tsc.snapshots)
+		printf("    kvm    %lu TSC snapshots from debugfs, %lu vCPU readings\n",
+		       r->kvm_tsc.snapshots, r->kvm_tsc.rows);
 	printf("merge it with: hvtrace merge %s\n", r->archive.dir);
 	fflush(stdout);
 }
@@ -499,8 +530,17 @@ static int prepare(struct recorder *r)
 	}
 	if (r->o.listen && (r->listen_fd = listen_on(r->o.listen + 5)) < 0)
 		return -1;
+	r->vm.no_link = host_only(r);
 	if (r->o.host_trace && start_host_layer(r))
 		return -1;
+	/* After the host layer: every change from the first snapshot on is traced. */
+	if (r->have_qemu && !strcmp(r->qemu.accel, "kvm")) {
+		if (hvt_kvm_tsc_open(&r->kvm_tsc, r->vm.dir, r->qemu.pid, err, sizeof(err)) ||
+		    hvt_kvm_tsc_snapshot(&r->kvm_tsc)) {
+			hvt_err("%s", err);
+			return -1;
+		}
+	}
 	write_manifest(r, "recording");
 	return 0;
 }
@@ -534,8 +574,11 @@ int hvt_cmd_record(int argc, char **argv)
 	if (!prepare(r)) {
 		hvt_info("recording into %s", r->archive.dir);
 		loop(r);
-		ret = r->vm.finished ? 0 : 1;
+		ret = r->vm.finished || host_only(r) ? 0 : 1;
 	}
+	if (r->have_qemu)
+		hvt_kvm_tsc_snapshot(&r->kvm_tsc);
+	hvt_kvm_tsc_close(&r->kvm_tsc);
 	if (r->ftrace_on)
 		hvt_ftrace_stop(&r->ftrace);
 	if (r->vm.archive) {

@@ -88,6 +88,7 @@ struct hvt_vm {
 	uint64_t bytes, byte_quota;	/* packets and registry records stored */
 	bool info_dirty;		/* info.json lags */
 	bool stop_requested;
+	bool no_link;			/* host layer only: ending is not a failure */
 	bool finished;			/* FINISH, the final exchanges and GOODBYE done */
 	char end_reason[256];		/* empty until hvt_vm_end() */
 	char why[256];			/* scratch for error text */

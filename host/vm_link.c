@@ -79,7 +79,7 @@ void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	memcpy(vm->end_reason, reason, sizeof(reason));
-	if (!vm->finished)
+	if (!vm->finished && !vm->no_link)
 		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
 	if (hvt_log_verbose()) {
 		char counts[512] = "";

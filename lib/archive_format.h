@@ -11,5 +11,7 @@
 #define HVT_CLOCK_TSV_COLS	4
 #define HVT_SYNC_TSV_HEADER	"seq\thost_send\tguest_recv\tguest_send\thost_recv\tcpu_recv\tcpu_send"
 #define HVT_SYNC_TSV_COLS	7
+#define HVT_KVM_TSC_TSV_HEADER	"host_before\thost_after\tsource\tvm_fd\tvcpu\toffset\tratio\tfrac_bits"
+#define HVT_KVM_TSC_TSV_COLS	8
 
 #endif
