@@ -83,6 +83,16 @@ struct hvt_sync_rec {
 	struct hvt_exchange ex;
 };
 
+/* One line of kvm_tsc.tsv: a vCPU's KVM TSC parameters, read between two host TSC values. */
+struct hvt_kvm_reading {
+	uint64_t before, after;
+	uint32_t source;		/* HVT_TSC_SRC_DEBUGFS, the only one so far */
+	uint32_t vm_fd, vcpu;
+	uint64_t offset;		/* two's complement */
+	uint64_t ratio;			/* 0: the CPU does not scale (frac is 0 too) */
+	uint32_t frac;
+};
+
 struct hvt_vm_info {
 	char name[HVT_VM_NAME_MAX + 1];
 	char *dir;
@@ -94,6 +104,7 @@ struct hvt_vm_info {
 	size_t nr_sync;
 	bool finished;
 	bool tcg;			/* accel "tcg": no sync points to look for */
+	bool kvm;			/* accel "kvm": KVM TSC changes in the host layer */
 	char *end_reason;		/* NULL if absent */
 	unsigned long warnings;		/* about info.json */
 	unsigned long sync_warnings;	/* about sync.tsv */
@@ -120,6 +131,9 @@ int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *
 		       unsigned long *warnings);
 int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		      unsigned long *warnings);
+/* vm/NAME/kvm_tsc.tsv, in file order; a missing file is 0 readings, not an error. */
+int hvt_kvm_tsc_tsv_read(const char *path, struct hvt_kvm_reading **readings, size_t *n,
+			 unsigned long *warnings);
 
 /* Helpers shared by the readers. */
 int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "clocksync/tsc_timeline.h"
 #include "lib/grow.h"
 #include "lib/archive_format.h"
 #include "lib/log.h"
@@ -216,6 +218,57 @@ int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		return -1;
 	}
 	*recs = c.recs;
+	*n = c.n;
+	return 0;
+}
+
+struct kvm_ctx {
+	struct hvt_kvm_reading *v;
+	size_t n, cap;
+	unsigned long *warnings;
+};
+
+/* KVM's vCPU ids are below KVM_MAX_VCPU_IDS, at most 4096 on x86 (a config option). */
+#define KVM_VCPU_ID_LIMIT	(1u << 16)
+
+static int kvm_row(void *vctx, const uint64_t *v, const char *path, unsigned long line)
+{
+	struct kvm_ctx *c = vctx;
+	struct hvt_kvm_reading *r_new;
+
+	if (v[1] < v[0] || v[2] != HVT_TSC_SRC_DEBUGFS ||
+	    v[3] > INT32_MAX || v[4] >= KVM_VCPU_ID_LIMIT || v[7] > 63 ||
+	    (v[6] == 0 && v[7] != 0)) {
+		hvt_warn("%s: line %lu: values out of range; skipping it", path, line);
+		(*c->warnings)++;
+		return 0;
+	}
+	r_new = grow(c->v, c->n, &c->cap, sizeof(*c->v), path);
+	if (!r_new)
+		return -1;
+	c->v = r_new;
+	c->v[c->n++] = (struct hvt_kvm_reading){
+		.before = v[0], .after = v[1], .source = (uint32_t)v[2], .vm_fd = (uint32_t)v[3],
+		.vcpu = (uint32_t)v[4], .offset = v[5], .ratio = v[6], .frac = (uint32_t)v[7],
+	};
+	return 0;
+}
+
+int hvt_kvm_tsc_tsv_read(const char *path, struct hvt_kvm_reading **readings, size_t *n,
+			 unsigned long *warnings)
+{
+	struct kvm_ctx c = { NULL, 0, 0, warnings };
+
+	*readings = NULL;
+	*n = 0;
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	if (tsv_read(path, HVT_KVM_TSC_TSV_HEADER, HVT_KVM_TSC_TSV_COLS, kvm_row, &c, hvt_warn,
+		     warnings)) {
+		free(c.v);
+		return -1;
+	}
+	*readings = c.v;
 	*n = c.n;
 	return 0;
 }

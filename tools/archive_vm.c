@@ -195,6 +195,7 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 	}
 	vm->finished = finished;
 	vm->tcg = accel && !strcmp(accel, "tcg");
+	vm->kvm = accel && !strcmp(accel, "kvm");
 	if (end_reason && !(vm->end_reason = strdup(end_reason)))
 		return -1;
 	*sync_path = hvt_join(vm->dir, sync_file);

@@ -11,5 +11,6 @@ int hvt_cmd_agent(int argc, char **argv);	/* tools/agent.c */
 int hvt_cmd_merge(int argc, char **argv);	/* tools/merge.c */
 int hvt_cmd_check(int argc, char **argv);	/* tools/check.c */
 int hvt_cmd_drift(int argc, char **argv);	/* tools/drift.c */
+int hvt_cmd_tsc(int argc, char **argv);		/* tools/tsc.c */
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "merge", hvt_cmd_merge, "merge an archive into one timeline" },
 	{ "check", hvt_cmd_check, "validate an archive's alignment" },
 	{ "drift", hvt_cmd_drift, "run the clock-drift test suite" },
+	{ "tsc", hvt_cmd_tsc, "show each KVM VM's exact guest TSC timeline per vCPU" },
 };
 
 static void usage(FILE *out)

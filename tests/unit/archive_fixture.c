@@ -82,6 +82,19 @@ static const char kvm_hypercall_format[] =
 	"print fmt: \"nr 0x%lx a0 0x%lx a1 0x%lx a2 0x%lx a3 0x%lx\", REC->nr, REC->a0, "
 	"REC->a1, REC->a2, REC->a3\n";
 
+#define FX_TSC_WRITE_ID	83
+static const char kvm_write_tsc_offset_format[] =
+	"name: kvm_write_tsc_offset\nID: 83\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int vcpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__u64 previous_tsc_offset;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:__u64 next_tsc_offset;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"vcpu=%u prev=%llu next=%llu\", REC->vcpu_id, REC->previous_tsc_offset, "
+	"REC->next_tsc_offset\n";
+
 #define FX_SWITCH_ID	372
 static const char sched_switch_format[] =
 	"name: sched_switch\nID: 372\nformat:\n"
@@ -361,11 +374,14 @@ int fx_write_ftrace_meta(const char *root)
 	       fx_write(root, "host/ftrace/events/sched/sched_switch/format",
 			sched_switch_format, strlen(sched_switch_format)) ||
 	       fx_write(root, "host/ftrace/events/kvm/kvm_hypercall/format",
-			kvm_hypercall_format, strlen(kvm_hypercall_format));
+			kvm_hypercall_format, strlen(kvm_hypercall_format)) ||
+	       fx_write(root, "host/ftrace/events/kvm/kvm_write_tsc_offset/format",
+			kvm_write_tsc_offset_format, strlen(kvm_write_tsc_offset_format));
 }
 
 #define FX_SWITCH_SIZE		64
 #define FX_HYPERCALL_SIZE	48
+#define FX_TSC_WRITE_SIZE	32
 
 /* Writes record @i at @p (unless NULL); returns its timestamp. */
 static uint64_t put_switch(unsigned char *p, const void *records, size_t i)
@@ -402,6 +418,22 @@ static uint64_t put_call(unsigned char *p, const void *records, size_t i)
 	hvt_put_u64(p + 16, e->a0);
 	hvt_put_u64(p + 24, e->a1);
 	hvt_put_u64(p + 32, e->a2);
+	return e->ts;
+}
+
+static uint64_t put_tsc_write(unsigned char *p, const void *records, size_t i)
+{
+	const struct fx_host_tsc_write *e = (const struct fx_host_tsc_write *)records + i;
+	uint16_t type = FX_TSC_WRITE_ID;
+
+	if (!p)
+		return e->ts;
+	memset(p, 0, FX_TSC_WRITE_SIZE);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &e->pid, 4);
+	memcpy(p + 8, &e->vcpu, 4);
+	hvt_put_u64(p + 16, e->prev);
+	hvt_put_u64(p + 24, e->next);
 	return e->ts;
 }
 
@@ -464,6 +496,12 @@ int fx_write_ftrace_calls(const char *root, const char *rel, uint32_t page_size,
 			  const struct fx_host_call *ev, size_t n)
 {
 	return write_pages(root, rel, page_size, n, FX_HYPERCALL_SIZE, ev, put_call);
+}
+
+int fx_write_ftrace_tsc_writes(const char *root, const char *rel, uint32_t page_size,
+			       const struct fx_host_tsc_write *ev, size_t n)
+{
+	return write_pages(root, rel, page_size, n, FX_TSC_WRITE_SIZE, ev, put_tsc_write);
 }
 
 /* --- the standard archive ---------------------------------------------- */

@@ -77,6 +77,14 @@ struct fx_host_call {
 	uint64_t nr, a0, a1, a2;
 };
 
+/* A host kvm_write_tsc_offset as the kernel's format file lays it out. */
+struct fx_host_tsc_write {
+	uint64_t ts;
+	int32_t pid;
+	uint32_t vcpu;
+	uint64_t prev, next;
+};
+
 /* Directories and files. */
 int fx_mkdtemp(char *root, size_t len);
 void fx_rm_rf(const char *root);
@@ -118,6 +126,8 @@ int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 /* The same with @n kvm_hypercall records. */
 int fx_write_ftrace_calls(const char *root, const char *rel, uint32_t page_size,
 			  const struct fx_host_call *ev, size_t n);
+int fx_write_ftrace_tsc_writes(const char *root, const char *rel, uint32_t page_size,
+			       const struct fx_host_tsc_write *ev, size_t n);
 
 /* The standard archive (see fixture.c for its events and exact timings). */
 struct fx_options {

@@ -11,7 +11,7 @@ $(BUILD)/tests/test_agent_apps: $(BUILD)/obj/tools/agent.o $(BUILD)/obj/tools/ag
 	$(BUILD)/obj/tools/agent_kernel.o $(COMMON_LIB)
 # merge/check readers (tools/) and the synthetic archives their tests use.
 HVT_READER_OBJS := $(addprefix $(BUILD)/obj/tools/,align.o archive.o archive_tsv.o \
-	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o stream_warn.o \
+	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o kvm_tsc.o stream_warn.o \
 	sync_points.o textout.o timeline.o)
 HVT_FIXTURE_OBJ := $(BUILD)/obj/tests/unit/archive_fixture.o
 $(BUILD)/tests/test_heap: $(BUILD)/obj/tools/heap.o
@@ -19,6 +19,7 @@ $(BUILD)/tests/test_ctf_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_L
 $(BUILD)/tests/test_ftrace_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_archive: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_timeline: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_kvm_tsc: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
