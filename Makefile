@@ -55,6 +55,7 @@ LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
 HVTRACE := $(BUILD)/hvtrace
 HVDEMO := $(BUILD)/hvdemo
 GUEST_TEST := $(BUILD)/hvtrace-guest-test
+KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
@@ -93,6 +94,10 @@ $(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
 $(GUEST_TEST): $(call obj,tests/guest/clock_test.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/guest/clock_test.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN'
+
+# A VMM without a guest for tests/e2e/kvm_tsc.sh.
+$(KVM_OFFSETS): $(call obj,tests/host/kvm_offsets.c)
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # Unit tests link what they test; tests/unit/deps.mk says what that is.
 include tests/unit/deps.mk
@@ -151,7 +156,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image
+	$(MAKE) all image $(KVM_OFFSETS)
 	$(MAKE) unit
 	tests/e2e/run $(BUILD)
 
