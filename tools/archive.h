@@ -81,6 +81,7 @@ struct hvt_stream_info {
 struct hvt_sync_rec {
 	uint64_t seq;
 	struct hvt_exchange ex;
+	uint32_t cpu_recv, cpu_send;	/* guest CPUs that took the two stamps */
 };
 
 /* One line of kvm_tsc.tsv: a vCPU's KVM TSC parameters, read between two host TSC values. */

@@ -203,6 +203,8 @@ static int sync_row(void *vctx, const uint64_t *v, const char *path, unsigned lo
 	c->recs[c->n].ex.guest_recv = v[2];
 	c->recs[c->n].ex.guest_send = v[3];
 	c->recs[c->n].ex.host_recv = v[4];
+	c->recs[c->n].cpu_recv = (uint32_t)v[5];
+	c->recs[c->n].cpu_send = (uint32_t)v[6];
 	c->n++;
 	return 0;
 }

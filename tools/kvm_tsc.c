@@ -2,6 +2,7 @@
 /*
  * kvm_tsc.c - the exact per-vCPU guest TSC timeline of a KVM VM (kvm_tsc.h).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,6 +318,80 @@ const struct hvt_kvm_vcpu *hvt_kvm_model_vcpu(const struct hvt_kvm_model *m, uin
 			lo = mid + 1;
 		else
 			hi = mid;
+	}
+	return NULL;
+}
+
+static bool same_transforms(const struct hvt_tsc_timeline *a, const struct hvt_tsc_timeline *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (memcmp(&a->seg[i].x, &b->seg[i].x, sizeof(a->seg[i].x)))
+			return false;
+	return true;
+}
+
+const struct hvt_tsc_timeline *hvt_kvm_model_common(const struct hvt_kvm_model *m)
+{
+	size_t i;
+
+	if (!m->nr_vcpus)
+		return NULL;
+	for (i = 1; i < m->nr_vcpus; i++)
+		if (!same_transforms(&m->vcpus[0].tl, &m->vcpus[i].tl))
+			return NULL;
+	return &m->vcpus[0].tl;
+}
+
+/* Host ticks the inverse may return early: ceil(2^frac / ratio) - 1 when scaled down. */
+static uint64_t rounding_slack(const struct hvt_tsc_segment *s)
+{
+	unsigned __int128 one = (unsigned __int128)1 << s->x.frac;
+
+	if (s->x.ratio >= one)
+		return 0;
+	return (uint64_t)((one + s->x.ratio - 1) / s->x.ratio) - 1;
+}
+
+static bool changed_during(const struct hvt_kvm_vcpu *v, uint64_t from, uint64_t to)
+{
+	size_t i;
+
+	for (i = 1; i < v->tl.n; i++)
+		if (v->tl.seg[i].host_start >= from && v->tl.seg[i].host_start <= to)
+			return true;
+	return false;
+}
+
+const struct hvt_sync_rec *hvt_kvm_model_first_violation(const struct hvt_kvm_model *m,
+							 const struct hvt_sync_rec *recs,
+							 size_t n, size_t *exempt)
+{
+	size_t i;
+
+	*exempt = 0;
+	for (i = 0; i < n; i++) {
+		const struct hvt_exchange *ex = &recs[i].ex;
+		const struct hvt_kvm_vcpu *vr = hvt_kvm_model_vcpu(m, recs[i].cpu_recv);
+		const struct hvt_kvm_vcpu *vs = hvt_kvm_model_vcpu(m, recs[i].cpu_send);
+		struct hvt_tsc_cursor cr = { 0 }, cs = { 0 };
+		uint64_t recv, sent;
+
+		if (!vr || !vs)
+			return &recs[i];
+		if (changed_during(vr, ex->host_send, ex->host_recv) ||
+		    changed_during(vs, ex->host_send, ex->host_recv)) {
+			(*exempt)++;
+			continue;
+		}
+		recv = hvt_tsc_timeline_to_host(&vr->tl, &cr, ex->guest_recv);
+		sent = hvt_tsc_timeline_to_host(&vs->tl, &cs, ex->guest_send);
+		if (recv + rounding_slack(hvt_tsc_timeline_at(&vr->tl, recv)) < ex->host_send ||
+		    sent > ex->host_recv)
+			return &recs[i];
 	}
 	return NULL;
 }

@@ -76,6 +76,23 @@ void hvt_kvm_changes_free(struct hvt_kvm_changes *c);
 int hvt_kvm_model_build(struct hvt_kvm_model *m, const struct hvt_vm_info *vm,
 			const struct hvt_kvm_changes *changes);
 const struct hvt_kvm_vcpu *hvt_kvm_model_vcpu(const struct hvt_kvm_model *m, uint32_t id);
+/*
+ * The timeline every vCPU follows, for streams whose events move between
+ * vCPUs (a thread's): vCPU 0's if all vCPUs have the same transforms in the
+ * same order (KVM keeps a VM's vCPUs in step), else NULL.
+ */
+const struct hvt_tsc_timeline *hvt_kvm_model_common(const struct hvt_kvm_model *m);
+/*
+ * The first of the @n exchanges that the model contradicts: the guest's
+ * receive stamp, converted through vCPU cpu_recv's timeline, before the
+ * host's send (beyond the inverse's rounding), or its send stamp (cpu_send)
+ * after the host's receive; or whose CPU has no vCPU in the model. An
+ * exchange during which its vCPU's offset changed is only counted in
+ * *@exempt. NULL if none.
+ */
+const struct hvt_sync_rec *hvt_kvm_model_first_violation(const struct hvt_kvm_model *m,
+							 const struct hvt_sync_rec *recs,
+							 size_t n, size_t *exempt);
 void hvt_kvm_model_free(struct hvt_kvm_model *m);
 const char *hvt_tsc_source_name(enum hvt_tsc_source s);
 

@@ -235,7 +235,7 @@ static void alignment_summary(struct hvt_timeline *tl)
 		struct hvt_vm_clock_quality q;
 		size_t segs;
 
-		if (!st->loaded || !st->aligned)
+		if (!st->loaded || !st->aligned || st->exact)	/* exact: said when opened */
 			continue;
 		segs = hvt_vm_clock_segments(&st->clock);
 		hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);

@@ -22,7 +22,7 @@ static void warn_backwards(struct hvt_source *s, uint64_t t)
 		hvt_stream_warn(&s->warnings, s->name, "record at offset %" PRIu64 ": timestamp %"
 				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
 				s->ft_ev.offset, t, s->host_tsc);
-	else if (s->clock)
+	else if (s->guest_tl)
 		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": guest "
 				"timestamp %" PRIu64 " places it at host TSC %" PRIu64 ", before "
 				"the previous event (%" PRIu64 "), and no clock change in sync.tsv "
@@ -47,7 +47,8 @@ int hvt_source_next(struct hvt_source *s)
 			if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
 				return 0;
 			/* Every event through the cursor, in stream order, dropped ones too. */
-			t = s->clock ? hvt_vm_clock_to_host(s->clock, &s->cur, s->ctf_ev.ts) :
+			t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur,
+								   s->ctf_ev.ts) :
 			    s->ctf_ev.ts;
 		} else {
 			return 0;
@@ -222,11 +223,85 @@ static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st,
 	return true;
 }
 
+/* Why the model cannot place every stream of the VM, or NULL. */
+static const char *kvm_uncovered(const struct hvt_vm_state *st, char *buf, size_t len)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	size_t i;
+
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+
+		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC)
+			continue;
+		if (si->cpu >= 0 && !hvt_kvm_model_vcpu(&st->kvm, (uint32_t)si->cpu)) {
+			snprintf(buf, len, "guest CPU %d has no vCPU %d in the recording", si->cpu,
+				 si->cpu);
+			return buf;
+		}
+		if (si->cpu < 0 && !hvt_kvm_model_common(&st->kvm))
+			return "its vCPUs' transforms differ, and per-thread streams do not say "
+			       "which vCPU each event ran on";
+	}
+	return NULL;
+}
+
+/*
+ * Aligns a KVM VM with KVM's own TSC parameters, if the host layer recorded
+ * them, they cover every stream, and no clock exchange contradicts them.
+ * Otherwise the estimate stays, with the reason said. -1 if out of memory.
+ */
+static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
+{
+	const char *name = st->vm.name, *why;
+	const struct hvt_sync_rec *bad;
+	unsigned long changes = 0, disagreements = 0;
+	char buf[128];
+	size_t i, exempt;
+
+	if (!tl->ftrace)
+		return 0;
+	if (!tl->kvm_changes_read) {
+		tl->kvm_changes_read = true;
+		if (hvt_kvm_changes_read(&tl->archive, tl->ftrace, &tl->kvm_changes))
+			return -1;
+	}
+	if (hvt_kvm_model_build(&st->kvm, &st->vm, &tl->kvm_changes))
+		return -1;
+	tl->warnings += st->kvm.warnings;
+	why = st->kvm.unusable ? st->kvm.unusable : kvm_uncovered(st, buf, sizeof(buf));
+	if (why) {
+		hvt_info("vm %s: not aligned with KVM's TSC parameters: %s", name, why);
+		return 0;
+	}
+	bad = hvt_kvm_model_first_violation(&st->kvm, st->vm.sync, st->vm.nr_sync, &exempt);
+	if (bad) {
+		hvt_warn("vm %s: KVM's recorded TSC parameters contradict clock exchange seq %"
+			 PRIu64 " (guest CPUs %u/%u); aligning with the estimate instead (hvtrace "
+			 "tsc shows the parameters)", name, bad->seq, bad->cpu_recv, bad->cpu_send);
+		tl->warnings++;
+		return 0;
+	}
+	for (i = 0; i < st->kvm.nr_vcpus; i++) {
+		changes += st->kvm.vcpus[i].changes;
+		disagreements += st->kvm.vcpus[i].disagreements;
+	}
+	st->exact = true;
+	hvt_info("vm %s: aligned exactly with KVM's TSC parameters (%zu vCPUs, %lu offset "
+		 "changes; %zu of %zu exchanges agree, %zu during a change)", name,
+		 st->kvm.nr_vcpus, changes, st->vm.nr_sync - exempt, st->vm.nr_sync, exempt);
+	if (disagreements)
+		hvt_info("vm %s: %lu debugfs snapshot(s) or previous offsets disagree with the "
+			 "traced changes; the changes are used (hvtrace tsc shows them)", name,
+			 disagreements);
+	return 0;
+}
+
 static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st,
 			  const struct hvt_trace_info *t)
 {
 	if (t->domain == HVT_DOMAIN_GUEST_TSC)
-		return st->aligned;
+		return st->aligned || st->exact;
 	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
 		 "with the host; skipping it", t->rel, t->pid);
 	tl->warnings++;
@@ -289,7 +364,11 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 			return -1;
 		}
 		s->aligned = aligned[si->trace];
-		s->clock = s->aligned ? &st->clock : NULL;
+		if (s->aligned)
+			s->guest_tl = !st->exact ? &st->clock.tl :
+				      si->cpu >= 0 ? &hvt_kvm_model_vcpu(&st->kvm,
+									 (uint32_t)si->cpu)->tl :
+				      hvt_kvm_model_common(&st->kvm);
 		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->types[si->trace],
 				      &s->warnings);
 	}
@@ -317,6 +396,8 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 			return -1;
 		st->aligned = align_vm(tl, st, points, nr_points);
 		free(points);
+		if (st->vm.kvm && kvm_exact(tl, st) < 0)
+			return -1;
 		if (open_vm_streams(tl, st, all))
 			return -1;
 	}
@@ -435,6 +516,7 @@ static void free_vm_state(struct hvt_vm_state *st)
 	free(st->regs);
 	free(st->reg_warnings);
 	hvt_vm_clock_free(&st->clock);
+	hvt_kvm_model_free(&st->kvm);
 	hvt_vm_info_free(&st->vm);
 }
 
@@ -456,6 +538,7 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
 	hvt_host_calls_free(&tl->calls);
+	hvt_kvm_changes_free(&tl->kvm_changes);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));
 }

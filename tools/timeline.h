@@ -9,7 +9,10 @@
  * reads its next event and is re-keyed in place. Memory: one packet or page
  * per source.
  *
- * Guest sources are aligned through their VM's clock (align.h), every event
+ * Guest sources are aligned through their VM's clock: under KVM, KVM's own
+ * TSC parameters per vCPU where the recording has them and the clock
+ * exchanges do not contradict them (kvm_tsc.h); else the estimate (align.h).
+ * Every event goes through it
  * in stream order, so that guest values repeated after a backwards TSC jump
  * land after the jump. Only then is a source's order checked: an event whose
  * time goes back is dropped with a warning. Traces on
@@ -30,6 +33,7 @@
 #include "tools/ctf_reader.h"
 #include "tools/ftrace_reader.h"
 #include "tools/heap.h"
+#include "tools/kvm_tsc.h"
 #include "tools/textout.h"
 
 struct hvt_source {
@@ -37,7 +41,8 @@ struct hvt_source {
 	const char *vm;			/* NULL on the host */
 	char *name;			/* file relative to the archive, for messages */
 	uint32_t index;			/* tie-break: order of opening, unique */
-	const struct hvt_vm_clock *clock;	/* guest TSC -> host TSC; NULL on the host or unaligned */
+	const struct hvt_tsc_timeline *guest_tl;	/* guest TSC -> host TSC; NULL on the
+						 * host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	bool aligned;			/* false: not part of the merge */
 	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
@@ -55,6 +60,8 @@ struct hvt_vm_state {
 	bool loaded;			/* info.json was usable */
 	bool aligned;			/* its clock could be fitted */
 	struct hvt_vm_clock clock;
+	bool exact;			/* aligned by KVM's own TSC parameters instead */
+	struct hvt_kvm_model kvm;	/* ... these */
 	struct hvt_registry *regs;	/* one per trace of vm */
 	struct hvt_ctf_types *types;	/* one per trace, from its registry */
 	unsigned long *reg_warnings;	/* one per trace */
@@ -66,6 +73,8 @@ struct hvt_timeline {
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	struct hvt_host_calls calls;	/* its sync hypercalls, read when a VM has sync points */
 	bool calls_read;
+	struct hvt_kvm_changes kvm_changes;	/* its kvm_write_tsc_offset, read for a KVM VM */
+	bool kvm_changes_read;
 	struct hvt_vm_state *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
 	size_t nr_sources;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/archive_format.h"
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
 #include "tools/align.h"
@@ -420,7 +421,7 @@ static void check_unaligned_vm(const char *root)
 		struct hvt_source *s = &tl.sources[i];
 
 		assert_false(s->aligned);
-		assert_null(s->clock);
+		assert_null(s->guest_tl);
 		assert_int_equal(hvt_source_next(s), 1);
 		assert_int_equal(s->host_tsc, first_ts[i]);
 		assert_int_equal(s->host_tsc, s->ctf_ev.ts);
@@ -694,6 +695,72 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
 }
 
+/* kvm_tsc.tsv with one debugfs snapshot per listed vCPU, all at @offset. */
+static void write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)
+{
+	char rows[512];
+	size_t len = (size_t)snprintf(rows, sizeof(rows), "%s\n", HVT_KVM_TSC_TSV_HEADER);
+	int v;
+
+	for (v = 0; v < nr_vcpus; v++)
+		len += (size_t)snprintf(rows + len, sizeof(rows) - len,
+					"%llu\t%llu\t2\t11\t%d\t%llu\t0\t0\n", FX_T0 + 10,
+					FX_T0 + 20, v, (unsigned long long)offset);
+	assert_int_equal(fx_write(root, "vm/demo/kvm_tsc.tsv", rows, len), 0);
+}
+
+/* Every guest event at exactly guest TSC - @offset, in both kernel streams and the user one. */
+static void assert_guest_events_at(struct hvt_timeline *tl, uint64_t offset)
+{
+	struct hvt_source *s;
+	size_t guest = 0;
+
+	while ((s = hvt_timeline_next(tl))) {
+		if (s->layer == HVT_LAYER_HOST)
+			continue;
+		assert_int_equal(s->host_tsc, s->ctf_ev.ts - offset);
+		guest++;
+	}
+	assert_true(guest >= 5);
+}
+
+/*
+ * A KVM VM whose debugfs snapshots give an offset 50 ticks off the centre of
+ * the exchanges' +/-100 band: still consistent with every exchange, so the
+ * guest events land exactly there, not where the estimate would put them. At
+ * 500 ticks off the exchanges contradict it and the estimate stays; so it
+ * does when a guest CPU has no vCPU in the recording.
+ */
+static void test_kvm_exact_from_archive(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .sync_points = true };
+	const uint64_t near = (uint64_t)FX_OFFSET + 50, far = (uint64_t)FX_OFFSET + 500;
+	struct hvt_timeline tl;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	write_kvm_snapshots(root, 2, near);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_true(tl.vms[0].exact);
+	assert_int_equal(tl.vms[0].kvm.nr_vcpus, 2);
+	assert_guest_events_at(&tl, near);
+	assert_int_equal(hvt_timeline_warnings(&tl), 0);
+	hvt_timeline_close(&tl);
+
+	write_kvm_snapshots(root, 2, far);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_false(tl.vms[0].exact);
+	assert_true(tl.vms[0].aligned);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+
+	write_kvm_snapshots(root, 1, near);	/* kernel stream-1 is guest CPU 1 */
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_false(tl.vms[0].exact);
+	assert_true(tl.vms[0].aligned);
+	hvt_timeline_close(&tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_vm_clock_quality),
 		cmocka_unit_test_setup_teardown(test_merge_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_points_from_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_exact_from_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_host_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_jump_keeps_events, setup, teardown),
