@@ -28,6 +28,8 @@
 #define HVT_SYNC_BURST		16
 /* A guest that leaves a SYNC_REQ unanswered this long is cut off. */
 #define HVT_SYNC_TIMEOUT_S	10
+/* The guest's transform is refreshed this often while it traces. */
+#define HVT_PARAMS_REFRESH_S	10
 
 enum hvt_vm_state {
 	HVT_VM_WAITING,		/* no link yet */
@@ -80,6 +82,10 @@ struct hvt_vm {
 	bool sync_outstanding;
 	int64_t sync_sent_ns;		/* CLOCK_MONOTONIC of the outstanding request */
 	int burst_left;
+	bool resync;			/* the offset changed: a burst, then new PARAMS */
+	unsigned int resyncs;		/* times the guest clock was seen to change */
+	unsigned int params_sent;
+	int64_t next_params_ns;		/* CLOCK_MONOTONIC of the next refresh */
 	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
 	uint32_t sync_interval_ms;
 	/* data */

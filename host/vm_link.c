@@ -149,7 +149,33 @@ static void send_params(struct hvt_vm *vm)
 		  "within %llu ns", vm->name, (long long)p.params.host_ns_base,
 		  (unsigned long long)p.params.guest_tsc_base, (unsigned long long)p.params.mult,
 		  p.params.shift, (unsigned long long)p.params.error_ns);
-	send_frame(vm, HVT_W_PARAMS, &p, sizeof(p));
+	if (!send_frame(vm, HVT_W_PARAMS, &p, sizeof(p)))
+		vm->params_sent++;
+	vm->next_params_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
+}
+
+static bool fit_consistent(const struct hvt_vm *vm)
+{
+	struct hvt_offset_estimate est;
+
+	return !hvt_offset_fit_result(&vm->fit, &est) && est.consistent;
+}
+
+/*
+ * The exchange @ex contradicts every offset the guest's TSC had so far: its
+ * clock changed (a pause and resume under TCG, a migration, a TSC write).
+ * The fit starts again from @ex, a burst narrows it, and the guest then
+ * gets the new transform (burst_over()); its clock page changes generation.
+ */
+static void begin_resync(struct hvt_vm *vm, const struct hvt_exchange *ex, uint64_t seq)
+{
+	hvt_info("vm %s: exchange %llu contradicts the guest TSC offset so far: the guest clock "
+		 "changed; synchronising again", vm->name, (unsigned long long)seq);
+	hvt_offset_fit_init(&vm->fit);
+	hvt_offset_fit_exchange(&vm->fit, ex);
+	vm->resync = true;
+	vm->resyncs++;
+	vm->burst_left = HVT_SYNC_BURST;
 }
 
 static void burst_done(struct hvt_vm *vm)
@@ -174,6 +200,7 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 {
 	struct hvt_w_sync_reply r;
 	struct hvt_exchange ex;
+	bool was_consistent;
 
 	memcpy(&r, f->payload, sizeof(r));
 	if (!vm->sync_outstanding || r.seq != vm->sync_seq || r.host_send != vm->sync_sent) {
@@ -184,7 +211,10 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 	vm->sync_outstanding = false;
 	vm->sync_seq++;
 	ex = (struct hvt_exchange){ r.host_send, r.guest_recv, r.guest_send, host_recv };
+	was_consistent = fit_consistent(vm);
 	hvt_offset_fit_exchange(&vm->fit, &ex);
+	if (vm->state == HVT_VM_RUNNING && !vm->resync && was_consistent && !fit_consistent(vm))
+		begin_resync(vm, &ex, r.seq);
 	fprintf(vm->sync_tsv, "%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
 		(unsigned long long)r.seq, (unsigned long long)r.host_send,
 		(unsigned long long)r.guest_recv, (unsigned long long)r.guest_send,
@@ -200,10 +230,14 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 				  (unsigned long long)(host_recv - r.host_send), (long long)est.lo,
 				  (long long)est.hi, est.consistent ? "" : " (inconsistent)");
 	}
-	if (vm->burst_left > 0 && --vm->burst_left > 0)
+	if (vm->burst_left > 0 && --vm->burst_left > 0) {
 		sync_send(vm);
-	else if (vm->burst_left == 0 && vm->state != HVT_VM_RUNNING)
+	} else if (vm->burst_left == 0 && vm->state != HVT_VM_RUNNING) {
 		burst_done(vm);
+	} else if (vm->burst_left == 0 && vm->resync) {
+		vm->resync = false;
+		send_params(vm);
+	}
 	return 0;
 }
 
@@ -345,7 +379,12 @@ void hvt_vm_tick(struct hvt_vm *vm)
 			   (unsigned long long)vm->sync_seq, HVT_SYNC_TIMEOUT_S);
 		return;
 	}
-	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || now < vm->next_sync_ns)
+	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding)
+		return;
+	/* A refresh: a narrower bound, the host clock line through the latest pair. */
+	if (!vm->resync && now >= vm->next_params_ns && fit_consistent(vm))
+		send_params(vm);
+	if (vm->state != HVT_VM_RUNNING || now < vm->next_sync_ns)
 		return;
 	vm->next_sync_ns = now + (int64_t)vm->sync_interval_ms * 1000000;
 	sync_send(vm);

@@ -367,8 +367,9 @@ static json_t *streams_json(const struct hvt_vm *vm)
 static json_t *sync_json(const struct hvt_vm *vm)
 {
 	struct hvt_offset_estimate est;
-	json_t *o = json_pack("{s:s, s:I}", "file", "sync.tsv",
-			      "exchanges", (json_int_t)vm->sync_seq);
+	json_t *o = json_pack("{s:s, s:I, s:i, s:i}", "file", "sync.tsv",
+			      "exchanges", (json_int_t)vm->sync_seq, "clock_changes",
+			      (int)vm->resyncs, "params_sent", (int)vm->params_sent);
 
 	if (!hvt_offset_fit_result(&vm->fit, &est)) {
 		json_object_set_new(o, "offset", json_integer(est.offset));
@@ -507,10 +508,15 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 			(unsigned long long)packets[i], (unsigned long long)bytes[i] / 1024,
 			(unsigned long long)lost[i]);
 	if (!hvt_offset_fit_result(&vm->fit, &est) && est.consistent && est.bounded)
-		fprintf(out, "    sync   %llu exchanges, guest TSC - host TSC = %lld +/- %llu ticks\n",
+		fprintf(out, "    sync   %llu exchanges, guest TSC - host TSC = %lld +/- %llu ticks%s\n",
 			(unsigned long long)vm->sync_seq, (long long)est.offset,
-			(unsigned long long)est.bound);
+			(unsigned long long)est.bound,
+			vm->resyncs ? " (since the last clock change)" : "");
 	else
 		fprintf(out, "    sync   %llu exchanges, no consistent offset\n",
 			(unsigned long long)vm->sync_seq);
+	if (vm->resyncs || vm->params_sent)
+		fprintf(out, "    clock  %u change%s seen, %u transform%s sent to the guest\n",
+			vm->resyncs, vm->resyncs == 1 ? "" : "s", vm->params_sent,
+			vm->params_sent == 1 ? "" : "s");
 }

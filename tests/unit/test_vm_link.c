@@ -97,8 +97,8 @@ static struct hvt_frame host_frame(struct fake *f, uint16_t type)
 	return fr;
 }
 
-/* Answers sync requests as a guest whose TSC runs 5000 ahead of the host's. */
-static void answer_syncs(struct fake *f, int n)
+/* Answers sync requests as a guest whose TSC runs @ahead ticks ahead of the host's. */
+static void answer_syncs_at(struct fake *f, int n, uint64_t ahead)
 {
 	while (n--) {
 		struct hvt_frame fr = host_frame(f, HVT_W_SYNC_REQ);
@@ -106,10 +106,25 @@ static void answer_syncs(struct fake *f, int n)
 		struct hvt_w_sync_reply rep;
 
 		memcpy(&req, fr.payload, sizeof(req));
-		rep = (struct hvt_w_sync_reply){ req.seq, req.host_send, req.host_send + 5100,
-						 req.host_send + 5200, 0, 0 };
+		rep = (struct hvt_w_sync_reply){ req.seq, req.host_send,
+						 req.host_send + ahead + 100,
+						 req.host_send + ahead + 200, 0, 0 };
 		guest_send(f, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
 	}
+}
+
+static void answer_syncs(struct fake *f, int n)
+{
+	answer_syncs_at(f, n, 5000);
+}
+
+/* guest_tsc_base of the PARAMS in @fr: the host clock line's base TSC plus the offset. */
+static uint64_t params_offset(const struct hvt_frame *fr)
+{
+	struct hvt_w_params p;
+
+	memcpy(&p, fr->payload, sizeof(p));
+	return p.params.guest_tsc_base;
 }
 
 /* HELLO, the initial burst, PARAMS and START: the guest may now trace. */
@@ -624,10 +639,57 @@ static void test_guest_hangs_up_before_hello(void **state)
 	assert_false(f->vm.finished);
 }
 
+/*
+ * The guest's TSC jumps by 10^9 ticks (a pause under TCG): the first
+ * exchange that contradicts the old offset starts a burst, after which the
+ * guest gets a new transform, 10^9 further on. Later, a refresh is sent
+ * with the same offset once its time comes.
+ */
+static void test_clock_change_resync(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_frame fr;
+	uint64_t before, after;
+
+	guest_send(f, HVT_W_HELLO, 0, &(struct hvt_w_hello){ .version = HVT_WIRE_VERSION,
+		   .nr_cpus = 2, .tsc_khz = 2000000 }, sizeof(struct hvt_w_hello));
+	host_frame(f, HVT_W_WELCOME);
+	answer_syncs(f, HVT_SYNC_BURST);
+	fr = host_frame(f, HVT_W_PARAMS);
+	before = params_offset(&fr);
+	host_frame(f, HVT_W_START);
+	assert_int_equal(f->vm.params_sent, 1);
+
+	f->vm.next_sync_ns = 0;
+	f->vm.next_params_ns = INT64_MAX;
+	hvt_vm_tick(&f->vm);
+	answer_syncs_at(f, 1, 5000 + 1000000000ull);	/* contradicts: a burst starts */
+	assert_int_equal(f->vm.resyncs, 1);
+	assert_true(f->vm.resync);
+	answer_syncs_at(f, HVT_SYNC_BURST - 1, 5000 + 1000000000ull);
+	fr = host_frame(f, HVT_W_PARAMS);
+	after = params_offset(&fr);
+	assert_false(f->vm.resync);
+	assert_int_equal(f->vm.params_sent, 2);
+	/* The host clock line moved too (a pair per PARAMS): compare offsets, not bases. */
+	assert_true(after - before > 1000000000ull - 2000000ull);
+	assert_true(after - before < 1000000000ull + 2000000ull);
+
+	/* The refresh: due, with a consistent fit and nothing outstanding. */
+	f->vm.next_sync_ns = INT64_MAX;
+	f->vm.next_params_ns = 0;
+	hvt_vm_tick(&f->vm);
+	host_frame(f, HVT_W_PARAMS);
+	assert_int_equal(f->vm.params_sent, 3);
+	assert_int_equal(f->vm.resyncs, 1);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_change_resync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_sizes_lie, setup, teardown),
