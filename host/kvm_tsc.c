@@ -14,6 +14,7 @@
 
 #include "clocksync/tsc_timeline.h"
 #include "host/kvm_tsc.h"
+#include "host/qemu.h"
 #include "host/tsc.h"
 #include "lib/archive_format.h"
 #include "lib/fileio.h"
@@ -22,39 +23,6 @@
 #define DEBUGFS_ROOT	"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_VM_FDS	16
-
-/* The KVM VM fds a process holds, from /proc/PID/fd: debugfs names them. */
-struct kvm_fds {
-	int vm[MAX_VM_FDS];
-	size_t nr_vm;
-};
-
-static int scan_fds(pid_t pid, struct kvm_fds *f)
-{
-	char dir[64], link[320], target[64];
-	struct dirent *e;
-	DIR *d;
-
-	memset(f, 0, sizeof(*f));
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		ssize_t n;
-
-		if (e->d_name[0] == '.' || hvt_path(link, sizeof(link), "%s/%s", dir, e->d_name))
-			continue;
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (!strcmp(target, "anon_inode:kvm-vm") && f->nr_vm < MAX_VM_FDS)
-			f->vm[f->nr_vm++] = atoi(e->d_name);
-	}
-	closedir(d);
-	return 0;
-}
 
 static void debugfs_setup(struct hvt_kvm_tsc *k)
 {
@@ -167,19 +135,15 @@ static void snapshot_debugfs(struct hvt_kvm_tsc *k, int vm_fd)
 
 int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k)
 {
-	struct kvm_fds *f;
-	size_t i;
+	int vm_fds[MAX_VM_FDS], n, i;
 
 	if (!k->tsv || !k->debugfs[0])
 		return 0;
-	f = malloc(sizeof(*f));
-	if (!f || scan_fds(k->pid, f)) {
-		free(f);
+	n = hvt_qemu_kvm_vm_fds(k->pid, vm_fds, MAX_VM_FDS);
+	if (n < 0)
 		return 0;	/* the process is gone: nothing more to read */
-	}
-	for (i = 0; i < f->nr_vm; i++)
-		snapshot_debugfs(k, f->vm[i]);
-	free(f);
+	for (i = 0; i < n; i++)	/* debugfs names a VM <pid>-<vm fd> */
+		snapshot_debugfs(k, vm_fds[i]);
 	k->snapshots++;
 	if (fflush(k->tsv)) {
 		hvt_err("cannot write kvm_tsc.tsv: %s", strerror(errno));

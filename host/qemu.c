@@ -15,7 +15,7 @@
 #include "host/qemu.h"
 #include "lib/fileio.h"
 
-static int holds_kvm_vm(pid_t pid)
+int hvt_qemu_kvm_vm_fds(pid_t pid, int *fds, int max)
 {
 	char dir[64], link[300], target[128];
 	struct dirent *e;
@@ -25,8 +25,8 @@ static int holds_kvm_vm(pid_t pid)
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
 	d = opendir(dir);
 	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
+		return -1;
+	while (found < max && (e = readdir(d))) {
 		ssize_t n;
 
 		if (e->d_name[0] == '.' || hvt_path(link, sizeof(link), "%s/%s", dir, e->d_name))
@@ -35,7 +35,8 @@ static int holds_kvm_vm(pid_t pid)
 		if (n <= 0)
 			continue;
 		target[n] = '\0';
-		found = !strcmp(target, "anon_inode:kvm-vm");
+		if (!strcmp(target, "anon_inode:kvm-vm"))
+			fds[found++] = atoi(e->d_name);
 	}
 	closedir(d);
 	return found;
@@ -55,7 +56,9 @@ int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen)
 		return -1;
 	}
 	/* Any VMM holding a KVM VM runs under KVM; a QEMU without one emulates. */
-	if (holds_kvm_vm(pid))
+	int vm_fd;
+
+	if (hvt_qemu_kvm_vm_fds(pid, &vm_fd, 1) > 0)
 		q->accel = "kvm";
 	else
 		q->accel = strncmp(comm, "qemu", 4) ? "unknown" : "tcg";

@@ -21,6 +21,11 @@ struct hvt_qemu {
 /* Checks that @pid is alive and looks like QEMU; opens a pidfd. */
 int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen);
 void hvt_qemu_close(struct hvt_qemu *q);
+/*
+ * The fds of KVM VMs ("anon_inode:kvm-vm") process @pid holds, at most @max
+ * into @fds: how many, or -1 if its fds cannot be read (gone, no access).
+ */
+int hvt_qemu_kvm_vm_fds(pid_t pid, int *fds, int max);
 /* Adds threads not seen before; returns how many were new, -1 if the process is gone. */
 int hvt_qemu_scan_threads(struct hvt_qemu *q);
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "lib/log.h"
 #include "tools/kvm_tsc.h"
 
 const char *hvt_tsc_source_name(enum hvt_tsc_source s)
@@ -21,36 +20,23 @@ const char *hvt_tsc_source_name(enum hvt_tsc_source s)
 	return "?";
 }
 
-/* One CPU file's offset changes. */
-static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    struct hvt_kvm_changes *out)
+/* One kvm_write_tsc_offset. */
+static int add_change(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev, void *ctx)
 {
-	unsigned long warnings = 0;	/* the merge's own pass reports them */
-	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
-						       &warnings);
-	struct hvt_ftrace_event ev;
-	int ret = 0;
+	struct hvt_kvm_changes *out = ctx;
+	struct hvt_kvm_change ch = { .host = ev->ts };
+	uint64_t vcpu;
 
-	if (!c)
+	if (hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX ||
+	    hvt_ftrace_field_u64(c, "previous_tsc_offset", &ch.prev) ||
+	    hvt_ftrace_field_u64(c, "next_tsc_offset", &ch.next))
 		return 0;
-	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
-		struct hvt_kvm_change ch = { .host = ev.ts };
-		uint64_t vcpu;
-
-		if (strcmp(ev.name, "kvm_write_tsc_offset") ||
-		    hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX ||
-		    hvt_ftrace_field_u64(c, "previous_tsc_offset", &ch.prev) ||
-		    hvt_ftrace_field_u64(c, "next_tsc_offset", &ch.next))
-			continue;
-		ch.vcpu = (uint32_t)vcpu;
-		out->v = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
-		if (!out->v)
-			ret = -1;
-		else
-			out->v[out->n++] = ch;
-	}
-	hvt_ftrace_cpu_close(c);
-	return ret;
+	ch.vcpu = (uint32_t)vcpu;
+	out->v = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
+	if (!out->v)
+		return -1;
+	out->v[out->n++] = ch;
+	return 0;
 }
 
 static int cmp_change(const void *pa, const void *pb)
@@ -65,14 +51,7 @@ static int cmp_change(const void *pa, const void *pb)
 int hvt_kvm_changes_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			 struct hvt_kvm_changes *out)
 {
-	size_t i;
-	int ret = 0;
-
-	hvt_log_mute();
-	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], out);
-	hvt_log_unmute();
-	if (ret)
+	if (hvt_ftrace_scan(a, ft, "kvm_write_tsc_offset", add_change, out))
 		return -1;
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);

@@ -20,47 +20,28 @@ static int cmp_call(const void *pa, const void *pb)
 	return (a->tsc_before > b->tsc_before) - (a->tsc_before < b->tsc_before);
 }
 
-/* One CPU file's sync hypercalls. */
-static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    struct hvt_host_calls *calls)
+/* One kvm_hypercall: kept if it is a sync point's. */
+static int add_call(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev, void *ctx)
 {
-	unsigned long warnings = 0;	/* the merge's own pass reports them */
-	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
-						       &warnings);
-	struct hvt_ftrace_event ev;
-	int ret = 0;
+	struct hvt_host_calls *calls = ctx;
+	struct hvt_host_call call = { .host = ev->ts };
+	uint64_t nr;
 
-	if (!c)
+	if (hvt_ftrace_field_u64(c, "nr", &nr) || nr != HVTRACE_SYNC_HYPERCALL ||
+	    hvt_ftrace_field_u64(c, "a0", &call.seq) ||
+	    hvt_ftrace_field_u64(c, "a1", &call.tsc_before))
 		return 0;
-	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
-		struct hvt_host_call call = { .host = ev.ts };
-		uint64_t nr;
-
-		if (strcmp(ev.name, "kvm_hypercall") || hvt_ftrace_field_u64(c, "nr", &nr) ||
-		    nr != HVTRACE_SYNC_HYPERCALL || hvt_ftrace_field_u64(c, "a0", &call.seq) ||
-		    hvt_ftrace_field_u64(c, "a1", &call.tsc_before))
-			continue;
-		calls->v = hvt_grow(calls->v, calls->n, &calls->cap, sizeof(*calls->v));
-		if (!calls->v)
-			ret = -1;
-		else
-			calls->v[calls->n++] = call;
-	}
-	hvt_ftrace_cpu_close(c);
-	return ret;
+	calls->v = hvt_grow(calls->v, calls->n, &calls->cap, sizeof(*calls->v));
+	if (!calls->v)
+		return -1;
+	calls->v[calls->n++] = call;
+	return 0;
 }
 
 int hvt_host_calls_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			struct hvt_host_calls *calls)
 {
-	size_t i;
-	int ret = 0;
-
-	hvt_log_mute();
-	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], calls);
-	hvt_log_unmute();
-	if (ret)
+	if (hvt_ftrace_scan(a, ft, "kvm_hypercall", add_call, calls))
 		return -1;
 	if (calls->n)
 		qsort(calls->v, calls->n, sizeof(*calls->v), cmp_call);
