@@ -8,7 +8,11 @@
  *   manifest                  hvtrace.json and host/clock.tsv parse
  *   info-json[VM]             the VM's info.json parses
  *   sync-causal[VM]           every exchange of sync.tsv stays causal once
- *                             aligned with the VM's fitted clock
+ *                             aligned with the VM's clock (KVM's parameters
+ *                             where merge uses them, else the fitted one)
+ *   kvm-tsc[VM]               a KVM VM whose recording has KVM's TSC
+ *                             parameters is aligned with them, and their
+ *                             sources (tracepoint, debugfs) agree
  *   registry[TRACE]           the trace's registry file validates
  *   stream-decodes[FILE]      every packet and event of a stream decodes
  *   timeline-ordered          merged times never go backwards
@@ -88,6 +92,43 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 	return true;
 }
 
+/* An exactly aligned VM: its exchanges against KVM's parameters. */
+static bool check_sync_exact(const struct hvt_vm_state *st, char *reason, size_t len)
+{
+	const struct hvt_sync_rec *bad;
+	size_t exempt;
+
+	if (st->vm.sync_warnings) {
+		snprintf(reason, len, "sync.tsv: %lu problem%s (see the warnings)",
+			 st->vm.sync_warnings, st->vm.sync_warnings == 1 ? "" : "s");
+		return false;
+	}
+	bad = hvt_kvm_model_first_violation(&st->kvm, st->vm.sync, st->vm.nr_sync, &exempt);
+	if (bad)
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal under KVM's TSC "
+			 "parameters", bad->seq);
+	return !bad;
+}
+
+/* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
+static void check_kvm_tsc(struct tally *t, const struct hvt_vm_state *st)
+{
+	unsigned long disagreements = 0;
+	char name[512];
+	size_t i;
+
+	named(name, sizeof(name), "kvm-tsc", st->vm.name);
+	for (i = 0; i < st->kvm.nr_vcpus; i++)
+		disagreements += st->kvm.vcpus[i].disagreements;
+	if (!st->exact)
+		report(t, false, name, "not aligned with KVM's TSC parameters: %s", st->kvm_why);
+	else if (disagreements)
+		report(t, false, name, "%lu snapshot(s) or previous offsets disagree with the traced "
+		       "changes (hvtrace tsc)", disagreements);
+	else
+		report(t, true, name, NULL);
+}
+
 static void check_vms(struct tally *t, struct hvt_timeline *tl)
 {
 	char name[512], reason[256];
@@ -107,11 +148,14 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 		else
 			report(t, true, name, NULL);
 		named(name, sizeof(name), "sync-causal", st->vm.name);
-		if (hvt_check_sync(&st->vm, st->aligned ? &st->clock : NULL, reason,
+		if (st->exact ? check_sync_exact(st, reason, sizeof(reason)) :
+		    hvt_check_sync(&st->vm, st->aligned ? &st->clock : NULL, reason,
 				   sizeof(reason)))
 			report(t, true, name, NULL);
 		else
 			report(t, false, name, "%s", reason);
+		if (st->kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
+			check_kvm_tsc(t, st);
 		for (j = 0; j < st->vm.nr_traces; j++) {
 			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
 			if (st->reg_warnings[j])
@@ -190,7 +234,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: hvtrace check ARCHIVE\n\n"
 		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
-		"guest clock exchanges stay causal after alignment, the merged time line\n"
+		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
+"parameters are used and agree among their sources, the merged time line\n"
 		"is ordered. Prints PASS or FAIL per check and \"N passed, M failed\".\n"
 		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
 		"2 usage error.\n");

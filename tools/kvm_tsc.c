@@ -24,7 +24,7 @@ const char *hvt_tsc_source_name(enum hvt_tsc_source s)
 static int add_change(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev, void *ctx)
 {
 	struct hvt_kvm_changes *out = ctx;
-	struct hvt_kvm_change ch = { .host = ev->ts };
+	struct hvt_kvm_change ch = { .host = ev->ts, .order = out->n };
 	uint64_t vcpu;
 
 	if (hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX ||
@@ -45,7 +45,7 @@ static int cmp_change(const void *pa, const void *pb)
 
 	if (a->host != b->host)
 		return a->host < b->host ? -1 : 1;
-	return (a->vcpu > b->vcpu) - (a->vcpu < b->vcpu);
+	return (a->order > b->order) - (a->order < b->order);
 }
 
 int hvt_kvm_changes_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
@@ -64,64 +64,51 @@ void hvt_kvm_changes_free(struct hvt_kvm_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int cmp_u32(const void *pa, const void *pb)
-{
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
+/* Readings by (vCPU, time); changes by (vCPU, time, order of reading). */
 static int cmp_reading(const void *pa, const void *pb)
 {
 	const struct hvt_kvm_reading *a = pa, *b = pb;
 
+	if (a->vcpu != b->vcpu)
+		return a->vcpu < b->vcpu ? -1 : 1;
 	return (a->before > b->before) - (a->before < b->before);
 }
 
-/* The vCPU ids that appear anywhere, sorted, each once. */
-static uint32_t *vcpu_ids(const struct hvt_kvm_changes *ch, const struct hvt_kvm_reading *r,
-			  size_t nr, size_t *n)
+static int cmp_vcpu_change(const void *pa, const void *pb)
 {
-	size_t total = (ch ? ch->n : 0) + nr, i, k = 0;
-	uint32_t *ids = malloc((total ? total : 1) * sizeof(*ids));
+	const struct hvt_kvm_change *a = pa, *b = pb;
 
-	if (!ids)
-		return NULL;
-	for (i = 0; ch && i < ch->n; i++)
-		ids[k++] = ch->v[i].vcpu;
-	for (i = 0; i < nr; i++)
-		ids[k++] = r[i].vcpu;
-	qsort(ids, k, sizeof(*ids), cmp_u32);
-	for (i = 0, *n = 0; i < k; i++)
-		if (!*n || ids[*n - 1] != ids[i])
-			ids[(*n)++] = ids[i];
-	return ids;
+	if (a->vcpu != b->vcpu)
+		return a->vcpu < b->vcpu ? -1 : 1;
+	return cmp_change(pa, pb);
 }
 
-/* Inputs for one vCPU. */
+/* One vCPU's inputs: slices of the sorted arrays. */
 struct vcpu_input {
-	uint32_t id;
-	const struct hvt_kvm_changes *ch;
-	const struct hvt_kvm_reading *r;	/* all readings, by time */
+	const struct hvt_kvm_change *ch;	/* by time */
+	size_t nch;
+	const struct hvt_kvm_reading *r;	/* by time */
 	size_t nr;
+	size_t ratio_next;			/* ratio_at()'s place in r */
+	const struct hvt_kvm_reading *ratio;	/* latest reading with a ratio so far */
 };
 
-/* The scaling at @host: the latest debugfs ratio before it, else the first; else none. */
-static void ratio_at(const struct vcpu_input *in, uint64_t host, struct hvt_tsc_xform *x)
+/*
+ * The scaling at @host, for @host not decreasing from call to call: the
+ * latest debugfs ratio read before it, else the first one read; else none.
+ */
+static void ratio_at(struct vcpu_input *in, uint64_t host, struct hvt_tsc_xform *x)
 {
-	const struct hvt_kvm_reading *best = NULL;
+	const struct hvt_kvm_reading *best;
 	size_t i;
 
-	for (i = 0; i < in->nr; i++) {
-		const struct hvt_kvm_reading *r = &in->r[i];
-
-		if (r->vcpu != in->id || !r->ratio)
-			continue;
-		if (!best || r->before <= host)
-			best = r;
-		if (r->before > host)
-			break;
-	}
+	for (; in->ratio_next < in->nr && in->r[in->ratio_next].before <= host; in->ratio_next++)
+		if (in->r[in->ratio_next].ratio)
+			in->ratio = &in->r[in->ratio_next];
+	best = in->ratio;
+	for (i = in->ratio_next; !best && i < in->nr; i++)
+		if (in->r[i].ratio)
+			best = &in->r[i];
 	x->ratio = best ? best->ratio : 1;
 	x->frac = best ? best->frac : 0;
 }
@@ -133,7 +120,7 @@ static void disagree(struct hvt_kvm_vcpu *v, uint64_t host, enum hvt_tsc_source 
 		v->first = (struct hvt_kvm_disagreement){ host, src, said, used, ratio };
 }
 
-static int add_segment(struct hvt_kvm_vcpu *v, const struct vcpu_input *in, uint64_t host,
+static int add_segment(struct hvt_kvm_vcpu *v, struct vcpu_input *in, uint64_t host,
 		       uint64_t offset, enum hvt_tsc_source src)
 {
 	struct hvt_tsc_segment s = { .host_start = host, .source = src };
@@ -143,43 +130,26 @@ static int add_segment(struct hvt_kvm_vcpu *v, const struct vcpu_input *in, uint
 	return hvt_tsc_timeline_add(&v->tl, &s);
 }
 
-/* Before the first change: the earliest snapshot. */
-static const struct hvt_kvm_reading *initial_reading(const struct vcpu_input *in,
-						     uint64_t first_change)
+static int build_timeline(struct hvt_kvm_vcpu *v, struct vcpu_input *in)
 {
+	uint64_t first = in->nch ? in->ch[0].host : UINT64_MAX;
 	size_t i;
 
-	for (i = 0; i < in->nr && in->r[i].after <= first_change; i++)
-		if (in->r[i].vcpu == in->id)
-			return &in->r[i];
-	return NULL;
-}
-
-static int build_timeline(struct hvt_kvm_vcpu *v, const struct vcpu_input *in)
-{
-	uint64_t first = UINT64_MAX;
-	const struct hvt_kvm_reading *init;
-	size_t i;
-
-	for (i = 0; in->ch && i < in->ch->n; i++)
-		if (in->ch->v[i].vcpu == in->id) {
-			first = in->ch->v[i].host;
-			break;
-		}
-	init = initial_reading(in, first);
-	/* The vCPU appears in a reading or a change: without the one, the other. */
-	if (init ? add_segment(v, in, 0, init->offset, (enum hvt_tsc_source)init->source)
-		 : add_segment(v, in, 0, in->ch->v[i].prev, HVT_TSC_SRC_TRACEPOINT))
+	/*
+	 * Before the first change: the earliest snapshot, else that change's
+	 * previous offset (the vCPU is in one or the other).
+	 */
+	if (in->nr && in->r[0].after <= first ?
+	    add_segment(v, in, 0, in->r[0].offset, (enum hvt_tsc_source)in->r[0].source) :
+	    add_segment(v, in, 0, in->ch[0].prev, HVT_TSC_SRC_TRACEPOINT))
 		return -1;
-	for (; in->ch && i < in->ch->n; i++) {
-		const struct hvt_kvm_change *c = &in->ch->v[i];
-		const struct hvt_tsc_segment *cur;
+	for (i = 0; i < in->nch; i++) {
+		const struct hvt_kvm_change *c = &in->ch[i];
+		const struct hvt_tsc_segment *cur = &v->tl.seg[v->tl.n - 1];
 
-		if (c->vcpu != in->id)
-			continue;
-		cur = &v->tl.seg[v->tl.n - 1];
 		if (cur->x.offset != c->prev)
 			disagree(v, c->host, HVT_TSC_SRC_TRACEPOINT, c->prev, cur->x.offset, 0);
+		/* host 0 is the initial segment's */
 		if (add_segment(v, in, c->host ? c->host : 1, c->next, HVT_TSC_SRC_TRACEPOINT))
 			return -1;
 		v->changes++;
@@ -187,29 +157,19 @@ static int build_timeline(struct hvt_kvm_vcpu *v, const struct vcpu_input *in)
 	return 0;
 }
 
-static int change_within(const struct vcpu_input *in, uint64_t from, uint64_t to)
-{
-	size_t i;
-
-	for (i = 0; in->ch && i < in->ch->n && in->ch->v[i].host <= to; i++)
-		if (in->ch->v[i].vcpu == in->id && in->ch->v[i].host >= from)
-			return 1;
-	return 0;
-}
-
 /* Every snapshot not straddling a change must agree with the timeline. */
 static void check_readings(struct hvt_kvm_vcpu *v, const struct vcpu_input *in)
 {
-	size_t i;
+	size_t i, j = 0;
 
 	for (i = 0; i < in->nr; i++) {
 		const struct hvt_kvm_reading *r = &in->r[i];
 		const struct hvt_tsc_segment *s;
 
-		if (r->vcpu != in->id)
-			continue;
 		v->readings++;
-		if (change_within(in, r->before, r->after))
+		while (j < in->nch && in->ch[j].host < r->before)
+			j++;
+		if (j < in->nch && in->ch[j].host <= r->after)
 			continue;
 		s = hvt_tsc_timeline_at(&v->tl, r->before);
 		if (s->x.offset != r->offset)
@@ -232,53 +192,98 @@ static const char *single_vm(const struct hvt_kvm_reading *r, size_t n)
 	return NULL;
 }
 
+/* How many distinct vCPUs the two sorted arrays name. */
+static size_t count_vcpus(const struct hvt_kvm_change *ch, size_t nch,
+			  const struct hvt_kvm_reading *r, size_t nr)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < nch || j < nr) {
+		uint32_t id = i < nch && (j == nr || ch[i].vcpu <= r[j].vcpu) ? ch[i].vcpu
+									: r[j].vcpu;
+
+		while (i < nch && ch[i].vcpu == id)
+			i++;
+		while (j < nr && r[j].vcpu == id)
+			j++;
+		n++;
+	}
+	return n;
+}
+
+/* Builds every vCPU's timeline from the arrays sorted by vCPU. */
+static int build_vcpus(struct hvt_kvm_model *m, const struct hvt_kvm_change *ch, size_t nch,
+		       const struct hvt_kvm_reading *r, size_t nr)
+{
+	size_t i = 0, j = 0;
+
+	while (i < nch || j < nr) {
+		uint32_t id = i < nch && (j == nr || ch[i].vcpu <= r[j].vcpu) ? ch[i].vcpu
+									: r[j].vcpu;
+		struct hvt_kvm_vcpu *v = &m->vcpus[m->nr_vcpus++];
+		struct vcpu_input in = { .ch = ch + i, .r = r + j };
+
+		while (i + in.nch < nch && ch[i + in.nch].vcpu == id)
+			in.nch++;
+		while (j + in.nr < nr && r[j + in.nr].vcpu == id)
+			in.nr++;
+		i += in.nch;
+		j += in.nr;
+		v->id = id;
+		hvt_tsc_timeline_init(&v->tl);
+		if (build_timeline(v, &in))
+			return -1;
+		check_readings(v, &in);
+	}
+	return 0;
+}
+
 int hvt_kvm_model_build(struct hvt_kvm_model *m, const struct hvt_vm_info *vm,
 			const struct hvt_kvm_changes *changes)
 {
 	struct hvt_kvm_reading *r = NULL;
-	uint32_t *ids = NULL;
-	size_t i, nr_ids = 0;
+	struct hvt_kvm_change *ch = NULL;
+	size_t nch = changes ? changes->n : 0, n;
 	char *path = hvt_join(vm->dir, "kvm_tsc.tsv");
 	int ret = -1;
 
 	memset(m, 0, sizeof(*m));
-	if (!path || hvt_kvm_tsc_tsv_read(path, &r, &m->nr_readings, &m->warnings))
+	if (!path)
 		goto out;
-	if (r)
-		qsort(r, m->nr_readings, sizeof(*r), cmp_reading);
+	if (hvt_kvm_tsc_tsv_read(path, &r, &m->nr_readings, &m->warnings)) {
+		m->unusable = "kvm_tsc.tsv cannot be read (see the warning)";
+		m->warnings++;
+		ret = 0;
+		goto out;
+	}
 	m->unusable = single_vm(r, m->nr_readings);
 	if (m->unusable) {
 		ret = 0;
 		goto out;
 	}
-	ids = vcpu_ids(changes, r, m->nr_readings, &nr_ids);
-	if (!ids)
+	if (nch && !(ch = malloc(nch * sizeof(*ch))))
 		goto out;
-	if (!nr_ids) {
+	if (nch) {
+		memcpy(ch, changes->v, nch * sizeof(*ch));
+		qsort(ch, nch, sizeof(*ch), cmp_vcpu_change);
+	}
+	if (r)
+		qsort(r, m->nr_readings, sizeof(*r), cmp_reading);
+	n = count_vcpus(ch, nch, r, m->nr_readings);
+	if (!n) {
 		m->unusable = changes ? "no KVM TSC change or snapshot was recorded"
 				      : "the host layer was not recorded and no snapshot was taken";
 		ret = 0;
 		goto out;
 	}
-	m->vcpus = calloc(nr_ids, sizeof(*m->vcpus));
-	if (!m->vcpus)
+	m->vcpus = calloc(n, sizeof(*m->vcpus));
+	if (!m->vcpus || build_vcpus(m, ch, nch, r, m->nr_readings))
 		goto out;
-	for (i = 0; i < nr_ids; i++) {
-		struct vcpu_input in = { ids[i], changes, r, m->nr_readings };
-		struct hvt_kvm_vcpu *v = &m->vcpus[i];
-
-		v->id = ids[i];
-		hvt_tsc_timeline_init(&v->tl);
-		m->nr_vcpus++;
-		if (build_timeline(v, &in))
-			goto out;
-		check_readings(v, &in);
-	}
 	ret = 0;
 out:
 	if (ret)
 		hvt_kvm_model_free(m);
-	free(ids);
+	free(ch);
 	free(r);
 	free(path);
 	return ret;
@@ -325,22 +330,23 @@ const struct hvt_tsc_timeline *hvt_kvm_model_common(const struct hvt_kvm_model *
 	return &m->vcpus[0].tl;
 }
 
-/* Host ticks the inverse may return early: ceil(2^frac / ratio) - 1 when scaled down. */
-static uint64_t rounding_slack(const struct hvt_tsc_segment *s)
+const struct hvt_tsc_timeline *hvt_kvm_model_stream(const struct hvt_kvm_model *m, int32_t cpu)
 {
-	unsigned __int128 one = (unsigned __int128)1 << s->x.frac;
+	const struct hvt_tsc_timeline *common = hvt_kvm_model_common(m);
+	const struct hvt_kvm_vcpu *v;
 
-	if (s->x.ratio >= one)
-		return 0;
-	return (uint64_t)((one + s->x.ratio - 1) / s->x.ratio) - 1;
+	if (common || cpu < 0)
+		return common;
+	v = hvt_kvm_model_vcpu(m, (uint32_t)cpu);
+	return v ? &v->tl : NULL;
 }
 
-static bool changed_during(const struct hvt_kvm_vcpu *v, uint64_t from, uint64_t to)
+static bool changed_during(const struct hvt_tsc_timeline *tl, uint64_t from, uint64_t to)
 {
 	size_t i;
 
-	for (i = 1; i < v->tl.n; i++)
-		if (v->tl.seg[i].host_start >= from && v->tl.seg[i].host_start <= to)
+	for (i = 1; i < tl->n; i++)
+		if (tl->seg[i].host_start >= from && tl->seg[i].host_start <= to)
 			return true;
 	return false;
 }
@@ -354,22 +360,19 @@ const struct hvt_sync_rec *hvt_kvm_model_first_violation(const struct hvt_kvm_mo
 	*exempt = 0;
 	for (i = 0; i < n; i++) {
 		const struct hvt_exchange *ex = &recs[i].ex;
-		const struct hvt_kvm_vcpu *vr = hvt_kvm_model_vcpu(m, recs[i].cpu_recv);
-		const struct hvt_kvm_vcpu *vs = hvt_kvm_model_vcpu(m, recs[i].cpu_send);
-		struct hvt_tsc_cursor cr = { 0 }, cs = { 0 };
-		uint64_t recv, sent;
+		const struct hvt_tsc_timeline *tr = hvt_kvm_model_stream(m, (int32_t)recs[i].cpu_recv);
+		const struct hvt_tsc_timeline *ts = hvt_kvm_model_stream(m, (int32_t)recs[i].cpu_send);
 
-		if (!vr || !vs)
+		if (!tr || !ts || recs[i].cpu_recv > INT32_MAX || recs[i].cpu_send > INT32_MAX)
 			return &recs[i];
-		if (changed_during(vr, ex->host_send, ex->host_recv) ||
-		    changed_during(vs, ex->host_send, ex->host_recv)) {
+		if (changed_during(tr, ex->host_send, ex->host_recv) ||
+		    changed_during(ts, ex->host_send, ex->host_recv)) {
 			(*exempt)++;
 			continue;
 		}
-		recv = hvt_tsc_timeline_to_host(&vr->tl, &cr, ex->guest_recv);
-		sent = hvt_tsc_timeline_to_host(&vs->tl, &cs, ex->guest_send);
-		if (recv + rounding_slack(hvt_tsc_timeline_at(&vr->tl, recv)) < ex->host_send ||
-		    sent > ex->host_recv)
+		/* In the guest's domain, exactly: no rounding to allow for. */
+		if (hvt_tsc_timeline_to_guest(tr, ex->host_send) > ex->guest_recv ||
+		    ex->guest_send > hvt_tsc_timeline_to_guest(ts, ex->host_recv))
 			return &recs[i];
 	}
 	return NULL;

@@ -29,6 +29,7 @@ struct hvt_kvm_change {
 	uint64_t host;			/* host TSC */
 	uint32_t vcpu;
 	uint64_t prev, next;
+	uint64_t order;			/* as read: ties at one instant keep it */
 };
 
 struct hvt_kvm_changes {
@@ -83,12 +84,19 @@ const struct hvt_kvm_vcpu *hvt_kvm_model_vcpu(const struct hvt_kvm_model *m, uin
  */
 const struct hvt_tsc_timeline *hvt_kvm_model_common(const struct hvt_kvm_model *m);
 /*
- * The first of the @n exchanges that the model contradicts: the guest's
- * receive stamp, converted through vCPU cpu_recv's timeline, before the
- * host's send (beyond the inverse's rounding), or its send stamp (cpu_send)
- * after the host's receive; or whose CPU has no vCPU in the model. An
- * exchange during which its vCPU's offset changed is only counted in
- * *@exempt. NULL if none.
+ * The timeline of a guest stream: the common one when there is one (then
+ * which vCPU ran an event does not matter), else vCPU @cpu's for a per-CPU
+ * stream (guest CPU n taken as vCPU id n, as QEMU numbers them for the usual
+ * topologies), else NULL.
+ */
+const struct hvt_tsc_timeline *hvt_kvm_model_stream(const struct hvt_kvm_model *m, int32_t cpu);
+/*
+ * The first of the @n exchanges that the model contradicts, judged in the
+ * guest's domain where the transform is exact: the guest TSC at the host's
+ * send (on the timeline of the CPU that received) above the guest's receive
+ * stamp, or the guest's send stamp above the guest TSC at the host's
+ * receive; or whose CPU the model cannot place. An exchange during which an
+ * offset changed is only counted in *@exempt. NULL if none.
  */
 const struct hvt_sync_rec *hvt_kvm_model_first_violation(const struct hvt_kvm_model *m,
 							 const struct hvt_sync_rec *recs,

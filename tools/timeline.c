@@ -223,25 +223,48 @@ static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st,
 	return true;
 }
 
+/* Guest CPUs with a per-CPU stream on the guest TSC. */
+static size_t guest_cpus(const struct hvt_vm_info *vm)
+{
+	bool seen[HVT_W_MAX_CPUS] = { false };
+	size_t i, n = 0;
+
+	for (i = 0; i < vm->nr_streams; i++) {
+		int32_t cpu = vm->streams[i].cpu;
+
+		if (cpu >= 0 && cpu < HVT_W_MAX_CPUS && !seen[cpu] &&
+		    vm->traces[vm->streams[i].trace].domain == HVT_DOMAIN_GUEST_TSC) {
+			seen[cpu] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Why the model cannot place every stream of the VM, or NULL. */
 static const char *kvm_uncovered(const struct hvt_vm_state *st, char *buf, size_t len)
 {
 	const struct hvt_vm_info *vm = &st->vm;
-	size_t i;
+	size_t i, cpus = guest_cpus(vm);
 
+	/* All vCPUs in step says nothing of vCPUs the recording lacks. */
+	if (st->kvm.nr_vcpus < cpus) {
+		snprintf(buf, len, "the recording has %zu vCPUs, the guest's streams %zu CPUs",
+			 st->kvm.nr_vcpus, cpus);
+		return buf;
+	}
 	for (i = 0; i < vm->nr_streams; i++) {
 		const struct hvt_stream_info *si = &vm->streams[i];
 
-		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC)
+		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC ||
+		    hvt_kvm_model_stream(&st->kvm, si->cpu))
 			continue;
-		if (si->cpu >= 0 && !hvt_kvm_model_vcpu(&st->kvm, (uint32_t)si->cpu)) {
-			snprintf(buf, len, "guest CPU %d has no vCPU %d in the recording", si->cpu,
-				 si->cpu);
-			return buf;
-		}
-		if (si->cpu < 0 && !hvt_kvm_model_common(&st->kvm))
+		if (si->cpu < 0)
 			return "its vCPUs' transforms differ, and per-thread streams do not say "
 			       "which vCPU each event ran on";
+		snprintf(buf, len, "its vCPUs' transforms differ, and guest CPU %d has no vCPU "
+			 "%d in the recording", si->cpu, si->cpu);
+		return buf;
 	}
 	return NULL;
 }
@@ -259,8 +282,10 @@ static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
 	char buf[128];
 	size_t i, exempt;
 
-	if (!tl->ftrace)
+	if (!tl->ftrace) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "the host layer was not recorded");
 		return 0;
+	}
 	if (!tl->kvm_changes_read) {
 		tl->kvm_changes_read = true;
 		if (hvt_kvm_changes_read(&tl->archive, tl->ftrace, &tl->kvm_changes))
@@ -271,14 +296,16 @@ static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
 	tl->warnings += st->kvm.warnings;
 	why = st->kvm.unusable ? st->kvm.unusable : kvm_uncovered(st, buf, sizeof(buf));
 	if (why) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "%s", why);
 		hvt_info("vm %s: not aligned with KVM's TSC parameters: %s", name, why);
 		return 0;
 	}
 	bad = hvt_kvm_model_first_violation(&st->kvm, st->vm.sync, st->vm.nr_sync, &exempt);
 	if (bad) {
-		hvt_warn("vm %s: KVM's recorded TSC parameters contradict clock exchange seq %"
-			 PRIu64 " (guest CPUs %u/%u); aligning with the estimate instead (hvtrace "
-			 "tsc shows the parameters)", name, bad->seq, bad->cpu_recv, bad->cpu_send);
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "they contradict clock exchange seq %"
+			 PRIu64 " (guest CPUs %u/%u)", bad->seq, bad->cpu_recv, bad->cpu_send);
+		hvt_warn("vm %s: KVM's recorded TSC parameters: %s; aligning with the estimate "
+			 "instead (hvtrace tsc shows the parameters)", name, st->kvm_why);
 		tl->warnings++;
 		return 0;
 	}
@@ -365,10 +392,8 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, boo
 		}
 		s->aligned = aligned[si->trace];
 		if (s->aligned)
-			s->guest_tl = !st->exact ? &st->clock.tl :
-				      si->cpu >= 0 ? &hvt_kvm_model_vcpu(&st->kvm,
-									 (uint32_t)si->cpu)->tl :
-				      hvt_kvm_model_common(&st->kvm);
+			s->guest_tl = st->exact ? hvt_kvm_model_stream(&st->kvm, si->cpu) :
+						  &st->clock.tl;
 		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->types[si->trace],
 				      &s->warnings);
 	}

@@ -62,6 +62,7 @@ struct hvt_vm_state {
 	struct hvt_vm_clock clock;
 	bool exact;			/* aligned by KVM's own TSC parameters instead */
 	struct hvt_kvm_model kvm;	/* ... these */
+	char kvm_why[192];		/* a KVM VM not aligned by them: why */
 	struct hvt_registry *regs;	/* one per trace of vm */
 	struct hvt_ctf_types *types;	/* one per trace, from its registry */
 	unsigned long *reg_warnings;	/* one per trace */

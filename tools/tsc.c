@@ -38,8 +38,8 @@ static void usage(FILE *out)
 "TSV columns: vm vcpu host_start offset ratio frac_bits source\n"
 "(offset signed decimal; source kvm_write_tsc_offset or debugfs)\n"
 "\n"
-"Exit status: 0, or 1 if the archive cannot be read. Disagreements are shown,\n"
-"not errors: hvtrace check fails on them.\n");
+"Exit status: 0, or 1 if the archive cannot be read. Disagreements are shown\n"
+"here; hvtrace check fails on them (kvm-tsc).\n");
 }
 
 static void print_disagreement(const struct hvt_kvm_vcpu *v)
@@ -74,7 +74,8 @@ static void print_vcpu(const char *vm, const struct hvt_kvm_vcpu *v, int tsv)
 		else
 			printf("    from host TSC %-20" PRIu64 " offset %-21" PRId64 " %s  (%s)\n",
 			       s->host_start, (int64_t)s->x.offset,
-			       s->x.frac ? "scaled" : "unscaled", hvt_tsc_source_name(s->source));
+			       s->x.ratio == 1ull << s->x.frac ? "unscaled" : "scaled",
+			       hvt_tsc_source_name(s->source));
 	}
 	if (!tsv && v->disagreements)
 		print_disagreement(v);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
+#include "lib/archive_format.h"
 #include "tests/unit/cmd_capture.h"
 #include "tools/archive.h"
 #include "tools/check.h"
@@ -119,6 +120,43 @@ static void test_inconsistent_sync(void **state)
 	assert_non_null(strstr(text, "\nFAIL sync-causal[demo]: exchange seq 3 is not causal"));
 	assert_non_null(strstr(text, "\nPASS timeline-ordered\n"));
 	assert_non_null(strstr(text, "\n9 passed, 1 failed\n"));
+	free(text);
+}
+
+/* kvm_tsc.tsv of the standard archive: vCPUs 0 and 1 at @offset, read at start. */
+static void write_kvm_snapshots(struct ctx *c, uint64_t offset)
+{
+	assert_int_equal(fx_printf(c->root, "vm/demo/kvm_tsc.tsv", "%s\n"
+				   "%llu\t%llu\t2\t11\t0\t%llu\t0\t0\n"
+				   "%llu\t%llu\t2\t11\t1\t%llu\t0\t0\n", HVT_KVM_TSC_TSV_HEADER,
+				   FX_T0, FX_T0 + 10, (unsigned long long)offset,
+				   FX_T0, FX_T0 + 10, (unsigned long long)offset), 0);
+}
+
+/*
+ * A KVM VM with its TSC parameters recorded: aligned with them, its
+ * exchanges judged against them, kvm-tsc passes. Parameters the exchanges
+ * contradict fail kvm-tsc (the estimate then aligns it and sync-causal
+ * still passes on it).
+ */
+static void test_kvm_tsc(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .sync_points = true };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_kvm_snapshots(c, (uint64_t)FX_OFFSET + 50);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nPASS kvm-tsc[demo]\n"));
+	free(text);
+
+	write_kvm_snapshots(c, (uint64_t)FX_OFFSET + 500);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nFAIL kvm-tsc[demo]: not aligned "
+				     "with KVM's TSC parameters: they contradict clock exchange "
+				     "seq 0"));
+	assert_non_null(strstr(text, " 1 failed\n"));
 	free(text);
 }
 
@@ -229,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_empty, setup, teardown),

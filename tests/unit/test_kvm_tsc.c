@@ -151,9 +151,10 @@ static void test_sources_used(void **state)
 }
 
 /*
- * A stale snapshot after the change, a change whose previous offset is not
- * what the timeline had, and a ratio that moved: three disagreements, the
- * first one kept. A snapshot taken across the change is not judged.
+ * A stale snapshot after the change and a change whose previous offset is
+ * not what the timeline had: two disagreements, the earliest kept. A ratio
+ * read later is the segment's own (no disagreement), and a snapshot taken
+ * across the change is not judged.
  */
 static void test_disagreements(void **state)
 {
@@ -208,6 +209,18 @@ static void test_unusable(void **state)
 	assert_int_equal(f->m.nr_vcpus, 0);
 }
 
+/* A kvm_tsc.tsv that cannot be used at all: no exact model, but no error either. */
+static void test_unreadable_file(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(fx_printf(f->root, "vm/demo/kvm_tsc.tsv", "not a header\n1\t2\n"), 0);
+	build(f);
+	assert_non_null(f->m.unusable);
+	assert_non_null(strstr(f->m.unusable, "cannot be read"));
+	assert_int_equal(f->m.nr_vcpus, 0);
+}
+
 static void test_nothing_recorded(void **state)
 {
 	struct fx *f = *state;
@@ -243,6 +256,85 @@ static void test_bad_lines(void **state)
 	assert_segment(&f->m.vcpus[0], 0, 0, 5, 1, 0, HVT_TSC_SRC_DEBUGFS);
 }
 
+/* Converted by hand: KVM's formula. */
+static uint64_t to_guest(uint64_t host, uint64_t offset)
+{
+	return (uint64_t)(((unsigned __int128)host * RATIO) >> 48) + offset;
+}
+
+/*
+ * Exchanges judged against the model in the guest's domain, exactly: a
+ * receive stamp equal to the guest TSC at the host's send passes, one tick
+ * less fails; a send stamp one tick past the guest TSC at the host's receive
+ * fails; an exchange across a change is exempt; a CPU the model cannot place
+ * fails.
+ */
+static void test_exchanges_against_model(void **state)
+{
+	struct fx *f = *state;
+	const struct fx_host_tsc_write ev[] = {
+		{ T_CH0, 4321, 0, OFF_A, OFF_B },
+		{ T_CH0, 4322, 1, OFF_A, OFF_B },
+	};
+	char rows[512];
+	struct hvt_sync_rec recs[4];
+	size_t exempt;
+	const uint64_t hs = T_CH0 + 100, hr = T_CH0 + 300;
+
+	write_changes(f, ev, 2);
+	snprintf(rows, sizeof(rows), "%llu\t%llu\t2\t11\t0\t%llu\t%llu\t48\n"
+		 "%llu\t%llu\t2\t11\t1\t%llu\t%llu\t48\n",
+		 FX_T0 + 100, FX_T0 + 110, (unsigned long long)OFF_A, RATIO,
+		 FX_T0 + 100, FX_T0 + 110, (unsigned long long)OFF_A, RATIO);
+	write_snapshots(f, rows);
+	build(f);
+	assert_non_null(hvt_kvm_model_common(&f->m));
+	assert_ptr_equal(hvt_kvm_model_stream(&f->m, 1), hvt_kvm_model_common(&f->m));
+	assert_ptr_equal(hvt_kvm_model_stream(&f->m, 7), hvt_kvm_model_common(&f->m));
+
+	memset(recs, 0, sizeof(recs));
+	/* tight both ways, after the change, on vCPU 1 */
+	recs[0] = (struct hvt_sync_rec){ 0, { hs, to_guest(hs, OFF_B), to_guest(hr, OFF_B), hr },
+					 1, 1 };
+	/* across the change: exempt whatever it says */
+	recs[1] = (struct hvt_sync_rec){ 1, { T_CH0 - 10, 0, 0, T_CH0 + 10 }, 0, 0 };
+	recs[2] = recs[0];
+	recs[2].seq = 2;
+	assert_null(hvt_kvm_model_first_violation(&f->m, recs, 3, &exempt));
+	assert_int_equal(exempt, 1);
+
+	recs[2].ex.guest_recv--;		/* received before the host sent */
+	assert_ptr_equal(hvt_kvm_model_first_violation(&f->m, recs, 3, &exempt), &recs[2]);
+	recs[2] = recs[0];
+	recs[2].ex.guest_send++;		/* sent after the host received */
+	assert_ptr_equal(hvt_kvm_model_first_violation(&f->m, recs, 3, &exempt), &recs[2]);
+	/* before the change the old offset holds */
+	recs[3] = (struct hvt_sync_rec){ 3, { FX_T0 + 200, to_guest(FX_T0 + 200, OFF_A),
+					      to_guest(FX_T0 + 400, OFF_A), FX_T0 + 400 }, 0, 0 };
+	assert_null(hvt_kvm_model_first_violation(&f->m, recs + 3, 1, &exempt));
+	recs[3].cpu_recv = 1u << 31;		/* no such CPU */
+	assert_ptr_equal(hvt_kvm_model_first_violation(&f->m, recs + 3, 1, &exempt), &recs[3]);
+}
+
+/* vCPUs that differ: no common timeline, per-CPU streams take their own. */
+static void test_vcpus_differ(void **state)
+{
+	struct fx *f = *state;
+	const struct fx_host_tsc_write ev[] = { { T_CH0, 4321, 0, OFF_A, OFF_B } };
+	char rows[256];
+
+	write_changes(f, ev, 1);
+	snprintf(rows, sizeof(rows), "%llu\t%llu\t2\t11\t1\t%llu\t0\t0\n", FX_T0 + 100,
+		 FX_T0 + 110, (unsigned long long)OFF_A);
+	write_snapshots(f, rows);
+	build(f);
+	assert_null(hvt_kvm_model_common(&f->m));
+	assert_ptr_equal(hvt_kvm_model_stream(&f->m, 0), &hvt_kvm_model_vcpu(&f->m, 0)->tl);
+	assert_ptr_equal(hvt_kvm_model_stream(&f->m, 1), &hvt_kvm_model_vcpu(&f->m, 1)->tl);
+	assert_null(hvt_kvm_model_stream(&f->m, 2));
+	assert_null(hvt_kvm_model_stream(&f->m, -1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,7 +342,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_disagreements, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unusable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchanges_against_model, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpus_differ, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
