@@ -18,6 +18,7 @@
 #include "host/tsc.h"
 #include "lib/archive_format.h"
 #include "lib/fileio.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 
 #define DEBUGFS_ROOT	"/sys/kernel/debug"
@@ -58,14 +59,47 @@ int hvt_kvm_tsc_open(struct hvt_kvm_tsc *k, const char *vm_dir, pid_t pid, char 
 		return -1;
 	}
 	fputs(HVT_KVM_TSC_TSV_HEADER "\n", k->tsv);
+	if (fflush(k->tsv)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
 	debugfs_setup(k);
-	return fflush(k->tsv) ? -1 : 0;
+	return 0;
 }
 
+/* The last values written for (@vm_fd, @vcpu); NULL if out of memory. */
+static struct hvt_kvm_tsc_last *last_of(struct hvt_kvm_tsc *k, int vm_fd, int vcpu)
+{
+	struct hvt_kvm_tsc_last *l;
+	size_t i;
+
+	for (i = 0; i < k->nr_last; i++)
+		if (k->last[i].vm_fd == vm_fd && k->last[i].vcpu == vcpu)
+			return &k->last[i];
+	l = hvt_grow(k->last, k->nr_last, &k->cap_last, sizeof(*k->last));
+	if (!l)
+		return NULL;
+	k->last = l;
+	l = &k->last[k->nr_last++];
+	*l = (struct hvt_kvm_tsc_last){ .vm_fd = vm_fd, .vcpu = vcpu, .written = UINT64_MAX };
+	return l;
+}
+
+/*
+ * A row when the values changed, on every HVT_KVM_TSC_KEEPALIVE-th snapshot
+ * and on the last: the file grows with the changes, not with the time.
+ */
 static void put_row(struct hvt_kvm_tsc *k, uint64_t before, uint64_t after,
 		    enum hvt_tsc_source src, int vm_fd, int vcpu, uint64_t offset,
 		    uint64_t ratio, uint64_t frac)
 {
+	struct hvt_kvm_tsc_last *l = last_of(k, vm_fd, vcpu);
+
+	if (l && l->written != UINT64_MAX && !k->final && l->offset == offset &&
+	    l->ratio == ratio && l->frac == frac && k->snapshots - l->written < HVT_KVM_TSC_KEEPALIVE)
+		return;
+	if (l)
+		*l = (struct hvt_kvm_tsc_last){ vm_fd, vcpu, offset, ratio, frac, k->snapshots };
 	fprintf(k->tsv, "%" PRIu64 "\t%" PRIu64 "\t%d\t%d\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 		before, after, (int)src, vm_fd, vcpu, offset, ratio, frac);
 	k->rows++;
@@ -107,15 +141,45 @@ static void snapshot_debugfs_vcpu(struct hvt_kvm_tsc *k, const char *dir, int vm
 	put_row(k, before, after, HVT_TSC_SRC_DEBUGFS, vm_fd, vcpu, offset, ratio, frac);
 }
 
+/*
+ * KVM names a VM's directory after the thread that created it and the fd:
+ * "<tid>-<fd>". Usually the main thread (tid = pid); else any of the
+ * process's threads with that fd.
+ */
+static DIR *open_vm_dir(struct hvt_kvm_tsc *k, int vm_fd, char *dir, size_t len)
+{
+	char task[64];
+	struct dirent *e;
+	DIR *d, *all;
+	int tid, fd;
+
+	if (!hvt_path(dir, len, "%s/%d-%d", k->debugfs, (int)k->pid, vm_fd) &&
+	    (d = opendir(dir)))
+		return d;
+	all = opendir(k->debugfs);
+	d = NULL;
+	while (all && !d && (e = readdir(all))) {
+		if (sscanf(e->d_name, "%d-%d", &tid, &fd) != 2 || fd != vm_fd || tid <= 0)
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)k->pid, tid);
+		if (!access(task, F_OK) && !hvt_path(dir, len, "%s/%s", k->debugfs, e->d_name))
+			d = opendir(dir);
+	}
+	if (all)
+		closedir(all);
+	if (!d && !k->warned_dir)
+		hvt_warn("no debugfs directory for KVM VM fd %d of process %d under %s: no "
+			 "snapshots of its TSC offsets", vm_fd, (int)k->pid, k->debugfs);
+	k->warned_dir = k->warned_dir || !d;
+	return d;
+}
+
 static void snapshot_debugfs(struct hvt_kvm_tsc *k, int vm_fd)
 {
 	char dir[4200], vdir[4400];
 	struct dirent *e;
-	DIR *d;
+	DIR *d = open_vm_dir(k, vm_fd, dir, sizeof(dir));
 
-	if (hvt_path(dir, sizeof(dir), "%s/%d-%d", k->debugfs, (int)k->pid, vm_fd))
-		return;
-	d = opendir(dir);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -133,7 +197,7 @@ static void snapshot_debugfs(struct hvt_kvm_tsc *k, int vm_fd)
 	closedir(d);
 }
 
-int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k)
+int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k, bool final)
 {
 	int vm_fds[MAX_VM_FDS], n, i;
 
@@ -142,7 +206,8 @@ int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k)
 	n = hvt_qemu_kvm_vm_fds(k->pid, vm_fds, MAX_VM_FDS);
 	if (n < 0)
 		return 0;	/* the process is gone: nothing more to read */
-	for (i = 0; i < n; i++)	/* debugfs names a VM <pid>-<vm fd> */
+	k->final = final;
+	for (i = 0; i < n; i++)
 		snapshot_debugfs(k, vm_fds[i]);
 	k->snapshots++;
 	if (fflush(k->tsv)) {
@@ -157,4 +222,7 @@ void hvt_kvm_tsc_close(struct hvt_kvm_tsc *k)
 	if (k->tsv)
 		fclose(k->tsv);
 	k->tsv = NULL;
+	free(k->last);
+	k->last = NULL;
+	k->nr_last = k->cap_last = 0;
 }

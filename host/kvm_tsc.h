@@ -16,14 +16,28 @@
 #ifndef HVT_HOST_KVM_TSC_H
 #define HVT_HOST_KVM_TSC_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+/* Unchanged values are written again on every this many-th snapshot. */
+#define HVT_KVM_TSC_KEEPALIVE	60
+
+struct hvt_kvm_tsc_last {
+	int vm_fd, vcpu;
+	uint64_t offset, ratio, frac;
+	uint64_t written;		/* snapshot number; UINT64_MAX: never */
+};
 
 struct hvt_kvm_tsc {
 	pid_t pid;
 	FILE *tsv;
 	char debugfs[64];		/* "/sys/kernel/debug/kvm", or "" if unavailable */
 	unsigned long snapshots, rows;
+	struct hvt_kvm_tsc_last *last;	/* per VM fd and vCPU */
+	size_t nr_last, cap_last;
+	bool final, warned_dir;
 };
 
 /*
@@ -33,8 +47,12 @@ struct hvt_kvm_tsc {
  */
 int hvt_kvm_tsc_open(struct hvt_kvm_tsc *k, const char *vm_dir, pid_t pid, char *err,
 		     size_t errlen);
-/* Appends one row per vCPU; -1 if the file cannot be written. */
-int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k);
+/*
+ * Reads every vCPU and appends a row for each whose values changed, or
+ * whose last row is HVT_KVM_TSC_KEEPALIVE snapshots old, or all with @final.
+ * -1 if the file cannot be written.
+ */
+int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k, bool final);
 void hvt_kvm_tsc_close(struct hvt_kvm_tsc *k);
 
 #endif

@@ -64,6 +64,7 @@ struct recorder {
 	char default_output[64];
 	time_t started, stop_deadline;
 	bool stopping;
+	bool failed;			/* a host-side file could not be written */
 };
 
 static void usage(FILE *out)
@@ -362,8 +363,10 @@ static void on_tick(struct recorder *r, unsigned long tick)
 		hvt_archive_writer_clock_pair(&r->archive);
 		if (r->have_qemu)
 			follow_qemu_threads(r);
-		if (r->have_qemu && hvt_kvm_tsc_snapshot(&r->kvm_tsc))
+		if (r->have_qemu && hvt_kvm_tsc_snapshot(&r->kvm_tsc, false)) {
+			r->failed = true;
 			begin_stop(r, "the KVM TSC snapshots cannot be written");
+		}
 	}
 	if (r->vm.state == HVT_VM_WAITING && r->o.channel && tick % 2 == 0) {
 		int fd = try_connect(r->o.channel + 5);
@@ -535,11 +538,12 @@ static int prepare(struct recorder *r)
 		return -1;
 	/* After the host layer: every change from the first snapshot on is traced. */
 	if (r->have_qemu && !strcmp(r->qemu.accel, "kvm")) {
-		if (hvt_kvm_tsc_open(&r->kvm_tsc, r->vm.dir, r->qemu.pid, err, sizeof(err)) ||
-		    hvt_kvm_tsc_snapshot(&r->kvm_tsc)) {
+		if (hvt_kvm_tsc_open(&r->kvm_tsc, r->vm.dir, r->qemu.pid, err, sizeof(err))) {
 			hvt_err("%s", err);
 			return -1;
 		}
+		if (hvt_kvm_tsc_snapshot(&r->kvm_tsc, false))
+			return -1;	/* said why */
 	}
 	write_manifest(r, "recording");
 	return 0;
@@ -574,10 +578,10 @@ int hvt_cmd_record(int argc, char **argv)
 	if (!prepare(r)) {
 		hvt_info("recording into %s", r->archive.dir);
 		loop(r);
-		ret = r->vm.finished || host_only(r) ? 0 : 1;
+		ret = !r->failed && (r->vm.finished || host_only(r)) ? 0 : 1;
 	}
-	if (r->have_qemu)
-		hvt_kvm_tsc_snapshot(&r->kvm_tsc);
+	if (r->have_qemu && hvt_kvm_tsc_snapshot(&r->kvm_tsc, true))
+		ret = 1;
 	hvt_kvm_tsc_close(&r->kvm_tsc);
 	if (r->ftrace_on)
 		hvt_ftrace_stop(&r->ftrace);

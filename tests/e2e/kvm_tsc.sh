@@ -51,8 +51,11 @@ check "record saw KVM" grep -q "vm kvmtest (kvm)" "$work/rec.out"
 check "the archive is complete" grep -q '"status": "complete"' "$work/a/hvtrace.json"
 check "kvm_write_tsc_offset recorded" \
 	test -f "$work/a/host/ftrace/events/kvm/kvm_write_tsc_offset/format"
-rows=$(($(wc -l < "$work/a/vm/kvmtest/kvm_tsc.tsv") - 1))
-check "debugfs snapshots of every vCPU ($rows rows)" test "$rows" -ge "$((2 * VCPUS))"
+# A row per vCPU at start; later ones only when a value changes (debugfs
+# may not show the offsets set here: see the disagreements below).
+vcpus=$(awk -F'\t' 'NR > 1 && $3 == 2 { seen[$5] = 1 } END { print length(seen) }' \
+	"$work/a/vm/kvmtest/kvm_tsc.tsv")
+check "a debugfs snapshot of every vCPU ($vcpus of $VCPUS)" test "$vcpus" -eq "$VCPUS"
 
 "$hvtrace" tsc --format tsv "$work/a" > "$work/tsc.tsv" 2> "$work/tsc.err"
 check "hvtrace tsc succeeds" test $? -eq 0
