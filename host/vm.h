@@ -86,6 +86,7 @@ struct hvt_vm {
 	unsigned int resyncs;		/* times the guest clock was seen to change */
 	unsigned int params_sent;
 	int64_t next_params_ns;		/* CLOCK_MONOTONIC of the next refresh */
+	int64_t next_resync_ns;		/* no clock change acted on before */
 	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
 	uint32_t sync_interval_ms;
 	/* data */

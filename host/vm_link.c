@@ -133,6 +133,7 @@ static void send_params(struct hvt_vm *vm)
 	struct hvt_offset_estimate est;
 	struct hvt_linear_map mono;
 
+	vm->next_params_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
 	if (hvt_archive_writer_clock_pair(vm->archive) || hvt_archive_writer_host_clock(vm->archive, &mono) ||
 	    hvt_offset_fit_result(&vm->fit, &est) || !est.bounded || !est.consistent) {
 		hvt_warn("vm %s: no clock transform for the guest yet", vm->name);
@@ -151,7 +152,6 @@ static void send_params(struct hvt_vm *vm)
 		  p.params.shift, (unsigned long long)p.params.error_ns);
 	if (!send_frame(vm, HVT_W_PARAMS, &p, sizeof(p)))
 		vm->params_sent++;
-	vm->next_params_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
 }
 
 static bool fit_consistent(const struct hvt_vm *vm)
@@ -162,20 +162,33 @@ static bool fit_consistent(const struct hvt_vm *vm)
 }
 
 /*
- * The exchange @ex contradicts every offset the guest's TSC had so far: its
- * clock changed (a pause and resume under TCG, a migration, a TSC write).
- * The fit starts again from @ex, a burst narrows it, and the guest then
- * gets the new transform (burst_over()); its clock page changes generation.
+ * The exchanges contradict every constant offset since the last fit: the
+ * guest clock changed (a pause and resume under TCG, a migration, a TSC
+ * write). The fit starts again, empty (the exchange that showed the change
+ * may straddle it), a burst fills it, and the guest then gets the new
+ * transform, which changes its clock page's generation. A burst that ends
+ * inconsistent (another change during it) starts another. At most one
+ * change is acted on per HVT_PARAMS_REFRESH_S: a guest TSC running at
+ * another rate than the host's (scaling) drifts out of any constant offset,
+ * and must not turn into a stream of bursts.
  */
-static void begin_resync(struct hvt_vm *vm, const struct hvt_exchange *ex, uint64_t seq)
+static void begin_resync(struct hvt_vm *vm, uint64_t seq)
 {
-	hvt_info("vm %s: exchange %llu contradicts the guest TSC offset so far: the guest clock "
-		 "changed; synchronising again", vm->name, (unsigned long long)seq);
+	int64_t now = now_ns();
+
+	if (!vm->resync && now < vm->next_resync_ns)
+		return;
+	if (!vm->resync) {
+		hvt_info("vm %s: exchange %llu contradicts the guest TSC offset so far: the guest "
+			 "clock changed; synchronising again", vm->name, (unsigned long long)seq);
+		vm->resyncs++;
+	} else {
+		hvt_debug("vm %s: the guest clock changed again during the burst", vm->name);
+	}
 	hvt_offset_fit_init(&vm->fit);
-	hvt_offset_fit_exchange(&vm->fit, ex);
 	vm->resync = true;
-	vm->resyncs++;
-	vm->burst_left = HVT_SYNC_BURST;
+	vm->next_resync_ns = now + HVT_PARAMS_REFRESH_S * 1000000000ll;
+	vm->burst_left = HVT_SYNC_BURST + 1;	/* this reply's decrement, then the burst */
 }
 
 static void burst_done(struct hvt_vm *vm)
@@ -200,7 +213,6 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 {
 	struct hvt_w_sync_reply r;
 	struct hvt_exchange ex;
-	bool was_consistent;
 
 	memcpy(&r, f->payload, sizeof(r));
 	if (!vm->sync_outstanding || r.seq != vm->sync_seq || r.host_send != vm->sync_sent) {
@@ -211,10 +223,9 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 	vm->sync_outstanding = false;
 	vm->sync_seq++;
 	ex = (struct hvt_exchange){ r.host_send, r.guest_recv, r.guest_send, host_recv };
-	was_consistent = fit_consistent(vm);
 	hvt_offset_fit_exchange(&vm->fit, &ex);
-	if (vm->state == HVT_VM_RUNNING && !vm->resync && was_consistent && !fit_consistent(vm))
-		begin_resync(vm, &ex, r.seq);
+	if (vm->state == HVT_VM_RUNNING && !vm->resync && !fit_consistent(vm))
+		begin_resync(vm, r.seq);
 	fprintf(vm->sync_tsv, "%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
 		(unsigned long long)r.seq, (unsigned long long)r.host_send,
 		(unsigned long long)r.guest_recv, (unsigned long long)r.guest_send,
@@ -235,8 +246,14 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 	} else if (vm->burst_left == 0 && vm->state != HVT_VM_RUNNING) {
 		burst_done(vm);
 	} else if (vm->burst_left == 0 && vm->resync) {
-		vm->resync = false;
-		send_params(vm);
+		if (!fit_consistent(vm)) {
+			begin_resync(vm, r.seq);
+			if (vm->burst_left > 0 && --vm->burst_left > 0)
+				sync_send(vm);
+		} else {
+			vm->resync = false;
+			send_params(vm);
+		}
 	}
 	return 0;
 }

@@ -639,49 +639,77 @@ static void test_guest_hangs_up_before_hello(void **state)
 	assert_false(f->vm.finished);
 }
 
+#define JUMP 1000000000ull
+
+/* Offsets of two PARAMS differ by @d, give or take the host clock line's move. */
+static void assert_moved(uint64_t before, uint64_t after, uint64_t d)
+{
+	assert_true(after - before > d - 2000000ull);
+	assert_true(after - before < d + 2000000ull);
+}
+
 /*
  * The guest's TSC jumps by 10^9 ticks (a pause under TCG): the first
- * exchange that contradicts the old offset starts a burst, after which the
- * guest gets a new transform, 10^9 further on. Later, a refresh is sent
- * with the same offset once its time comes.
+ * exchange that contradicts the old offset starts a burst into an empty
+ * fit, after which the guest gets a new transform, 10^9 further on. A
+ * second jump during a burst restarts it; a jump right after a resync waits
+ * for the hold-off. A refresh is sent when its time comes.
  */
 static void test_clock_change_resync(void **state)
 {
 	struct fake *f = *state;
 	struct hvt_frame fr;
-	uint64_t before, after;
+	uint64_t first, second;
 
 	guest_send(f, HVT_W_HELLO, 0, &(struct hvt_w_hello){ .version = HVT_WIRE_VERSION,
 		   .nr_cpus = 2, .tsc_khz = 2000000 }, sizeof(struct hvt_w_hello));
 	host_frame(f, HVT_W_WELCOME);
 	answer_syncs(f, HVT_SYNC_BURST);
 	fr = host_frame(f, HVT_W_PARAMS);
-	before = params_offset(&fr);
+	first = params_offset(&fr);
 	host_frame(f, HVT_W_START);
 	assert_int_equal(f->vm.params_sent, 1);
 
 	f->vm.next_sync_ns = 0;
 	f->vm.next_params_ns = INT64_MAX;
 	hvt_vm_tick(&f->vm);
-	answer_syncs_at(f, 1, 5000 + 1000000000ull);	/* contradicts: a burst starts */
+	answer_syncs_at(f, 1, 5000 + JUMP);		/* contradicts: a burst starts */
 	assert_int_equal(f->vm.resyncs, 1);
 	assert_true(f->vm.resync);
-	answer_syncs_at(f, HVT_SYNC_BURST - 1, 5000 + 1000000000ull);
+	answer_syncs_at(f, HVT_SYNC_BURST - 1, 5000 + JUMP);
+	answer_syncs_at(f, 1, 5000 + 2 * JUMP);		/* and again, within the burst */
+	assert_true(f->vm.resync);
+	answer_syncs_at(f, HVT_SYNC_BURST, 5000 + 2 * JUMP);	/* the burst again */
 	fr = host_frame(f, HVT_W_PARAMS);
-	after = params_offset(&fr);
+	second = params_offset(&fr);
 	assert_false(f->vm.resync);
+	assert_int_equal(f->vm.resyncs, 1);
 	assert_int_equal(f->vm.params_sent, 2);
-	/* The host clock line moved too (a pair per PARAMS): compare offsets, not bases. */
-	assert_true(after - before > 1000000000ull - 2000000ull);
-	assert_true(after - before < 1000000000ull + 2000000ull);
+	assert_moved(first, second, 2 * JUMP);
+
+	/* Another jump at once: held off, no burst, no transform. */
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	answer_syncs_at(f, 1, 5000 + 3 * JUMP);
+	assert_false(f->vm.resync);
+	assert_int_equal(f->vm.resyncs, 1);
+	/* Once the hold-off is over, the next exchange starts it. */
+	f->vm.next_resync_ns = 0;
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	answer_syncs_at(f, 1, 5000 + 3 * JUMP);
+	assert_true(f->vm.resync);
+	assert_int_equal(f->vm.resyncs, 2);
+	answer_syncs_at(f, HVT_SYNC_BURST, 5000 + 3 * JUMP);
+	fr = host_frame(f, HVT_W_PARAMS);
+	assert_moved(second, params_offset(&fr), JUMP);
 
 	/* The refresh: due, with a consistent fit and nothing outstanding. */
 	f->vm.next_sync_ns = INT64_MAX;
 	f->vm.next_params_ns = 0;
 	hvt_vm_tick(&f->vm);
 	host_frame(f, HVT_W_PARAMS);
-	assert_int_equal(f->vm.params_sent, 3);
-	assert_int_equal(f->vm.resyncs, 1);
+	assert_int_equal(f->vm.params_sent, 4);
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 }
 
