@@ -4,7 +4,8 @@
 #
 #   make            user-space parts (libhvtrace, the hvtrace command)
 #   make kmod       the guest module, with Kbuild against the guest kernel
-#   make image      the guest initramfs (scripts/guest-image)
+#   make kmod-rt    the same against Debian's PREEMPT_RT kernel
+#   make image      the guest initramfs (scripts/guest-image); image-rt: RT
 #   make demo       the main job: trace host, guest kernel and guest user space
 #   make check      every test: unit tests (plain and ASan+UBSan), end to end
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -129,16 +130,34 @@ bench: deps
 kmod:
 	$(MAKE) -C guest-kmod
 
+# The same module against Debian's PREEMPT_RT kernel (linux-headers-rt-amd64),
+# built in a copy of guest-kmod/ so that the two builds' objects stay apart.
+KMOD_RT := $(BUILD)/kmod-rt
+kmod-rt:
+	@mkdir -p $(KMOD_RT)/events
+	cp -u guest-kmod/Kbuild guest-kmod/Makefile $(filter-out %.mod.c,$(wildcard guest-kmod/*.c)) \
+		guest-kmod/*.h $(KMOD_RT)/
+	cp -u guest-kmod/events/*.h $(KMOD_RT)/events/
+	$(MAKE) -C $(KMOD_RT) FLAVOUR=rt-amd64 HVT_TOP=$(CURDIR)
+
 # Kbuild decides whether hvtrace.ko is out of date: kmod always runs, and
 # the image is rebuilt when the .ko's time changed.
 guest-kmod/hvtrace.ko: kmod ;
+$(KMOD_RT)/hvtrace.ko: kmod-rt ;
 
+GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(LIBHVTRACE_SO) scripts/guest-image \
+	scripts/guest-init
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
-$(GUEST_IMAGE): $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(LIBHVTRACE_SO) guest-kmod/hvtrace.ko \
-		scripts/guest-image scripts/guest-init
+$(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko
 	scripts/guest-image $(BUILD)
 
+# The test guest on the PREEMPT_RT kernel (tests/e2e/guest_clock.sh runs on both).
+GUEST_IMAGE_RT := $(BUILD)/guest-rt/initrd.gz
+$(GUEST_IMAGE_RT): $(GUEST_DEPS) $(KMOD_RT)/hvtrace.ko
+	scripts/guest-image $(BUILD) rt-amd64
+
 image: $(GUEST_IMAGE)
+image-rt: $(GUEST_IMAGE_RT)
 
 deps:
 	scripts/install-deps
@@ -156,7 +175,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image $(KVM_OFFSETS)
+	$(MAKE) all image image-rt $(KVM_OFFSETS)
 	$(MAKE) unit
 	tests/e2e/run $(BUILD)
 
@@ -177,7 +196,7 @@ clean:
 	rm -rf build build-san $(BUILD) $(SAN_BUILD)
 	-$(MAKE) -C guest-kmod clean
 
-.PHONY: all kmod image deps unit tests bench demo check install clean
+.PHONY: all kmod kmod-rt image image-rt deps unit tests bench demo check install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

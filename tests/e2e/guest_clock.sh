@@ -4,8 +4,12 @@
 # hvtrace-guest-test (tests/guest/clock_test.c) as root and powers off. Each
 # of its PASS/FAIL lines on the console becomes one here. TCG on purpose:
 # the sync-point test must see the hypercall refused as unavailable.
+# usage: guest_clock.sh BUILD [GUEST_DIR]: GUEST_DIR holds vmlinuz and
+# initrd.gz (default BUILD/guest; BUILD/guest-rt is the PREEMPT_RT kernel's).
 set -uo pipefail
-build=${1:?usage: guest_clock.sh BUILD}
+build=${1:?usage: guest_clock.sh BUILD [GUEST_DIR]}
+guest=${2:-$build/guest}
+kernel=$(basename "$(readlink "$guest/vmlinuz")")
 . "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-clock-XXXXXX)
@@ -14,7 +18,7 @@ console=$work/console.log
 
 start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \
 	-accel tcg,thread=multi -cpu max -name hvclock,debug-threads=on \
-	-kernel "$build/guest/vmlinuz" -initrd "$build/guest/initrd.gz" \
+	-kernel "$guest/vmlinuz" -initrd "$guest/initrd.gz" \
 	-serial "file:$console" -append "console=ttyS0 quiet panic=-1 hvtrace.test=clock"
 reap "$qemu" 900
 status=$?
@@ -34,4 +38,4 @@ if [ "$verdict" != "guest clock: 8 passed, 0 failed" ]; then
 	echo "== console (end)"
 	tail -n 40 "$work/lines"
 fi
-summary "guest clock"
+summary "guest clock ($kernel)"
