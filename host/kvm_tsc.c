@@ -139,6 +139,11 @@ static void snapshot_debugfs_vcpu(struct hvt_kvm_tsc *k, const char *dir, int vm
 		ratio = frac = 0;
 	after = hvt_host_tsc();
 	put_row(k, before, after, HVT_TSC_SRC_DEBUGFS, vm_fd, vcpu, offset, ratio, frac);
+	if ((ratio && (frac > 63 || ratio != 1ull << frac)) ||
+	    (k->vcpus_read && (int64_t)offset != k->offset))
+		k->uniform = false;
+	k->offset = (int64_t)offset;
+	k->vcpus_read++;
 }
 
 /*
@@ -207,8 +212,12 @@ int hvt_kvm_tsc_snapshot(struct hvt_kvm_tsc *k, bool final)
 	if (n < 0)
 		return 0;	/* the process is gone: nothing more to read */
 	k->final = final;
+	k->uniform = true;
+	k->vcpus_read = 0;
 	for (i = 0; i < n; i++)
 		snapshot_debugfs(k, vm_fds[i]);
+	/* vCPU ids are per VM: with several, "every vCPU" means nothing */
+	k->uniform = k->uniform && n == 1 && k->vcpus_read > 0;
 	k->snapshots++;
 	if (fflush(k->tsv)) {
 		hvt_err("cannot write kvm_tsc.tsv: %s", strerror(errno));

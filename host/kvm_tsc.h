@@ -38,6 +38,10 @@ struct hvt_kvm_tsc {
 	struct hvt_kvm_tsc_last *last;	/* per VM fd and vCPU */
 	size_t nr_last, cap_last;
 	bool final, warned_dir;
+	/* The latest snapshot: one VM, every vCPU unscaled at the same offset? */
+	bool uniform;
+	int64_t offset;			/* then this: guest TSC - host TSC */
+	unsigned int vcpus_read;
 };
 
 /*

@@ -367,6 +367,8 @@ static void on_tick(struct recorder *r, unsigned long tick)
 			r->failed = true;
 			begin_stop(r, "the KVM TSC snapshots cannot be written");
 		}
+		if (r->have_qemu && r->kvm_tsc.snapshots)
+			hvt_vm_kvm_offset(&r->vm, r->kvm_tsc.uniform, r->kvm_tsc.offset);
 	}
 	if (r->vm.state == HVT_VM_WAITING && r->o.channel && tick % 2 == 0) {
 		int fd = try_connect(r->o.channel + 5);
@@ -544,6 +546,7 @@ static int prepare(struct recorder *r)
 		}
 		if (hvt_kvm_tsc_snapshot(&r->kvm_tsc, false))
 			return -1;	/* said why */
+		hvt_vm_kvm_offset(&r->vm, r->kvm_tsc.uniform, r->kvm_tsc.offset);
 	}
 	write_manifest(r, "recording");
 	return 0;

@@ -87,6 +87,11 @@ struct hvt_vm {
 	unsigned int params_sent;
 	int64_t next_params_ns;		/* CLOCK_MONOTONIC of the next refresh */
 	int64_t next_resync_ns;		/* no clock change acted on before */
+	/* KVM's own offset for every vCPU, from the latest debugfs snapshot */
+	bool kvm_known;
+	int64_t kvm_offset;		/* guest TSC - host TSC, unscaled */
+	bool kvm_contradicted;		/* said once: the exchanges rule it out */
+	bool params_exact;		/* the last PARAMS sent carried it */
 	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
 	uint32_t sync_interval_ms;
 	/* data */
@@ -108,6 +113,13 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 void hvt_vm_attach(struct hvt_vm *vm, int fd);
 void hvt_vm_readable(struct hvt_vm *vm);
 void hvt_vm_tick(struct hvt_vm *vm);
+/*
+ * KVM's TSC offset, the same on every vCPU and unscaled (@known), from the
+ * collector's latest snapshot. A new value is sent to a tracing guest at
+ * once. PARAMS carry it, flagged exact, whenever the exchanges allow it;
+ * else the estimate.
+ */
+void hvt_vm_kvm_offset(struct hvt_vm *vm, bool known, int64_t offset);
 void hvt_vm_request_stop(struct hvt_vm *vm);
 void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -125,6 +125,27 @@ static void sync_send(struct hvt_vm *vm)
 	send_frame(vm, HVT_W_SYNC_REQ, &req, sizeof(req));
 }
 
+/*
+ * KVM's offset is used when the exchanges allow it: a debugfs that shows no
+ * offset (as a paravirtual KVM may) must not override what the guest's own
+ * answers prove.
+ */
+static bool kvm_offset_usable(struct hvt_vm *vm, const struct hvt_offset_estimate *est)
+{
+	if (!vm->kvm_known)
+		return false;
+	if (vm->kvm_offset >= est->lo && vm->kvm_offset <= est->hi) {
+		vm->kvm_contradicted = false;
+		return true;
+	}
+	if (!vm->kvm_contradicted)
+		hvt_warn("vm %s: KVM's TSC offset %lld (debugfs) is outside [%lld, %lld], which the "
+			 "clock exchanges allow; the guest gets the estimate", vm->name,
+			 (long long)vm->kvm_offset, (long long)est->lo, (long long)est->hi);
+	vm->kvm_contradicted = true;
+	return false;
+}
+
 /* The transform the guest publishes in its clock page: guest TSC -> host ns. */
 static void send_params(struct hvt_vm *vm)
 {
@@ -139,12 +160,16 @@ static void send_params(struct hvt_vm *vm)
 		hvt_warn("vm %s: no clock transform for the guest yet", vm->name);
 		return;
 	}
-	p.params.guest_tsc_base = mono.base + (uint64_t)est.offset;
+	vm->params_exact = kvm_offset_usable(vm, &est);
+	p.params.guest_tsc_base = mono.base + (uint64_t)(vm->params_exact ? vm->kvm_offset : est.offset);
 	p.params.host_ns_base = mono.base_ns;
 	p.params.mult = mono.mult;
 	p.params.shift = mono.shift;
-	p.params.flags = HVT_CLOCK_P_ESTIMATED;
-	p.params.error_ns = (uint64_t)hvt_clock_scale(est.bound, 0, 0, mono.mult, mono.shift);
+	p.params.flags = vm->params_exact ? HVT_CLOCK_P_EXACT : HVT_CLOCK_P_ESTIMATED;
+	/* Exact: only the host clock pair's own uncertainty remains. */
+	p.params.error_ns = (uint64_t)hvt_clock_scale(vm->params_exact ?
+						      vm->archive->last.uncertainty : est.bound,
+						      0, 0, mono.mult, mono.shift);
 	p.params.realtime_offset_ns = vm->archive->last.real_ns - vm->archive->last.mono_ns;
 	hvt_debug("vm %s: PARAMS: host ns = %lld + ((guest TSC - %llu) * %llu) >> %u, "
 		  "within %llu ns", vm->name, (long long)p.params.host_ns_base,
@@ -405,6 +430,16 @@ void hvt_vm_tick(struct hvt_vm *vm)
 		return;
 	vm->next_sync_ns = now + (int64_t)vm->sync_interval_ms * 1000000;
 	sync_send(vm);
+}
+
+void hvt_vm_kvm_offset(struct hvt_vm *vm, bool known, int64_t offset)
+{
+	bool changed = known != vm->kvm_known || (known && offset != vm->kvm_offset);
+
+	vm->kvm_known = known;
+	vm->kvm_offset = offset;
+	if (changed && vm->state == HVT_VM_RUNNING && !vm->resync && fit_consistent(vm))
+		send_params(vm);
 }
 
 void hvt_vm_request_stop(struct hvt_vm *vm)

@@ -367,9 +367,10 @@ static json_t *streams_json(const struct hvt_vm *vm)
 static json_t *sync_json(const struct hvt_vm *vm)
 {
 	struct hvt_offset_estimate est;
-	json_t *o = json_pack("{s:s, s:I, s:i, s:i}", "file", "sync.tsv",
+	json_t *o = json_pack("{s:s, s:I, s:i, s:i, s:b}", "file", "sync.tsv",
 			      "exchanges", (json_int_t)vm->sync_seq, "clock_changes",
-			      (int)vm->resyncs, "params_sent", (int)vm->params_sent);
+			      (int)vm->resyncs, "params_sent", (int)vm->params_sent,
+			      "params_exact", vm->params_exact);
 
 	if (!hvt_offset_fit_result(&vm->fit, &est)) {
 		json_object_set_new(o, "offset", json_integer(est.offset));
@@ -516,7 +517,8 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 		fprintf(out, "    sync   %llu exchanges, no consistent offset\n",
 			(unsigned long long)vm->sync_seq);
 	if (vm->resyncs || vm->params_sent)
-		fprintf(out, "    clock  %u change%s seen, %u transform%s sent to the guest\n",
+		fprintf(out, "    clock  %u change%s seen, %u transform%s sent to the guest%s\n",
 			vm->resyncs, vm->resyncs == 1 ? "" : "s", vm->params_sent,
-			vm->params_sent == 1 ? "" : "s");
+			vm->params_sent == 1 ? "" : "s",
+			vm->params_exact ? ", the last with KVM's own offset" : "");
 }

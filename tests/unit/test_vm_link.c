@@ -713,11 +713,52 @@ static void test_clock_change_resync(void **state)
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 }
 
+static uint32_t params_flags(const struct hvt_frame *fr)
+{
+	struct hvt_w_params p;
+
+	memcpy(&p, fr->payload, sizeof(p));
+	return p.params.flags;
+}
+
+/*
+ * KVM's offset from debugfs goes to the tracing guest at once, flagged
+ * exact, when the exchanges allow it (guest 5000 ahead: 5050 lies within
+ * what they allow); an offset they rule out gives the estimate instead. An
+ * unchanged offset sends nothing.
+ */
+static void test_kvm_offset_params(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_frame fr;
+	unsigned int sent;
+
+	handshake(f);
+	hvt_vm_kvm_offset(&f->vm, true, 5050);
+	fr = host_frame(f, HVT_W_PARAMS);
+	assert_int_equal(params_flags(&fr), HVT_CLOCK_P_EXACT);
+	assert_true(f->vm.params_exact);
+	sent = f->vm.params_sent;
+	hvt_vm_kvm_offset(&f->vm, true, 5050);
+	assert_int_equal(f->vm.params_sent, sent);
+
+	hvt_vm_kvm_offset(&f->vm, true, 5000 + JUMP);	/* e.g. a debugfs showing nothing */
+	fr = host_frame(f, HVT_W_PARAMS);
+	assert_int_equal(params_flags(&fr), HVT_CLOCK_P_ESTIMATED);
+	assert_false(f->vm.params_exact);
+	assert_true(f->vm.kvm_contradicted);
+
+	hvt_vm_kvm_offset(&f->vm, false, 0);		/* vCPUs differ: the estimate */
+	fr = host_frame(f, HVT_W_PARAMS);
+	assert_int_equal(params_flags(&fr), HVT_CLOCK_P_ESTIMATED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_offset_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_sizes_lie, setup, teardown),
