@@ -8,6 +8,7 @@
 #   make image      the guest initramfs (scripts/guest-image); image-rt: RT
 #   make demo       the main job: trace host, guest kernel and guest user space
 #   make check      every test: unit tests (plain and ASan+UBSan), end to end
+#   make fuzz       the fuzz targets (libFuzzer), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Objects go to $(BUILD) (build/, or build-san/ with SANITIZE=1). The unit
@@ -125,6 +126,53 @@ bench: deps
 	$(MAKE) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
+# Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_X.c -> $(FUZZ_BUILD)/fuzz_X, each
+# with the sources it fuzzes and its seed generator tests/fuzz/X_seeds.c.
+# make fuzz runs each for FUZZ_SECONDS, keeping what it finds in
+# $(FUZZ_BUILD)/corpus/X; make check replays the seeds and a fixed number of
+# runs from a fixed seed (fuzz-replay), so that it is repeatable.
+FUZZ_BUILD := $(BUILD)-fuzz
+FUZZ_CC := clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= 3000
+FUZZ_TARGETS := guest_link
+FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c \
+	host/archive_writer.c host/tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
+fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -g -O1 $(WARN) -D_GNU_SOURCE -Iinclude -I. $(HOST_CFLAGS) \
+		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_guest_link: $(call fuzzobj,$(FUZZ_SRC_guest_link))
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
+
+$(FUZZ_BUILD)/seeds_%: $(BUILD)/obj/tests/fuzz/%_seeds.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+fuzz-build: deps
+	$(MAKE) $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) \
+		$(addprefix $(FUZZ_BUILD)/seeds_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_BUILD)/seeds/$$t $(FUZZ_BUILD)/corpus/$$t && \
+		$(FUZZ_BUILD)/seeds_$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do echo "== fuzz_$$t, $(FUZZ_SECONDS) s"; \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
+			$(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
+
+fuzz-replay: fuzz-build
+	@for t in $(FUZZ_TARGETS); do echo "== fuzz_$$t: the seeds, then $(FUZZ_RUNS) runs from seed 1"; \
+		log=$(FUZZ_BUILD)/replay-$$t.log; \
+		$(FUZZ_BUILD)/fuzz_$$t -runs=$(FUZZ_RUNS) -seed=1 -print_final_stats=1 \
+			$(FUZZ_BUILD)/seeds/$$t > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
+		grep -E "^Done|stat::new_units" $$log; done
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+
 # guest-kmod/Makefile finds the headers (scripts/guest-kernel) unless KDIR=
 # is given, which reaches it from the command line or the environment.
 kmod:
@@ -177,6 +225,7 @@ demo: deps
 check: deps
 	$(MAKE) all image image-rt $(KVM_OFFSETS)
 	$(MAKE) unit
+	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)
 
 install: all
@@ -193,10 +242,10 @@ install: all
 	install -m 644 $(BUILD)/hvtrace.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
-	rm -rf build build-san $(BUILD) $(SAN_BUILD)
+	rm -rf build build-san build-fuzz $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
 	-$(MAKE) -C guest-kmod clean
 
-.PHONY: all kmod kmod-rt image image-rt deps unit tests bench demo check install clean
+.PHONY: all kmod kmod-rt image image-rt fuzz fuzz-build fuzz-replay deps unit tests bench demo check install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_guest_link.c - libFuzzer target: the collector's side of the guest
+ * link (host/vm_link.c, host/vm_store.c) against any bytes a guest may send.
+ *
+ * Each input is one guest (guest_link.h): a VM of its own in one archive,
+ * linked by a socketpair; the collector reads what the input says and
+ * answers. Beyond the sanitizers' findings, it aborts if the guest made the
+ * collector write outside the VM's own directory, or if a link the guest
+ * broke is left open.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/vm.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/wire_io.h"
+#include "tests/fuzz/guest_link.h"
+
+static char root[64], vms[4200];
+static struct hvt_archive_writer archive;
+static size_t root_entries;
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		abort();
+	while ((e = readdir(d)))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void cleanup(void)
+{
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char err[256], path[128];
+
+	(void)argc, (void)argv;
+	hvt_log_mute();		/* every disconnection would say why */
+	strcpy(root, "/tmp/hvtrace-fuzz-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	atexit(cleanup);
+	snprintf(path, sizeof(path), "%s/archive", root);
+	if (hvt_archive_writer_create(&archive, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		abort();
+	}
+	snprintf(vms, sizeof(vms), "%s/vm", archive.dir);
+	if (hvt_mkdir_p(vms))
+		abort();
+	root_entries = count_entries(archive.dir);
+	return 0;
+}
+
+/* Reads and drops what the collector sent; answers SYNC_REQs if @answer. */
+static void guest_reads(int fd, struct hvt_frame_reader *r, int answer, struct hvt_vm *vm)
+{
+	struct hvt_frame f;
+	const char *why;
+
+	while (hvt_frame_reader_fill(r, fd) > 0)
+		;
+	while (hvt_frame_reader_next(r, 0, &f, &why) == 1) {
+		struct hvt_w_sync_req req;
+		struct hvt_w_sync_reply rep;
+
+		if (!answer || f.hdr.type != HVT_W_SYNC_REQ)
+			continue;
+		memcpy(&req, f.payload, sizeof(req));
+		rep = (struct hvt_w_sync_reply){ req.seq, req.host_send, req.host_send + 5100,
+						 req.host_send + 5200, 0, 0 };
+		if (hvt_wire_send(fd, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep)) == 0)
+			hvt_vm_readable(vm);
+	}
+}
+
+/* HELLO and the initial burst, as a well-behaved guest does them. */
+static void handshake(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r)
+{
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
+	int i;
+
+	if (hvt_wire_send(fd, HVT_W_HELLO, 0, &h, sizeof(h)))
+		abort();
+	hvt_vm_readable(vm);
+	for (i = 0; i <= HVT_SYNC_BURST && vm->state != HVT_VM_RUNNING; i++)
+		guest_reads(fd, r, 1, vm);
+	if (vm->state != HVT_VM_RUNNING)
+		abort();
+}
+
+/* The guest's bytes, in pieces the socket takes, each read by the collector. */
+static void guest_sends(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r,
+			const uint8_t *data, size_t size)
+{
+	while (size && vm->state != HVT_VM_ENDED) {
+		ssize_t n = write(fd, data, size);
+
+		if (n <= 0 && errno != EAGAIN)
+			break;
+		if (n > 0) {
+			data += n;
+			size -= (size_t)n;
+		}
+		hvt_vm_readable(vm);
+		guest_reads(fd, r, 0, vm);
+	}
+	if (vm->state != HVT_VM_ENDED)
+		hvt_vm_readable(vm);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static unsigned long count;
+	struct hvt_vm *vm;
+	struct hvt_frame_reader r;
+	char name[32], err[256], dir[4300];
+	int sv[2];
+
+	if (!size)
+		return 0;
+	vm = calloc(1, sizeof(*vm));
+	snprintf(name, sizeof(name), "f%lu", count++);
+	if (!vm || hvt_vm_init(vm, &archive, name, 0, "tcg", 100, 1 << 20, err, sizeof(err)) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) ||
+	    hvt_frame_reader_init(&r))
+		abort();
+	hvt_vm_attach(vm, sv[0]);
+	if (data[0] == GL_TRACING)
+		handshake(vm, sv[1], &r);
+	guest_sends(vm, sv[1], &r, data + 1, size - 1);
+	hvt_vm_tick(vm);
+	if (vm->state == HVT_VM_ENDED && vm->fd >= 0)
+		abort();	/* a broken link left open */
+	hvt_vm_end(vm, "input done");
+	snprintf(dir, sizeof(dir), "%s", vm->dir);
+	hvt_vm_free(vm);
+	free(vm);
+	close(sv[1]);
+	hvt_frame_reader_free(&r);
+	/* Nothing outside the VM's directory: the rest of the archive is as it was. */
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (count_entries(archive.dir) != root_entries || count_entries(vms) != 2)
+		abort();
+	return 0;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * guest_link_seeds.c - writes the seed inputs of fuzz_guest_link into DIR:
+ * a well-behaved guest's whole conversation, in the input format of
+ * guest_link.h, so that the fuzzer starts from frames the collector accepts.
+ * usage: guest_link_seeds DIR
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <hvtrace/event.h>
+#include <hvtrace/ringbuf.h>
+
+#include "lib/wire_io.h"
+#include "tests/fuzz/guest_link.h"
+
+HVT_EVENT_FIELD_TABLE(fields_t, HVT_FIELDS((int, uint64_t, value)));
+
+static const uint8_t uuid[HVT_UUID_LEN] = { 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42,
+					    0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42 };
+
+static int open_seed(const char *dir, const char *name, uint8_t start)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, &start, 1) != 1) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static void send_or_die(int fd, uint16_t type, uint32_t id, const void *p, uint32_t len)
+{
+	if (hvt_wire_send(fd, type, id, p, len)) {
+		perror("write");
+		exit(1);
+	}
+}
+
+/* A closed packet of CPU 1, stream instance 1, holding three events. */
+static uint32_t make_packet(unsigned char *out)
+{
+	static struct hvt_rb_prod prod;
+	static struct hvt_rb_cons cons;
+	static unsigned char data[4096 * 2];
+	struct hvt_rb rb = { 0 };
+	uint32_t len;
+	uint64_t v;
+
+	hvt_rb_init(&rb, &prod, &cons, data, 4096, 2);
+	memcpy(rb.uuid, uuid, HVT_UUID_LEN);
+	rb.cpu_id = 1;
+	rb.stream_instance_id = 1;
+	for (v = 0; v < 3; v++) {
+		__u64 end;
+		unsigned char *p = hvt_rb_reserve(&rb, 0, 100 + v, 1, 9, 8, &end);
+
+		memcpy(p, &v, 8);
+		hvt_rb_commit(&rb, 100 + v, end);
+	}
+	hvt_rb_close_packet(&rb);
+	len = (uint32_t)(hvt_get_u64(data + offsetof(struct hvt_ctf_packet, content_size)) / 8);
+	memcpy(out, data, len);
+	hvt_put_u64(out + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
+	return len;
+}
+
+/* TRACE_OPEN, REGISTRY, STREAM_OPEN, a PACKET, STREAM_CLOSE and FINISH. */
+static void tracing(int fd)
+{
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000 };
+	struct hvt_w_stream_open so = { 0, 1, 0, 0 };
+	struct hvt_w_stream_close sc = { 0, 1 };
+	struct hvt_w_finish fin = { 1, 0, 1, 1 };
+	unsigned char rec[1024], packet[4096];
+	uint32_t n = hvt_reg_event_write(rec, 0, "tick", fields_t, 1, "value=%lu");
+	uint32_t len = make_packet(packet);
+
+	memcpy(to.uuid, uuid, HVT_UUID_LEN);
+	send_or_die(fd, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
+	send_or_die(fd, HVT_W_REGISTRY, 0, rec, n);
+	send_or_die(fd, HVT_W_STREAM_OPEN, 1, &so, sizeof(so));
+	send_or_die(fd, HVT_W_PACKET, 1, packet, len);
+	send_or_die(fd, HVT_W_STREAM_CLOSE, 1, &sc, sizeof(sc));
+	send_or_die(fd, HVT_W_LOG, 0, "done", 4);
+	send_or_die(fd, HVT_W_FINISH, 0, &fin, sizeof(fin));
+}
+
+int main(int argc, char **argv)
+{
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	fd = open_seed(argv[1], "hello", GL_FROM_HELLO);
+	send_or_die(fd, HVT_W_HELLO, 0, &h, sizeof(h));
+	close(fd);
+	fd = open_seed(argv[1], "session", GL_TRACING);
+	tracing(fd);
+	close(fd);
+	fd = open_seed(argv[1], "garbage", GL_TRACING);
+	if (write(fd, "HVTW\x07", 5) != 5)
+		return 1;
+	close(fd);
+	return 0;
+}
