@@ -26,6 +26,7 @@
 #include "host/archive_writer.h"
 #include "host/ftrace_capture.h"
 #include "host/kvm_tsc.h"
+#include "host/libvirt.h"
 #include "host/qemu.h"
 #include "host/vm.h"
 #include "lib/evloop.h"
@@ -40,6 +41,8 @@ struct record_opts {
 	const char *channel;		/* unix:PATH we connect to */
 	const char *listen;		/* unix:PATH we listen on */
 	const char *vm_name;
+	bool vm_given;			/* --vm: a libvirt domain without a link given */
+	const char *connect;		/* libvirt URI */
 	const char *output;
 	pid_t qemu_pid;
 	char *events[MAX_HOST_EVENTS];
@@ -61,6 +64,7 @@ struct recorder {
 	struct hvt_kvm_tsc kvm_tsc;	/* tsv NULL unless the VM runs under KVM */
 	struct hvt_vm vm;
 	int listen_fd;
+	char link[128];			/* unix:PATH of a libvirt domain's channel */
 	char default_output[64];
 	time_t started, stop_deadline;
 	bool stopping;
@@ -70,7 +74,8 @@ struct recorder {
 static void usage(FILE *out)
 {
 	fprintf(out,
-"usage: hvtrace record --channel unix:PATH|--listen unix:PATH [OPTIONS]\n"
+"usage: hvtrace record --vm DOMAIN [--connect URI] [OPTIONS]   (libvirt)\n"
+"       hvtrace record --channel unix:PATH|--listen unix:PATH [OPTIONS]\n"
 "       hvtrace record --qemu-pid PID [OPTIONS]      (host layer only)\n"
 "\n"
 "Records the host (hypervisor) layer with ftrace on the host TSC and every\n"
@@ -88,7 +93,11 @@ static void usage(FILE *out)
 "                        snapshots are added under KVM, and the recording ends\n"
 "                        when it exits. Without a guest link, only the host\n"
 "                        layer is recorded, until it exits or Ctrl-C.\n"
-"  --vm NAME             the VM's name in the archive (default: vm)\n"
+"  --vm NAME             the VM's name in the archive (default: vm). Without\n"
+"                        --channel, --listen or --qemu-pid, the running libvirt\n"
+"                        domain NAME: its QEMU process and its <channel\n"
+"                        type='unix'> with target name " HVT_WIRE_PORT_NAME "\n"
+"  --connect URI         libvirt connection (default " HVT_LIBVIRT_DEFAULT_URI ")\n"
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
 "  -e, --event SYS:EVENT another host event to record (repeatable)\n"
 "  --no-host-trace       do not record the host layer (runs without root)\n"
@@ -123,6 +132,7 @@ static int parse_opts(struct record_opts *o, int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "qemu-pid", required_argument, NULL, 'p' },
 		{ "vm", required_argument, NULL, 'n' },
+		{ "connect", required_argument, NULL, 'C' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-host-trace", no_argument, NULL, 'H' },
@@ -141,7 +151,8 @@ static int parse_opts(struct record_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'c': o->channel = optarg; break;
 		case 'l': o->listen = optarg; break;
-		case 'n': o->vm_name = optarg; break;
+		case 'n': o->vm_name = optarg; o->vm_given = true; break;
+		case 'C': o->connect = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'H': o->host_trace = false; break;
 		case 'v': hvt_log_set_verbose(1); break;
@@ -183,12 +194,17 @@ static int parse_opts(struct record_opts *o, int argc, char **argv)
 		hvt_err("give one guest link: --channel or --listen, not both");
 		return -1;
 	}
-	if (!o->channel && !o->listen && !o->qemu_pid) {
-		hvt_err("give the guest link (--channel unix:PATH or --listen unix:PATH), or "
-			"--qemu-pid PID to record the host layer of a VM only");
+	if (!o->channel && !o->listen && !o->qemu_pid && !o->vm_given) {
+		hvt_err("give a libvirt domain (--vm NAME), the guest link (--channel unix:PATH "
+			"or --listen unix:PATH), or --qemu-pid PID to record the host layer of a "
+			"VM only");
 		return -1;
 	}
-	if (!o->channel && !o->listen && !o->host_trace) {
+	if (o->connect && (o->channel || o->listen || o->qemu_pid)) {
+		hvt_err("--connect is for a libvirt domain (--vm NAME alone)");
+		return -1;
+	}
+	if (!o->channel && !o->listen && !o->host_trace && !o->vm_given) {
 		hvt_err("--no-host-trace without a guest link would record nothing");
 		return -1;
 	}
@@ -505,6 +521,29 @@ static void raise_fd_limit(const struct recorder *r)
 			 HVT_VM_MAX_STREAMS);
 }
 
+/* --vm NAME alone: the libvirt domain gives the QEMU process and the channel. */
+static int from_libvirt(struct recorder *r)
+{
+	struct hvt_libvirt_vm vm;
+	char err[512];
+
+	if (hvt_libvirt_lookup(r->o.connect, r->o.vm_name, &vm, err, sizeof(err))) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	snprintf(r->link, sizeof(r->link), "unix:%s", vm.channel);
+	/* QEMU listens on a channel in bind mode; in connect mode it calls us. */
+	if (vm.qemu_listens)
+		r->o.channel = r->link;
+	else
+		r->o.listen = r->link;
+	r->o.qemu_pid = vm.qemu_pid;
+	hvt_info("domain %s: QEMU pid %d, %u vCPUs, channel %s (%s)", r->o.vm_name,
+		 (int)vm.qemu_pid, vm.vcpus, vm.channel, vm.qemu_listens ? "QEMU listens" :
+		 "QEMU connects");
+	return 0;
+}
+
 static int prepare(struct recorder *r)
 {
 	char err[512];
@@ -516,6 +555,9 @@ static int prepare(struct recorder *r)
 			"or pass --no-host-trace");
 		return -1;
 	}
+	if (r->o.vm_given && !r->o.channel && !r->o.listen && !r->o.qemu_pid &&
+	    from_libvirt(r))
+		return -1;
 	if (r->o.qemu_pid) {
 		if (hvt_qemu_open(&r->qemu, r->o.qemu_pid, err, sizeof(err))) {
 			hvt_err("--qemu-pid: %s", err);
