@@ -150,7 +150,8 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 $(FUZZ_BUILD)/fuzz_guest_link: $(call fuzzobj,$(FUZZ_SRC_guest_link))
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
 
-$(FUZZ_BUILD)/seeds_%: $(BUILD)/obj/tests/fuzz/%_seeds.o $(COMMON_LIB)
+$(FUZZ_BUILD)/seeds_%: $(BUILD)/obj/tests/fuzz/%_seeds.o $(BUILD)/obj/tests/common/wire_packet.o \
+		$(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 

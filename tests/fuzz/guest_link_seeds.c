@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <hvtrace/event.h>
-#include <hvtrace/ringbuf.h>
 
 #include "lib/wire_io.h"
+#include "tests/common/wire_packet.h"
 #include "tests/fuzz/guest_link.h"
 
 HVT_EVENT_FIELD_TABLE(fields_t, HVT_FIELDS((int, uint64_t, value)));
@@ -43,34 +43,6 @@ static void send_or_die(int fd, uint16_t type, uint32_t id, const void *p, uint3
 	}
 }
 
-/* A closed packet of CPU 1, stream instance 1, holding three events. */
-static uint32_t make_packet(unsigned char *out)
-{
-	static struct hvt_rb_prod prod;
-	static struct hvt_rb_cons cons;
-	static unsigned char data[4096 * 2];
-	struct hvt_rb rb = { 0 };
-	uint32_t len;
-	uint64_t v;
-
-	hvt_rb_init(&rb, &prod, &cons, data, 4096, 2);
-	memcpy(rb.uuid, uuid, HVT_UUID_LEN);
-	rb.cpu_id = 1;
-	rb.stream_instance_id = 1;
-	for (v = 0; v < 3; v++) {
-		__u64 end;
-		unsigned char *p = hvt_rb_reserve(&rb, 0, 100 + v, 1, 9, 8, &end);
-
-		memcpy(p, &v, 8);
-		hvt_rb_commit(&rb, 100 + v, end);
-	}
-	hvt_rb_close_packet(&rb);
-	len = (uint32_t)(hvt_get_u64(data + offsetof(struct hvt_ctf_packet, content_size)) / 8);
-	memcpy(out, data, len);
-	hvt_put_u64(out + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
-	return len;
-}
-
 /* TRACE_OPEN, REGISTRY, STREAM_OPEN, a PACKET, STREAM_CLOSE and FINISH. */
 static void tracing(int fd)
 {
@@ -81,7 +53,7 @@ static void tracing(int fd)
 	struct hvt_w_finish fin = { 1, 0, 1, 1 };
 	unsigned char rec[1024], packet[4096];
 	uint32_t n = hvt_reg_event_write(rec, 0, "tick", fields_t, 1, "value=%lu");
-	uint32_t len = make_packet(packet);
+	uint32_t len = hvt_test_wire_packet(uuid, packet);
 
 	memcpy(to.uuid, uuid, HVT_UUID_LEN);
 	send_or_die(fd, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));

@@ -5,6 +5,7 @@ $(BUILD)/tests/test_wire: $(COMMON_LIB)
 $(BUILD)/tests/test_tsdl: $(COMMON_LIB)
 $(BUILD)/tests/test_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \
+	$(BUILD)/obj/tests/common/wire_packet.o \
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/tsc.o \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_agent_apps: $(BUILD)/obj/tools/agent.o $(BUILD)/obj/tools/agent_apps.o \

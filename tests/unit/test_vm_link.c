@@ -23,6 +23,7 @@
 
 #include "host/vm.h"
 #include "lib/fileio.h"
+#include "tests/common/wire_packet.h"
 
 HVT_EVENT_FIELD_TABLE(fields_t, HVT_FIELDS((int, uint64_t, value)));
 
@@ -163,30 +164,7 @@ static void open_kernel_stream(struct fake *f)
 /* A real packet of CPU 1 holding three events, trimmed to its content. */
 static void make_packet(struct fake *f)
 {
-	static struct hvt_rb_prod prod;
-	static struct hvt_rb_cons cons;
-	static unsigned char data[4096 * 2];
-	struct hvt_rb rb = { 0 };
-	uint64_t v;
-
-	memset(&prod, 0, sizeof(prod));
-	hvt_rb_init(&rb, &prod, &cons, data, 4096, 2);
-	memcpy(rb.uuid, f->uuid, HVT_UUID_LEN);
-	rb.cpu_id = 1;
-	rb.stream_instance_id = 1;
-	for (v = 0; v < 3; v++) {
-		__u64 end;
-		unsigned char *p = hvt_rb_reserve(&rb, 0, 100 + v, 1, 9, 8, &end);
-
-		memcpy(p, &v, 8);
-		hvt_rb_commit(&rb, 100 + v, end);
-	}
-	hvt_rb_close_packet(&rb);
-	f->packet_len = (uint32_t)(hvt_get_u64(data + offsetof(struct hvt_ctf_packet,
-							       content_size)) / 8);
-	memcpy(f->packet, data, f->packet_len);
-	hvt_put_u64(f->packet + offsetof(struct hvt_ctf_packet, packet_size),
-		    (uint64_t)f->packet_len * 8);
+	f->packet_len = hvt_test_wire_packet(f->uuid, f->packet);
 }
 
 static off_t file_size(struct fake *f, const char *rel)
