@@ -1,10 +1,10 @@
 #!/bin/bash
 # hvtrace record --vm NAME against a real libvirtd: the test starts its own
-# libvirtd as root, in a mount namespace of its own where the configuration
-# it writes here (qemu.conf: run QEMU as root, no security driver) and its
-# state directories (/run/libvirt, /var/lib/libvirt, /var/cache/libvirt,
-# /var/log/libvirt) are this test's directories; it listens on a socket in
-# this test's directory too. It defines a TCG domain booting the guest image
+# libvirtd as root, in a mount namespace of its own where /etc/libvirt (with
+# the qemu.conf it writes: QEMU as root, no security driver; and the domain
+# definitions) and the state directories (/run/libvirt, /var/lib/libvirt,
+# /var/cache/libvirt, /var/log/libvirt) are this test's directories: nothing
+# it defines or writes outlives it. It listens on a socket here too. It defines a TCG domain booting the guest image
 # directly, with a virtio-serial <channel type='unix'> named org.hvtrace.0.
 # The collector must find the domain's QEMU and channel through libvirt and
 # record all three layers and the clock exchanges. The domain and libvirtd
@@ -14,10 +14,11 @@ build=${1:?usage: libvirt.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
 . "$(dirname "$0")/lib.sh"
 
+# libvirtd needs its QEMU user to exist even when qemu.conf says root.
 if [ "$(id -u)" -ne 0 ] || ! command -v libvirtd > /dev/null || ! command -v virsh > /dev/null ||
-	[ ! -f /etc/libvirt/qemu.conf ]; then
-	echo "libvirt: skipped: needs root, libvirtd, virsh and /etc/libvirt/qemu.conf" \
-		"(scripts/install-deps installs them)"
+	! id libvirt-qemu > /dev/null 2>&1; then
+	echo "libvirt: skipped: needs root, libvirtd, virsh and the libvirt-qemu user" \
+		"(scripts/install-deps installs libvirt-daemon-system)"
 	exit 0
 fi
 work=$(mktemp -d /tmp/hvtrace-e2e-libvirt-XXXXXX)
@@ -26,20 +27,22 @@ V=(virsh -q -c "$uri")
 qemu_pid=""
 cleanup() {
 	"${V[@]}" destroy hvtest > /dev/null 2>&1
+	"${V[@]}" undefine hvtest > /dev/null 2>&1
 	[ -n "$qemu_pid" ] && stop_pid "$qemu_pid" TERM 5
 	stop_all
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
-mkdir -p "$work/sock" "$work/state/run" "$work/state/lib" "$work/state/cache" "$work/state/log"
+mkdir -p "$work/sock" "$work/state/etc/qemu" "$work/state/run" "$work/state/lib" \
+	"$work/state/cache" "$work/state/log"
 cat > "$work/libvirtd.conf" <<CONF
 unix_sock_dir = "$work/sock"
 unix_sock_rw_perms = "0700"
 auth_unix_rw = "none"
 auth_unix_ro = "none"
 CONF
-cat > "$work/qemu.conf" <<CONF
+cat > "$work/state/etc/qemu.conf" <<CONF
 user = "root"
 group = "root"
 dynamic_ownership = 0
@@ -52,9 +55,8 @@ cat > "$work/libvirtd.sh" <<SCRIPT
 # Runs in a mount namespace of its own (unshare -m): nothing here is seen outside.
 set -e
 mount --make-rprivate /
-mount --bind "$work/qemu.conf" /etc/libvirt/qemu.conf
-for d in run lib cache log; do
-	case \$d in run) t=/run/libvirt ;; *) t=/var/\$d/libvirt ;; esac
+for d in etc run lib cache log; do
+	case \$d in etc) t=/etc/libvirt ;; run) t=/run/libvirt ;; *) t=/var/\$d/libvirt ;; esac
 	[ -d "\$t" ] || mkdir -p "\$t"
 	mount --bind "$work/state/\$d" "\$t"
 done
