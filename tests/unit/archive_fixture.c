@@ -31,6 +31,7 @@
 #include "lib/fileio.h"
 #include "lib/registry.h"
 #include "lib/tsdl.h"
+#include "lib/archive_format.h"
 #include "tests/unit/archive_fixture.h"
 
 HVT_EVENT_FIELD_TABLE(fx_sched_switch_fields, FX_SCHED_SWITCH_FIELDS);
@@ -680,4 +681,17 @@ int fx_standard_archive(const char *root, const struct fx_options *o)
 	return write_manifest(root, o) || write_clock(root) ||
 	       write_sync(root, o->inconsistent_sync) || write_info(root, o) ||
 	       (o->ftrace && write_host(root, o)) || write_guest(root, o);
+}
+
+int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)
+{
+	char rows[4096];
+	size_t len = (size_t)snprintf(rows, sizeof(rows), "%s\n", HVT_KVM_TSC_TSV_HEADER);
+	int v;
+
+	for (v = 0; v < nr_vcpus && len < sizeof(rows); v++)
+		len += (size_t)snprintf(rows + len, sizeof(rows) - len,
+					"%llu\t%llu\t2\t11\t%d\t%llu\t0\t0\n", FX_T0,
+					FX_T0 + 10, v, (unsigned long long)offset);
+	return len < sizeof(rows) ? fx_write(root, "vm/demo/kvm_tsc.tsv", rows, len) : -1;
 }

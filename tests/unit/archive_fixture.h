@@ -139,6 +139,11 @@ struct fx_options {
 	const char *status;		/* NULL: "complete" */
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);
+/*
+ * vm/demo/kvm_tsc.tsv: one debugfs snapshot (VM fd 11) of each of vCPUs
+ * 0..@nr_vcpus-1, all at @offset, unscaled, read at FX_T0.
+ */
+int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset);
 
 #define FX_SYNC_POINTS	3	/* host and guest agree on these (fx_options.sync_points) */
 #define FX_SYNC_HALF	5	/* ticks either side of the host's instant */

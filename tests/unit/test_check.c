@@ -15,7 +15,6 @@
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
-#include "lib/archive_format.h"
 #include "tests/unit/cmd_capture.h"
 #include "tools/archive.h"
 #include "tools/check.h"
@@ -123,16 +122,6 @@ static void test_inconsistent_sync(void **state)
 	free(text);
 }
 
-/* kvm_tsc.tsv of the standard archive: vCPUs 0 and 1 at @offset, read at start. */
-static void write_kvm_snapshots(struct ctx *c, uint64_t offset)
-{
-	assert_int_equal(fx_printf(c->root, "vm/demo/kvm_tsc.tsv", "%s\n"
-				   "%llu\t%llu\t2\t11\t0\t%llu\t0\t0\n"
-				   "%llu\t%llu\t2\t11\t1\t%llu\t0\t0\n", HVT_KVM_TSC_TSV_HEADER,
-				   FX_T0, FX_T0 + 10, (unsigned long long)offset,
-				   FX_T0, FX_T0 + 10, (unsigned long long)offset), 0);
-}
-
 /*
  * A KVM VM with its TSC parameters recorded: aligned with them, its
  * exchanges judged against them, kvm-tsc passes. Parameters the exchanges
@@ -146,12 +135,12 @@ static void test_kvm_tsc(void **state)
 	char *text;
 
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
-	write_kvm_snapshots(c, (uint64_t)FX_OFFSET + 50);
+	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET + 50), 0);
 	assert_int_equal(check(c, &text), 0);
 	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nPASS kvm-tsc[demo]\n"));
 	free(text);
 
-	write_kvm_snapshots(c, (uint64_t)FX_OFFSET + 500);
+	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET + 500), 0);
 	assert_int_equal(check(c, &text), 1);
 	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nFAIL kvm-tsc[demo]: not aligned "
 				     "with KVM's TSC parameters: they contradict clock exchange "

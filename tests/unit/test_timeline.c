@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/archive_format.h"
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
 #include "tools/align.h"
@@ -695,20 +694,6 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
 }
 
-/* kvm_tsc.tsv with one debugfs snapshot per listed vCPU, all at @offset. */
-static void write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)
-{
-	char rows[512];
-	size_t len = (size_t)snprintf(rows, sizeof(rows), "%s\n", HVT_KVM_TSC_TSV_HEADER);
-	int v;
-
-	for (v = 0; v < nr_vcpus; v++)
-		len += (size_t)snprintf(rows + len, sizeof(rows) - len,
-					"%llu\t%llu\t2\t11\t%d\t%llu\t0\t0\n", FX_T0 + 10,
-					FX_T0 + 20, v, (unsigned long long)offset);
-	assert_int_equal(fx_write(root, "vm/demo/kvm_tsc.tsv", rows, len), 0);
-}
-
 /* Every guest event at exactly guest TSC - @offset, in both kernel streams and the user one. */
 static void assert_guest_events_at(struct hvt_timeline *tl, uint64_t offset)
 {
@@ -739,7 +724,7 @@ static void test_kvm_exact_from_archive(void **state)
 	struct hvt_timeline tl;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
-	write_kvm_snapshots(root, 2, near);
+	assert_int_equal(fx_write_kvm_snapshots(root, 2, near), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	assert_true(tl.vms[0].exact);
 	assert_int_equal(tl.vms[0].kvm.nr_vcpus, 2);
@@ -747,14 +732,14 @@ static void test_kvm_exact_from_archive(void **state)
 	assert_int_equal(hvt_timeline_warnings(&tl), 0);
 	hvt_timeline_close(&tl);
 
-	write_kvm_snapshots(root, 2, far);
+	assert_int_equal(fx_write_kvm_snapshots(root, 2, far), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	assert_false(tl.vms[0].exact);
 	assert_true(tl.vms[0].aligned);
 	assert_int_equal(hvt_timeline_warnings(&tl), 1);
 	hvt_timeline_close(&tl);
 
-	write_kvm_snapshots(root, 1, near);	/* kernel stream-1 is guest CPU 1 */
+	assert_int_equal(fx_write_kvm_snapshots(root, 1, near), 0);	/* stream-1: CPU 1 */
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	assert_false(tl.vms[0].exact);
 	assert_true(tl.vms[0].aligned);
