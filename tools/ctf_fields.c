@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ctf_fields.c - an event's payload as its registry record describes it
- * (docs/format.md, section 3): its size, and its text form "name=value".
+ * (docs/format.md, section 3): its size, and its text form "name=value" or
+ * JSON form "name":value.
  *
  * The registry was validated (lib/registry.c), so kinds and integer widths
  * are known to be sane; the payload bytes were not, hence the bounds checks.
@@ -189,6 +190,72 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 			hvt_text_char(t, '<');
 			hvt_text_u64(t, n - 4);
 			hvt_text_mem(t, " bytes>", 7);
+			break;
+		}
+		p += n;
+	}
+}
+
+static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
+{
+	if (f->flags & HVT_FIELD_F_HEX) {
+		hvt_text_char(t, '"');
+		print_int(t, f, p);
+		hvt_text_char(t, '"');
+	} else {
+		print_int(t, f, p);
+	}
+}
+
+static void json_array(struct hvt_text *t, const struct hvt_reg_field *f,
+		       const unsigned char *p)
+{
+	unsigned int i, step = f->int_bits / 8u;
+
+	if (f->flags & HVT_FIELD_F_TEXT) {
+		hvt_text_json_str(t, (const char *)p, f->length);
+		return;
+	}
+	hvt_text_char(t, '[');
+	for (i = 0; i < f->length; i++) {
+		if (i)
+			hvt_text_char(t, ',');
+		json_int(t, f, p + (size_t)i * step);
+	}
+	hvt_text_char(t, ']');
+}
+
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
+{
+	const struct hvt_event_type *reg = ev->type->reg;
+	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
+	unsigned int i;
+
+	for (i = 0; i < reg->nr_fields; i++) {
+		const struct hvt_reg_field *f = &reg->fields[i];
+		long n = field_size(f, p, (size_t)(end - p));
+
+		if (n < 0)
+			return;		/* cannot happen: the reader sized the payload */
+		hvt_text_mem(t, ",\"", 2);
+		hvt_text_mem(t, f->name, strlen(f->name));	/* an identifier */
+		hvt_text_mem(t, "\":", 2);
+		switch (f->kind) {
+		case HVT_FIELD_INT:
+			json_int(t, f, p);
+			break;
+		case HVT_FIELD_ARRAY:
+			json_array(t, f, p);
+			break;
+		case HVT_FIELD_STRING:
+			hvt_text_json_str(t, (const char *)p, (size_t)n);
+			break;
+		case HVT_FIELD_BLOB:
+			hvt_text_mem(t, "{\"blob\":", 8);
+			hvt_text_json_str(t, f->decoder, sizeof(f->decoder));
+			hvt_text_mem(t, ",\"bytes\":", 9);
+			hvt_text_u64(t, (uint64_t)n - 4);
+			hvt_text_char(t, '}');
 			break;
 		}
 		p += n;

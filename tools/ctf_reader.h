@@ -117,5 +117,11 @@ static inline long hvt_ctf_payload_size(const struct hvt_event_type *type,
 }
 /* Writes " name=value" for each field, in registry order. */
 void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+/*
+ * Writes ,"name":value for each field: integers as numbers (hex ones as
+ * "0x.." strings), arrays as arrays, strings and text arrays as strings, a
+ * blob as {"blob":"DECODER","bytes":N}.
+ */
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
 
 #endif

@@ -454,6 +454,101 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 	hvt_text_mem(t, p, (size_t)(end - p));
 }
 
+static int64_t sign_extend(uint64_t v, int size)
+{
+	unsigned int bits = (unsigned int)size * 8u;
+
+	if (bits && bits < 64 && (v & (1ull << (bits - 1))))
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/* One number of @size bytes at @p, as the field's flags say. */
+static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	uint64_t v = size == 1 || size == 2 || size == 4 || size == 8 ?
+		     tep_read_number(c->ft->tep, p, size) : 0;
+
+	if (f->flags & TEP_FIELD_IS_POINTER) {
+		hvt_text_char(t, '"');
+		hvt_text_hex(t, v);
+		hvt_text_char(t, '"');
+	} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+		hvt_text_s64(t, sign_extend(v, size));
+	} else {
+		hvt_text_u64(t, v);
+	}
+}
+
+/*
+ * A __data_loc (or __rel_loc) field: its data, which must lie inside the
+ * record; NULL if it does not.
+ */
+static const unsigned char *dynamic_data(const struct hvt_ftrace_cpu *c,
+					 const struct tep_format_field *f, uint32_t *len)
+{
+	uint32_t loc = 0;
+	uint64_t off;
+
+	if (f->size == 4)
+		memcpy(&loc, c->scratch + f->offset, sizeof(loc));
+	off = loc & 0xffff;
+
+	*len = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (uint64_t)f->offset + (uint64_t)f->size;
+	if (off + *len > (uint64_t)c->record.size)
+		return NULL;
+	return c->scratch + off;
+}
+
+static void json_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+		       struct hvt_text *t)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	int size = f->size, step;
+	uint32_t len, i;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = dynamic_data(c, f, &len);
+		if (!p) {
+			hvt_text_mem(t, "null", 4);
+			return;
+		}
+		size = (int)len;
+	}
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		hvt_text_json_str(t, (const char *)p, (size_t)size);
+		return;
+	}
+	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
+		json_number(c, f, p, size, t);
+		return;
+	}
+	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
+	hvt_text_char(t, '[');
+	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
+		if (i)
+			hvt_text_char(t, ',');
+		json_number(c, f, p + i, step, t);
+	}
+	hvt_text_char(t, ']');
+}
+
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ',');
+		hvt_text_json_str(t, f->name, strlen(f->name));
+		hvt_text_char(t, ':');
+		json_field(c, f, t);
+	}
+}
+
 static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
 		    const char *event, hvt_ftrace_scan_fn fn, void *ctx)
 {

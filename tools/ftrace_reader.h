@@ -57,6 +57,12 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
 /* Writes " " and the fields of the event last returned, as ftrace prints them. */
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/*
+ * Writes ,"name":value for each field of the event last returned (not the
+ * common ones): numbers, pointers as "0x.." strings, char arrays and strings
+ * as strings, other arrays as arrays of numbers.
+ */
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
 void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
 

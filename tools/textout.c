@@ -90,3 +90,85 @@ void hvt_text_hex(struct hvt_text *t, uint64_t v)
 	*--p = '0';
 	hvt_text_mem(t, p, (size_t)(end - p));
 }
+
+/* Bytes of the valid UTF-8 sequence at @p (at most @n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void json_escape(struct hvt_text *t, unsigned char c)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	char *p = hvt_text_room(t, 6);
+
+	switch (c) {
+	case '"':
+	case '\\':
+		p[0] = '\\';
+		p[1] = (char)c;
+		t->p += 2;
+		return;
+	case '\n':
+		memcpy(p, "\\n", 2);
+		t->p += 2;
+		return;
+	case '\t':
+		memcpy(p, "\\t", 2);
+		t->p += 2;
+		return;
+	}
+	memcpy(p, "\\u00", 4);
+	p[4] = xdigits[c >> 4];
+	p[5] = xdigits[c & 15];
+	t->p += 6;
+}
+
+void hvt_text_json_str(struct hvt_text *t, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	hvt_text_char(t, '"');
+	while (i < max && s[i]) {
+		size_t run = i, n;
+
+		while (run < max && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
+		       s[run] != '\\')
+			run++;
+		hvt_text_mem(t, str + i, run - i);
+		if (run == max || !s[run])
+			break;
+		n = s[run] >= 0x80 ? utf8_len(s + run, max - run) : 0;
+		if (n) {
+			hvt_text_mem(t, str + run, n);
+			i = run + n;
+		} else {
+			json_escape(t, s[run]);
+			i = run + 1;
+		}
+	}
+	hvt_text_char(t, '"');
+}

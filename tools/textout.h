@@ -59,6 +59,14 @@ void hvt_text_u64(struct hvt_text *t, uint64_t v);
 void hvt_text_s64(struct hvt_text *t, int64_t v);
 void hvt_text_hex(struct hvt_text *t, uint64_t v);		/* 0x1f */
 
+/*
+ * @s up to its first NUL or @max bytes as a JSON string, quotes included:
+ * '"', '\\' and control characters escaped, valid UTF-8 kept, and any other
+ * byte written as the code point of the same value (\u00XX), so that what a
+ * guest wrote, however broken, always makes valid JSON.
+ */
+void hvt_text_json_str(struct hvt_text *t, const char *s, size_t max);
+
 /* Decimal digits of @v into @buf (at least 21 bytes), NUL-terminated; returns the length. */
 unsigned int hvt_u64_text(char *buf, uint64_t v);
 
