@@ -117,7 +117,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
-$(BUILD)/bench/bench_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_merge: $(HVT_MERGE_OBJS) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)

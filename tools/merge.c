@@ -20,25 +20,46 @@
 
 #include "lib/log.h"
 #include "tools/commands.h"
+#include "tools/json_out.h"
 #include "tools/merge.h"
+#include "tools/merge_report.h"
+#include "tools/select.h"
 #include "tools/textout.h"
 #include "tools/timeline.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace merge ARCHIVE [--format=text|null] [--time=ns|host-tsc|realtime]\n"
-		"                     [--output FILE]\n\n"
+		"usage: hvtrace merge ARCHIVE [--format=text|json|null] [--output FILE]\n"
+		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
+		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
+		"                     [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
-		"on the host's time line, one line per event, ordered by host time.\n\n"
-		"  --format=text     one line per event (default)\n"
-		"  --format=null     decode and merge, print nothing (benchmarks)\n"
+		"on the host's time line, ordered by host time.\n\n"
+		"Output:\n"
+		"  --format=text     one line per event (default): time, layer, VM, CPU,\n"
+		"                    thread, event, fields\n"
+		"  --format=json     Chrome trace-event JSON, for Perfetto UI: a process per\n"
+		"                    host and VM, a thread per CPU and per traced task\n"
+		"  --format=null     decode and merge, print nothing (benchmarks, --stats)\n"
+		"  --output FILE     write the events to FILE instead of standard output\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
 		"  --time=host-tsc   the host TSC value\n"
-		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
-		"  --output FILE     write the events to FILE instead of standard output\n\n"
-		"With text, a summary goes to standard error. Exit status: 0 merged (maybe\n"
-		"with warnings), 1 the archive could not be read, 2 usage error.\n");
+		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n\n"
+		"Selection (LIST: comma-separated; each option may be repeated):\n"
+		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
+		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
+		"  --layer LIST      host, kernel, user\n"
+		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
+		"                    them with --layer kernel,user)\n"
+		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column)\n"
+		"  --event LIST      event names or shell patterns, like 'sched_*,hvdemo:*'\n\n"
+		"  --stats           instead of the summary, a table on standard error: per\n"
+		"                    stream the events read and shown, lost and warnings;\n"
+		"                    per VM how its clock was aligned and how precisely\n\n"
+		"Unless --format=null, a summary goes to standard error. Exit status: 0\n"
+		"merged (maybe with warnings), 1 the archive could not be read, 2 usage\n"
+		"error.\n");
 }
 
 /* [-]seconds.nanoseconds; returns the length. */
@@ -147,12 +168,44 @@ void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
 	hvt_text_char(t, '\n');
 }
 
+enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL };
+
 struct merge_opts {
 	const char *archive;
 	const char *output;
-	bool null;
+	enum merge_format format;
 	enum hvt_time_mode time;
+	bool time_given, stats;
+	struct hvt_select sel;
 };
+
+static int parse_format(const char *value, struct merge_opts *o)
+{
+	static const char *const names[] = { "text", "json", "null" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(value, names[i])) {
+			o->format = (enum merge_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_time_mode(const char *value, struct merge_opts *o)
+{
+	if (!strcmp(value, "ns"))
+		o->time = HVT_TIME_NS;
+	else if (!strcmp(value, "host-tsc"))
+		o->time = HVT_TIME_HOST_TSC;
+	else if (!strcmp(value, "realtime"))
+		o->time = HVT_TIME_REALTIME;
+	else
+		return -1;
+	o->time_given = true;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct merge_opts *o)
 {
@@ -160,33 +213,40 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "time", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "layer", required_argument, NULL, 'L' },
+		{ "vm", required_argument, NULL, 'V' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "event", required_argument, NULL, 'E' },
+		{ "stats", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, i;
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, &i)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "null"))
+			if (parse_format(optarg, o))
 				goto bad_value;
-			o->null = !strcmp(optarg, "null");
 			break;
 		case 't':
-			if (!strcmp(optarg, "ns"))
-				o->time = HVT_TIME_NS;
-			else if (!strcmp(optarg, "host-tsc"))
-				o->time = HVT_TIME_HOST_TSC;
-			else if (!strcmp(optarg, "realtime"))
-				o->time = HVT_TIME_REALTIME;
-			else
+			if (parse_time_mode(optarg, o))
 				goto bad_value;
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'F': case 'T': case 'L': case 'V': case 'C': case 'E':
+			if (hvt_select_add(&o->sel, longopts[i].name, optarg))
+				return -1;
+			break;
+		case 's':
+			o->stats = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -202,73 +262,46 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		return -1;
 	}
 	o->archive = argv[optind];
-	return 0;
+	if (o->format == FORMAT_JSON && o->time != HVT_TIME_NS) {
+		hvt_err("--format=json has its own time: microseconds since the trace start; "
+			"leave out --time");
+		return -1;
+	}
+	return hvt_select_finish(&o->sel, o->time);
 bad_value:
 	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", optarg,
 		argv[optind - 1]);
 	return -1;
 }
 
-static size_t merged_streams(const struct hvt_timeline *tl)
+/* Every --vm must name a VM of the archive: a typo would otherwise merge nothing. */
+static int check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
 {
-	size_t i, n = 0;
+	char names[256] = "";
+	size_t i, j, len = 0;
 
-	for (i = 0; i < tl->nr_sources; i++)
-		n += tl->sources[i].aligned && (tl->sources[i].ftrace || tl->sources[i].ctf);
-	return n;
-}
-
-/* @ticks host ticks around host TSC @at, in µs (the host clock's own rate). */
-static double ticks_us(struct hvt_timeline *tl, uint64_t at, uint64_t ticks)
-{
-	return (double)(hvt_host_clock_mono(&tl->clock, at + ticks) -
-			hvt_host_clock_mono(&tl->clock, at)) / 1000.0;
-}
-
-/* How precisely each guest sits on the host's time line. */
-static void alignment_summary(struct hvt_timeline *tl)
-{
-	size_t i;
-
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_vm_state *st = &tl->vms[i];
-		struct hvt_vm_clock_quality q;
-		size_t segs;
-
-		if (!st->loaded || !st->aligned || st->exact)	/* exact: said when opened */
-			continue;
-		segs = hvt_vm_clock_segments(&st->clock);
-		hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);
-		if (!q.measured) {
-			hvt_info("vm %s: clock from %zu exchange%s; too few to bound its error",
-				 st->vm.name, st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
-			continue;
+	for (j = 0; j < a->nr_vms && len < sizeof(names); j++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
+					a->vms[j].name);
+	for (i = 0; i < sel->nr_vms; i++) {
+		for (j = 0; j < a->nr_vms && strcmp(sel->vms[i], a->vms[j].name); j++)
+			;
+		if (j == a->nr_vms) {
+			hvt_err("--vm %s: %s has no VM of that name (%s%s)", sel->vms[i], a->root,
+				a->nr_vms ? "its VMs: " : "it has no VM", names);
+			return -1;
 		}
-		hvt_info("vm %s: clock from %zu exchanges and %zu sync points, %zu segment%s; "
-			 "guest events are within +/-%.3f us of their host time (median; worst "
-			 "%.3f us) between the first and last exchange%s", st->vm.name,
-			 st->vm.nr_sync, st->clock.nr_points, segs,
-			 segs == 1 ? "" : "s", ticks_us(tl, q.host_mid, q.half_p50),
-			 ticks_us(tl, q.host_mid, q.half_max),
-			 q.in_window ? ", except around each clock change" : "");
 	}
+	return 0;
 }
 
-static void summary(struct hvt_timeline *tl)
-{
-	const uint64_t *e = tl->events;
-	uint64_t lost = hvt_timeline_lost(tl);
-	char lost_text[64] = "";
-	unsigned long warnings = hvt_timeline_warnings(tl);
-
-	if (lost)
-		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording", lost);
-	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
-		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
-		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
-		 merged_streams(tl), lost_text, warnings, warnings == 1 ? "" : "s");
-	alignment_summary(tl);
-}
+/* Where the events go: one of the two printers, or nowhere. */
+struct merge_out {
+	FILE *file;			/* NULL: --format=null */
+	struct hvt_printer text;
+	struct hvt_json_printer json;
+	bool is_json;
+};
 
 /*
  * Our own stream, also for standard output (on a duplicate of fd 1), and
@@ -291,49 +324,110 @@ static FILE *open_output(const char *path)
 	return out;
 }
 
-static int close_output(FILE *out, const char *path, struct hvt_printer *pr)
+static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_timeline *tl)
+{
+	memset(m, 0, sizeof(*m));
+	if (o->format == FORMAT_NULL)
+		return 0;
+	m->file = open_output(o->output);
+	if (!m->file)
+		return -1;
+	m->is_json = o->format == FORMAT_JSON;
+	if (m->is_json ? hvt_json_init(&m->json, tl, m->file) :
+			 hvt_printer_init(&m->text, tl, o->time, m->file)) {
+		hvt_err("out of memory");
+		fclose(m->file);
+		m->file = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void out_event(struct merge_out *m, struct hvt_source *s)
+{
+	if (m->is_json)
+		hvt_json_event(&m->json, s);
+	else if (m->file)
+		hvt_print_event(&m->text, s);
+}
+
+static int out_close(struct merge_out *m, const char *path)
 {
 	int failed;
 
-	hvt_text_flush(&pr->text);
-	failed = ferror(out);
-	failed |= fclose(out) != 0;
+	if (!m->file)
+		return 0;
+	if (m->is_json) {
+		hvt_json_finish(&m->json);
+		hvt_json_free(&m->json);
+	} else {
+		hvt_text_flush(&m->text.text);
+		hvt_printer_free(&m->text);
+	}
+	failed = ferror(m->file);
+	failed |= fclose(m->file) != 0;
 	if (failed)
 		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
-	hvt_printer_free(pr);
 	return failed ? -1 : 0;
+}
+
+/* Merges, selects and writes out; the count of events shown per source in @shown. */
+static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct merge_out *m,
+			 uint64_t *shown)
+{
+	bool selecting = hvt_select_any(sel);
+	struct hvt_source *s;
+	int r;
+
+	while ((s = hvt_timeline_next(tl))) {
+		if (selecting && (r = hvt_select_event(sel, &tl->clock, s)) <= 0) {
+			if (r < 0)
+				break;		/* past --to */
+			continue;
+		}
+		shown[s->index]++;
+		out_event(m, s);
+	}
 }
 
 int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
 	struct hvt_timeline tl;
-	struct hvt_printer pr;
-	struct hvt_source *s;
-	FILE *out = NULL;
+	struct merge_out m;
+	uint64_t *shown = NULL;
 	int ret;
 
 	ret = parse_args(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
-	if (hvt_timeline_open(&tl, o.archive, false))
-		return 1;
-	if (!o.null && !(out = open_output(o.output))) {
-		hvt_timeline_close(&tl);
+	}
+	if (hvt_timeline_open_some(&tl, o.archive, false, hvt_select_source, &o.sel)) {
+		hvt_select_free(&o.sel);
 		return 1;
 	}
-	if (out && hvt_printer_init(&pr, &tl, o.time, out)) {
+	ret = 1;
+	if (check_vms(&o.sel, &tl.archive)) {
+		ret = 2;
+		goto out;
+	}
+	shown = calloc(tl.nr_sources + 1, sizeof(*shown));
+	if (!shown) {
 		hvt_err("out of memory");
-		fclose(out);
-		hvt_timeline_close(&tl);
-		return 1;
+		goto out;
 	}
-	while ((s = hvt_timeline_next(&tl)))
-		if (out)
-			hvt_print_event(&pr, s);
-	ret = out && close_output(out, o.output, &pr) ? 1 : 0;
-	if (out)
-		summary(&tl);	/* --format=null prints nothing but problems */
+	if (out_open(&m, &o, &tl))
+		goto out;
+	merge_events(&tl, &o.sel, &m, shown);
+	ret = out_close(&m, o.output) ? 1 : 0;
+	if (o.stats)
+		hvt_merge_stats(&tl, shown, stderr);
+	else if (o.format != FORMAT_NULL)
+		hvt_merge_summary(&tl, shown);	/* null prints nothing but problems */
+out:
+	free(shown);
 	hvt_timeline_close(&tl);
+	hvt_select_free(&o.sel);
 	return ret;
 }

@@ -94,6 +94,23 @@ void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t)
 		hvt_ctf_print_fields(t, &s->ctf_ev);
 }
 
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
+{
+	if (s->ftrace)
+		hvt_ftrace_json_fields(s->ftrace, t);
+	else
+		hvt_ctf_json_fields(t, &s->ctf_ev);
+}
+
+uint64_t hvt_source_lost(const struct hvt_source *s)
+{
+	if (s->ftrace)
+		return hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
+	if (s->ctf)
+		return hvt_ctf_stats(s->ctf)->lost_events + hvt_ctf_stats(s->ctf)->lost_packets;
+	return 0;
+}
+
 unsigned long hvt_source_warnings(const struct hvt_source *s)
 {
 	unsigned long n = s->warnings;
@@ -121,6 +138,7 @@ static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer lay
 		return NULL;
 	s->layer = layer;
 	s->vm = vm;
+	s->host_cpu = -1;
 	s->index = (uint32_t)tl->nr_sources++;
 	return s;
 }
@@ -145,6 +163,7 @@ static int open_host(struct hvt_timeline *tl)
 		if (!s)
 			return -1;
 		s->aligned = true;
+		s->host_cpu = a->cpus[i].cpu;
 		s->ftrace = hvt_ftrace_cpu_open(tl->ftrace, a->cpus[i].path, rel,
 						a->cpus[i].cpu, &s->warnings);
 	}
@@ -436,6 +455,12 @@ static struct hvt_merge_key key_of(const struct hvt_source *s)
 
 int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams)
 {
+	return hvt_timeline_open_some(tl, root, all_streams, NULL, NULL);
+}
+
+int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_streams,
+			   bool (*want)(const struct hvt_source *s, void *ctx), void *ctx)
+{
 	size_t i;
 
 	memset(tl, 0, sizeof(*tl));
@@ -462,7 +487,10 @@ int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_stream
 		struct hvt_source *s = &tl->sources[i];
 		struct hvt_merge_key key;
 
-		if (!s->aligned || !hvt_source_next(s))
+		if (!s->aligned)
+			continue;
+		s->unwanted = want && !want(s, ctx);
+		if (s->unwanted || !hvt_source_next(s))
 			continue;
 		key = key_of(s);
 		hvt_heap_push(&tl->heap, &key, s);	/* cannot fail: one entry per source */
@@ -517,15 +545,8 @@ uint64_t hvt_timeline_lost(const struct hvt_timeline *tl)
 	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
-
-		if (s->ftrace)
-			n += hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
-		if (s->ctf)
-			n += hvt_ctf_stats(s->ctf)->lost_events +
-			     hvt_ctf_stats(s->ctf)->lost_packets;
-	}
+	for (i = 0; i < tl->nr_sources; i++)
+		n += hvt_source_lost(&tl->sources[i]);
 	return n;
 }
 

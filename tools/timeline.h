@@ -45,6 +45,8 @@ struct hvt_source {
 						 * host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	bool aligned;			/* false: not part of the merge */
+	bool unwanted;			/* not part of the merge either: not selected */
+	int32_t host_cpu;		/* the host CPU of a host CPU file, else -1 */
 	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
 	struct hvt_ctf_stream *ctf;	/* could not be opened */
 	unsigned long warnings;		/* opening it, events out of order */
@@ -92,6 +94,12 @@ struct hvt_timeline {
  * only if the archive cannot be read at all.
  */
 int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams);
+/*
+ * The same, merging only the sources @want (called once per source, after
+ * alignment) accepts; the others are still opened, and are not read.
+ */
+int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_streams,
+			   bool (*want)(const struct hvt_source *s, void *ctx), void *ctx);
 void hvt_timeline_close(struct hvt_timeline *tl);
 /* The source holding the next event of the time line, or NULL at the end. */
 struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);
@@ -107,6 +115,9 @@ int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
 void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t);
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
 unsigned long hvt_source_warnings(const struct hvt_source *s);
+/* Events its producer reported lost (discarded, missed, in lost packets), so far. */
+uint64_t hvt_source_lost(const struct hvt_source *s);
 
 #endif

@@ -45,6 +45,19 @@ fi
 check "merged time never goes backwards" \
 	awk 'NR > 1 && $1 + 0 < prev + 0 { bad = 1 } { prev = $1 } END { exit bad }' "$timeline"
 
+# The same merge as Chrome trace-event JSON (Perfetto): valid JSON, and per
+# layer as many events as the text timeline has.
+"$hvtrace" merge --format=json --output "$work/timeline.json" "$archive" 2> "$work/json.err"
+for layer in host kernel user; do
+	n=$(awk -v l="$layer" '$2 == l' "$timeline" | wc -l)
+	j=$(jq --arg l "$layer" '[.traceEvents[] | select(.ph == "i" and .cat == $l)] | length' \
+		"$work/timeline.json")
+	check "JSON: $layer has the text's $n events ($j)" test "$j" = "$n"
+done
+check "JSON: the VM is a process named 'vm demo'" test "$(jq -r \
+	'.traceEvents[] | select(.name == "process_name" and .pid == 2) | .args.name' \
+	"$work/timeline.json")" = "vm demo"
+
 "$hvtrace" check "$archive" > "$work/check.out" 2>&1
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"

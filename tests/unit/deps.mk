@@ -14,6 +14,8 @@ $(BUILD)/tests/test_agent_apps: $(BUILD)/obj/tools/agent.o $(BUILD)/obj/tools/ag
 HVT_READER_OBJS := $(addprefix $(BUILD)/obj/tools/,align.o archive.o archive_tsv.o \
 	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o kvm_tsc.o stream_warn.o \
 	sync_points.o textout.o timeline.o)
+# `hvtrace merge` itself
+HVT_MERGE_OBJS := $(addprefix $(BUILD)/obj/tools/,merge.o merge_report.o select.o json_out.o)
 HVT_FIXTURE_OBJ := $(BUILD)/obj/tests/unit/archive_fixture.o
 $(BUILD)/tests/test_heap: $(BUILD)/obj/tools/heap.o
 $(BUILD)/tests/test_ctf_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
@@ -21,7 +23,7 @@ $(BUILD)/tests/test_ftrace_reader: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMO
 $(BUILD)/tests/test_archive: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_timeline: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_kvm_tsc: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
-$(BUILD)/tests/test_merge: $(BUILD)/obj/tools/merge.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
+$(BUILD)/tests/test_merge: $(HVT_MERGE_OBJS) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)

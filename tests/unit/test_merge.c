@@ -2,8 +2,8 @@
 /*
  * test_merge.c - `hvtrace merge` on the standard synthetic archive: the exact
  * text of every line (format, order, tie-break), the three time modes,
- * --format=null (silent, yet decoding everything), --output, and the exit
- * statuses for usage errors (2),
+ * --format=null (silent, yet decoding everything), --format=json, --output,
+ * the selection options, --stats, and the exit statuses for usage errors (2),
  * unreadable archives (1) and damaged but mergeable ones (0).
  */
 #include <fcntl.h>
@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
 
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
@@ -100,10 +102,10 @@ static void test_output_file_and_null(void **state)
 	free(text);
 }
 
-/* Runs merge on c->root with @format; its standard error in *@err. */
-static int merge_err(struct ctx *c, char *format, char **err)
+/* Runs merge with @argv; its standard output in *@out, its standard error in *@err. */
+static int run_err(struct ctx *c, int argc, char **argv, char **out, char **err)
 {
-	char path[128], *text;
+	char path[128];
 	int saved = dup(2), fd, ret;
 	size_t len;
 
@@ -113,12 +115,23 @@ static int merge_err(struct ctx *c, char *format, char **err)
 	fflush(stderr);
 	dup2(fd, 2);
 	close(fd);
-	ret = MERGE(c, &text, c->root, format, "--output", c->out);
+	ret = capture_cmd(hvt_cmd_merge, argc, argv, c->stdout_path, out);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	free(text);
 	assert_int_equal(hvt_read_file(path, 1 << 20, err, &len), 0);
+	return ret;
+}
+
+#define MERGE_ERR(c, out, err, ...) run_err(c, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), out, err)
+
+/* Runs merge on c->root with @format; its standard error in *@err. */
+static int merge_err(struct ctx *c, char *format, char **err)
+{
+	char *text;
+	int ret = MERGE_ERR(c, &text, err, c->root, format, "--output", c->out);
+
+	free(text);
 	return ret;
 }
 
@@ -274,6 +287,286 @@ static void test_wild_timestamps(void **state)
 	free(text);
 }
 
+/* The lines of `expected` numbered in @pick (0-based, ascending, -1 ends), joined. */
+static char *expected_lines(const int *pick)
+{
+	char *out = calloc(1, sizeof(expected)), *o = out;
+	const char *line = expected;
+	int n = 0;
+
+	for (; *pick >= 0; pick++) {
+		for (; n < *pick; n++)
+			line = strchr(line, '\n') + 1;
+		memcpy(o, line, (size_t)(strchr(line, '\n') + 1 - line));
+		o += strchr(line, '\n') + 1 - line;
+	}
+	return out;
+}
+
+#define LINES(...) expected_lines((const int[]){ __VA_ARGS__, -1 })
+#define ASSERT_SELECTS(c, want, ...) do {					\
+	char *text_, *want_ = (want);						\
+	assert_int_equal(MERGE(c, &text_, (c)->root, __VA_ARGS__), 0);		\
+	assert_string_equal(text_, want_);					\
+	free(text_);								\
+	free(want_);								\
+} while (0)
+
+/*
+ * Each selection keeps exactly the lines of the full merge that it names:
+ * the lines are 0 host cpu1, 1 kernel cpu0, 2 host cpu1, 3 kernel cpu0,
+ * 4 kernel cpu1, 5 user cpu1 (hvdemo:send), 6 kernel cpu0 (test:far) at
+ * 0.1 s, 7 host cpu1 at 0.2 s.
+ */
+static void test_select(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	ASSERT_SELECTS(c, LINES(1, 3, 4, 6), "--layer", "kernel");
+	ASSERT_SELECTS(c, LINES(0, 2, 5, 7), "--layer", "host", "--layer", "user");
+	ASSERT_SELECTS(c, LINES(1, 3, 6), "--cpu", "0");
+	ASSERT_SELECTS(c, LINES(0, 2, 4, 5, 7), "--cpu", "1");
+	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 5, 6, 7), "--cpu", "0-1");
+	ASSERT_SELECTS(c, LINES(6), "--event", "test:*");
+	ASSERT_SELECTS(c, LINES(5, 6), "--event", "hvdemo:send,test:far");
+	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "--event", "sched_switch");
+	ASSERT_SELECTS(c, LINES(2, 3, 4, 5, 6), "--from", "0.0013", "--to", "0.1");
+	ASSERT_SELECTS(c, LINES(2, 3, 4, 5), "--from", "0.001300000", "--to", "0.0013");
+	ASSERT_SELECTS(c, LINES(0, 1), "--to", "0.00124");
+	ASSERT_SELECTS(c, LINES(1, 3, 4, 5, 6), "--vm", "demo", "--layer", "kernel,user");
+	ASSERT_SELECTS(c, LINES(3), "--layer", "kernel", "--cpu", "0", "--event", "sched_switch",
+		       "--from", "0.00125");
+	/* times in the unit of --time */
+	assert_int_equal(MERGE(c, &text, c->root, "--time=host-tsc", "--from", "1002469134",
+			       "--to", "1002469134"), 0);
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1 tid=4321 sched_switch ", 57));
+	assert_int_equal(strchr(text, '\n')[1], '\0');
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--time=realtime", "--from", "1700000000.1"), 0);
+	assert_true(!strncmp(text, "1700000000.100000000 kernel demo  cpu0 tid=77 test:far ", 55));
+	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
+	free(text);
+}
+
+static void test_select_errors(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err;
+	size_t i;
+	static const struct {
+		const char *opt, *value, *message;
+	} bad[] = {
+		{ "--layer", "guest", "--layer: unknown layer 'guest' (host, kernel or user)" },
+		{ "--cpu", "x", "--cpu: 'x' is not a CPU number or range" },
+		{ "--cpu", "3-1", "--cpu: '3-1' is not a CPU number or range" },
+		{ "--cpu", "1,,2", "--cpu: empty name in the list" },
+		{ "--from", "abc", "--from: 'abc' is not a time in seconds" },
+		{ "--to", "0.0000000001", "--to: '0.0000000001' is not a time in seconds" },
+		{ "--from", "99999999999", "--from: '99999999999' is not a time in seconds" },
+		{ "--event", "", "--event: empty name in the list" },
+		{ "--vm", "nope", "--vm nope: " },
+	};
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(MERGE_ERR(c, &text, &err, c->root, (char *)bad[i].opt,
+					   (char *)bad[i].value), 2);
+		assert_string_equal(text, "");
+		assert_non_null(strstr(err, bad[i].message));
+		free(text);
+		free(err);
+	}
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--vm", "nope"), 2);
+	assert_non_null(strstr(err, " has no VM of that name (its VMs: demo)\n"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--to", "1", "--from", "2"), 2);
+	assert_non_null(strstr(err, "--to 1 is before --from 2\n"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--time=host-tsc", "--from", "1.5"), 2);
+	assert_non_null(strstr(err, "--from: '1.5' is not a host TSC value"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=json", "--time=realtime"), 2);
+	assert_non_null(strstr(err, "--format=json has its own time"));
+	free(text);
+	free(err);
+}
+
+static json_t *json_of(const char *text)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(text, JSON_DECODE_ANY, &jerr);
+
+	if (!doc)
+		fail_msg("not JSON: %s at line %d: %.200s", jerr.text, jerr.line, text);
+	return doc;
+}
+
+/* The metadata entry @name ("thread_name", ...) of @pid (and @tid unless 0): its args.name. */
+static const char *meta_name(json_t *events, const char *name, json_int_t pid, json_int_t tid)
+{
+	const char *found = NULL;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(events, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "ph")), "M") ||
+		    strcmp(json_string_value(json_object_get(e, "name")), name) ||
+		    json_integer_value(json_object_get(e, "pid")) != pid ||
+		    (tid && json_integer_value(json_object_get(e, "tid")) != tid))
+			continue;
+		assert_null(found);	/* named once */
+		found = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+	}
+	return found;
+}
+
+/*
+ * --format=json: the same events in the same order as the text, each at its
+ * time in µs, in its machine's process and its CPU's or task's thread, with
+ * its fields as typed JSON values; every process and thread named once.
+ */
+static void test_json(void **state)
+{
+	struct ctx *c = *state;
+	static const struct {
+		int64_t ns;
+		const char *cat;
+		json_int_t pid, tid;
+		const char *thread;
+	} want[] = {
+		{ 1234567, "host", 1, (1 << 30) + 1, "cpu 1" },
+		{ 1240000, "kernel", 2, 1 << 30, "vcpu 0" },
+		{ 1300000, "host", 1, (1 << 30) + 1, "cpu 1" },
+		{ 1300000, "kernel", 2, 1 << 30, "vcpu 0" },
+		{ 1300000, "kernel", 2, (1 << 30) + 1, "vcpu 1" },
+		{ 1300000, "user", 2, 78, "tid 78" },
+		{ 100000000, "kernel", 2, 1 << 30, "vcpu 0" },
+		{ 200000000, "host", 1, (1 << 30) + 1, "cpu 1" },
+	};
+	json_t *doc, *events, *e, *args[8];
+	size_t i, n = 0;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, c->root, "--format=json"), 0);
+	doc = json_of(text);
+	events = json_object_get(doc, "traceEvents");
+	assert_true(json_is_array(events));
+	json_array_foreach(events, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "ph")), "i"))
+			continue;
+		assert_true(n < 8);
+		assert_int_equal(llround(json_number_value(json_object_get(e, "ts")) * 1000),
+				 want[n].ns);
+		assert_string_equal(json_string_value(json_object_get(e, "cat")), want[n].cat);
+		assert_int_equal(json_integer_value(json_object_get(e, "pid")), want[n].pid);
+		assert_int_equal(json_integer_value(json_object_get(e, "tid")), want[n].tid);
+		assert_string_equal(meta_name(events, "thread_name", want[n].pid, want[n].tid),
+				    want[n].thread);
+		args[n++] = json_object_get(e, "args");
+	}
+	assert_int_equal(n, 8);
+	assert_string_equal(meta_name(events, "process_name", 1, 0), "host");
+	assert_string_equal(meta_name(events, "process_name", 2, 0), "vm demo");
+	/* fields: ftrace's by their format, the guest's by their registry */
+	assert_string_equal(json_string_value(json_object_get(args[0], "prev_comm")),
+			    "qemu-system-x86");
+	assert_int_equal(json_integer_value(json_object_get(args[0], "prev_pid")), 4321);
+	assert_int_equal(json_integer_value(json_object_get(args[0], "cpu")), 1);
+	assert_int_equal(json_integer_value(json_object_get(args[0], "tid")), 4321);
+	assert_string_equal(json_string_value(json_object_get(args[1], "prev_comm")), "hvdemo");
+	assert_string_equal(json_string_value(json_object_get(args[1], "prev_state")), "0x1");
+	assert_int_equal(json_integer_value(json_object_get(args[1], "next_prio")), 120);
+	assert_int_equal(json_integer_value(json_object_get(args[5], "round")), 3);
+	assert_int_equal(json_integer_value(json_object_get(args[5], "to_tid")), 77);
+	assert_int_equal(json_integer_value(json_object_get(args[6], "value")), 42);
+	json_decref(doc);
+	free(text);
+	/* selection applies as to text */
+	assert_int_equal(MERGE(c, &text, c->root, "--format=json", "--event", "test:far"), 0);
+	doc = json_of(text);
+	n = 0;
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, e)
+		n += !strcmp(json_string_value(json_object_get(e, "ph")), "i");
+	assert_int_equal(n, 1);
+	json_decref(doc);
+	free(text);
+}
+
+/* What a guest wrote, however broken, becomes a JSON string of the same characters. */
+static void test_json_strings(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *out;
+	} cases[] = {
+		{ "plain", 99, "\"plain\"" },
+		{ "abc", 2, "\"ab\"" },
+		{ "q\"b\\s\n\t\x01\x7f", 99, "\"q\\\"b\\\\s\\n\\t\\u0001\\u007f\"" },
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", 99, "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"" },
+		/* a stray byte, a cut sequence, an overlong '/', a surrogate */
+		{ "\xff|\xc3|\xc0\xaf|\xed\xa0\x80", 99,
+		  "\"\\u00ff|\\u00c3|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080\"" },
+		{ "\xc3\xa9", 1, "\"\\u00c3\"" },	/* cut by the field's end */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[HVT_TEXT_MIN], *mem = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&mem, &len);
+		struct hvt_text t;
+		json_t *parsed;
+
+		hvt_text_init(&t, f, buf, sizeof(buf));
+		hvt_text_json_str(&t, cases[i].in, cases[i].max);
+		hvt_text_flush(&t);
+		fclose(f);
+		assert_string_equal(mem, cases[i].out);
+		parsed = json_of(mem);
+		assert_true(json_is_string(parsed));
+		json_decref(parsed);
+		free(mem);
+	}
+}
+
+/*
+ * --stats: per stream what was read, shown and lost, and whether it was
+ * merged or left out by the selection; per VM its alignment.
+ */
+static void test_stats(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err;
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--stats", "--format=null",
+				   "--layer", "kernel,user", "--event", "sched_switch"), 0);
+	assert_string_equal(text, "");
+	assert_string_equal(err,
+		"stream                  layer  vm                 events        shown       lost "
+		"warnings  state\n"
+		"host/ftrace/cpu0.raw    host   -                       0            0          0 "
+		"       0  not selected\n"
+		"host/ftrace/cpu1.raw    host   -                       0            0          0 "
+		"       0  not selected\n"
+		"vm/demo/kernel/stream-0 kernel demo                    3            2          0 "
+		"       0  merged\n"
+		"vm/demo/kernel/stream-1 kernel demo                    1            1          0 "
+		"       0  merged\n"
+		"vm/demo/user-1/stream-0 user   demo                    1            0          0 "
+		"       0  merged\n"
+		"vm demo: clock from 5 exchanges and 0 sync points, 1 segment; guest events are "
+		"within +/-0.050 us of their host time (median; worst 0.051 us) between the "
+		"first and last exchange\n"
+		"0 warnings in all\n");
+	free(text);
+	free(err);
+}
+
 static void test_time_text(void **state)
 {
 	const struct hvt_clock_pair pairs[] = {
@@ -320,6 +613,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unreadable_and_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monotonic_raw_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wild_timestamps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test(test_json_strings),
+		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test(test_time_text),
 	};
 
