@@ -221,7 +221,8 @@ static int build_vcpus(struct hvt_kvm_model *m, const struct hvt_kvm_change *ch,
 		uint32_t id = i < nch && (j == nr || ch[i].vcpu <= r[j].vcpu) ? ch[i].vcpu
 									: r[j].vcpu;
 		struct hvt_kvm_vcpu *v = &m->vcpus[m->nr_vcpus++];
-		struct vcpu_input in = { .ch = ch + i, .r = r + j };
+		/* no changes or no readings: NULL arrays, which take no offset */
+		struct vcpu_input in = { .ch = ch ? ch + i : NULL, .r = r ? r + j : NULL };
 
 		while (i + in.nch < nch && ch[i + in.nch].vcpu == id)
 			in.nch++;
