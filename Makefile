@@ -137,9 +137,13 @@ FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 3000
-FUZZ_TARGETS := guest_link
+FUZZ_TARGETS := guest_link archive_readers
 FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c \
 	host/archive_writer.c host/tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
+# merge, check and tsc: every tool but the command's main, the agent and drift
+FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive_readers.c \
+	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) \
+	$(filter-out tools/hvtrace.c tools/agent%.c tools/drift.c,$(wildcard tools/*.c))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 
 $(FUZZ_BUILD)/obj/%.o: %.c
@@ -149,6 +153,15 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 
 $(FUZZ_BUILD)/fuzz_guest_link: $(call fuzzobj,$(FUZZ_SRC_guest_link))
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
+
+$(FUZZ_BUILD)/fuzz_archive_readers: $(call fuzzobj,$(FUZZ_SRC_archive_readers))
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
+
+$(FUZZ_BUILD)/seeds_archive_readers: $(BUILD)/obj/tests/fuzz/archive_readers_seeds.o \
+		$(BUILD)/obj/tests/fuzz/archive_readers.o $(HVT_FIXTURE_OBJ) $(COMMON_LIB) \
+		$(CLOCKSYNC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -lm
 
 $(FUZZ_BUILD)/seeds_%: $(BUILD)/obj/tests/fuzz/%_seeds.o $(BUILD)/obj/tests/common/wire_packet.o \
 		$(COMMON_LIB)
@@ -166,12 +179,17 @@ fuzz: fuzz-build
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
 			$(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
 
+# Runs per target: an input of archive_readers runs four commands on an
+# archive, about 50 a second here.
+fuzz_runs = $(if $(filter archive_readers,$(1)),$(FUZZ_RUNS_ARCHIVE),$(FUZZ_RUNS))
+FUZZ_RUNS_ARCHIVE ?= 1000
+
 fuzz-replay: fuzz-build
-	@for t in $(FUZZ_TARGETS); do echo "== fuzz_$$t: the seeds, then $(FUZZ_RUNS) runs from seed 1"; \
-		log=$(FUZZ_BUILD)/replay-$$t.log; \
-		$(FUZZ_BUILD)/fuzz_$$t -runs=$(FUZZ_RUNS) -seed=1 -print_final_stats=1 \
-			$(FUZZ_BUILD)/seeds/$$t > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
-		grep -E "^Done|stat::new_units" $$log; done
+	@$(foreach t,$(FUZZ_TARGETS),echo "== fuzz_$(t): the seeds, then $(call fuzz_runs,$(t)) runs from seed 1"; \
+		log=$(FUZZ_BUILD)/replay-$(t).log; \
+		$(FUZZ_BUILD)/fuzz_$(t) -runs=$(call fuzz_runs,$(t)) -seed=1 -print_final_stats=1 \
+			$(FUZZ_BUILD)/seeds/$(t) > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
+		grep -E "^Done|stat::new_units" $$log;)
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
 

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * archive_readers.c - the archive of the archive-readers fuzz target
+ * (archive_readers.h).
+ */
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fuzz/archive_readers.h"
+#include "tests/unit/archive_fixture.h"
+
+static struct ar_archive *listing;
+
+static int add_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	if (flag != FTW_F)
+		return 0;
+	if (listing->nr == AR_MAX_FILES)
+		return -1;
+	listing->rel[listing->nr] = strdup(path + strlen(listing->root) + 1);
+	return listing->rel[listing->nr++] ? 0 : -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ar_archive_create(struct ar_archive *a)
+{
+	const struct fx_options o = { .ftrace = true, .sync_points = true };
+
+	memset(a, 0, sizeof(*a));
+	if (fx_mkdtemp(a->root, sizeof(a->root)) || fx_standard_archive(a->root, &o) ||
+	    fx_write_kvm_snapshots(a->root, 2, 0))
+		return -1;
+	listing = a;
+	if (nftw(a->root, add_file, 16, FTW_PHYS))
+		return -1;
+	qsort(a->rel, a->nr, sizeof(a->rel[0]), by_name);
+	return 0;
+}
+
+void ar_archive_remove(struct ar_archive *a)
+{
+	size_t i;
+
+	fx_rm_rf(a->root);
+	for (i = 0; i < a->nr; i++)
+		free(a->rel[i]);
+	memset(a, 0, sizeof(*a));
+}
