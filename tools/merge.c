@@ -23,6 +23,7 @@
 #include "tools/json_out.h"
 #include "tools/merge.h"
 #include "tools/merge_report.h"
+#include "tools/progress.h"
 #include "tools/select.h"
 #include "tools/textout.h"
 #include "tools/timeline.h"
@@ -57,9 +58,10 @@ static void usage(FILE *out)
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost and warnings;\n"
 		"                    per VM how its clock was aligned and how precisely\n\n"
-		"Unless --format=null, a summary goes to standard error. Exit status: 0\n"
-		"merged (maybe with warnings), 1 the archive could not be read, 2 usage\n"
-		"error.\n");
+		"On a terminal, a merge that takes longer than a second shows its progress\n"
+		"on standard error. Unless --format=null, a summary goes to standard error.\n"
+		"Exit status: 0 merged (maybe with warnings), 1 the archive could not be\n"
+		"read, 2 usage error.\n");
 }
 
 /* [-]seconds.nanoseconds; returns the length. */
@@ -371,15 +373,29 @@ static int out_close(struct merge_out *m, const char *path)
 	return failed ? -1 : 0;
 }
 
+/*
+ * The progress line goes to a terminal on standard error, unless the events
+ * go to the same terminal on standard output.
+ */
+static FILE *progress_out(const struct merge_opts *o)
+{
+	if (!isatty(STDERR_FILENO))
+		return NULL;
+	if (o->format != FORMAT_NULL && !o->output && isatty(STDOUT_FILENO))
+		return NULL;
+	return stderr;
+}
+
 /* Merges, selects and writes out; the count of events shown per source in @shown. */
 static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct merge_out *m,
-			 uint64_t *shown)
+			 uint64_t *shown, struct hvt_progress *progress)
 {
 	bool selecting = hvt_select_any(sel);
 	struct hvt_source *s;
 	int r;
 
 	while ((s = hvt_timeline_next(tl))) {
+		hvt_progress_tick(progress);
 		if (selecting && (r = hvt_select_event(sel, &tl->clock, s)) <= 0) {
 			if (r < 0)
 				break;		/* past --to */
@@ -388,6 +404,7 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 		shown[s->index]++;
 		out_event(m, s);
 	}
+	hvt_progress_end(progress);
 }
 
 int hvt_cmd_merge(int argc, char **argv)
@@ -395,6 +412,7 @@ int hvt_cmd_merge(int argc, char **argv)
 	struct merge_opts o;
 	struct hvt_timeline tl;
 	struct merge_out m;
+	struct hvt_progress progress;
 	uint64_t *shown = NULL;
 	int ret;
 
@@ -419,7 +437,8 @@ int hvt_cmd_merge(int argc, char **argv)
 	}
 	if (out_open(&m, &o, &tl))
 		goto out;
-	merge_events(&tl, &o.sel, &m, shown);
+	hvt_progress_init(&progress, &tl, progress_out(&o), 1000000000, HVT_PROGRESS_EVERY);
+	merge_events(&tl, &o.sel, &m, shown, &progress);
 	ret = out_close(&m, o.output) ? 1 : 0;
 	if (o.stats)
 		hvt_merge_stats(&tl, shown, stderr);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
@@ -23,6 +24,7 @@
 #include "tests/unit/cmd_capture.h"
 #include "tools/commands.h"
 #include "tools/merge.h"
+#include "tools/progress.h"
 
 struct ctx {
 	char root[64];
@@ -567,6 +569,67 @@ static void test_stats(void **state)
 	free(err);
 }
 
+/* Runs the progress line over the merge of c->root; what it wrote in *@text. */
+static void progress_run(struct ctx *c, int64_t delay_ns, uint64_t *total, char **text)
+{
+	struct hvt_timeline tl;
+	struct hvt_progress p;
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+
+	assert_int_equal(hvt_timeline_open(&tl, c->root, false), 0);
+	hvt_progress_init(&p, &tl, f, delay_ns, 1);
+	p.redraw_ns = 0;
+	while (hvt_timeline_next(&tl))
+		hvt_progress_tick(&p);
+	hvt_progress_end(&p);
+	*total = p.total_bytes;
+	hvt_timeline_close(&tl);
+	fclose(f);
+}
+
+/*
+ * The progress line: after its delay, once per check, the share of the
+ * streams' bytes read and the events so far, rewritten in place (\r) and
+ * erased at the end; nothing before the delay.
+ */
+static void test_progress(void **state)
+{
+	static const char *const streams[] = { "host/ftrace/cpu0.raw", "host/ftrace/cpu1.raw",
+		"vm/demo/kernel/stream-0", "vm/demo/kernel/stream-1", "vm/demo/user-1/stream-0" };
+	struct ctx *c = *state;
+	uint64_t total, want = 0;
+	char *text, *line, path[160], expect[64];
+	double pct, last = 0;
+	unsigned int n = 0, events;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", c->root, streams[i]);
+		assert_int_equal(stat(path, &st), 0);
+		want += (uint64_t)st.st_size;
+	}
+	progress_run(c, 0, &total, &text);
+	assert_int_equal(total, want);
+	for (line = strstr(text, "\rmerging: "); line; line = strstr(line + 1, "\rmerging: ")) {
+		assert_int_equal(sscanf(line, "\rmerging: %lf%%", &pct), 1);
+		assert_true(pct >= last && pct <= 100);
+		last = pct;
+		snprintf(expect, sizeof(expect), "), %u events\033[K", ++n);
+		assert_non_null(strstr(line, expect));
+		assert_int_equal(sscanf(strstr(line, "), ") + 3, "%u", &events), 1);
+		assert_int_equal(events, n);
+	}
+	assert_int_equal(n, 8);
+	assert_true(last > 0);
+	assert_string_equal(text + strlen(text) - 4, "\r\033[K");	/* erased */
+	free(text);
+	progress_run(c, 3600000000000, &total, &text);	/* an hour's delay */
+	assert_string_equal(text, "");
+	free(text);
+}
+
 static void test_time_text(void **state)
 {
 	const struct hvt_clock_pair pairs[] = {
@@ -618,6 +681,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),
 	};
 
