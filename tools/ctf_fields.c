@@ -198,12 +198,16 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 
 static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
 {
+	uint64_t v = get_uint(p, f->int_bits);
+
 	if (f->flags & HVT_FIELD_F_HEX) {
 		hvt_text_char(t, '"');
-		print_int(t, f, p);
+		hvt_text_hex(t, v);
 		hvt_text_char(t, '"');
+	} else if (f->flags & HVT_FIELD_F_SIGNED) {
+		hvt_text_json_s64(t, sign_extend(v, f->int_bits));
 	} else {
-		print_int(t, f, p);
+		hvt_text_json_u64(t, v);
 	}
 }
 

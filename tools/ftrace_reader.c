@@ -475,9 +475,9 @@ static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field 
 		hvt_text_hex(t, v);
 		hvt_text_char(t, '"');
 	} else if (f->flags & TEP_FIELD_IS_SIGNED) {
-		hvt_text_s64(t, sign_extend(v, size));
+		hvt_text_json_s64(t, sign_extend(v, size));
 	} else {
-		hvt_text_u64(t, v);
+		hvt_text_json_u64(t, v);
 	}
 }
 

@@ -172,3 +172,27 @@ void hvt_text_json_str(struct hvt_text *t, const char *str, size_t max)
 	}
 	hvt_text_char(t, '"');
 }
+
+void hvt_text_json_u64(struct hvt_text *t, uint64_t v)
+{
+	if (v <= HVT_JSON_INT_MAX) {
+		hvt_text_u64(t, v);
+		return;
+	}
+	hvt_text_char(t, '"');
+	hvt_text_u64(t, v);
+	hvt_text_char(t, '"');
+}
+
+void hvt_text_json_s64(struct hvt_text *t, int64_t v)
+{
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	if (mag <= HVT_JSON_INT_MAX) {
+		hvt_text_s64(t, v);
+		return;
+	}
+	hvt_text_char(t, '"');
+	hvt_text_s64(t, v);
+	hvt_text_char(t, '"');
+}

@@ -67,6 +67,15 @@ void hvt_text_hex(struct hvt_text *t, uint64_t v);		/* 0x1f */
  */
 void hvt_text_json_str(struct hvt_text *t, const char *s, size_t max);
 
+/*
+ * An integer as a JSON number, or as a string of its decimal digits when
+ * beyond +/-2^53: JavaScript (Perfetto) reads numbers as doubles, which hold
+ * no larger integer exactly, and some parsers refuse numbers past 2^63.
+ */
+#define HVT_JSON_INT_MAX	(1ull << 53)
+void hvt_text_json_u64(struct hvt_text *t, uint64_t v);
+void hvt_text_json_s64(struct hvt_text *t, int64_t v);
+
 /* Decimal digits of @v into @buf (at least 21 bytes), NUL-terminated; returns the length. */
 unsigned int hvt_u64_text(char *buf, uint64_t v);
 

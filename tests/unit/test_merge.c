@@ -536,6 +536,32 @@ static void test_json_strings(void **state)
 	}
 }
 
+/* Integers stay exact for any JSON reader: beyond 2^53 they are strings of digits. */
+static void test_json_integers(void **state)
+{
+	char buf[HVT_TEXT_MIN], *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	struct hvt_text t;
+
+	(void)state;
+	hvt_text_init(&t, f, buf, sizeof(buf));
+	hvt_text_json_u64(&t, 1ull << 53);
+	hvt_text_char(&t, ' ');
+	hvt_text_json_u64(&t, (1ull << 53) + 1);
+	hvt_text_char(&t, ' ');
+	hvt_text_json_u64(&t, UINT64_MAX);
+	hvt_text_char(&t, ' ');
+	hvt_text_json_s64(&t, -(int64_t)(1ull << 53));
+	hvt_text_char(&t, ' ');
+	hvt_text_json_s64(&t, INT64_MIN);
+	hvt_text_flush(&t);
+	fclose(f);
+	assert_string_equal(mem, "9007199254740992 \"9007199254740993\" \"18446744073709551615\" "
+			    "-9007199254740992 \"-9223372036854775808\"");
+	free(mem);
+}
+
 /*
  * --stats: per stream what was read, shown and lost, and whether it was
  * merged or left out by the selection; per VM its alignment.
@@ -680,6 +706,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test(test_json_strings),
+		cmocka_unit_test(test_json_integers),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),
