@@ -11,10 +11,13 @@
  *
  *   merge --format=null      decode, align, merge: the loop of every command
  *   merge text               the same, printed to /dev/null
+ *   merge --format=json      the same as Chrome trace-event JSON
  *
  * against `babeltrace2 -o dummy` (decode and mux only) and `babeltrace2`'s
  * text output to /dev/null. Both are timed as whole commands, best of a few
- * rounds; the archive stays in the page cache. With BENCH_MERGE_KEEP set in
+ * rounds; the archive stays in the page cache. Then the peak RSS of both
+ * programs, run as commands ($(BUILD)/hvtrace beside this program's
+ * directory). With BENCH_MERGE_KEEP set in
  * the environment the archive is kept and its path printed, for comparing
  * outputs or profiling.
  */
@@ -94,8 +97,30 @@ static void write_user(const char *root)
 	free(kinds);
 }
 
-/* Runs @argv with standard output and error on /dev/null; its exit status or -1. */
-static int run(char *const argv[])
+/* VmHWM of process @pid in KiB; -1 if it has none (gone, or a zombie). */
+static long vm_hwm_kib(pid_t pid)
+{
+	char path[64], line[128];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * Runs @argv with standard output and error on /dev/null; its exit status or
+ * -1. Its peak resident set in *@max_rss_kib: VmHWM, sampled every
+ * millisecond until it exits, so a lower bound (the high-water mark only
+ * grows). Not ru_maxrss: a spawned child inherits its parent's.
+ */
+static int run_rss(char *const argv[], long *max_rss_kib)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -106,9 +131,61 @@ static int run(char *const argv[])
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (ret || waitpid(pid, &status, 0) != pid)
+	if (ret)
+		return -1;
+	*max_rss_kib = 0;
+	while ((ret = waitpid(pid, &status, WNOHANG)) == 0) {
+		long kib = vm_hwm_kib(pid);
+
+		if (kib > *max_rss_kib)
+			*max_rss_kib = kib;
+		usleep(1000);
+	}
+	if (ret != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run(char *const argv[])
+{
+	long rss;
+
+	return run_rss(argv, &rss);
+}
+
+/* $(BUILD)/hvtrace, beside this program's directory $(BUILD)/bench. */
+static char *hvtrace_path(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash, "/../hvtrace");
+	return access(path, X_OK) ? NULL : path;
+}
+
+/* Peak RSS in MiB of `hvtrace merge` and of babeltrace2, each run as a command. */
+static void peak_rss(char *root, char *const bt_argv[])
+{
+	char *hvtrace = hvtrace_path();
+	char *merge_argv[] = { hvtrace, "merge", root, "--format=null", NULL };
+	long ours = 0, theirs = 0;
+
+	if (!hvtrace || run_rss(merge_argv, &ours)) {
+		printf("peak RSS: %s not found or failed; not measured\n", hvtrace ? hvtrace :
+		       "hvtrace");
+		return;
+	}
+	if (run_rss(bt_argv, &theirs))
+		theirs = 0;
+	printf("peak RSS (VmHWM, sampled): hvtrace merge --format=null %.1f MiB, "
+	       "babeltrace2 -o dummy %.1f MiB\n", ours / 1024.0, theirs / 1024.0);
 }
 
 /* Best ns per event of @argv run as a command; 0 if it fails. */
@@ -169,9 +246,10 @@ int main(void)
 	char root[64], kdir[96], udir[96];
 	char *null_argv[] = { "merge", root, "--format=null", NULL };
 	char *text_argv[] = { "merge", root, "--output", "/dev/null", NULL };
+	char *json_argv[] = { "merge", root, "--format=json", "--output", "/dev/null", NULL };
 	char *bt_dummy[] = { "babeltrace2", kdir, udir, "-o", "dummy", NULL };
 	char *bt_text[] = { "babeltrace2", kdir, udir, NULL };
-	double null_ns, text_ns, bt_dummy_ns, bt_text_ns;
+	double null_ns, text_ns, json_ns, bt_dummy_ns, bt_text_ns;
 
 	if (fx_mkdtemp(root, sizeof(root)) || fx_standard_archive(root, &o))
 		die("cannot create the archive");
@@ -183,6 +261,7 @@ int main(void)
 
 	null_ns = time_merge(3, null_argv);
 	text_ns = time_merge(4, text_argv);
+	json_ns = time_merge(5, json_argv);
 	bt_dummy_ns = time_command(bt_dummy);
 	bt_text_ns = time_command(bt_text);
 
@@ -192,8 +271,10 @@ int main(void)
 	row("merge --format=null (decode, align, merge)", null_ns, "babeltrace2 -o dummy",
 	    bt_dummy_ns);
 	row("merge, text to /dev/null", text_ns, "babeltrace2 text", bt_text_ns);
+	row("merge --format=json to /dev/null", json_ns, "babeltrace2 text", bt_text_ns);
 	if (bt_dummy_ns <= 0 || bt_text_ns <= 0)
 		printf("(babeltrace2 did not run: no reference)\n");
+	peak_rss(root, bt_dummy);
 	if (getenv("BENCH_MERGE_KEEP"))
 		printf("archive kept in %s\n", root);
 	else
