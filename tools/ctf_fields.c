@@ -143,23 +143,32 @@ static void print_text(struct hvt_text *t, const unsigned char *p, size_t max)
 	}
 }
 
-/* Integer arrays as [a,b,c]; char arrays with the text flag as text. */
-static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
-			const unsigned char *p)
+typedef void (*write_int_fn)(struct hvt_text *t, const struct hvt_reg_field *f,
+			     const unsigned char *p);
+
+/* [a,b,c], each element written by @write_int; the same in text and JSON. */
+static void write_ints(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p,
+		       write_int_fn write_int)
 {
 	unsigned int i, step = f->int_bits / 8u;
 
-	if (f->flags & HVT_FIELD_F_TEXT) {
-		print_text(t, p, f->length);
-		return;
-	}
 	hvt_text_char(t, '[');
 	for (i = 0; i < f->length; i++) {
 		if (i)
 			hvt_text_char(t, ',');
-		print_int(t, f, p + (size_t)i * step);
+		write_int(t, f, p + (size_t)i * step);
 	}
 	hvt_text_char(t, ']');
+}
+
+/* Integer arrays as [a,b,c]; char arrays with the text flag as text. */
+static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
+			const unsigned char *p)
+{
+	if (f->flags & HVT_FIELD_F_TEXT)
+		print_text(t, p, f->length);
+	else
+		write_ints(t, f, p, print_int);
 }
 
 void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
@@ -214,19 +223,10 @@ static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const un
 static void json_array(struct hvt_text *t, const struct hvt_reg_field *f,
 		       const unsigned char *p)
 {
-	unsigned int i, step = f->int_bits / 8u;
-
-	if (f->flags & HVT_FIELD_F_TEXT) {
+	if (f->flags & HVT_FIELD_F_TEXT)
 		hvt_text_json_str(t, (const char *)p, f->length);
-		return;
-	}
-	hvt_text_char(t, '[');
-	for (i = 0; i < f->length; i++) {
-		if (i)
-			hvt_text_char(t, ',');
-		json_int(t, f, p + (size_t)i * step);
-	}
-	hvt_text_char(t, ']');
+	else
+		write_ints(t, f, p, json_int);
 }
 
 void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
