@@ -171,7 +171,8 @@ $(FUZZ_BUILD)/seeds_%: $(BUILD)/obj/tests/fuzz/%_seeds.o $(BUILD)/obj/tests/comm
 fuzz-build: deps
 	$(MAKE) $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) \
 		$(addprefix $(FUZZ_BUILD)/seeds_,$(FUZZ_TARGETS))
-	@for t in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_BUILD)/seeds/$$t $(FUZZ_BUILD)/corpus/$$t && \
+	@for t in $(FUZZ_TARGETS); do rm -rf $(FUZZ_BUILD)/seeds/$$t && \
+		mkdir -p $(FUZZ_BUILD)/seeds/$$t $(FUZZ_BUILD)/corpus/$$t && \
 		$(FUZZ_BUILD)/seeds_$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
 
 fuzz: fuzz-build
@@ -186,9 +187,10 @@ FUZZ_RUNS_ARCHIVE ?= 1000
 
 fuzz-replay: fuzz-build
 	@$(foreach t,$(FUZZ_TARGETS),echo "== fuzz_$(t): the seeds, then $(call fuzz_runs,$(t)) runs from seed 1"; \
-		log=$(FUZZ_BUILD)/replay-$(t).log; \
+		log=$(FUZZ_BUILD)/replay-$(t).log; new=$(FUZZ_BUILD)/replay-corpus/$(t); \
+		rm -rf $$new && mkdir -p $$new && \
 		$(FUZZ_BUILD)/fuzz_$(t) -runs=$(call fuzz_runs,$(t)) -seed=1 -print_final_stats=1 \
-			$(FUZZ_BUILD)/seeds/$(t) > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
+			$$new $(FUZZ_BUILD)/seeds/$(t) > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
 		grep -E "^Done|stat::new_units" $$log;)
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
