@@ -177,7 +177,7 @@ struct merge_opts {
 	const char *output;
 	enum merge_format format;
 	enum hvt_time_mode time;
-	bool time_given, stats;
+	bool stats;
 	struct hvt_select sel;
 };
 
@@ -205,7 +205,6 @@ static int parse_time_mode(const char *value, struct merge_opts *o)
 		o->time = HVT_TIME_REALTIME;
 	else
 		return -1;
-	o->time_given = true;
 	return 0;
 }
 

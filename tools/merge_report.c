@@ -10,11 +10,6 @@
 #include "lib/log.h"
 #include "tools/merge_report.h"
 
-static bool merged(const struct hvt_source *s)
-{
-	return s->aligned && !s->unwanted && (s->ftrace || s->ctf);
-}
-
 /* @ticks host ticks around host TSC @at, in µs (the host clock's own rate). */
 static double ticks_us(struct hvt_timeline *tl, uint64_t at, uint64_t ticks)
 {
@@ -59,7 +54,7 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 
 	for (i = 0; i < tl->nr_sources; i++) {
 		e[tl->sources[i].layer] += shown[tl->sources[i].index];
-		streams += merged(&tl->sources[i]);
+		streams += hvt_source_merged(&tl->sources[i]);
 	}
 	if (lost)
 		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording", lost);

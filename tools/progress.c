@@ -19,11 +19,6 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static bool merged(const struct hvt_source *s)
-{
-	return s->aligned && !s->unwanted && (s->ftrace || s->ctf);
-}
-
 static uint64_t file_size(const struct hvt_timeline *tl, const struct hvt_source *s)
 {
 	char *path = hvt_join(tl->archive.root, s->name);
@@ -48,7 +43,7 @@ void hvt_progress_init(struct hvt_progress *p, struct hvt_timeline *tl, FILE *ou
 	p->countdown = p->every;
 	p->start_ns = now_ns();
 	for (i = 0; out && i < tl->nr_sources; i++)
-		if (merged(&tl->sources[i]))
+		if (hvt_source_merged(&tl->sources[i]))
 			p->total_bytes += file_size(tl, &tl->sources[i]);
 }
 
@@ -61,7 +56,7 @@ static uint64_t bytes_done(const struct hvt_timeline *tl)
 	for (i = 0; i < tl->nr_sources; i++) {
 		const struct hvt_source *s = &tl->sources[i];
 
-		if (merged(s) && s->events)
+		if (hvt_source_merged(s) && s->events)
 			n += s->ftrace ? s->ft_ev.offset : s->ctf_ev.offset;
 	}
 	return n;
@@ -82,6 +77,7 @@ static void human(char *buf, size_t len, double v, const char *unit)
 void hvt_progress_update(struct hvt_progress *p)
 {
 	int64_t t = now_ns();
+	const uint64_t *e = p->tl->events;
 	uint64_t done = bytes_done(p->tl);
 	char bytes[32], total[32], events[32];
 	double pct;
@@ -93,7 +89,7 @@ void hvt_progress_update(struct hvt_progress *p)
 	pct = p->total_bytes ? 100.0 * (double)done / (double)p->total_bytes : 0;
 	human(bytes, sizeof(bytes), (double)done, "B");
 	human(total, sizeof(total), (double)p->total_bytes, "B");
-	human(events, sizeof(events), (double)p->events, "events");
+	human(events, sizeof(events), (double)(e[0] + e[1] + e[2]), "events");
 	fprintf(p->out, "\rmerging: %3.0f%% (%s of %s), %s\033[K", pct > 100 ? 100 : pct, bytes,
 		total, events);
 	fflush(p->out);

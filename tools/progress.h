@@ -24,7 +24,6 @@ struct hvt_progress {
 	FILE *out;			/* NULL: off */
 	struct hvt_timeline *tl;
 	uint64_t total_bytes;		/* of the merged streams' files */
-	uint64_t events;
 	int64_t start_ns, last_ns;	/* CLOCK_MONOTONIC */
 	int64_t delay_ns;		/* nothing shown before this */
 	int64_t redraw_ns;		/* nor more often than this */
@@ -41,10 +40,9 @@ void hvt_progress_init(struct hvt_progress *p, struct hvt_timeline *tl, FILE *ou
 		       int64_t delay_ns, uint32_t every);
 void hvt_progress_update(struct hvt_progress *p);
 
-/* One more event out. */
+/* One more event out of the time line (which counts them). */
 static inline void hvt_progress_tick(struct hvt_progress *p)
 {
-	p->events++;
 	if (p->out && !--p->countdown)
 		hvt_progress_update(p);
 }

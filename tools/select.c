@@ -178,13 +178,11 @@ static int parse_time(const char *opt, const char *text, enum hvt_time_mode mode
 int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 {
 	sel->mode = mode;
-	sel->has_from = sel->from_text != NULL;
-	sel->has_to = sel->to_text != NULL;
-	if ((sel->has_from && parse_time("from", sel->from_text, mode, &sel->from_ns,
+	if ((sel->from_text && parse_time("from", sel->from_text, mode, &sel->from_ns,
 					 &sel->from_tsc)) ||
-	    (sel->has_to && parse_time("to", sel->to_text, mode, &sel->to_ns, &sel->to_tsc)))
+	    (sel->to_text && parse_time("to", sel->to_text, mode, &sel->to_ns, &sel->to_tsc)))
 		return -1;
-	if (sel->has_from && sel->has_to &&
+	if (sel->from_text && sel->to_text &&
 	    (mode == HVT_TIME_HOST_TSC ? sel->to_tsc < sel->from_tsc : sel->to_ns < sel->from_ns)) {
 		hvt_err("--to %s is before --from %s", sel->to_text, sel->from_text);
 		return -1;
@@ -194,8 +192,8 @@ int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 
 bool hvt_select_any(const struct hvt_select *sel)
 {
-	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_events || sel->has_from ||
-	       sel->has_to;
+	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_events || sel->from_text ||
+	       sel->to_text;
 }
 
 static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
@@ -247,17 +245,17 @@ static int time_place(const struct hvt_select *sel, struct hvt_host_clock *clock
 	int64_t ns;
 
 	if (sel->mode == HVT_TIME_HOST_TSC)
-		return sel->has_from && tsc < sel->from_tsc ? -1 :
-		       sel->has_to && tsc > sel->to_tsc ? 1 : 0;
+		return sel->from_text && tsc < sel->from_tsc ? -1 :
+		       sel->to_text && tsc > sel->to_tsc ? 1 : 0;
 	ns = sel->mode == HVT_TIME_REALTIME ? hvt_host_clock_realtime(clock, tsc) :
 	     hvt_host_clock_since_start(clock, tsc);
-	return sel->has_from && ns < sel->from_ns ? -1 : sel->has_to && ns > sel->to_ns ? 1 : 0;
+	return sel->from_text && ns < sel->from_ns ? -1 : sel->to_text && ns > sel->to_ns ? 1 : 0;
 }
 
 int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 		     const struct hvt_source *s)
 {
-	if (sel->has_from || sel->has_to) {
+	if (sel->from_text || sel->to_text) {
 		int place = time_place(sel, clock, s->host_tsc);
 
 		if (place > 0)

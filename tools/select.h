@@ -32,9 +32,8 @@ struct hvt_select {
 	size_t nr_cpus;
 	char **events;			/* names matching one of these fnmatch() patterns only */
 	size_t nr_events;
-	const char *from_text, *to_text;	/* as given, until hvt_select_finish() */
+	const char *from_text, *to_text;	/* as given; NULL: no such bound */
 	enum hvt_time_mode mode;
-	bool has_from, has_to;
 	int64_t from_ns, to_ns;		/* mode ns or realtime */
 	uint64_t from_tsc, to_tsc;	/* mode host-tsc */
 	struct {

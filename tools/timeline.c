@@ -102,6 +102,11 @@ void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
 		hvt_ctf_json_fields(t, &s->ctf_ev);
 }
 
+bool hvt_source_merged(const struct hvt_source *s)
+{
+	return s->aligned && !s->unwanted && (s->ftrace || s->ctf);
+}
+
 uint64_t hvt_source_lost(const struct hvt_source *s)
 {
 	if (s->ftrace)

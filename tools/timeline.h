@@ -117,6 +117,8 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t);
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
 unsigned long hvt_source_warnings(const struct hvt_source *s);
+/* Whether @s takes part in the merge: aligned, selected and readable. */
+bool hvt_source_merged(const struct hvt_source *s);
 /* Events its producer reported lost (discarded, missed, in lost packets), so far. */
 uint64_t hvt_source_lost(const struct hvt_source *s);
 
