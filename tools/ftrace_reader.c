@@ -467,9 +467,13 @@ static int64_t sign_extend(uint64_t v, int size)
 static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
 			const unsigned char *p, int size, struct hvt_text *t)
 {
-	uint64_t v = size == 1 || size == 2 || size == 4 || size == 8 ?
-		     tep_read_number(c->ft->tep, p, size) : 0;
+	uint64_t v;
 
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		hvt_text_mem(t, "null", 4);	/* no integer of that width */
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
 	if (f->flags & TEP_FIELD_IS_POINTER) {
 		hvt_text_char(t, '"');
 		hvt_text_hex(t, v);

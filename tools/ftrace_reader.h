@@ -60,7 +60,8 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 /*
  * Writes ,"name":value for each field of the event last returned (not the
  * common ones): numbers, pointers as "0x.." strings, char arrays and strings
- * as strings, other arrays as arrays of numbers.
+ * as strings, other arrays as arrays of numbers; a number of a width other
+ * than 1, 2, 4 or 8 bytes, or data outside its record, as null.
  */
 void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);

@@ -123,7 +123,7 @@ static void thread_meta(struct hvt_text *t, uint32_t pid, uint32_t tid, bool vm)
 	TEXT_LIT(t, ",\"tid\":");
 	hvt_text_u64(t, tid);
 	TEXT_LIT(t, ",\"args\":{\"sort_index\":");
-	hvt_text_s64(t, cpu ? (int64_t)tid - HVT_JSON_CPU_TRACK - 4096 : (int64_t)tid);
+	hvt_text_s64(t, cpu ? (int64_t)tid - HVT_JSON_CPU_TRACK - HVT_JSON_MAX_CPU : (int64_t)tid);
 	TEXT_LIT(t, "}}");
 }
 
@@ -154,8 +154,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	if (s->layer == HVT_LAYER_USER && task > 0)
 		tid = (uint32_t)task;
 	else
-		tid = cpu < NO_CPU_TRACK - HVT_JSON_CPU_TRACK ? HVT_JSON_CPU_TRACK + cpu :
-		      NO_CPU_TRACK;
+		tid = cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + cpu : NO_CPU_TRACK;
 	if (track_is_new(p, (uint64_t)pid << 32 | tid))
 		thread_meta(t, pid, tid, s->vm != NULL);
 	TEXT_LIT(t, ",\n{\"name\":");

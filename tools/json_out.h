@@ -22,6 +22,7 @@
 #include "tools/timeline.h"
 
 #define HVT_JSON_CPU_TRACK	(1u << 30)	/* tid of CPU 0's thread; above any real tid */
+#define HVT_JSON_MAX_CPU	(1u << 20)	/* beyond: a damaged stream's, on "no cpu" */
 
 struct hvt_json_printer {
 	struct hvt_text text;
