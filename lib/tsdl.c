@@ -34,8 +34,8 @@ void hvt_uuid_format(const __u8 *u, char out[37])
 		 u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* Writes a TSDL string literal body; names were validated, this is belt and braces. */
-static void put_escaped(FILE *f, const char *s)
+/* Names were validated, this is belt and braces. */
+void hvt_tsdl_put_escaped(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -45,7 +45,7 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
-static void put_int_type(FILE *f, unsigned int bits, unsigned int flags)
+void hvt_tsdl_put_int_type(FILE *f, unsigned int bits, unsigned int flags)
 {
 	fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %u;%s }",
 		bits, (flags & HVT_FIELD_F_SIGNED) ? "true" : "false",
@@ -53,16 +53,16 @@ static void put_int_type(FILE *f, unsigned int bits, unsigned int flags)
 		(flags & HVT_FIELD_F_TEXT) ? " encoding = UTF8;" : "");
 }
 
-static void put_field(FILE *f, const struct hvt_reg_field *fd)
+void hvt_tsdl_put_field(FILE *f, const struct hvt_reg_field *fd)
 {
 	fputs("\t\t", f);
 	switch (fd->kind) {
 	case HVT_FIELD_INT:
-		put_int_type(f, fd->int_bits, fd->flags);
+		hvt_tsdl_put_int_type(f, fd->int_bits, fd->flags);
 		fprintf(f, " _%s;\n", fd->name);
 		break;
 	case HVT_FIELD_ARRAY:
-		put_int_type(f, fd->int_bits, fd->flags);
+		hvt_tsdl_put_int_type(f, fd->int_bits, fd->flags);
 		fprintf(f, " _%s[%u];\n", fd->name, fd->length);
 		break;
 	case HVT_FIELD_STRING:
@@ -80,12 +80,22 @@ static void put_event(FILE *f, const struct hvt_event_type *ev)
 	unsigned int i;
 
 	fputs("event {\n\tname = \"", f);
-	put_escaped(f, ev->name);
+	hvt_tsdl_put_escaped(f, ev->name);
 	fprintf(f, "\";\n\tid = %u;\n\tstream_id = %u;\n\tfields := struct {\n",
 		ev->id, HVT_CTF_STREAM_EVENTS);
 	for (i = 0; i < ev->nr_fields; i++)
-		put_field(f, &ev->fields[i]);
+		hvt_tsdl_put_field(f, &ev->fields[i]);
 	fputs("\t} align(8);\n};\n\n", f);
+}
+
+void hvt_tsdl_put_int_aliases(FILE *f)
+{
+	fputs("/* CTF 1.8 */\n\n"
+	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n", f);
 }
 
 static void put_preamble(FILE *f, const struct hvt_tsdl_trace *t)
@@ -93,12 +103,7 @@ static void put_preamble(FILE *f, const struct hvt_tsdl_trace *t)
 	char uuid[37];
 
 	hvt_uuid_format(t->uuid, uuid);
-	fputs("/* CTF 1.8 */\n\n"
-	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n", f);
+	hvt_tsdl_put_int_aliases(f);
 	fprintf(f, "typealias integer { size = %u; align = 1; signed = false; } := uint%u_t;\n\n",
 		ID_BITS, ID_BITS);
 	fprintf(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n"
@@ -107,11 +112,11 @@ static void put_preamble(FILE *f, const struct hvt_tsdl_trace *t)
 		"\t\tuint64_t stream_instance_id;\n\t} align(8);\n};\n\n", uuid, HVT_UUID_LEN);
 	fprintf(f, "env {\n\ttracer_name = \"hvtrace\";\n\ttracer_major = 0;\n"
 		"\ttracer_minor = 1;\n\tdomain = \"");
-	put_escaped(f, t->domain);
+	hvt_tsdl_put_escaped(f, t->domain);
 	fputs("\";\n", f);
 	if (t->vm) {
 		fputs("\thvtrace_vm = \"", f);
-		put_escaped(f, t->vm);
+		hvt_tsdl_put_escaped(f, t->vm);
 		fputs("\";\n", f);
 	}
 	if (t->pid)
@@ -124,7 +129,7 @@ static void put_clock_and_stream(FILE *f, const struct hvt_tsdl_trace *t)
 	const char *c = t->clock_name;
 
 	fprintf(f, "clock {\n\tname = \"%s\";\n\tdescription = \"", c);
-	put_escaped(f, t->clock_description);
+	hvt_tsdl_put_escaped(f, t->clock_description);
 	fprintf(f, "\";\n\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = 0;\n"
 		"\toffset = 0;\n\tabsolute = FALSE;\n};\n\n", (unsigned long long)t->freq_hz);
 	fprintf(f, "typealias integer { size = %u; align = 1; signed = false; "

@@ -6,6 +6,8 @@
 #ifndef HVT_TSDL_H
 #define HVT_TSDL_H
 
+#include <stdio.h>
+
 #include <hvtrace/ctf.h>
 #include "lib/registry.h"
 
@@ -22,5 +24,16 @@ struct hvt_tsdl_trace {
 /* A malloc'd NUL-terminated TSDL text, or NULL if out of memory. */
 char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r);
 void hvt_uuid_format(const __u8 *uuid, char out[37]);
+
+/* Pieces of the text, for other writers of TSDL (tools/ctf_out.c). */
+
+/* The CTF 1.8 comment line, and typealiases uint8_t ... uint64_t and int32_t. */
+void hvt_tsdl_put_int_aliases(FILE *f);
+/* The body of a TSDL string literal: quotes and backslashes escaped, controls dropped. */
+void hvt_tsdl_put_escaped(FILE *f, const char *s);
+/* integer { size = @bits; ... } with HVT_FIELD_F_* @flags: sign, base 16, UTF8 text. */
+void hvt_tsdl_put_int_type(FILE *f, unsigned int bits, unsigned int flags);
+/* One registry field as a member line of a TSDL struct: "\t\tTYPE _NAME;\n". */
+void hvt_tsdl_put_field(FILE *f, const struct hvt_reg_field *fd);
 
 #endif

@@ -45,6 +45,7 @@
 #error "hvtrace formats are little-endian and need a little-endian CPU"
 #endif
 
+static inline void hvt_put_u16(void *p, __u16 v) { memcpy(p, &v, sizeof(v)); }
 static inline void hvt_put_u32(void *p, __u32 v) { memcpy(p, &v, sizeof(v)); }
 static inline void hvt_put_u64(void *p, __u64 v) { memcpy(p, &v, sizeof(v)); }
 
