@@ -16,7 +16,9 @@
 #ifndef HVT_TOOLS_FTRACE_READER_H
 #define HVT_TOOLS_FTRACE_READER_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tools/textout.h"
 
@@ -64,6 +66,25 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
  * than 1, 2, 4 or 8 bytes, or data outside its record, as null.
  */
 void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/* CTF (merge --format=ctf, tools/ctf_out.h). */
+
+/* The ftrace id of the event last returned. */
+int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c);
+/*
+ * The payload of the event last returned, as hvt_ftrace_tsdl_fields()
+ * declares it: written at @dst if it fits in @room bytes; returns its size
+ * either way. Data a damaged record places outside itself reads as empty.
+ */
+size_t hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst, size_t room);
+/*
+ * The member lines of a TSDL struct for the payload of event @id: integers
+ * as wide as ftrace's (pointers in hex), char arrays as text, __data_loc
+ * strings as strings, other __data_loc arrays as sequences after a u32
+ * count, fields of any other width as byte arrays. -1 if there is no such
+ * event.
+ */
+int hvt_ftrace_tsdl_fields(struct hvt_ftrace *ft, int id, FILE *out);
+
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
 void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
 
