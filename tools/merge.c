@@ -20,6 +20,7 @@
 
 #include "lib/log.h"
 #include "tools/commands.h"
+#include "tools/ctf_out.h"
 #include "tools/json_out.h"
 #include "tools/merge.h"
 #include "tools/merge_report.h"
@@ -31,7 +32,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace merge ARCHIVE [--format=text|json|null] [--output FILE]\n"
+		"usage: hvtrace merge ARCHIVE [--format=text|json|ctf|null] [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
 		"                     [--stats]\n\n"
@@ -42,8 +43,12 @@ static void usage(FILE *out)
 		"                    thread, event, fields\n"
 		"  --format=json     Chrome trace-event JSON, for Perfetto UI: a process per\n"
 		"                    host and VM, a thread per CPU and per traced task\n"
+		"  --format=ctf      a CTF 1.8 trace on one clock, the host TSC, for\n"
+		"                    babeltrace2 and Trace Compass: --output names its\n"
+		"                    directory, which must be new or empty\n"
 		"  --format=null     decode and merge, print nothing (benchmarks, --stats)\n"
-		"  --output FILE     write the events to FILE instead of standard output\n"
+		"  --output PATH     write the events to the file PATH instead of standard\n"
+		"                    output (with ctf: into the directory PATH)\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
 		"  --time=host-tsc   the host TSC value\n"
 		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n\n"
@@ -170,7 +175,7 @@ void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
 	hvt_text_char(t, '\n');
 }
 
-enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL };
+enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };
 
 struct merge_opts {
 	const char *archive;
@@ -183,7 +188,7 @@ struct merge_opts {
 
 static int parse_format(const char *value, struct merge_opts *o)
 {
-	static const char *const names[] = { "text", "json", "null" };
+	static const char *const names[] = { "text", "json", "null", "ctf" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -268,6 +273,14 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 			"leave out --time");
 		return -1;
 	}
+	if (o->format == FORMAT_CTF && o->time != HVT_TIME_NS) {
+		hvt_err("--format=ctf has its own clock: the host TSC; leave out --time");
+		return -1;
+	}
+	if (o->format == FORMAT_CTF && !o->output) {
+		hvt_err("--format=ctf writes a directory: name it with --output DIR");
+		return -1;
+	}
 	return hvt_select_finish(&o->sel, o->time);
 bad_value:
 	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", optarg,
@@ -296,12 +309,14 @@ static int check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
 	return 0;
 }
 
-/* Where the events go: one of the two printers, or nowhere. */
+/* Where the events go: one of the two printers, a CTF trace, or nowhere. */
 struct merge_out {
-	FILE *file;			/* NULL: --format=null */
+	FILE *file;			/* NULL: --format=ctf or null */
 	struct hvt_printer text;
 	struct hvt_json_printer json;
 	bool is_json;
+	struct hvt_ctf_out ctf;
+	bool is_ctf;
 };
 
 /*
@@ -330,6 +345,10 @@ static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_
 	memset(m, 0, sizeof(*m));
 	if (o->format == FORMAT_NULL)
 		return 0;
+	if (o->format == FORMAT_CTF) {
+		m->is_ctf = true;
+		return hvt_ctf_out_open(&m->ctf, tl, o->output);
+	}
 	m->file = open_output(o->output);
 	if (!m->file)
 		return -1;
@@ -348,6 +367,8 @@ static void out_event(struct merge_out *m, struct hvt_source *s)
 {
 	if (m->is_json)
 		hvt_json_event(&m->json, s);
+	else if (m->is_ctf)
+		hvt_ctf_out_event(&m->ctf, s);
 	else if (m->file)
 		hvt_print_event(&m->text, s);
 }
@@ -356,6 +377,8 @@ static int out_close(struct merge_out *m, const char *path)
 {
 	int failed;
 
+	if (m->is_ctf)
+		return hvt_ctf_out_close(&m->ctf);
 	if (!m->file)
 		return 0;
 	if (m->is_json) {

@@ -213,43 +213,77 @@ static void drain(struct hvt_rb *rb, struct hvt_rb_cons *cons, FILE *out)
 	}
 }
 
-unsigned char *fx_make_stream(const uint8_t uuid[16], uint32_t subbuf_size, uint32_t cpu_id,
-			      uint64_t instance, const struct fx_event *ev, size_t n,
-			      size_t *len)
+/* Events from @next into @out, packet by packet, through the real producer. */
+static void produce(const uint8_t uuid[16], uint32_t subbuf_size, uint32_t cpu_id,
+		    uint64_t instance, size_t n, fx_event_fn next, void *ctx, FILE *out)
 {
 	struct hvt_rb_prod prod;
 	struct hvt_rb_cons cons;
 	struct hvt_rb rb;
 	unsigned char *data = calloc(2, subbuf_size);
-	char *buf = NULL;
-	FILE *out = open_memstream(&buf, len);
 	size_t i;
 
 	memset(&prod, 0, sizeof(prod));
 	memset(&cons, 0, sizeof(cons));
 	memset(&rb, 0, sizeof(rb));
-	if (!data || !out)
+	if (!data)
 		abort();
 	hvt_rb_init(&rb, &prod, &cons, data, subbuf_size, 2);
 	rb.cpu_id = cpu_id;
 	rb.stream_instance_id = instance;
 	memcpy(rb.uuid, uuid, 16);
 	for (i = 0; i < n; i++) {
+		struct fx_event ev;
 		__u64 end;
-		unsigned char *p = hvt_rb_reserve(&rb, ev[i].id, ev[i].ts, ev[i].cpu, ev[i].tid,
-						  ev[i].len, &end);
+		unsigned char *p;
 
+		next(i, ctx, &ev);
+		p = hvt_rb_reserve(&rb, ev.id, ev.ts, ev.cpu, ev.tid, ev.len, &end);
 		if (!p)
 			abort();	/* the fixture drains after every event */
-		memcpy(p, ev[i].payload, ev[i].len);
-		hvt_rb_commit(&rb, ev[i].ts, end);
+		memcpy(p, ev.payload, ev.len);
+		hvt_rb_commit(&rb, ev.ts, end);
 		drain(&rb, &cons, out);
 	}
 	hvt_rb_close_packet(&rb);
 	drain(&rb, &cons, out);
-	fclose(out);
 	free(data);
+}
+
+static void from_array(size_t i, void *ctx, struct fx_event *ev)
+{
+	*ev = ((const struct fx_event *)ctx)[i];
+}
+
+unsigned char *fx_make_stream(const uint8_t uuid[16], uint32_t subbuf_size, uint32_t cpu_id,
+			      uint64_t instance, const struct fx_event *ev, size_t n,
+			      size_t *len)
+{
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	if (!out)
+		abort();
+	produce(uuid, subbuf_size, cpu_id, instance, n, from_array, (void *)ev, out);
+	fclose(out);
 	return (unsigned char *)buf;
+}
+
+int fx_write_stream_gen(const char *root, const char *rel, const uint8_t uuid[16],
+			uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance, size_t n,
+			fx_event_fn next, void *ctx)
+{
+	char path[512];
+	FILE *out;
+
+	if (fx_write(root, rel, "", 0) || snprintf(path, sizeof(path), "%s/%s", root, rel) >=
+	    (int)sizeof(path))
+		return -1;
+	out = fopen(path, "w");
+	if (!out)
+		return -1;
+	produce(uuid, subbuf_size, cpu_id, instance, n, next, ctx, out);
+	return ferror(out) | fclose(out) ? -1 : 0;
 }
 
 int fx_write_stream(const char *root, const char *rel, const uint8_t uuid[16],
@@ -485,6 +519,60 @@ static int write_pages(const char *root, const char *rel, uint32_t page_size, si
 	}
 	free(page);
 	return ret;
+}
+
+/*
+ * An event of every other shape a format file has: a __data_loc string, a
+ * __data_loc array, a pointer and a number of no C width.
+ */
+#define FX_DYN_ID	901
+#define FX_DYN_SIZE	68
+static const char dyn_format[] =
+	"name: fx_dyn\nID: 901\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc u32[] ids;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned __int128 wide;\toffset:24;\tsize:16;\tsigned:0;\n"
+	"\tfield:short delta;\toffset:40;\tsize:2;\tsigned:1;\n\n"
+	"print fmt: \"name=%s ptr=%p delta=%d\", __get_str(name), REC->ptr, REC->delta\n";
+
+static uint64_t put_dyn(unsigned char *p, const void *records, size_t i)
+{
+	const struct fx_host_dyn *e = (const struct fx_host_dyn *)records + i;
+	uint16_t type = FX_DYN_ID;
+	uint32_t k, name_len = (uint32_t)strlen(e->name) + 1;
+
+	if (!p)
+		return e->ts;
+	memset(p, 0, FX_DYN_SIZE);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &e->pid, 4);
+	hvt_put_u32(p + 8, 44u | name_len << 16);	/* the string after the fields */
+	memcpy(p + 44, e->name, name_len);		/* at most 11 bytes */
+	hvt_put_u32(p + 12, 56u | 12u << 16);		/* then the 3 ids */
+	for (k = 0; k < 3; k++)
+		hvt_put_u32(p + 56 + 4 * k, e->ids[k]);
+	hvt_put_u64(p + 16, e->ptr);
+	memset(p + 24, 0xab, 16);
+	memcpy(p + 40, &e->delta, 2);
+	return e->ts;
+}
+
+int fx_write_ftrace_dyn(const char *root, const char *rel, uint32_t page_size,
+			const struct fx_host_dyn *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(ev[i].name) > 11)
+			return -1;
+	return fx_write(root, "host/ftrace/events/fx/fx_dyn/format", dyn_format,
+			strlen(dyn_format)) ||
+	       write_pages(root, rel, page_size, n, FX_DYN_SIZE, ev, put_dyn);
 }
 
 int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,

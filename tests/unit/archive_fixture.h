@@ -85,6 +85,16 @@ struct fx_host_tsc_write {
 	uint64_t prev, next;
 };
 
+/* A host fx_dyn: __data_loc string and u32 array, pointer, 16-byte number (0xab..). */
+struct fx_host_dyn {
+	uint64_t ts;
+	int32_t pid;
+	const char *name;		/* at most 11 characters */
+	uint32_t ids[3];
+	uint64_t ptr;
+	int16_t delta;
+};
+
 /* Directories and files. */
 int fx_mkdtemp(char *root, size_t len);
 void fx_rm_rf(const char *root);
@@ -104,6 +114,11 @@ unsigned char *fx_make_stream(const uint8_t uuid[16], uint32_t subbuf_size, uint
 int fx_write_stream(const char *root, const char *rel, const uint8_t uuid[16],
 		    uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance,
 		    const struct fx_event *ev, size_t n);
+/* The same with event @i from @next, written as they come: for streams of any length. */
+typedef void (*fx_event_fn)(size_t i, void *ctx, struct fx_event *ev);
+int fx_write_stream_gen(const char *root, const char *rel, const uint8_t uuid[16],
+			uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance, size_t n,
+			fx_event_fn next, void *ctx);
 
 /* The registry of the standard events (all of them), malloc'd, length in *@len. */
 unsigned char *fx_registry(size_t *len);
@@ -126,6 +141,9 @@ int fx_write_ftrace_cpu(const char *root, const char *rel, uint32_t page_size,
 /* The same with @n kvm_hypercall records. */
 int fx_write_ftrace_calls(const char *root, const char *rel, uint32_t page_size,
 			  const struct fx_host_call *ev, size_t n);
+/* The same with @n fx_dyn records, and fx_dyn's format file. */
+int fx_write_ftrace_dyn(const char *root, const char *rel, uint32_t page_size,
+			const struct fx_host_dyn *ev, size_t n);
 int fx_write_ftrace_tsc_writes(const char *root, const char *rel, uint32_t page_size,
 			       const struct fx_host_tsc_write *ev, size_t n);
 

@@ -15,7 +15,7 @@ HVT_READER_OBJS := $(addprefix $(BUILD)/obj/tools/,align.o archive.o archive_tsv
 	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o kvm_tsc.o stream_warn.o \
 	sync_points.o textout.o timeline.o)
 # `hvtrace merge` itself
-HVT_MERGE_OBJS := $(addprefix $(BUILD)/obj/tools/,merge.o merge_report.o select.o json_out.o \
+HVT_MERGE_OBJS := $(addprefix $(BUILD)/obj/tools/,merge.o merge_report.o select.o json_out.o ctf_out.o \
 	progress.o)
 HVT_FIXTURE_OBJ := $(BUILD)/obj/tests/unit/archive_fixture.o
 $(BUILD)/tests/test_heap: $(BUILD)/obj/tools/heap.o

@@ -656,6 +656,138 @@ static void test_progress(void **state)
 	free(text);
 }
 
+/* "TSC NAME CPU TID" of a line of merge --time=host-tsc; 0 if it is not one. */
+static int our_key(const char *line, char *key, size_t n)
+{
+	char name[96], cpu[24];
+	unsigned long long tsc;
+	int tid;
+
+	if (sscanf(line, "%llu %*s %*s %23s tid=%d %95s", &tsc, cpu, &tid, name) != 4)
+		return 0;
+	snprintf(key, n, "%llu %s %s %d", tsc, name, cpu, tid);
+	return 1;
+}
+
+/* The same of a line of babeltrace2 --clock-cycles on our CTF. */
+static int bt2_key(const char *line, char *key, size_t n)
+{
+	char name[96], cpu[24] = "-";
+	unsigned long long tsc;
+	unsigned int c;
+	int tid;
+
+	if (sscanf(line, "[%llu] (%*[^)]) %95[^:]: { cpu_id = %*u }, { cpu_id = %u, tid = %d,",
+		   &tsc, name, &c, &tid) != 4) {
+		/* names with a colon: "hvdemo:send: {" */
+		if (sscanf(line, "[%llu] (%*[^)]) %95[^ ] { cpu_id = %*u }, { cpu_id = %u, "
+			   "tid = %d,", &tsc, name, &c, &tid) != 4)
+			return 0;
+		name[strlen(name) - 1] = '\0';
+	}
+	if (c != 0xFFFFFFFFu)
+		snprintf(cpu, sizeof(cpu), "cpu%u", c);
+	snprintf(key, n, "%llu %s %s %d", tsc, name, cpu, tid);
+	return 1;
+}
+
+/* The lines of `babeltrace2 ARGS DIR`, and its exit status in *@status. */
+static char *bt2_run(const char *args, const char *dir, int *status)
+{
+	char cmd[512], *out = NULL;
+	size_t len = 0;
+	FILE *p, *mem = open_memstream(&out, &len);
+	int ch;
+
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s %s 2>&1", args, dir);
+	p = popen(cmd, "r");
+	assert_true(p && mem);
+	while ((ch = fgetc(p)) != EOF)
+		fputc(ch, mem);
+	*status = pclose(p);
+	fclose(mem);
+	return out;
+}
+
+/*
+ * --format=ctf: babeltrace2 reads the trace, with every event at its host
+ * TSC and in hvtrace's order - ties across layers and streams included,
+ * which it breaks by stream id - and decodes every kind of field: the
+ * guest's, copied as they are, and the host's, converted from ftrace's
+ * records (fixed and __data_loc strings and arrays, pointers, odd widths).
+ */
+static void test_ctf(void **state)
+{
+	static const struct fx_host_dyn dyn[] = {
+		{ FX_HOST_TSC(1300000), 9, "hello", { 1, 2, 3 }, 0xdeadbeef, -5 },
+		{ FX_HOST_TSC(150000000), 9, "", { 7, 8, 9 }, 0, 32767 },
+	};
+	struct ctx *c = *state;
+	char dir[128], key[160], bkey[160], *text, *bt, *line, *save, *p, *q;
+	int status, n = 0;
+
+	if (system("command -v babeltrace2 >/dev/null 2>&1")) {
+		skip();
+		return;
+	}
+	assert_int_equal(fx_write_ftrace_dyn(c->root, "host/ftrace/cpu0.raw", 4096, dyn, 2), 0);
+	snprintf(dir, sizeof(dir), "%s/ctf", c->root);
+	assert_int_equal(MERGE(c, &text, "--format=ctf", "--output", dir, c->root), 0);
+	assert_string_equal(text, "");
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
+
+	bt = bt2_run("--clock-cycles", dir, &status);
+	assert_int_equal(status, 0);
+	/* the same events in the same order */
+	p = bt;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_true(our_key(line, key, sizeof(key)));
+		q = strchr(p, '\n');
+		assert_non_null(q);
+		*q = '\0';
+		if (!bt2_key(p, bkey, sizeof(bkey)))
+			fail_msg("babeltrace2 line %d: %s", n, p);
+		assert_string_equal(bkey, key);
+		*q = '\n';
+		p = q + 1;
+		n++;
+	}
+	assert_int_equal(n, 10);
+	assert_string_equal(p, "");
+	/* fields */
+	assert_non_null(strstr(bt, "prev_comm = \"qemu-system-x86\", prev_pid = 4321, "
+			       "prev_prio = 120, prev_state = 1, next_comm = \"swapper/1\""));
+	assert_non_null(strstr(bt, "layer = ( \"kernel\" : container = 1 ), vm = ( \"demo\" : "
+			       "container = 1 ) }, { prev_comm = \"hvdemo\", prev_tid = 77, "
+			       "prev_prio = 120, prev_state = 0x1,"));
+	assert_non_null(strstr(bt, "{ round = 3, to_tid = 77 }"));
+	assert_non_null(strstr(bt, "{ name = \"hello\", ids_len = 3, ids = [ [0] = 1, [1] = 2, "
+			       "[2] = 3 ], ptr = 0xDEADBEEF, wide = [ [0] = 0xAB,"));
+	assert_non_null(strstr(bt, "[15] = 0xAB ], delta = -5 }"));
+	assert_non_null(strstr(bt, "{ name = \"\", ids_len = 3, ids = [ [0] = 7, [1] = 8, "
+			       "[2] = 9 ], ptr = 0x0,"));
+	assert_non_null(strstr(bt, "[15] = 0xAB ], delta = 32767 }"));
+	free(bt);
+	free(text);
+	/* the clock: the first clock pair at its CLOCK_REALTIME */
+	bt = bt2_run("--clock-seconds --clock-gmt", dir, &status);
+	assert_int_equal(status, 0);
+	assert_true(!strncmp(bt, "[1700000000.001234567] ", 23));
+	free(bt);
+	/* never into a directory that holds something */
+	assert_int_equal(MERGE(c, &text, "--format=ctf", "--output", dir, c->root), 1);
+	free(text);
+	assert_int_equal(fx_write(c->root, "merged.txt", "x", 1), 0);
+	assert_int_equal(MERGE(c, &text, "--format=ctf", "--output", c->out, c->root), 1);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--format=ctf", c->root), 2);
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--format=ctf", "--time=host-tsc", "--output", dir,
+			       c->root), 2);
+	free(text);
+}
+
 static void test_time_text(void **state)
 {
 	const struct hvt_clock_pair pairs[] = {
@@ -705,6 +837,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ctf, setup, teardown),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_integers),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
