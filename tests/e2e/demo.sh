@@ -3,7 +3,8 @@
 # (KVM if it can boot, TCG otherwise); the archive must hold all three
 # layers on one ordered timeline, every clock exchange must be causal after
 # alignment, and babeltrace2 must read every guest stream, agreeing with
-# hvtrace on the number of events.
+# hvtrace on the number of events; the merge, as CTF, must read back in
+# the same order through babeltrace2.
 set -uo pipefail
 build=${1:?usage: demo.sh BUILD}
 hvtrace=$build/hvtrace
@@ -57,6 +58,22 @@ done
 check "JSON: the VM is a process named 'vm demo'" test "$(jq -r \
 	'.traceEvents[] | select(.name == "process_name" and .pid == 2) | .args.name' \
 	"$work/timeline.json")" = "vm demo"
+
+# The same merge as one CTF trace: babeltrace2 reads it, every event at its
+# host TSC and in hvtrace's order (see same_order.awk).
+"$hvtrace" merge --format=ctf --output "$work/timeline.ctf" "$archive" 2> "$work/ctf.err"
+check "CTF: merge writes the trace" test $? -eq 0
+"$hvtrace" merge --time=host-tsc "$archive" 2> /dev/null |
+	awk '{ c = $4; sub(/^cpu/, "", c); t = $5; sub(/^tid=/, "", t); print $1, $6, c, t }' \
+	> "$work/ours.keys"
+babeltrace2 --clock-cycles "$work/timeline.ctf" 2> "$work/btctf.err" | sed -E \
+	's/^\[0*([0-9]+)\] \([^)]*\) (.*): \{ cpu_id = [0-9]+ \}, \{ cpu_id = ([0-9]+), tid = (-?[0-9]+),.*/\1 \2 \3 \4/;
+	 s/ 4294967295 (-?[0-9]+)$/ - \1/' > "$work/bt.keys"
+check "CTF: babeltrace2 reads it without error" test ! -s "$work/btctf.err"
+hz=$(sed -n 's/^[[:space:]]*freq = \([0-9]*\);/\1/p' "$work/timeline.ctf/metadata")
+order=$(awk -v ticks=$((hz / 1000000000 + 2)) -f "$(dirname "$0")/same_order.awk" \
+	"$work/ours.keys" "$work/bt.keys")
+check "CTF: babeltrace2's order is hvtrace's ($order)" test $? -eq 0
 
 "$hvtrace" check "$archive" > "$work/check.out" 2>&1
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0

@@ -4,11 +4,13 @@
  * any damage to an archive (archive_readers.h says which file an input
  * replaces).
  *
- * Each input runs, on the damaged archive, what users run: `merge` to text
- * and to JSON, `check` and `tsc`; then the file is put back. Readers must
- * warn and skip, never crash (the sanitizers judge), and the merge's JSON
- * must stay valid JSON whatever the files say (parsed with jansson here).
+ * Each input runs, on the damaged archive, what users run: `merge` to text,
+ * to JSON and to CTF, `check` and `tsc`; then the file is put back. Readers
+ * must warn and skip, never crash (the sanitizers judge), and the merge's
+ * JSON must stay valid JSON whatever the files say (parsed with jansson
+ * here).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -26,10 +28,15 @@ static struct ar_archive archive;
 static char **original;		/* each file's content */
 static size_t *original_len;
 static char json_path[128];
+static char ctf_dir[128];
+
+static void remove_ctf(void);
 
 static void cleanup(void)
 {
 	ar_archive_remove(&archive);
+	remove_ctf();
+	unlink(json_path);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -56,6 +63,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	/* outside the archive, so that no reader sees it */
 	snprintf(json_path, sizeof(json_path), "%s.json", archive.root);
+	snprintf(ctf_dir, sizeof(ctf_dir), "%s.ctf", archive.root);
 	return 0;
 }
 
@@ -85,6 +93,21 @@ static void json_must_parse(void)
 	json_decref(doc);
 }
 
+/* Removes the CTF trace a merge wrote (a flat directory), for the next one. */
+static void remove_ctf(void)
+{
+	DIR *d = opendir(ctf_dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(ctf_dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -98,6 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (RUN(hvt_cmd_merge, "merge", "--format=json", "--output", json_path,
 		archive.root) == 0)
 		json_must_parse();
+	RUN(hvt_cmd_merge, "merge", "--format=ctf", "--output", ctf_dir, archive.root);
+	remove_ctf();
 	RUN(hvt_cmd_check, "check", archive.root);
 	RUN(hvt_cmd_tsc, "tsc", archive.root);
 	put(i, original[i], original_len[i]);
