@@ -94,55 +94,6 @@ static void print_int(struct hvt_text *t, const struct hvt_reg_field *f, const u
 		hvt_text_u64(t, v);
 }
 
-static void print_escaped(struct hvt_text *t, unsigned char c)
-{
-	static const char xdigits[] = "0123456789abcdef";
-	char *p;
-
-	switch (c) {
-	case '\\':
-		hvt_text_mem(t, "\\\\", 2);
-		break;
-	case '\n':
-		hvt_text_mem(t, "\\n", 2);
-		break;
-	case '\t':
-		hvt_text_mem(t, "\\t", 2);
-		break;
-	default:
-		p = hvt_text_room(t, 4);
-		p[0] = '\\';
-		p[1] = 'x';
-		p[2] = xdigits[c >> 4];
-		p[3] = xdigits[c & 15];
-		t->p += 4;
-		break;
-	}
-}
-
-static int plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f && c != '\\';
-}
-
-/* Characters up to the first NUL (at most @max), non-printables escaped. */
-static void print_text(struct hvt_text *t, const unsigned char *p, size_t max)
-{
-	size_t i = 0;
-
-	while (i < max && p[i]) {
-		size_t run = i;
-
-		while (run < max && plain(p[run]))
-			run++;
-		hvt_text_mem(t, (const char *)p + i, run - i);
-		if (run == max || !p[run])
-			break;
-		print_escaped(t, p[run]);
-		i = run + 1;
-	}
-}
-
 typedef void (*write_int_fn)(struct hvt_text *t, const struct hvt_reg_field *f,
 			     const unsigned char *p);
 
@@ -166,7 +117,7 @@ static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
 			const unsigned char *p)
 {
 	if (f->flags & HVT_FIELD_F_TEXT)
-		print_text(t, p, f->length);
+		hvt_text_escaped(t, p, f->length);
 	else
 		write_ints(t, f, p, print_int);
 }
@@ -193,7 +144,7 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 			print_array(t, f, p);
 			break;
 		case HVT_FIELD_STRING:
-			print_text(t, p, n);
+			hvt_text_escaped(t, p, (size_t)n);
 			break;
 		case HVT_FIELD_BLOB:
 			hvt_text_char(t, '<');

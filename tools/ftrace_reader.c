@@ -440,7 +440,7 @@ int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v
 	return 0;
 }
 
-void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {
 	const char *p, *end, *nl;
 
@@ -541,6 +541,77 @@ static void json_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *
 		json_number(c, f, p + i, step, t);
 	}
 	hvt_text_char(t, ']');
+}
+
+/* One number of @size bytes at @p as text: hex for pointers and odd widths. */
+static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	uint64_t v;
+	int i;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		hvt_text_mem(t, "0x", 2);	/* the bytes of a little-endian number */
+		for (i = size - 1; i >= 0; i--) {
+			hvt_text_char(t, xdigits[p[i] >> 4]);
+			hvt_text_char(t, xdigits[p[i] & 15]);
+		}
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
+	if (f->flags & TEP_FIELD_IS_POINTER)
+		hvt_text_hex(t, v);
+	else if (f->flags & TEP_FIELD_IS_SIGNED)
+		hvt_text_s64(t, sign_extend(v, size));
+	else
+		hvt_text_u64(t, v);
+}
+
+static void text_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+		       struct hvt_text *t)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	int size = f->size, step;
+	uint32_t len, i;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = dynamic_data(c, f, &len);
+		if (!p) {
+			hvt_text_char(t, '?');	/* it points outside its record */
+			return;
+		}
+		size = (int)len;
+	}
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		hvt_text_escaped(t, p, (size_t)size);
+		return;
+	}
+	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
+		text_number(c, f, p, size, t);
+		return;
+	}
+	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
+	hvt_text_char(t, '[');
+	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
+		if (i)
+			hvt_text_char(t, ',');
+		text_number(c, f, p + i, step, t);
+	}
+	hvt_text_char(t, ']');
+}
+
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ' ');
+		hvt_text_mem(t, f->name, strlen(f->name));
+		hvt_text_char(t, '=');
+		text_field(c, f, t);
+	}
 }
 
 void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)

@@ -57,8 +57,19 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 /* A numeric field of the event last returned: 0, or -1 if it has none of that name. */
 int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
-/* Writes " " and the fields of the event last returned, as ftrace prints them. */
+/*
+ * Writes " name=value" for each field of the event last returned (not the
+ * common ones): numbers in decimal, pointers and numbers of widths other
+ * than 1, 2, 4 or 8 bytes in hex, char arrays and strings as text
+ * (hvt_text_escaped()), other arrays as [a,b]; '?' for data outside its
+ * record.
+ */
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/*
+ * Writes " " and the event last returned as its format's print fmt says,
+ * on one line: ftrace's own text, through libtraceevent (some microseconds).
+ */
+void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 /*
  * Writes ,"name":value for each field of the event last returned (not the
  * common ones): numbers, pointers as "0x.." strings, char arrays and strings

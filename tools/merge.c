@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"usage: hvtrace merge ARCHIVE [--format=text|json|ctf|null] [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
-		"                     [--stats]\n\n"
+		"                     [--print-fmt] [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time.\n\n"
 		"Output:\n"
@@ -51,7 +51,10 @@ static void usage(FILE *out)
 		"                    output (with ctf: into the directory PATH)\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
 		"  --time=host-tsc   the host TSC value\n"
-		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n\n"
+		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
+		"  --print-fmt       text: host events as ftrace and trace-cmd print them (their\n"
+		"                    format's print fmt: 'prev_state=S ==> next_comm=...'),\n"
+		"                    about ten times slower, instead of name=value per field\n\n"
 		"Selection (LIST: comma-separated; each option may be repeated):\n"
 		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
 		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
@@ -171,7 +174,7 @@ void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
 	hvt_text_s64(t, hvt_source_tid(s));
 	hvt_text_char(t, ' ');
 	hvt_source_print_name(s, t);
-	hvt_source_print_fields(s, t);
+	hvt_source_print_fields(s, t, pr->print_fmt);
 	hvt_text_char(t, '\n');
 }
 
@@ -182,6 +185,7 @@ struct merge_opts {
 	const char *output;
 	enum merge_format format;
 	enum hvt_time_mode time;
+	bool print_fmt;
 	bool stats;
 	struct hvt_select sel;
 };
@@ -226,6 +230,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "event", required_argument, NULL, 'E' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "print-fmt", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,6 +259,9 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		case 's':
 			o->stats = true;
 			break;
+		case 'P':
+			o->print_fmt = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -275,6 +283,11 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	}
 	if (o->format == FORMAT_CTF && o->time != HVT_TIME_NS) {
 		hvt_err("--format=ctf has its own clock: the host TSC; leave out --time");
+		return -1;
+	}
+	if (o->print_fmt && o->format != FORMAT_TEXT) {
+		hvt_err("--print-fmt is for --format=text: the other formats keep every field "
+			"on its own");
 		return -1;
 	}
 	if (o->format == FORMAT_CTF && !o->output) {
@@ -360,6 +373,7 @@ static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_
 		m->file = NULL;
 		return -1;
 	}
+	m->text.print_fmt = o->print_fmt;
 	return 0;
 }
 

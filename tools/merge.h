@@ -34,6 +34,7 @@ struct hvt_source_cols {
 struct hvt_printer {
 	struct hvt_text text;
 	enum hvt_time_mode mode;
+	bool print_fmt;			/* host fields as ftrace prints them */
 	struct hvt_host_clock *clock;
 	struct hvt_source_cols *cols;	/* one per source, by index */
 };

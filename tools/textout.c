@@ -196,3 +196,51 @@ void hvt_text_json_s64(struct hvt_text *t, int64_t v)
 	hvt_text_s64(t, v);
 	hvt_text_char(t, '"');
 }
+
+static void print_escaped(struct hvt_text *t, unsigned char c)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	char *p;
+
+	switch (c) {
+	case '\\':
+		hvt_text_mem(t, "\\\\", 2);
+		break;
+	case '\n':
+		hvt_text_mem(t, "\\n", 2);
+		break;
+	case '\t':
+		hvt_text_mem(t, "\\t", 2);
+		break;
+	default:
+		p = hvt_text_room(t, 4);
+		p[0] = '\\';
+		p[1] = 'x';
+		p[2] = xdigits[c >> 4];
+		p[3] = xdigits[c & 15];
+		t->p += 4;
+		break;
+	}
+}
+
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\';
+}
+
+void hvt_text_escaped(struct hvt_text *t, const unsigned char *p, size_t max)
+{
+	size_t i = 0;
+
+	while (i < max && p[i]) {
+		size_t run = i;
+
+		while (run < max && plain(p[run]))
+			run++;
+		hvt_text_mem(t, (const char *)p + i, run - i);
+		if (run == max || !p[run])
+			break;
+		print_escaped(t, p[run]);
+		i = run + 1;
+	}
+}

@@ -60,6 +60,12 @@ void hvt_text_s64(struct hvt_text *t, int64_t v);
 void hvt_text_hex(struct hvt_text *t, uint64_t v);		/* 0x1f */
 
 /*
+ * @p up to its first NUL or @max bytes as text: printable ASCII as it is,
+ * '\\', '\n' and '\t' escaped so, any other byte as \xNN.
+ */
+void hvt_text_escaped(struct hvt_text *t, const unsigned char *p, size_t max);
+
+/*
  * @s up to its first NUL or @max bytes as a JSON string, quotes included:
  * '"', '\\' and control characters escaped, valid UTF-8 kept, and any other
  * byte written as the code point of the same value (\u00XX), so that what a

@@ -86,9 +86,11 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
 		hvt_text_mem(t, s->ctf_ev.type->reg->name, s->ctf_ev.type->name_len);
 }
 
-void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t)
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
 {
-	if (s->ftrace)
+	if (s->ftrace && print_fmt)
+		hvt_ftrace_print_info(s->ftrace, t);
+	else if (s->ftrace)
 		hvt_ftrace_print_fields(s->ftrace, t);
 	else
 		hvt_ctf_print_fields(t, &s->ctf_ev);

@@ -114,7 +114,8 @@ uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
 void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
-void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t);
+/* " name=value" per field; host events with @print_fmt: as ftrace prints them. */
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt);
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
 unsigned long hvt_source_warnings(const struct hvt_source *s);
 /* Whether @s takes part in the merge: aligned, selected and readable. */

@@ -35,7 +35,8 @@ struct decoded {
 	int32_t tid;
 	uint32_t cpu;
 	char name[32];
-	char text[256];
+	char text[256];			/* as ftrace prints it */
+	char fields[256];		/* name=value */
 };
 
 struct result {
@@ -84,6 +85,7 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 		static struct decoded spare;	/* events past MAX_OUT: decoded, not kept */
 		struct decoded *d = r->n < MAX_OUT ? &r->ev[r->n++] : &spare;
 		FILE *f = fmemopen(d->text, sizeof(d->text) - 1, "w");
+		FILE *g = fmemopen(d->fields, sizeof(d->fields) - 1, "w");
 		struct hvt_text t;
 		char buf[HVT_TEXT_MIN];
 
@@ -92,9 +94,13 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 		d->cpu = ev.cpu;
 		snprintf(d->name, sizeof(d->name), "%s", ev.name);
 		hvt_text_init(&t, f, buf, sizeof(buf));
-		hvt_ftrace_print_fields(c, &t);
+		hvt_ftrace_print_info(c, &t);
 		hvt_text_flush(&t);
 		fclose(f);
+		hvt_text_init(&t, g, buf, sizeof(buf));
+		hvt_ftrace_print_fields(c, &t);
+		hvt_text_flush(&t);
+		fclose(g);
 	}
 	r->stats = *hvt_ftrace_cpu_stats(c);
 	hvt_ftrace_cpu_close(c);
@@ -131,6 +137,28 @@ static void test_decode_pages(void **state)
 	assert_string_equal(r->ev[1].text,
 			    " prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R"
 			    " ==> next_comm=qemu-system-x86 next_pid=4321 next_prio=120");
+	assert_string_equal(r->ev[0].fields,
+			    " prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=1"
+			    " next_comm=swapper/1 next_pid=0 next_prio=120");
+	assert_string_equal(r->ev[2].fields,
+			    " prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=2"
+			    " next_comm=swapper/1 next_pid=0 next_prio=120");
+}
+
+/* Fields of every other shape, as text: __data_loc, pointers, odd widths. */
+static void test_fields_text(void **state)
+{
+	static const struct fx_host_dyn dyn[] = {
+		{ 1000, 9, "he\tllo", { 1, 2, 3 }, 0xdeadbeef, -5 },
+	};
+	const char *root = *state;
+	struct result *r;
+
+	assert_int_equal(fx_write_ftrace_dyn(root, "host/ftrace/cpu0.raw", 4096, dyn, 1), 0);
+	r = decode(root, "cpu0.raw", 0, 4096);
+	assert_int_equal(r->n, 1);
+	assert_string_equal(r->ev[0].fields, " name=he\\tllo ids=[1,2,3] ptr=0xdeadbeef "
+			    "wide=0xabababababababababababababababab delta=-5");
 }
 
 static void test_many_pages(void **state)
@@ -474,6 +502,7 @@ static void test_live_tracefs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fields_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),

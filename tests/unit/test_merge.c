@@ -61,12 +61,12 @@ static int teardown(void **state)
 
 static const char expected[] =
 	"     0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=1 next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n"
 	"     0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
 	"prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
 	"     0.001300000 host   -     cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
-	"prev_prio=120 prev_state=R ==> next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
+	"prev_prio=120 prev_state=0 next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
 	"     0.001300000 kernel demo  cpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
 	"prev_prio=120 prev_state=0x0 next_comm=hvdemo next_tid=77 next_prio=120\n"
 	"     0.001300000 kernel demo  cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
@@ -74,7 +74,7 @@ static const char expected[] =
 	"     0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
 	"     0.100000000 kernel demo  cpu0 tid=77 test:far value=42\n"
 	"     0.200000000 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=2 next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n";
 
 static void test_text_to_stdout(void **state)
@@ -191,6 +191,24 @@ static void test_time_modes(void **state)
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--time=ns", c->root), 0);
 	assert_string_equal(text, expected);
+	free(text);
+}
+
+/* --print-fmt: host events as ftrace prints them; guest ones unchanged. */
+static void test_print_fmt(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, "--print-fmt", c->root), 0);
+	assert_true(!strncmp(text, "     0.001234567 host   -     cpu1 tid=4321 sched_switch "
+			     "prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=S "
+			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 150));
+	assert_non_null(strstr(text, " prev_state=R ==> next_comm=qemu-system-x86 "));
+	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  cpu0 tid=77 sched_switch "
+			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=0x1 "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, "--print-fmt", "--format=json", c->root), 2);
 	free(text);
 }
 
@@ -830,6 +848,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_fmt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monotonic_raw_is_skipped, setup, teardown),
