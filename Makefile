@@ -117,7 +117,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
-$(BUILD)/bench/bench_merge: $(HVT_MERGE_OBJS) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB) | $(HVTRACE)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
@@ -180,7 +180,7 @@ fuzz: fuzz-build
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
 			$(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
 
-# Runs per target: an input of archive_readers runs four commands on an
+# Runs per target: an input of archive_readers runs five commands on an
 # archive, about 50 a second here.
 fuzz_runs = $(if $(filter archive_readers,$(1)),$(FUZZ_RUNS_ARCHIVE),$(FUZZ_RUNS))
 FUZZ_RUNS_ARCHIVE ?= 1000

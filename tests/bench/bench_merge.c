@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bench_merge.c - `hvtrace merge` per event, against babeltrace2 reading the
- * same CTF streams in the same run.
+ * same events in the same run.
  *
- * The archive is the standard synthetic one (tests/unit/archive_fixture.c)
- * with its guest streams replaced by many events: two kernel streams of
- * sched_switch (fixed-size payloads with text arrays) and test:far, one user
- * stream of hvdemo:send and test:kinds (a string and a blob: variable size).
- * No host layer, so that both programs read exactly the same streams.
+ * The archive: 20 M events (BENCH_MERGE_EVENTS in the environment changes
+ * that) in 16 streams, made the way the real writers make them
+ * (tests/unit/archive_fixture.h):
+ *   - host: 4 CPUs of ftrace sched_switch pages, a quarter of the events;
+ *   - two VMs, "demo" and "demo2", each with 3/8 of the events: 2 kernel
+ *     streams of sched_switch (fixed-size payloads with text arrays) and
+ *     test:far (extended headers), 4 user threads of hvdemo:send and
+ *     test:kinds (a string and a blob: variable size).
+ * It is converted once to CTF with `hvtrace merge --format=ctf` (timed too),
+ * which keeps the 16 streams, for babeltrace2 to read and mux.
  *
  *   merge --format=null      decode, align, merge: the loop of every command
- *   merge text               the same, printed to /dev/null
+ *   merge, text              the same, printed to /dev/null
  *   merge --format=json      the same as Chrome trace-event JSON
  *
- * against `babeltrace2 -o dummy` (decode and mux only) and `babeltrace2`'s
- * text output to /dev/null. Both are timed as whole commands, best of a few
- * rounds; the archive stays in the page cache. Then the peak RSS of both
- * programs, run as commands ($(BUILD)/hvtrace beside this program's
- * directory). With BENCH_MERGE_KEEP set in
- * the environment the archive is kept and its path printed, for comparing
+ * against `babeltrace2 -o dummy` (decode and mux only) and babeltrace2's
+ * text output to /dev/null. Every program runs as a command, with output to
+ * /dev/null, while the archive is in the page cache: hvtrace's best of 3,
+ * babeltrace2's 1 (it takes a minute or two at this size). The peak RSS of
+ * each is its VmHWM, sampled every millisecond. With BENCH_MERGE_KEEP set
+ * the archive and its CTF are kept and their paths printed, for comparing
  * outputs or profiling.
+ *
+ * Last, one line of JSON with every number, for tracking across runs.
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -30,17 +37,26 @@
 
 #include <hvtrace/ctf.h>
 
+#include "lib/fileio.h"
 #include "tests/bench/bench.h"
 #include "tests/unit/archive_fixture.h"
-#include "tools/commands.h"
 
-#define KERNEL_EVENTS	250000u		/* per kernel stream */
-#define USER_EVENTS	100000u
-#define TOTAL_EVENTS	(2 * KERNEL_EVENTS + USER_EVENTS)
+#define DEFAULT_EVENTS	20000000ull
+#define HOST_CPUS	4
+#define USER_THREADS	4
 #define SPAN_NS		350000000ull	/* within the fixture's exchanges */
+#define OUR_ROUNDS	3
+#define BT2_ROUNDS	1
 
-static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
-static const uint8_t user_uuid[16] = { 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15 };
+static const char *const vm_names[2] = { "demo", "demo2" };
+static const uint8_t kernel_uuid[2][16] = {
+	{ 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 },
+	{ 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0x24 },
+};
+static const uint8_t user_uuid[2][16] = {
+	{ 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15 },
+	{ 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0x25 },
+};
 
 extern char **environ;
 
@@ -50,52 +66,199 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* Guest TSC of event @i of @n spread over the span, a stream-specific phase added. */
-static uint64_t when(size_t i, size_t n, uint64_t phase)
+/* How many events each stream gets. */
+struct sizes {
+	uint64_t total, host, kernel, user;	/* per stream */
+};
+
+static struct sizes sizes_for(uint64_t total)
 {
-	return FX_GUEST_TSC(1000000ull + SPAN_NS * i / n) + phase;
+	struct sizes s;
+
+	s.host = total / 4 / HOST_CPUS;
+	s.kernel = total * 3 / 8 * 2 / 3 / 2;
+	s.user = total * 3 / 8 / 3 / USER_THREADS;
+	s.total = HOST_CPUS * s.host + 2 * (2 * s.kernel + USER_THREADS * s.user);
+	return s;
 }
 
-static void write_kernel(const char *root, const char *rel, uint32_t cpu, uint64_t phase)
+/* Host TSC, ns after the first clock pair, of event @i of @n, a stream-specific phase added. */
+static uint64_t when(uint64_t i, uint64_t n, uint64_t phase)
 {
-	static struct fx_event ev[KERNEL_EVENTS];
-	static struct fx_sched_switch sw[2];
-	static uint32_t far = 42;
-	size_t i;
-
-	sw[0] = fx_sched("hvdemo", 77, 1, "swapper/0", 0);
-	sw[1] = fx_sched("swapper/0", 0, 0, "hvdemo", 77);
-	for (i = 0; i < KERNEL_EVENTS; i++) {
-		ev[i] = (struct fx_event){ FX_ID_SCHED_SWITCH, when(i, KERNEL_EVENTS, phase), cpu,
-					   i % 2 ? 0 : 77, &sw[i % 2], sizeof(sw[0]) };
-		if (i % 10 == 9)
-			ev[i] = (struct fx_event){ FX_ID_FAR, ev[i].ts, cpu, 77, &far, sizeof(far) };
-	}
-	if (fx_write_stream(root, rel, kernel_uuid, 65536, cpu, cpu, ev, KERNEL_EVENTS))
-		die("cannot write a kernel stream");
+	return FX_HOST_TSC(1000000ull + SPAN_NS * i / n) + phase;
 }
 
-static void write_user(const char *root)
+/* --- guest streams -------------------------------------------------------- */
+
+struct kernel_gen {
+	uint64_t n, phase;
+	uint32_t cpu;
+	struct fx_sched_switch sw[2];
+	uint32_t far;
+};
+
+static void kernel_event(size_t i, void *ctx, struct fx_event *ev)
 {
-	static struct fx_event ev[USER_EVENTS];
-	static struct fx_send send;
+	struct kernel_gen *g = ctx;
+	uint64_t ts = when(i, g->n, g->phase) + (uint64_t)FX_OFFSET;
+
+	if (i % 10 == 9)
+		*ev = (struct fx_event){ FX_ID_FAR, ts, g->cpu, 77, &g->far, sizeof(g->far) };
+	else
+		*ev = (struct fx_event){ FX_ID_SCHED_SWITCH, ts, g->cpu, i % 2 ? 0 : 77,
+					 &g->sw[i % 2], sizeof(g->sw[0]) };
+}
+
+struct user_gen {
+	uint64_t n, phase;
+	int32_t tid;
+	uint32_t cpu;
+	struct fx_send send;
 	unsigned char *kinds;
 	uint32_t kinds_len;
-	size_t i;
+};
 
-	send = fx_send(3, 77);
-	kinds = fx_kinds("a string of some length", "blob", 4, &kinds_len);
-	for (i = 0; i < USER_EVENTS; i++)
-		ev[i] = i % 4 == 3 ?
-			(struct fx_event){ FX_ID_KINDS, when(i, USER_EVENTS, 7), 1, 78, kinds,
-					   kinds_len } :
-			(struct fx_event){ FX_ID_SEND, when(i, USER_EVENTS, 7), 1, 78, &send,
-					   sizeof(send) };
-	if (fx_write_stream(root, "vm/demo/user-1/stream-0", user_uuid, 65536, HVT_CTF_NO_CPU,
-			    78, ev, USER_EVENTS))
-		die("cannot write the user stream");
-	free(kinds);
+static void user_event(size_t i, void *ctx, struct fx_event *ev)
+{
+	struct user_gen *g = ctx;
+	uint64_t ts = when(i, g->n, g->phase) + (uint64_t)FX_OFFSET;
+
+	if (i % 4 == 3)
+		*ev = (struct fx_event){ FX_ID_KINDS, ts, g->cpu, g->tid, g->kinds, g->kinds_len };
+	else
+		*ev = (struct fx_event){ FX_ID_SEND, ts, g->cpu, g->tid, &g->send,
+					 sizeof(g->send) };
 }
+
+/* info.json of VM @v: a kernel trace of 2 CPU streams, a user trace of USER_THREADS threads. */
+static void write_info(const char *root, int v)
+{
+	char rel[64], streams[2048], ku[37], uu[37];
+	size_t len = 0;
+	int k;
+
+	for (k = 0; k < 2 + USER_THREADS; k++)
+		len += (size_t)snprintf(streams + len, sizeof(streams) - len,
+			"%s  { \"id\": %d, \"trace\": %d, \"file\": \"%s/stream-%d\", \"cpu\": %d, "
+			"\"tid\": %d, \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }",
+			k ? ",\n" : "", k, k < 2 ? 0 : 1, k < 2 ? "kernel" : "user-1", k,
+			k < 2 ? k : -1, k < 2 ? 0 : 76 + k);
+	snprintf(ku, sizeof(ku), "%02x%02x0102-0304-0506-0708-090a0b0c0d%02x", kernel_uuid[v][0],
+		 kernel_uuid[v][1], kernel_uuid[v][15]);
+	snprintf(uu, sizeof(uu), "%02x%02x0102-0304-0506-0708-090a0b0c0d%02x", user_uuid[v][0],
+		 user_uuid[v][1], user_uuid[v][15]);
+	snprintf(rel, sizeof(rel), "vm/%s/info.json", vm_names[v]);
+	if (fx_printf(root, rel,
+		"{ \"name\": \"%s\", \"qemu_pid\": %d, \"accel\": \"tcg\",\n"
+		"  \"guest\": { \"nr_cpus\": 2, \"tsc_khz\": 2000000, \"clock_flags\": 4,"
+		" \"kernel_release\": \"6.1.0\" },\n"
+		"  \"sync\": { \"file\": \"sync.tsv\", \"exchanges\": 5, \"offset\": %lld,"
+		" \"bound\": 100, \"consistent\": true },\n"
+		"  \"traces\": [\n"
+		"  { \"id\": 0, \"layer\": \"kernel\", \"dir\": \"kernel\", \"domain\": \"guest_tsc\","
+		" \"freq_hz\": 2000000000, \"uuid\": \"%s\", \"pid\": 0, \"comm\": \"\" },\n"
+		"  { \"id\": 1, \"layer\": \"user\", \"dir\": \"user-1\", \"domain\": \"guest_tsc\","
+		" \"freq_hz\": 2000000000, \"uuid\": \"%s\", \"pid\": 78, \"comm\": \"hvdemo\" } ],\n"
+		"  \"streams\": [\n%s ],\n"
+		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
+		vm_names[v], 4321 + v, (long long)FX_OFFSET, ku, uu, streams))
+		die("cannot write info.json");
+}
+
+static void write_vm(const char *root, int v, const struct sizes *n)
+{
+	struct kernel_gen kg = { .n = n->kernel, .far = 42 };
+	struct user_gen ug = { .n = n->user, .cpu = 1 };
+	char rel[96], *sync;
+	size_t len;
+	int k;
+
+	/* the fixture wrote vm/demo's clock exchanges; demo2 gets the same */
+	snprintf(rel, sizeof(rel), "%s/vm/demo/sync.tsv", root);
+	if (hvt_read_file(rel, 1 << 20, &sync, &len))
+		die("cannot read the fixture's sync.tsv");
+	snprintf(rel, sizeof(rel), "vm/%s/sync.tsv", vm_names[v]);
+	if (fx_write(root, rel, sync, len))
+		die("cannot write sync.tsv");
+	free(sync);
+	write_info(root, v);
+	snprintf(rel, sizeof(rel), "vm/%s/kernel", vm_names[v]);
+	if (fx_write_trace(root, rel, kernel_uuid[v]))
+		die("cannot write the kernel registry");
+	snprintf(rel, sizeof(rel), "vm/%s/user-1", vm_names[v]);
+	if (fx_write_trace(root, rel, user_uuid[v]))
+		die("cannot write the user registry");
+
+	kg.sw[0] = fx_sched("hvdemo", 77, 1, "swapper/0", 0);
+	kg.sw[1] = fx_sched("swapper/0", 0, 0, "hvdemo", 77);
+	for (k = 0; k < 2; k++) {
+		kg.cpu = (uint32_t)k;
+		kg.phase = 3u * (uint64_t)k + (uint64_t)v;
+		snprintf(rel, sizeof(rel), "vm/%s/kernel/stream-%d", vm_names[v], k);
+		if (fx_write_stream_gen(root, rel, kernel_uuid[v], 65536, kg.cpu, kg.cpu,
+					n->kernel, kernel_event, &kg))
+			die("cannot write a kernel stream");
+	}
+	ug.send = fx_send(3, 77);
+	ug.kinds = fx_kinds("a string of some length", "blob", 4, &ug.kinds_len);
+	for (k = 0; k < USER_THREADS; k++) {
+		ug.tid = 78 + k;
+		ug.phase = 7u + 5u * (uint64_t)k + (uint64_t)v;
+		snprintf(rel, sizeof(rel), "vm/%s/user-1/stream-%d", vm_names[v], 2 + k);
+		if (fx_write_stream_gen(root, rel, user_uuid[v], 65536, HVT_CTF_NO_CPU,
+					(uint64_t)ug.tid, n->user, user_event, &ug))
+			die("cannot write a user stream");
+	}
+	free(ug.kinds);
+}
+
+/* --- host ----------------------------------------------------------------- */
+
+static void write_host(const char *root, const struct sizes *n)
+{
+	struct fx_host_switch *ev = calloc(n->host, sizeof(*ev));
+	char rel[64];
+	uint64_t i;
+	int cpu;
+
+	if (!ev)
+		die("out of memory");
+	for (cpu = 0; cpu < HOST_CPUS; cpu++) {
+		for (i = 0; i < n->host; i++)
+			ev[i] = i % 2 ?
+				(struct fx_host_switch){ when(i, n->host, 11u * (uint64_t)cpu), 0,
+							 "swapper/1", 0, 120, 0, "qemu-system-x86",
+							 4321, 120 } :
+				(struct fx_host_switch){ when(i, n->host, 11u * (uint64_t)cpu), 4321,
+							 "qemu-system-x86", 4321, 120, 1, "swapper/1",
+							 0, 120 };
+		snprintf(rel, sizeof(rel), "host/ftrace/cpu%d.raw", cpu);
+		if (fx_write_ftrace_cpu(root, rel, 4096, ev, n->host))
+			die("cannot write a host CPU's pages");
+	}
+	free(ev);
+}
+
+/* hvtrace.json: the host's 4 CPUs and the two VMs. */
+static void write_manifest(const char *root)
+{
+	if (fx_printf(root, "hvtrace.json",
+		"{ \"format\": \"hvtrace-archive\", \"version\": 1, \"status\": \"complete\",\n"
+		"  \"started\": \"2026-11-22T00:00:00Z\", \"hostname\": \"bench\",\n"
+		"  \"host\": { \"clock\": \"x86-tsc\", \"clock_pairs\": \"host/clock.tsv\",\n"
+		"            \"tsc_freq_hz\": 2000000000, \"ftrace\": { \"dir\": \"host/ftrace\","
+		" \"instance\": \"hvtrace-1\", \"page_size\": 4096, \"events\": "
+		"[\"sched:sched_switch\"], \"pids\": [4321, 4322], \"cpus\": [\n"
+		"    { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
+		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 0 },\n"
+		"    { \"cpu\": 2, \"file\": \"cpu2.raw\", \"bytes\": 0 },"
+		" { \"cpu\": 3, \"file\": \"cpu3.raw\", \"bytes\": 0 } ] } },\n"
+		"  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\" },"
+		" { \"name\": \"demo2\", \"dir\": \"vm/demo2\" } ] }\n"))
+		die("cannot write hvtrace.json");
+}
+
+/* --- running and measuring ------------------------------------------------ */
 
 /* VmHWM of process @pid in KiB; -1 if it has none (gone, or a zombie). */
 static long vm_hwm_kib(pid_t pid)
@@ -146,13 +309,6 @@ static int run_rss(char *const argv[], long *max_rss_kib)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int run(char *const argv[])
-{
-	long rss;
-
-	return run_rss(argv, &rss);
-}
-
 /* $(BUILD)/hvtrace, beside this program's directory $(BUILD)/bench. */
 static char *hvtrace_path(void)
 {
@@ -170,114 +326,109 @@ static char *hvtrace_path(void)
 	return access(path, X_OK) ? NULL : path;
 }
 
-/* Peak RSS in MiB of `hvtrace merge` and of babeltrace2, each run as a command. */
-static void peak_rss(char *root, char *const bt_argv[])
-{
-	char *hvtrace = hvtrace_path();
-	char *merge_argv[] = { hvtrace, "merge", root, "--format=null", NULL };
-	long ours = 0, theirs = 0;
+struct measure {
+	double ns;		/* best per event; 0: it failed */
+	double rss_mib;		/* the largest peak of its runs */
+};
 
-	if (!hvtrace || run_rss(merge_argv, &ours)) {
-		printf("peak RSS: %s not found or failed; not measured\n", hvtrace ? hvtrace :
-		       "hvtrace");
-		return;
-	}
-	if (run_rss(bt_argv, &theirs))
-		theirs = 0;
-	printf("peak RSS (VmHWM, sampled): hvtrace merge --format=null %.1f MiB, "
-	       "babeltrace2 -o dummy %.1f MiB\n", ours / 1024.0, theirs / 1024.0);
-}
-
-/* Best ns per event of @argv run as a command; 0 if it fails. */
-static double time_command(char *const argv[])
+static struct measure measure(char *const argv[], int rounds, uint64_t events)
 {
-	double best = 1e300;
+	struct measure m = { 1e300, 0 };
 	int r;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		double t0 = bench_now();
+	for (r = 0; r < rounds; r++) {
+		double t0 = bench_now(), ns;
+		long kib;
 
-		if (run(argv))
-			return 0;
-		t0 = (bench_now() - t0) / TOTAL_EVENTS;
-		if (t0 < best)
-			best = t0;
+		if (run_rss(argv, &kib))
+			return (struct measure){ 0, 0 };
+		ns = (bench_now() - t0) / (double)events;
+		if (ns < m.ns)
+			m.ns = ns;
+		if (kib / 1024.0 > m.rss_mib)
+			m.rss_mib = kib / 1024.0;
 	}
-	return best;
+	return m;
 }
 
-/* Best ns per event of `hvtrace merge` run in this process; stderr silenced. */
-static double time_merge(int argc, char **argv)
+static void row(const char *op, struct measure m, const char *ref, struct measure r)
 {
-	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
-	double best = 1e300;
-	int r, failed = 0;
-
-	if (saved < 0 || devnull < 0)
-		die("cannot open /dev/null");
-	dup2(devnull, 2);
-	for (r = 0; r < BENCH_ROUNDS && !failed; r++) {
-		double t0 = bench_now();
-
-		failed = hvt_cmd_merge(argc, argv) != 0;
-		t0 = (bench_now() - t0) / TOTAL_EVENTS;
-		if (t0 < best)
-			best = t0;
-	}
-	dup2(saved, 2);
-	close(saved);
-	close(devnull);
-	if (failed)
-		die("hvtrace merge failed on the benchmark archive");
-	return best;
-}
-
-static void row(const char *op, double ns, const char *ref, double ref_ns)
-{
-	if (ref_ns > 0)
-		bench_row(op, ns, ref, ref_ns);
+	if (m.ns > 0 && r.ns > 0)
+		bench_row(op, m.ns, ref, r.ns);
 	else
-		printf("%-44s %10.2f  %-28s %10s %8s\n", op, ns, ref, "n/a", "n/a");
+		printf("%-44s %10.2f  %-28s %10s %8s\n", op, m.ns, ref, "n/a", "n/a");
+}
+
+static uint64_t events_wanted(void)
+{
+	const char *e = getenv("BENCH_MERGE_EVENTS");
+	uint64_t n = e ? strtoull(e, NULL, 10) : DEFAULT_EVENTS;
+
+	return n >= 1000 ? n : DEFAULT_EVENTS;
 }
 
 int main(void)
 {
-	const struct fx_options o = { .ftrace = false };
-	char root[64], kdir[96], udir[96];
-	char *null_argv[] = { "merge", root, "--format=null", NULL };
-	char *text_argv[] = { "merge", root, "--output", "/dev/null", NULL };
-	char *json_argv[] = { "merge", root, "--format=json", "--output", "/dev/null", NULL };
-	char *bt_dummy[] = { "babeltrace2", kdir, udir, "-o", "dummy", NULL };
-	char *bt_text[] = { "babeltrace2", kdir, udir, NULL };
-	double null_ns, text_ns, json_ns, bt_dummy_ns, bt_text_ns;
+	const struct fx_options o = { .ftrace = true };
+	const struct sizes n = sizes_for(events_wanted());
+	char root[64], ctf[80], *hv = hvtrace_path();
+	char *null_argv[] = { hv, "merge", root, "--format=null", NULL };
+	char *text_argv[] = { hv, "merge", root, "--output", "/dev/null", NULL };
+	char *json_argv[] = { hv, "merge", root, "--format=json", "--output", "/dev/null", NULL };
+	char *ctf_argv[] = { hv, "merge", root, "--format=ctf", "--output", ctf, NULL };
+	char *bt_dummy[] = { "babeltrace2", ctf, "-o", "dummy", NULL };
+	char *bt_text[] = { "babeltrace2", ctf, NULL };
+	struct measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m;
+	int v;
 
+	if (!hv)
+		die("no hvtrace beside this program's directory (make builds it)");
 	if (fx_mkdtemp(root, sizeof(root)) || fx_standard_archive(root, &o))
 		die("cannot create the archive");
-	write_kernel(root, "vm/demo/kernel/stream-0", 0, 0);
-	write_kernel(root, "vm/demo/kernel/stream-1", 1, 3);
-	write_user(root);
-	snprintf(kdir, sizeof(kdir), "%s/vm/demo/kernel", root);
-	snprintf(udir, sizeof(udir), "%s/vm/demo/user-1", root);
+	snprintf(ctf, sizeof(ctf), "%s.ctf", root);
+	write_manifest(root);
+	write_host(root, &n);
+	for (v = 0; v < 2; v++)
+		write_vm(root, v, &n);
 
-	null_ns = time_merge(3, null_argv);
-	text_ns = time_merge(4, text_argv);
-	json_ns = time_merge(5, json_argv);
-	bt_dummy_ns = time_command(bt_dummy);
-	bt_text_ns = time_command(bt_text);
+	ctf_m = measure(ctf_argv, 1, n.total);		/* the conversion, once */
+	if (ctf_m.ns <= 0)
+		die("hvtrace merge --format=ctf failed on the benchmark archive");
+	null_m = measure(null_argv, OUR_ROUNDS, n.total);
+	text_m = measure(text_argv, OUR_ROUNDS, n.total);
+	json_m = measure(json_argv, OUR_ROUNDS, n.total);
+	if (null_m.ns <= 0 || text_m.ns <= 0 || json_m.ns <= 0)
+		die("hvtrace merge failed on the benchmark archive");
+	bt_dummy_m = measure(bt_dummy, BT2_ROUNDS, n.total);
+	bt_text_m = measure(bt_text, BT2_ROUNDS, n.total);
 
-	printf("\nmerge: %u guest events (2 kernel streams, 1 user stream), ns per event\n",
-	       TOTAL_EVENTS);
+	printf("\nmerge: %llu events in 16 streams (host: 4 CPUs; 2 VMs: 2 kernel and %d user "
+	       "streams each), ns per event\n", (unsigned long long)n.total, USER_THREADS);
 	bench_header("merge: one event");
-	row("merge --format=null (decode, align, merge)", null_ns, "babeltrace2 -o dummy",
-	    bt_dummy_ns);
-	row("merge, text to /dev/null", text_ns, "babeltrace2 text", bt_text_ns);
-	row("merge --format=json to /dev/null", json_ns, "babeltrace2 text", bt_text_ns);
-	if (bt_dummy_ns <= 0 || bt_text_ns <= 0)
+	row("merge --format=null (decode, align, merge)", null_m, "babeltrace2 -o dummy",
+	    bt_dummy_m);
+	row("merge, text to /dev/null", text_m, "babeltrace2 text", bt_text_m);
+	row("merge --format=json to /dev/null", json_m, "babeltrace2 text", bt_text_m);
+	row("merge --format=ctf (the conversion)", ctf_m, "-", (struct measure){ 0, 0 });
+	if (bt_dummy_m.ns <= 0 || bt_text_m.ns <= 0)
 		printf("(babeltrace2 did not run: no reference)\n");
-	peak_rss(root, bt_dummy);
-	if (getenv("BENCH_MERGE_KEEP"))
-		printf("archive kept in %s\n", root);
-	else
+	printf("peak RSS (VmHWM, sampled), MiB: merge --format=null %.1f, text %.1f, json %.1f, "
+	       "ctf %.1f; babeltrace2 -o dummy %.1f, text %.1f\n", null_m.rss_mib,
+	       text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, bt_dummy_m.rss_mib,
+	       bt_text_m.rss_mib);
+	printf("{\"bench\":\"merge\",\"events\":%llu,\"streams\":16,\"null_ns\":%.2f,"
+	       "\"text_ns\":%.2f,\"json_ns\":%.2f,\"ctf_ns\":%.2f,\"bt2_dummy_ns\":%.2f,"
+	       "\"bt2_text_ns\":%.2f,\"null_rss_mib\":%.1f,\"text_rss_mib\":%.1f,"
+	       "\"json_rss_mib\":%.1f,\"ctf_rss_mib\":%.1f,\"bt2_dummy_rss_mib\":%.1f,"
+	       "\"bt2_text_rss_mib\":%.1f}\n", (unsigned long long)n.total, null_m.ns,
+	       text_m.ns, json_m.ns, ctf_m.ns, bt_dummy_m.ns, bt_text_m.ns, null_m.rss_mib,
+	       text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, bt_dummy_m.rss_mib,
+	       bt_text_m.rss_mib);
+	if (getenv("BENCH_MERGE_KEEP")) {
+		printf("archive kept in %s, its CTF in %s\n", root, ctf);
+	} else {
 		fx_rm_rf(root);
+		fx_rm_rf(ctf);
+	}
 	return 0;
 }
