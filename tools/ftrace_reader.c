@@ -22,6 +22,7 @@
 #include "lib/registry.h"
 #include "lib/tsdl.h"
 #include "tools/archive.h"
+#include "tools/ftrace_private.h"
 #include "tools/ftrace_reader.h"
 #include "tools/stream_warn.h"
 
@@ -38,31 +39,6 @@
 /* kbuffer reads an event header (up to 8 bytes) or a missed count past the data. */
 #define PAGE_PAD		64u
 
-struct hvt_ftrace {
-	struct tep_handle *tep;
-	uint32_t page_size;
-	uint32_t data_offset;		/* header: timestamp, commit */
-	uint32_t commit_size;		/* 4 or 8 */
-};
-
-struct hvt_ftrace_cpu {
-	struct hvt_ftrace *ft;
-	struct kbuffer *kbuf;
-	char *name;
-	int fd;
-	uint32_t cpu;
-	uint64_t file_size;
-	uint64_t next_page;		/* file offset */
-	uint64_t page_off;		/* file offset of the loaded page */
-	unsigned char *page;		/* page_size + PAGE_PAD bytes */
-	uint32_t data_size;		/* the loaded page's commit size */
-	bool loaded, first;
-	unsigned char *scratch;		/* the current record, zero padded */
-	size_t scratch_used;
-	struct tep_record record;	/* the event last returned */
-	struct trace_seq seq;
-	struct hvt_ftrace_stats stats;
-};
 
 static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
 {
@@ -106,9 +82,8 @@ static struct tep_handle *tep_new(uint32_t page_size)
 	return tep;
 }
 
-/* The first field of @f's list that a record of at most @max bytes cannot hold. */
-static const struct tep_format_field *field_outside(const struct tep_format_field *f,
-						    uint32_t max)
+const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
+							uint32_t max)
 {
 	for (; f; f = f->next)
 		if (f->offset < 0 || f->size < 0 || (int64_t)f->offset + f->size > (int64_t)max)
@@ -144,9 +119,9 @@ static bool format_usable(const struct hvt_ftrace *ft, const char *path, const c
 		tep_free(tep);
 		return false;
 	}
-	bad = field_outside(ev->format.common_fields, max);
+	bad = hvt_ftrace_field_outside(ev->format.common_fields, max);
 	if (!bad)
-		bad = field_outside(ev->format.fields, max);
+		bad = hvt_ftrace_field_outside(ev->format.fields, max);
 	if (bad)
 		hvt_warn("%s: field %s (offset %d, size %d) lies outside any record of a "
 			 "%u-byte page (at most %u bytes of data); that event will not be decoded",
@@ -249,7 +224,11 @@ void hvt_ftrace_close(struct hvt_ftrace *ft)
 {
 	if (!ft)
 		return;
-	tep_free(ft->tep);
+	if (ft->tc)
+		hvt_tracedat_close(ft);	/* the tep is the trace.dat handle's */
+	else
+		tep_free(ft->tep);
+	free(ft->unsafe);
 	free(ft);
 }
 
@@ -273,6 +252,10 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 				KBUFFER_ENDIAN_LITTLE);
 	if (!c->name || !c->page || !c->scratch || !c->kbuf)
 		goto nomem;
+	if (ft->tc) {		/* a trace.dat: tracedat.c reads it, from its start */
+		c->first = true;
+		return c;
+	}
 	c->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->fd < 0 || fstat(c->fd, &st)) {
 		hvt_warn("%s: cannot open: %s; skipping that CPU", name, strerror(errno));
@@ -376,25 +359,23 @@ static void load_record(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 	c->record.locked = 1;		/* ours, not libtraceevent's to free */
 }
 
-/* The event kbuffer points at: 1 returned, 0 skipped, -1 rest of the page unusable. */
-static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long long ts,
-		  struct hvt_ftrace_event *ev)
+int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
+		    unsigned long long ts, uint64_t off, struct hvt_ftrace_event *ev)
 {
-	uint64_t off = c->page_off + (uint64_t)kbuffer_curr_offset(c->kbuf);
-	long start = (long)(data - c->page), size = kbuffer_event_size(c->kbuf);
 	struct tep_event *type;
 
-	if (size < 0 || start < 0 || start + size > (long)(c->ft->data_offset + c->data_size)) {
-		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
-				" runs past its page's data; skipping the rest of the page", off);
-		return -1;
-	}
-	load_record(c, data, (size_t)size, ts);
+	load_record(c, data, size, ts);
 	type = tep_find_event_by_record(c->ft->tep, &c->record);
+	if (type && c->ft->unsafe && hvt_ftrace_unsafe(c->ft, type->id)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": event %s has a field outside any record; skipping it", off,
+				type->name);
+		return 0;
+	}
 	if (!type) {
 		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
 				": unknown event type %u; skipping it", off,
-				size >= 2 ? (unsigned int)(data[0] | data[1] << 8) : 0u);
+				size >= 2 ? (unsigned int)(c->scratch[0] | c->scratch[1] << 8) : 0u);
 		return 0;
 	}
 	ev->ts = ts;
@@ -405,8 +386,25 @@ static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long l
 	return 1;
 }
 
+/* The event kbuffer points at: 1 returned, 0 skipped, -1 rest of the page unusable. */
+static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long long ts,
+		  struct hvt_ftrace_event *ev)
+{
+	uint64_t off = c->page_off + (uint64_t)kbuffer_curr_offset(c->kbuf);
+	long start = (long)(data - c->page), size = kbuffer_event_size(c->kbuf);
+
+	if (size < 0 || start < 0 || start + size > (long)(c->ft->data_offset + c->data_size)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				" runs past its page's data; skipping the rest of the page", off);
+		return -1;
+	}
+	return hvt_ftrace_take(c, data, (size_t)size, ts, off, ev);
+}
+
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 {
+	if (c->ft->tc)
+		return hvt_tracedat_next(c, ev);
 	for (;;) {
 		unsigned long long ts;
 		unsigned char *data;

@@ -47,6 +47,15 @@ struct hvt_ftrace_stats {
  */
 struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
 				   unsigned long *warnings);
+/*
+ * The same from a trace-cmd recording (tracedat.c), which must be on the
+ * host TSC (trace-cmd record -C x86-tsc): NULL after an error message if
+ * it is not, or cannot be read. Its CPU files are opened with any path.
+ */
+struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *warnings);
+/* Of a trace.dat: its CPUs (0 to N - 1), and its first timestamp. */
+int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft);
+uint64_t hvt_ftrace_first_ts(const struct hvt_ftrace *ft);
 void hvt_ftrace_close(struct hvt_ftrace *ft);
 
 /* Opens one CPU's pages; NULL after a warning counted in *@warnings. */

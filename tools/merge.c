@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"usage: hvtrace merge ARCHIVE [--format=text|json|ctf|null] [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
-		"                     [--print-fmt] [--stats]\n\n"
+		"                     [--print-fmt] [--host-trace TRACE.DAT] [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time.\n\n"
 		"Output:\n"
@@ -63,6 +63,10 @@ static void usage(FILE *out)
 		"                    them with --layer kernel,user)\n"
 		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column)\n"
 		"  --event LIST      event names or shell patterns, like 'sched_*,hvdemo:*'\n\n"
+		"  --host-trace FILE the host layer from FILE, a trace.dat recorded by\n"
+		"                    'trace-cmd record -C x86-tsc' on the same host and boot,\n"
+		"                    instead of the archive's own (for a recording made\n"
+		"                    without hvtrace's host layer, or beside it)\n\n"
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost and warnings;\n"
 		"                    per VM how its clock was aligned and how precisely\n\n"
@@ -183,6 +187,7 @@ enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };
 struct merge_opts {
 	const char *archive;
 	const char *output;
+	const char *host_trace;
 	enum merge_format format;
 	enum hvt_time_mode time;
 	bool print_fmt;
@@ -231,6 +236,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		{ "event", required_argument, NULL, 'E' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "print-fmt", no_argument, NULL, 'P' },
+		{ "host-trace", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -261,6 +267,9 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 			break;
 		case 'P':
 			o->print_fmt = true;
+			break;
+		case 'H':
+			o->host_trace = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -445,6 +454,7 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 
 int hvt_cmd_merge(int argc, char **argv)
 {
+	struct hvt_timeline_opts topts = { .all_streams = false };
 	struct merge_opts o;
 	struct hvt_timeline tl;
 	struct merge_out m;
@@ -457,7 +467,10 @@ int hvt_cmd_merge(int argc, char **argv)
 		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
 	}
-	if (hvt_timeline_open_some(&tl, o.archive, false, hvt_select_source, &o.sel)) {
+	topts.want = hvt_select_source;
+	topts.ctx = &o.sel;
+	topts.host_trace = o.host_trace;
+	if (hvt_timeline_open_some(&tl, o.archive, &topts)) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}

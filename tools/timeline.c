@@ -150,21 +150,82 @@ static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer lay
 	return s;
 }
 
+/*
+ * The host layer from a trace-cmd trace.dat: it replaces the archive's own
+ * (a->ftrace_dir and a->cpus then name the file), so that the pre-passes
+ * over the host layer read it too. -1 after an error message.
+ */
+static int use_host_trace(struct hvt_timeline *tl, const char *path)
+{
+	struct hvt_archive *a = &tl->archive;
+	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
+	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
+	int i, n;
+
+	tl->ftrace = hvt_ftrace_open_tracedat(path, &tl->warnings);
+	if (!tl->ftrace)
+		return -1;
+	ts = hvt_ftrace_first_ts(tl->ftrace);
+	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
+		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
+			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
+			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
+		return -1;
+	}
+	n = hvt_ftrace_nr_cpus(tl->ftrace);
+	for (i = 0; (size_t)i < a->nr_cpus; i++)
+		free(a->cpus[i].path);
+	free(a->cpus);
+	free(a->ftrace_dir);
+	a->nr_cpus = 0;
+	a->ftrace_dir = strdup(path);
+	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	if (!a->ftrace_dir || !a->cpus) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++, a->nr_cpus++) {
+		a->cpus[i].cpu = i;
+		a->cpus[i].path = strdup(path);
+		if (!a->cpus[i].path) {
+			hvt_err("out of memory");
+			return -1;
+		}
+	}
+	tl->host_trace = true;
+	return 0;
+}
+
+/* A host source's name: its file in the archive, or "trace.dat:cpuN". */
+static const char *host_source_name(const struct hvt_timeline *tl, size_t i, char *buf,
+				    size_t size)
+{
+	const struct hvt_archive *a = &tl->archive;
+	const char *base = strrchr(a->ftrace_dir, '/');
+
+	if (!tl->host_trace)
+		return a->cpus[i].path + strlen(a->root) + 1;
+	snprintf(buf, size, "%s:cpu%d", base ? base + 1 : a->ftrace_dir, a->cpus[i].cpu);
+	return buf;
+}
+
 static int open_host(struct hvt_timeline *tl)
 {
 	const struct hvt_archive *a = &tl->archive;
+	char name[256];
 	size_t i;
 
 	if (!a->ftrace_dir)
 		return 0;
-	tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
+	if (!tl->ftrace)
+		tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
 	if (!tl->ftrace) {
 		hvt_warn("the host layer cannot be decoded; merging the guests only");
 		tl->warnings++;
 		return 0;
 	}
 	for (i = 0; i < a->nr_cpus; i++) {
-		const char *rel = a->cpus[i].path + strlen(a->root) + 1;
+		const char *rel = host_source_name(tl, i, name, sizeof(name));
 		struct hvt_source *s = add_source(tl, HVT_LAYER_HOST, NULL, rel);
 
 		if (!s)
@@ -462,14 +523,19 @@ static struct hvt_merge_key key_of(const struct hvt_source *s)
 
 int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams)
 {
-	return hvt_timeline_open_some(tl, root, all_streams, NULL, NULL);
+	const struct hvt_timeline_opts o = { .all_streams = all_streams };
+
+	return hvt_timeline_open_some(tl, root, &o);
 }
 
-int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_streams,
-			   bool (*want)(const struct hvt_source *s, void *ctx), void *ctx)
+int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
+			   const struct hvt_timeline_opts *o)
 {
+	static const struct hvt_timeline_opts defaults;
 	size_t i;
 
+	if (!o)
+		o = &defaults;
 	memset(tl, 0, sizeof(*tl));
 	if (hvt_archive_open(&tl->archive, root))
 		return -1;
@@ -484,8 +550,10 @@ int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_s
 			"valid pairs, or one and the manifest's tsc_freq_hz", root);
 		goto fail;
 	}
+	if (o->host_trace && use_host_trace(tl, o->host_trace))
+		goto fail;
 	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
-	if (!tl->vms || open_host(tl) || open_vms(tl, all_streams) ||
+	if (!tl->vms || open_host(tl) || open_vms(tl, o->all_streams) ||
 	    hvt_heap_init(&tl->heap, tl->nr_sources)) {
 		hvt_err("out of memory opening %s", root);
 		goto fail;
@@ -496,7 +564,7 @@ int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_s
 
 		if (!s->aligned)
 			continue;
-		s->unwanted = want && !want(s, ctx);
+		s->unwanted = o->want && !o->want(s, o->ctx);
 		if (s->unwanted || !hvt_source_next(s))
 			continue;
 		key = key_of(s);

@@ -74,6 +74,7 @@ struct hvt_timeline {
 	struct hvt_archive archive;
 	struct hvt_host_clock clock;
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
+	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
 	struct hvt_host_calls calls;	/* its sync hypercalls, read when a VM has sync points */
 	bool calls_read;
 	struct hvt_kvm_changes kvm_changes;	/* its kvm_write_tsc_offset, read for a KVM VM */
@@ -94,12 +95,19 @@ struct hvt_timeline {
  * only if the archive cannot be read at all.
  */
 int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams);
-/*
- * The same, merging only the sources @want (called once per source, after
- * alignment) accepts; the others are still opened, and are not read.
- */
-int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root, bool all_streams,
-			   bool (*want)(const struct hvt_source *s, void *ctx), void *ctx);
+struct hvt_timeline_opts {
+	bool all_streams;		/* as hvt_timeline_open()'s */
+	/* Merge only the sources @want accepts (called once per source, after
+	 * alignment); the others are still opened, and are not read. */
+	bool (*want)(const struct hvt_source *s, void *ctx);
+	void *ctx;
+	/* The host layer from this trace-cmd trace.dat instead of host/ftrace. */
+	const char *host_trace;
+};
+
+/* The same with options; NULL @o: hvt_timeline_open()'s defaults. */
+int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
+			   const struct hvt_timeline_opts *o);
 void hvt_timeline_close(struct hvt_timeline *tl);
 /* The source holding the next event of the time line, or NULL at the end. */
 struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);

@@ -13,7 +13,7 @@ $(BUILD)/tests/test_agent_apps: $(BUILD)/obj/tools/agent.o $(BUILD)/obj/tools/ag
 # merge/check readers (tools/) and the synthetic archives their tests use.
 HVT_READER_OBJS := $(addprefix $(BUILD)/obj/tools/,align.o archive.o archive_tsv.o \
 	archive_vm.o ctf_fields.o ctf_reader.o ftrace_reader.o heap.o kvm_tsc.o stream_warn.o \
-	sync_points.o textout.o timeline.o)
+	sync_points.o textout.o timeline.o tracedat.o)
 # `hvtrace merge` itself
 HVT_MERGE_OBJS := $(addprefix $(BUILD)/obj/tools/,merge.o merge_report.o select.o json_out.o ctf_out.o \
 	progress.o)
