@@ -1,0 +1,76 @@
+#!/bin/bash
+# End to end on this host, no VM: merge --host-trace, the host layer from a
+# trace-cmd trace.dat instead of the archive's own.
+#
+# trace-cmd record cannot run here (it insists on writing
+# /proc/sys/kernel/ftrace_enabled, read-only in this container), so the
+# trace.dat is made by trace-cmd itself from the archive's own raw pages:
+# `trace-cmd restore`, with the top-level trace clock set to x86-tsc while
+# it runs (it records that clock in the file) and put back afterwards. The
+# merge from that file must then be the merge from the archive, line for
+# line. Then the refusals: a trace.dat on another clock, a truncated one,
+# and a file that is no trace.dat at all.
+set -uo pipefail
+build=${1:?usage: host_trace.sh BUILD}
+hvtrace=$(realpath "$build/hvtrace")
+. "$(dirname "$0")/lib.sh"
+
+tracefs=/sys/kernel/tracing
+[ -e "$tracefs/trace_clock" ] || tracefs=/sys/kernel/debug/tracing
+clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tracefs/trace_clock")
+work=$(mktemp -d /tmp/hvtrace-e2e-hosttrace-XXXXXX)
+trap 'stop_all; echo "$clock" > "$tracefs/trace_clock"; rm -rf "$work"' EXIT
+
+# An archive with a host layer: a shell of this test's that keeps switching.
+start_bg target bash -c 'for i in $(seq 150); do sleep 0.01; done'
+start_bg rec "$hvtrace" record --qemu-pid "$target" --vm target -o "$work/archive" \
+	> "$work/record.out" 2>&1
+reap "$target" 30
+reap "$rec" 30
+check "hvtrace record ends with its process" test $? -eq 0
+
+# trace.dat files from its raw pages, on the x86-tsc clock and on another
+restore() {	# restore CLOCK OUT
+	local cpus
+	cpus=$(ls "$work"/archive/host/ftrace/cpu*.raw | sort -V)
+	echo "$1" > "$tracefs/trace_clock" &&
+	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
+	# shellcheck disable=SC2086
+	trace-cmd restore -i "$work/head.dat" -o "$2" $cpus > /dev/null 2>&1
+	local status=$?
+	echo "$clock" > "$tracefs/trace_clock"
+	return $status
+}
+check "trace-cmd restore makes a trace.dat on x86-tsc" restore x86-tsc "$work/trace.dat"
+n=$(trace-cmd report -q "$work/trace.dat" 2> /dev/null | grep -c ' sched_switch: ')
+check "trace-cmd reads its events ($n)" test "$n" -gt 0
+
+"$hvtrace" merge "$work/archive" > "$work/own.txt" 2> /dev/null
+"$hvtrace" merge "$work/archive" --host-trace "$work/trace.dat" > "$work/dat.txt" \
+	2> "$work/dat.err"
+check "merge --host-trace succeeds" test $? -eq 0
+check "it merges what merging the archive gives, line for line ($(wc -l < "$work/dat.txt"))" \
+	cmp -s "$work/own.txt" "$work/dat.txt"
+check "every trace.dat event is there" \
+	test "$(grep -c ' sched_switch prev_comm=' "$work/dat.txt")" -eq "$n"
+"$hvtrace" merge "$work/archive" --host-trace "$work/trace.dat" --format=null --stats \
+	2> "$work/stats.txt"
+check "--stats names the trace.dat's CPUs" grep -q "^trace.dat:cpu0 " "$work/stats.txt"
+"$hvtrace" merge "$work/archive" --host-trace "$work/trace.dat" --format=ctf \
+	--output "$work/ctf" 2> /dev/null
+bt=$(babeltrace2 "$work/ctf" 2> /dev/null | wc -l)
+check "and to CTF, which babeltrace2 reads ($bt events)" test "$bt" -eq "$(wc -l < "$work/dat.txt")"
+
+# Refusals: exit 1, naming the problem.
+check "trace-cmd restore makes a trace.dat on the local clock" restore local "$work/local.dat"
+"$hvtrace" merge "$work/archive" --host-trace "$work/local.dat" > /dev/null 2> "$work/l.err"
+check "a trace.dat on another clock is refused" test $? -eq 1
+check "... saying which clock it has" grep -q "trace clock 'local'" "$work/l.err"
+head -c "$(($(stat -c %s "$work/trace.dat") / 2))" "$work/trace.dat" > "$work/half.dat"
+"$hvtrace" merge "$work/archive" --host-trace "$work/half.dat" > /dev/null 2> "$work/h.err"
+check "a truncated trace.dat is refused" test $? -eq 1
+head -c 3000 /dev/urandom > "$work/garbage.dat"
+"$hvtrace" merge "$work/archive" --host-trace "$work/garbage.dat" > /dev/null 2> "$work/g.err"
+check "a file that is no trace.dat is refused" test $? -eq 1
+check "... saying so" grep -q "cannot read it as a trace-cmd trace.dat" "$work/g.err"
+summary "host trace"
