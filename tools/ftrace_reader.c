@@ -508,8 +508,16 @@ static const unsigned char *dynamic_data(const struct hvt_ftrace_cpu *c,
 	return c->scratch + off;
 }
 
-static void json_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
-		       struct hvt_text *t)
+/* How an output format writes a host field's parts: JSON or text. */
+struct field_writer {
+	void (*number)(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+		       const unsigned char *p, int size, struct hvt_text *t);
+	void (*text)(struct hvt_text *t, const unsigned char *p, size_t size);
+	const char *outside;		/* for a __data_loc pointing outside its record */
+};
+
+static void write_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			struct hvt_text *t, const struct field_writer *w)
 {
 	const unsigned char *p = c->scratch + f->offset;
 	int size = f->size, step;
@@ -518,17 +526,17 @@ static void json_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		p = dynamic_data(c, f, &len);
 		if (!p) {
-			hvt_text_mem(t, "null", 4);
+			hvt_text_mem(t, w->outside, strlen(w->outside));
 			return;
 		}
 		size = (int)len;
 	}
 	if (f->flags & TEP_FIELD_IS_STRING) {
-		hvt_text_json_str(t, (const char *)p, (size_t)size);
+		w->text(t, p, (size_t)size);
 		return;
 	}
 	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
-		json_number(c, f, p, size, t);
+		w->number(c, f, p, size, t);
 		return;
 	}
 	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
@@ -536,10 +544,17 @@ static void json_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *
 	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
 		if (i)
 			hvt_text_char(t, ',');
-		json_number(c, f, p + i, step, t);
+		w->number(c, f, p + i, step, t);
 	}
 	hvt_text_char(t, ']');
 }
+
+static void json_text(struct hvt_text *t, const unsigned char *p, size_t size)
+{
+	hvt_text_json_str(t, (const char *)p, size);
+}
+
+static const struct field_writer json_writer = { json_number, json_text, "null" };
 
 /* One number of @size bytes at @p as text: hex for pointers and odd widths. */
 static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
@@ -566,38 +581,8 @@ static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field 
 		hvt_text_u64(t, v);
 }
 
-static void text_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
-		       struct hvt_text *t)
-{
-	const unsigned char *p = c->scratch + f->offset;
-	int size = f->size, step;
-	uint32_t len, i;
 
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		p = dynamic_data(c, f, &len);
-		if (!p) {
-			hvt_text_char(t, '?');	/* it points outside its record */
-			return;
-		}
-		size = (int)len;
-	}
-	if (f->flags & TEP_FIELD_IS_STRING) {
-		hvt_text_escaped(t, p, (size_t)size);
-		return;
-	}
-	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
-		text_number(c, f, p, size, t);
-		return;
-	}
-	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
-	hvt_text_char(t, '[');
-	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
-		if (i)
-			hvt_text_char(t, ',');
-		text_number(c, f, p + i, step, t);
-	}
-	hvt_text_char(t, ']');
-}
+static const struct field_writer text_writer = { text_number, hvt_text_escaped, "?" };
 
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {
@@ -608,7 +593,7 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 		hvt_text_char(t, ' ');
 		hvt_text_mem(t, f->name, strlen(f->name));
 		hvt_text_char(t, '=');
-		text_field(c, f, t);
+		write_field(c, f, t, &text_writer);
 	}
 }
 
@@ -621,7 +606,7 @@ void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 		hvt_text_char(t, ',');
 		hvt_text_json_str(t, f->name, strlen(f->name));
 		hvt_text_char(t, ':');
-		json_field(c, f, t);
+		write_field(c, f, t, &json_writer);
 	}
 }
 
