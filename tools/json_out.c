@@ -53,10 +53,7 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out
 	for (i = 0; i < tl->nr_sources; i++) {
 		const struct hvt_source *s = &tl->sources[i];
 
-		p->pid[s->index] = HOST_PID;
-		for (j = 0; s->vm && j < tl->archive.nr_vms; j++)
-			if (!strcmp(s->vm, tl->archive.vms[j].name))
-				p->pid[s->index] = HOST_PID + 1 + (uint32_t)j;
+		p->pid[s->index] = HOST_PID + (uint32_t)hvt_source_vm_number(tl, s);
 	}
 	TEXT_LIT(&p->text, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
 		     "\"hvtrace merge\",\"ts\":\"microseconds since the trace start, host "

@@ -86,6 +86,16 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
 		hvt_text_mem(t, s->ctf_ev.type->reg->name, s->ctf_ev.type->name_len);
 }
 
+size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
+{
+	size_t j;
+
+	for (j = 0; s->vm && j < tl->archive.nr_vms; j++)
+		if (!strcmp(s->vm, tl->archive.vms[j].name))
+			return j + 1;
+	return 0;
+}
+
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
 {
 	if (s->ftrace && print_fmt)

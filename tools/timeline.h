@@ -2,12 +2,13 @@
 /*
  * timeline.h - one time line from every stream of an archive.
  *
- * A source is one stream file: a host CPU's ftrace pages or a guest CTF
- * stream. Each is already in time order, so the timeline is a k-way merge:
- * a heap (heap.h, which documents the tie-break) holds each source's next
- * event keyed by its host TSC; the smallest is returned, then that source
- * reads its next event and is re-keyed in place. Memory: one packet or page
- * per source.
+ * A source is one stream file: a host CPU's ftrace pages (or that CPU of
+ * a trace-cmd trace.dat, merge --host-trace) or a guest CTF stream. Each
+ * is already in time order, so the timeline is a k-way merge: a heap
+ * (heap.h, which documents the tie-break) holds each source's next event
+ * keyed by its host TSC; the smallest is returned, then that source reads
+ * its next event and is re-keyed in place. Memory: one packet or page per
+ * source.
  *
  * Guest sources are aligned through their VM's clock: under KVM, KVM's own
  * TSC parameters per vCPU where the recording has them and the clock
@@ -126,6 +127,8 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt);
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
 unsigned long hvt_source_warnings(const struct hvt_source *s);
+/* 0 for a host source, else 1 + the index of its VM in the archive's list. */
+size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s);
 /* Whether @s takes part in the merge: aligned, selected and readable. */
 bool hvt_source_merged(const struct hvt_source *s);
 /* Events its producer reported lost (discarded, missed, in lost packets), so far. */
