@@ -45,17 +45,6 @@ struct hvt_ctf_out_key {
 	uint32_t id;
 };
 
-/* The VM column of the event context: 0 on the host, else 1 + the VM's index. */
-static uint16_t vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
-{
-	size_t j;
-
-	for (j = 0; s->vm && j < tl->archive.nr_vms && j < UINT16_MAX - 1; j++)
-		if (!strcmp(s->vm, tl->archive.vms[j].name))
-			return (uint16_t)(j + 1);
-	return 0;
-}
-
 static int dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
@@ -254,8 +243,10 @@ static unsigned char *reserve(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *
 			      const struct hvt_source *s, size_t need)
 {
 	if (!st->buf) {
+		size_t vm = hvt_source_vm_number(o->tl, s);
+
 		st->file = stream_file(s);
-		st->vm = vm_number(o->tl, s);
+		st->vm = vm < UINT16_MAX ? (uint16_t)vm : 0;	/* as put_trace() lists them */
 		st->size = HEAD + need > HVT_CTF_OUT_PACKET ? HEAD + need : HVT_CTF_OUT_PACKET;
 		st->buf = malloc(st->size);
 		st->used = HEAD;
@@ -279,7 +270,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 {
 	struct hvt_ctf_out_stream *st = &o->streams[s->index];
 	uint32_t id = class_of(o, s), cpu = hvt_source_cpu(s);
-	size_t len = s->ftrace ? hvt_ftrace_ctf_payload(s->ftrace, NULL, 0) : s->ctf_ev.payload_len;
+	size_t len = s->ftrace ? hvt_ftrace_ctf_payload_size(s->ftrace) : s->ctf_ev.payload_len;
 	unsigned char *p;
 
 	if (id == NO_CLASS)
@@ -288,7 +279,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 	if (!p)
 		goto oom;
 	if (s->ftrace)
-		hvt_ftrace_ctf_payload(s->ftrace, p + EVENT_HEAD, len);
+		hvt_ftrace_ctf_payload(s->ftrace, p + EVENT_HEAD);
 	else if (len)
 		memcpy(p + EVENT_HEAD, s->ctf_ev.payload, len);
 	if (st->used == HEAD) {

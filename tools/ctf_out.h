@@ -31,6 +31,7 @@
 
 struct hvt_ctf_out_stream;
 struct hvt_ctf_out_class;
+struct hvt_ctf_out_key;
 
 struct hvt_ctf_out {
 	struct hvt_timeline *tl;

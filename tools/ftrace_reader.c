@@ -366,7 +366,7 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 
 	load_record(c, data, size, ts);
 	type = tep_find_event_by_record(c->ft->tep, &c->record);
-	if (type && c->ft->unsafe && hvt_ftrace_unsafe(c->ft, type->id)) {
+	if (type && c->ft->nr_unsafe && hvt_ftrace_unsafe(c->ft, type->id)) {
 		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
 				": event %s has a field outside any record; skipping it", off,
 				type->name);
@@ -464,13 +464,19 @@ static int64_t sign_extend(uint64_t v, int size)
 	return (int64_t)v;
 }
 
+/* Whether a number of @bytes bytes has a C integer type. */
+static bool int_width(unsigned int bytes)
+{
+	return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
+}
+
 /* One number of @size bytes at @p, as the field's flags say. */
 static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
 			const unsigned char *p, int size, struct hvt_text *t)
 {
 	uint64_t v;
 
-	if (size != 1 && size != 2 && size != 4 && size != 8) {
+	if (size < 0 || !int_width((unsigned int)size)) {
 		hvt_text_mem(t, "null", 4);	/* no integer of that width */
 		return;
 	}
@@ -564,7 +570,7 @@ static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field 
 	uint64_t v;
 	int i;
 
-	if (size != 1 && size != 2 && size != 4 && size != 8) {
+	if (size < 0 || !int_width((unsigned int)size)) {
 		hvt_text_mem(t, "0x", 2);	/* the bytes of a little-endian number */
 		for (i = size - 1; i >= 0; i--) {
 			hvt_text_char(t, xdigits[p[i] >> 4]);
@@ -622,11 +628,6 @@ enum ctf_shape {
 	SHAPE_STRING,		/* a __data_loc char[]: up to its first NUL */
 	SHAPE_SEQUENCE,		/* another __data_loc array: u32 count, elements */
 };
-
-static bool int_width(unsigned int bytes)
-{
-	return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
-}
 
 /* The field's shape, and in *@es the bytes of one element of an array or sequence. */
 static enum ctf_shape ctf_shape(const struct tep_format_field *f, unsigned int *es)
@@ -744,7 +745,7 @@ int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c)
 	return tep_data_type(c->ft->tep, (struct tep_record *)&c->record);
 }
 
-size_t hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst, size_t room)
+size_t hvt_ftrace_ctf_payload_size(struct hvt_ftrace_cpu *c)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
 	const struct tep_format_field *f;
@@ -752,11 +753,16 @@ size_t hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst, size
 
 	for (f = type ? type->format.fields : NULL; f; f = f->next)
 		size += ctf_field(c, f, NULL);
-	if (!dst || size > room)
-		return size;
+	return size;
+}
+
+void hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
 	for (f = type ? type->format.fields : NULL; f; f = f->next)
 		dst += ctf_field(c, f, dst);
-	return size;
 }
 
 static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,

@@ -92,10 +92,11 @@ void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c);
 /*
  * The payload of the event last returned, as hvt_ftrace_tsdl_fields()
- * declares it: written at @dst if it fits in @room bytes; returns its size
- * either way. Data a damaged record places outside itself reads as empty.
+ * declares it: its size, and the bytes, written at @dst, which must have
+ * room for them. Data a damaged record places outside itself reads as empty.
  */
-size_t hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst, size_t room);
+size_t hvt_ftrace_ctf_payload_size(struct hvt_ftrace_cpu *c);
+void hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst);
 /*
  * The member lines of a TSDL struct for the payload of event @id: integers
  * as wide as ftrace's (pointers in hex), char arrays as text, __data_loc
