@@ -54,7 +54,7 @@ static void usage(FILE *out)
 		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
 		"  --print-fmt       text: host events as ftrace and trace-cmd print them (their\n"
 		"                    format's print fmt: 'prev_state=S ==> next_comm=...'),\n"
-		"                    about ten times slower, instead of name=value per field\n\n"
+		"                    several times slower, instead of name=value per field\n\n"
 		"Selection (LIST: comma-separated; each option may be repeated):\n"
 		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
 		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
@@ -454,7 +454,6 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 
 int hvt_cmd_merge(int argc, char **argv)
 {
-	struct hvt_timeline_opts topts = { .all_streams = false };
 	struct merge_opts o;
 	struct hvt_timeline tl;
 	struct merge_out m;
@@ -467,10 +466,8 @@ int hvt_cmd_merge(int argc, char **argv)
 		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
 	}
-	topts.want = hvt_select_source;
-	topts.ctx = &o.sel;
-	topts.host_trace = o.host_trace;
-	if (hvt_timeline_open_some(&tl, o.archive, &topts)) {
+	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
+		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace })) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}
