@@ -100,3 +100,8 @@ int64_t hvt_host_clock_since_start(struct hvt_host_clock *c, uint64_t tsc)
 		return ns;
 	return ns - c->start_ns;
 }
+
+double hvt_host_clock_ticks_us(struct hvt_host_clock *c, uint64_t at, uint64_t ticks)
+{
+	return (double)(hvt_host_clock_mono(c, at + ticks) - hvt_host_clock_mono(c, at)) / 1000.0;
+}

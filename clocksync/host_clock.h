@@ -39,5 +39,7 @@ int64_t hvt_host_clock_mono(struct hvt_host_clock *c, uint64_t tsc);
 int64_t hvt_host_clock_realtime(struct hvt_host_clock *c, uint64_t tsc);
 /* CLOCK_MONOTONIC ns since the first pair (negative before it). */
 int64_t hvt_host_clock_since_start(struct hvt_host_clock *c, uint64_t tsc);
+/* A span of @ticks host ticks from host TSC @at, in µs of CLOCK_MONOTONIC. */
+double hvt_host_clock_ticks_us(struct hvt_host_clock *c, uint64_t at, uint64_t ticks);
 
 #endif

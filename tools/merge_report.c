@@ -10,13 +10,6 @@
 #include "lib/log.h"
 #include "tools/merge_report.h"
 
-/* @ticks host ticks around host TSC @at, in µs (the host clock's own rate). */
-static double ticks_us(struct hvt_timeline *tl, uint64_t at, uint64_t ticks)
-{
-	return (double)(hvt_host_clock_mono(&tl->clock, at + ticks) -
-			hvt_host_clock_mono(&tl->clock, at)) / 1000.0;
-}
-
 /* How precisely VM @st sits on the host's time line, in @buf. */
 static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_vm_state *st, char *buf,
 				size_t len)
@@ -40,7 +33,8 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_vm_state *st
 			 "guest events are within +/-%.3f us of their host time (median; worst "
 			 "%.3f us) between the first and last exchange%s", st->vm.nr_sync,
 			 st->clock.nr_points, segs, segs == 1 ? "" : "s",
-			 ticks_us(tl, q.host_mid, q.half_p50), ticks_us(tl, q.host_mid, q.half_max),
+			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_p50),
+			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_max),
 			 q.in_window ? ", except around each clock change" : "");
 	return buf;
 }
