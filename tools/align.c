@@ -115,6 +115,16 @@ static uint64_t host_half_width(const struct hvt_vm_clock *c, uint64_t host,
 	return (hvt_tsc_to_host(x, v->hi) - hvt_tsc_to_host(x, v->lo) + 1) / 2;
 }
 
+int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *ticks)
+{
+	struct hvt_est_value v;
+
+	if (!c->est || hvt_est_eval(c->est, host, &v) || !v.bounded)
+		return -1;
+	*ticks = host_half_width(c, host, &v);
+	return 0;
+}
+
 void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 			  struct hvt_vm_clock_quality *q)
 {

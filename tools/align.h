@@ -66,6 +66,13 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 							size_t n, size_t *exempt);
 
 /*
+ * The guaranteed interval's half-width at host TSC @host, in host ticks
+ * through the segment's line (in a change window: the union of both
+ * sides'); -1 where the interval is open on a side.
+ */
+int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *ticks);
+
+/*
  * How tightly the exchanges pin the VM's clock: the guaranteed interval's
  * half-width at HVT_QUALITY_POINTS instants spread evenly from the first
  * exchange to the last, taken to host ticks through the segment's line (so

@@ -17,7 +17,14 @@
  *   stream-decodes[FILE]      every packet and event of a stream decodes
  *   timeline-ordered          merged times never go backwards
  *   layers-present            which layers have events (fails only if none)
+ *   error-bound[VM]           every merged guest event has a guaranteed error
+ *                             bound; their distribution (check_events.h)
+ *   vcpu-windows[VM]          a KVM VM's guest events fall inside their
+ *                             vCPU's kvm_entry -> kvm_exit windows, up to
+ *                             their error bound (vcpu_windows.h)
  *
+ * A check that cannot be made on this archive says "SKIP name: why"; the
+ * last line then adds ", K skipped".
  * The merge itself decodes the aligned streams, so each stream's warnings
  * are known after it; streams that cannot be aligned are decoded on their
  * own. Messages about problems go to stderr as the readers find them.
@@ -30,14 +37,36 @@
 
 #include "lib/log.h"
 #include "tools/check.h"
+#include "tools/check_events.h"
 #include "tools/commands.h"
 #include "tools/timeline.h"
 
 struct tally {
-	unsigned int passed, failed;
+	unsigned int passed, failed, skipped;
 };
 
-/* @reason is NULL for PASS; a PASS may still carry a detail after the name. */
+enum verdict { FAIL, PASS, SKIP };
+
+static void vreport(struct tally *t, enum verdict v, const char *name, const char *fmt,
+		    va_list ap)
+{
+	static const char *const word[] = { "FAIL", "PASS", "SKIP" };
+
+	printf("%s %s", word[v], name);
+	if (fmt) {
+		fputs(": ", stdout);
+		vprintf(fmt, ap);
+	}
+	putchar('\n');
+	if (v == PASS)
+		t->passed++;
+	else if (v == FAIL)
+		t->failed++;
+	else
+		t->skipped++;
+}
+
+/* @fmt is NULL for a bare PASS; a PASS may still carry a detail after the name. */
 static void report(struct tally *t, bool ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -45,18 +74,30 @@ static void report(struct tally *t, bool ok, const char *name, const char *fmt, 
 {
 	va_list ap;
 
-	printf("%s %s", ok ? "PASS" : "FAIL", name);
-	if (fmt) {
-		fputs(": ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vreport(t, ok ? PASS : FAIL, name, fmt, ap);
+	va_end(ap);
+}
+
+static void skip(struct tally *t, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void skip(struct tally *t, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(t, SKIP, name, fmt, ap);
+	va_end(ap);
+}
+
+static void summary(const struct tally *t)
+{
+	printf("%u passed, %u failed", t->passed, t->failed);
+	if (t->skipped)
+		printf(", %u skipped", t->skipped);
 	putchar('\n');
-	if (ok)
-		t->passed++;
-	else
-		t->failed++;
+	fflush(stdout);
 }
 
 static void named(char *buf, size_t len, const char *check, const char *item)
@@ -191,8 +232,9 @@ struct merge_result {
 	uint64_t first_backwards;	/* its index in the merged output */
 };
 
-/* The merge, without printing, watching the times it would print. */
-static void run_merge(struct hvt_timeline *tl, struct merge_result *r)
+/* The merge, without printing, watching the times it would print and each event. */
+static void run_merge(struct hvt_timeline *tl, struct hvt_check_events *ce,
+		      struct merge_result *r)
 {
 	struct hvt_source *s;
 	int64_t prev = INT64_MIN;
@@ -205,7 +247,9 @@ static void run_merge(struct hvt_timeline *tl, struct merge_result *r)
 			r->first_backwards = r->events;
 		prev = ns;
 		r->events++;
+		hvt_check_events_next(ce, s);
 	}
+	hvt_check_events_finish(ce);
 }
 
 static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
@@ -223,14 +267,109 @@ static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
 	       e[HVT_LAYER_USER], r->events ? "" : " (no events at all)");
 }
 
+/* @ticks host ticks in µs of the host clock, at the trace start. */
+static double us(struct hvt_timeline *tl, uint64_t ticks)
+{
+	return hvt_host_clock_ticks_us(&tl->clock, tl->archive.pairs[0].tsc, ticks);
+}
+
+static void bounds_text(struct hvt_timeline *tl, const struct hvt_bound_hist *h, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "median +/-%.3f us, p90 +/-%.3f us, p99 +/-%.3f us, worst +/-%.3f us",
+		 us(tl, hvt_hist_quantile(h, 0.5)), us(tl, hvt_hist_quantile(h, 0.9)),
+		 us(tl, hvt_hist_quantile(h, 0.99)), us(tl, h->max));
+}
+
+/* error-bound[VM]: every merged guest event has a bound; how they spread. */
+static void check_error_bounds(struct tally *t, struct hvt_timeline *tl,
+			       const struct hvt_check_events *ce)
+{
+	char name[512], dist[192];
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		const struct hvt_event_bounds *b = &ce->vms[i];
+		const struct hvt_vm_state *st = &tl->vms[i];
+		uint64_t n = b->hist.n + b->unbounded;
+
+		named(name, sizeof(name), "error-bound", tl->archive.vms[i].name);
+		if (!n) {
+			skip(t, name, "no guest event of this VM was merged");
+			continue;
+		}
+		bounds_text(tl, &b->hist, dist, sizeof(dist));
+		if (b->unbounded)
+			report(t, false, name, "%" PRIu64 " of %" PRIu64 " guest events have no "
+			       "guaranteed bound (the exchanges leave the clock open there)%s%s",
+			       b->unbounded, n, b->hist.n ? "; the others: " : "",
+			       b->hist.n ? dist : "");
+		else
+			report(t, true, name, "%" PRIu64 " guest events, %s: %s", n,
+			       st->exact ? "exact by KVM's TSC parameters" : "estimated", dist);
+	}
+}
+
+/* Where the first event outside every window lies, in @buf. */
+static void miss_text(struct hvt_timeline *tl, const struct hvt_window_miss *m, char *buf,
+		      size_t len)
+{
+	const struct hvt_source *s = m->tag;
+	char next[96] = "the vCPU did not enter guest mode again";
+
+	if (m->entry)
+		snprintf(next, sizeof(next), "%.3f us before its next kvm_entry",
+			 us(tl, m->entry - m->host));
+	snprintf(buf, len, "the first is event %" PRIu64 " of %s on vCPU %u at %.9f s: %.3f us "
+		 "after its vCPU's kvm_exit and %s, with an error bound of +/-%.3f us",
+		 m->tag_index, s->name, m->vcpu,
+		 (double)hvt_host_clock_since_start(&tl->clock, m->host) / 1e9,
+		 us(tl, m->host - m->exit), next, us(tl, m->bound));
+}
+
+/* vcpu-windows[VM]: a KVM VM's guest events inside their vCPU's windows. */
+static void check_windows(struct tally *t, struct hvt_timeline *tl,
+			  const struct hvt_check_events *ce)
+{
+	const struct hvt_vcpu_windows *w = &ce->windows;
+	uint64_t judged = w->inside + w->outside;
+	char name[512], where[512];
+
+	if (!ce->windows_vm && !ce->windows_why)
+		return;		/* no KVM VM: nothing to compare with */
+	named(name, sizeof(name), "vcpu-windows", ce->windows_vm ? ce->windows_vm->vm.name : "*");
+	if (ce->windows_why)
+		skip(t, name, "%s", ce->windows_why);
+	else if (w->failed)
+		report(t, false, name, "out of memory");
+	else if (!w->host_events)
+		skip(t, name, "the host layer has no kvm_entry or kvm_exit event");
+	else if (w->outside) {
+		miss_text(tl, &w->first, where, sizeof(where));
+		report(t, false, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
+		       "kvm_entry -> kvm_exit window of their vCPU by more than their error "
+		       "bound; %s", w->outside, judged, where);
+	} else if (!judged)
+		skip(t, name, "no guest event could be judged (%" PRIu64 " fell where the host "
+		     "did not record their vCPU)", w->unjudged);
+	else
+		report(t, true, name, "%" PRIu64 " guest events inside their vCPU's windows, %"
+		       PRIu64 " not judged (no CPU, or where the host did not record their vCPU)",
+		       w->inside, w->unjudged);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: hvtrace check ARCHIVE\n\n"
 		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
 		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
-"parameters are used and agree among their sources, the merged time line\n"
-		"is ordered. Prints PASS or FAIL per check and \"N passed, M failed\".\n"
+		"parameters are used and agree among their sources, the merged time line\n"
+		"is ordered, every guest event has a guaranteed error bound (their\n"
+		"distribution per VM is printed), and a KVM guest's events fall inside\n"
+		"their vCPU's kvm_entry -> kvm_exit windows as the host recorded them.\n"
+		"Prints PASS, FAIL or SKIP (cannot be checked here, and why) per check,\n"
+		"then \"N passed, M failed\" (\", K skipped\" if any).\n"
 		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
 		"2 usage error.\n");
 }
@@ -263,7 +402,8 @@ static int parse_args(int argc, char **argv, const char **archive)
 
 int hvt_cmd_check(int argc, char **argv)
 {
-	struct tally t = { 0, 0 };
+	struct tally t = { 0, 0, 0 };
+	struct hvt_check_events ce;
 	struct merge_result r;
 	struct hvt_timeline tl;
 	const char *archive;
@@ -273,11 +413,15 @@ int hvt_cmd_check(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	if (hvt_timeline_open(&tl, archive, true)) {
 		report(&t, false, "manifest", "the archive cannot be read (see the errors)");
-		printf("%u passed, %u failed\n", t.passed, t.failed);
-		fflush(stdout);
+		summary(&t);
 		return 1;
 	}
-	run_merge(&tl, &r);
+	if (hvt_check_events_init(&ce, &tl)) {
+		hvt_err("out of memory");
+		hvt_timeline_close(&tl);
+		return 1;
+	}
+	run_merge(&tl, &ce, &r);
 	if (tl.archive.warnings)
 		report(&t, false, "manifest", "%lu entr%s or lines skipped (see the warnings)",
 		       tl.archive.warnings, tl.archive.warnings == 1 ? "y" : "ies");
@@ -286,8 +430,10 @@ int hvt_cmd_check(int argc, char **argv)
 	check_vms(&t, &tl);
 	check_streams(&t, &tl);
 	check_timeline(&t, &tl, &r);
-	printf("%u passed, %u failed\n", t.passed, t.failed);
-	fflush(stdout);
+	check_error_bounds(&t, &tl, &ce);
+	check_windows(&t, &tl, &ce);
+	summary(&t);
+	hvt_check_events_free(&ce);
 	hvt_timeline_close(&tl);
 	return t.failed ? 1 : 0;
 }

@@ -96,6 +96,42 @@ static const char kvm_write_tsc_offset_format[] =
 	"print fmt: \"vcpu=%u prev=%llu next=%llu\", REC->vcpu_id, REC->previous_tsc_offset, "
 	"REC->next_tsc_offset\n";
 
+#define FX_KVM_ENTRY_ID	115
+static const char kvm_entry_format[] =
+	"name: kvm_entry\nID: 115\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int vcpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:bool immediate_exit;\toffset:24;\tsize:1;\tsigned:0;\n"
+	"\tfield:u32 intr_info;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 error_code;\toffset:32;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vcpu %u, rip 0x%lx intr_info 0x%08x error_code 0x%08x%s\", REC->vcpu_id, "
+	"REC->rip, REC->intr_info, REC->error_code, REC->immediate_exit ? \"[immediate exit]\" : "
+	"\"\"\n";
+
+/* kvm_exit's fields, without the exit reason's long symbol table. */
+#define FX_KVM_EXIT_ID	103
+static const char kvm_exit_format[] =
+	"name: kvm_exit\nID: 103\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 intr_info;\toffset:48;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 error_code;\toffset:52;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int vcpu_id;\toffset:56;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 requests;\toffset:64;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"vcpu %u reason %u rip 0x%lx\", REC->vcpu_id, REC->exit_reason, "
+	"REC->guest_rip\n";
+
 #define FX_SWITCH_ID	372
 static const char sched_switch_format[] =
 	"name: sched_switch\nID: 372\nformat:\n"
@@ -417,6 +453,7 @@ int fx_write_ftrace_meta(const char *root)
 #define FX_SWITCH_SIZE		64
 #define FX_HYPERCALL_SIZE	48
 #define FX_TSC_WRITE_SIZE	32
+#define FX_KVM_RUN_SIZE		72	/* kvm_exit's; a kvm_entry record is padded to it */
 
 /* Writes record @i at @p (unless NULL); returns its timestamp. */
 static uint64_t put_switch(unsigned char *p, const void *records, size_t i)
@@ -469,6 +506,21 @@ static uint64_t put_tsc_write(unsigned char *p, const void *records, size_t i)
 	memcpy(p + 8, &e->vcpu, 4);
 	hvt_put_u64(p + 16, e->prev);
 	hvt_put_u64(p + 24, e->next);
+	return e->ts;
+}
+
+static uint64_t put_kvm_run(unsigned char *p, const void *records, size_t i)
+{
+	const struct fx_host_kvm_run *e = (const struct fx_host_kvm_run *)records + i;
+	uint16_t type = e->entry ? FX_KVM_ENTRY_ID : FX_KVM_EXIT_ID;
+
+	if (!p)
+		return e->ts;
+	memset(p, 0, FX_KVM_RUN_SIZE);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &e->pid, 4);
+	memcpy(p + (e->entry ? 8 : 56), &e->vcpu, 4);
+	hvt_put_u32(p + (e->entry ? 16 : 8), e->entry ? 0xfff0 : 30);	/* rip; IO_INSTRUCTION */
 	return e->ts;
 }
 
@@ -593,6 +645,16 @@ int fx_write_ftrace_tsc_writes(const char *root, const char *rel, uint32_t page_
 	return write_pages(root, rel, page_size, n, FX_TSC_WRITE_SIZE, ev, put_tsc_write);
 }
 
+int fx_write_ftrace_kvm_runs(const char *root, const char *rel, uint32_t page_size,
+			     const struct fx_host_kvm_run *ev, size_t n)
+{
+	return fx_write(root, "host/ftrace/events/kvm/kvm_entry/format", kvm_entry_format,
+			strlen(kvm_entry_format)) ||
+	       fx_write(root, "host/ftrace/events/kvm/kvm_exit/format", kvm_exit_format,
+			strlen(kvm_exit_format)) ||
+	       write_pages(root, rel, page_size, n, FX_KVM_RUN_SIZE, ev, put_kvm_run);
+}
+
 /* --- the standard archive ---------------------------------------------- */
 
 static int write_manifest(const char *root, const struct fx_options *o)
@@ -675,7 +737,7 @@ static int write_info(const char *root, const struct fx_options *o)
 		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
 		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }%s ],\n"
 		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
-		o->sync_points ? "kvm" : "tcg", FX_OFFSET, raw_trace, raw_stream);
+		o->sync_points || o->kvm ? "kvm" : "tcg", FX_OFFSET, raw_trace, raw_stream);
 }
 
 /* Sync point k (1..FX_SYNC_POINTS + 1) at ns since the start: k milliseconds + 1. */

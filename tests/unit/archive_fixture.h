@@ -85,6 +85,14 @@ struct fx_host_tsc_write {
 	uint64_t prev, next;
 };
 
+/* A host kvm_entry (@entry) or kvm_exit as the kernel's format files lay them out. */
+struct fx_host_kvm_run {
+	uint64_t ts;
+	int32_t pid;
+	bool entry;
+	uint32_t vcpu;
+};
+
 /* A host fx_dyn: __data_loc string and u32 array, pointer, 16-byte number (0xab..). */
 struct fx_host_dyn {
 	uint64_t ts;
@@ -146,6 +154,9 @@ int fx_write_ftrace_dyn(const char *root, const char *rel, uint32_t page_size,
 			const struct fx_host_dyn *ev, size_t n);
 int fx_write_ftrace_tsc_writes(const char *root, const char *rel, uint32_t page_size,
 			       const struct fx_host_tsc_write *ev, size_t n);
+/* The same with kvm_entry/kvm_exit records, and their format files. */
+int fx_write_ftrace_kvm_runs(const char *root, const char *rel, uint32_t page_size,
+			     const struct fx_host_kvm_run *ev, size_t n);
 
 /* The standard archive (see fixture.c for its events and exact timings). */
 struct fx_options {
@@ -153,7 +164,8 @@ struct fx_options {
 	bool inconsistent_sync;		/* one exchange contradicts the others */
 	bool monotonic_user;		/* add a user trace on CLOCK_MONOTONIC_RAW */
 	bool sync_points;		/* with ftrace: FX_SYNC_POINTS of them, and one the
-					 * host did not record (fixture.c) */
+					 * host did not record (fixture.c); a KVM VM */
+	bool kvm;			/* a KVM VM (info.json's accel) without them */
 	const char *status;		/* NULL: "complete" */
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);

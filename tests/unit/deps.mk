@@ -26,7 +26,8 @@ $(BUILD)/tests/test_timeline: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB
 $(BUILD)/tests/test_kvm_tsc: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_merge: $(HVT_MERGE_OBJS) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
-$(BUILD)/tests/test_check: $(BUILD)/obj/tools/check.o $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
+$(BUILD)/tests/test_check: $(addprefix $(BUILD)/obj/tools/,check.o check_events.o bound_hist.o \
+	vcpu_windows.o) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 # test_dlclose loads $(BUILD)/libhvtrace.so.1: built first, in both builds
 $(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB) | $(LIBHVTRACE_SO)

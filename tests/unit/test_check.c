@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_check.c - `hvtrace check`: the sync-causal verdict on a consistent and
- * an inconsistent sync.tsv, the PASS/FAIL lines and summary of whole
- * archives (sound, damaged, without clock exchanges, unreadable, empty) and
- * the exit statuses.
+ * an inconsistent sync.tsv, the PASS/FAIL/SKIP lines and summary of whole
+ * archives (sound, damaged, without clock exchanges, unreadable, empty), the
+ * error bounds and the vCPU windows of a KVM VM, and the exit statuses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
 #include "tools/archive.h"
+#include "tools/bound_hist.h"
 #include "tools/check.h"
 #include "tools/commands.h"
 #include "tools/timeline.h"
@@ -104,7 +105,11 @@ static void test_sound_archive(void **state)
 			    "PASS stream-decodes[vm/demo/user-1/stream-0]\n"
 			    "PASS timeline-ordered\n"
 			    "PASS layers-present: host=3 kernel=4 user=1\n"
-			    "12 passed, 0 failed\n");
+			    /* the exchanges' 210-tick round trips less the guest's 10:
+			     * +/-100 ticks at 2 GHz */
+			    "PASS error-bound[demo]: 5 guest events, estimated: median "
+			    "+/-0.050 us, p90 +/-0.050 us, p99 +/-0.050 us, worst +/-0.050 us\n"
+			    "13 passed, 0 failed\n");
 	free(text);
 }
 
@@ -118,7 +123,10 @@ static void test_inconsistent_sync(void **state)
 	assert_int_equal(check(c, &text), 1);
 	assert_non_null(strstr(text, "\nFAIL sync-causal[demo]: exchange seq 3 is not causal"));
 	assert_non_null(strstr(text, "\nPASS timeline-ordered\n"));
-	assert_non_null(strstr(text, "\n9 passed, 1 failed\n"));
+	/* the exchanges split the clock into segments too short to bound it */
+	assert_non_null(strstr(text, "\nFAIL error-bound[demo]: 5 of 5 guest events have no "
+				     "guaranteed bound (the exchanges leave the clock open there)\n"));
+	assert_non_null(strstr(text, "\n9 passed, 2 failed\n"));
 	free(text);
 }
 
@@ -145,7 +153,7 @@ static void test_kvm_tsc(void **state)
 	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nFAIL kvm-tsc[demo]: not aligned "
 				     "with KVM's TSC parameters: they contradict clock exchange "
 				     "seq 0"));
-	assert_non_null(strstr(text, " 1 failed\n"));
+	assert_non_null(strstr(text, " 1 failed, 1 skipped\n"));	/* no vCPU windows */
 	free(text);
 }
 
@@ -200,7 +208,8 @@ static void test_vm_without_exchanges(void **state)
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
 		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
-		 "11 passed, 1 failed\n", streams);
+		 "SKIP error-bound[demo]: no guest event of this VM was merged\n"
+		 "11 passed, 1 failed, 1 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 	/* no sync.tsv at all */
@@ -210,9 +219,203 @@ static void test_vm_without_exchanges(void **state)
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: sync.tsv: 1 problem (see the warnings)\n"
 		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
-		 "11 passed, 1 failed\n", streams);
+		 "SKIP error-bound[demo]: no guest event of this VM was merged\n"
+		 "11 passed, 1 failed, 1 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
+}
+
+/* Host ticks of a window edge, in ns since the trace start (FX_HOST_TSC) */
+#define RUN(ns, entry, vcpu) { FX_HOST_TSC(ns), 4321, entry, vcpu }
+#define IN true
+#define OUT false
+
+/*
+ * A KVM VM (its guest events: vCPU 0 at 1.24, 1.3 and 100 ms; vCPU 1 twice
+ * at 1.3 ms), aligned exactly by KVM's offset when @exact, else estimated
+ * (+/-100 ticks), with vCPU 1's windows on host CPU 1.
+ */
+static void kvm_archive(struct ctx *c, bool exact)
+{
+	const struct fx_options o = { .ftrace = true, .kvm = true };
+	const struct fx_host_kvm_run vcpu1[] = { RUN(1200000, IN, 1), RUN(1600000, OUT, 1) };
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	if (exact)
+		assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET), 0);
+	assert_int_equal(fx_write_ftrace_kvm_runs(c->root, "host/ftrace/cpu1.raw", 4096, vcpu1,
+						  2), 0);
+}
+
+static void vcpu0_runs(struct ctx *c, const struct fx_host_kvm_run *ev, size_t n)
+{
+	assert_int_equal(fx_write_ftrace_kvm_runs(c->root, "host/ftrace/cpu0.raw", 4096, ev, n),
+			 0);
+}
+
+static const char *line_of(const char *text, const char *start)
+{
+	const char *p = strstr(text, start);
+
+	assert_non_null(p);
+	return p;
+}
+
+/* Every guest event inside its vCPU's windows, then one outside. */
+static void test_vcpu_windows(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_host_kvm_run inside[] = {
+		RUN(1000000, IN, 0), RUN(1500000, OUT, 0), RUN(99000000, IN, 0),
+		RUN(101000000, OUT, 0),
+	};
+	const struct fx_host_kvm_run outside[] = {
+		RUN(1000000, IN, 0), RUN(1500000, OUT, 0), RUN(99000000, IN, 0),
+		RUN(99900000, OUT, 0), RUN(102000000, IN, 0), RUN(103000000, OUT, 0),
+	};
+	char *text;
+
+	kvm_archive(c, true);
+	vcpu0_runs(c, inside, 4);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS kvm-tsc[demo]\n"));
+	assert_non_null(strstr(text, "\nPASS error-bound[demo]: 5 guest events, exact by KVM's "
+				     "TSC parameters: median +/-0.000 us, p90 +/-0.000 us, p99 "
+				     "+/-0.000 us, worst +/-0.000 us\n"));
+	assert_non_null(strstr(text, "\nPASS vcpu-windows[demo]: 5 guest events inside their "
+				     "vCPU's windows, 0 not judged (no CPU, or where the host did "
+				     "not record their vCPU)\n"));
+	free(text);
+
+	vcpu0_runs(c, outside, 6);
+	assert_int_equal(check(c, &text), 1);
+	assert_string_equal(strchr(line_of(text, "FAIL vcpu-windows[demo]"), '\n'),
+			    "\n14 passed, 1 failed\n");
+	assert_non_null(strstr(text, "\nFAIL vcpu-windows[demo]: 1 of 5 guest events lie outside "
+				     "every kvm_entry -> kvm_exit window of their vCPU by more "
+				     "than their error bound; the first is event 3 of "
+				     "vm/demo/kernel/stream-0 on vCPU 0 at 0.100000000 s: 100.000 "
+				     "us after its vCPU's kvm_exit and 2000.000 us before its next "
+				     "kvm_entry, with an error bound of +/-0.000 us\n"));
+	free(text);
+}
+
+/*
+ * Where a host CPU lost events, a vCPU's windows may be missing: the event
+ * outside them is not judged. Here host CPU 1 lost events between its 53rd
+ * record (2.5 ms) and its 54th (100.5 ms, the first of a page marked so),
+ * over vCPU 0's gap from 99.9 to 102 ms.
+ */
+static void test_vcpu_windows_host_loss(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_host_kvm_run gap[] = {
+		RUN(1000000, IN, 0), RUN(1500000, OUT, 0), RUN(99000000, IN, 0),
+		RUN(99900000, OUT, 0), RUN(102000000, IN, 0), RUN(103000000, OUT, 0),
+	};
+	struct fx_host_kvm_run vcpu1[54];
+	unsigned char commit[8];
+	char *text, path[128];
+	FILE *f;
+	size_t k;
+
+	kvm_archive(c, true);
+	vcpu0_runs(c, gap, 6);
+	vcpu1[0] = (struct fx_host_kvm_run)RUN(1200000, IN, 1);
+	vcpu1[1] = (struct fx_host_kvm_run)RUN(1600000, OUT, 1);
+	for (k = 2; k < 53; k++)	/* 53 records of 76 bytes fill a page */
+		vcpu1[k] = (struct fx_host_kvm_run)RUN(2000000 + 10000 * k, k % 2 == 0, 1);
+	vcpu1[53] = (struct fx_host_kvm_run)RUN(100500000, OUT, 1);
+	assert_int_equal(fx_write_ftrace_kvm_runs(c->root, "host/ftrace/cpu1.raw", 4096, vcpu1,
+						  54), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", c->root);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 4096 + 8, SEEK_SET), 0);
+	assert_int_equal(fread(commit, 1, 8, f), 8);
+	commit[3] |= 0x80;		/* the page's commit word: events were missed before it */
+	assert_int_equal(fseek(f, 4096 + 8, SEEK_SET), 0);
+	assert_int_equal(fwrite(commit, 1, 8, f), 8);
+	assert_int_equal(fclose(f), 0);
+
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS vcpu-windows[demo]: 4 guest events inside their "
+				     "vCPU's windows, 1 not judged"));
+	free(text);
+}
+
+/*
+ * An estimated clock: an event is inside a window it misses by less than
+ * its error bound (100 ticks), and outside one it misses by more.
+ */
+static void test_vcpu_windows_estimated(void **state)
+{
+	struct ctx *c = *state;
+	const uint64_t event = FX_HOST_TSC(100000000);	/* vCPU 0's third event */
+	struct fx_host_kvm_run runs[] = {
+		RUN(1000000, IN, 0), RUN(1500000, OUT, 0), RUN(99000000, IN, 0),
+		{ event - 90, 4321, OUT, 0 }, RUN(102000000, IN, 0), RUN(103000000, OUT, 0),
+	};
+	char *text;
+
+	kvm_archive(c, false);
+	vcpu0_runs(c, runs, 6);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS error-bound[demo]: 5 guest events, estimated: "));
+	assert_non_null(strstr(text, "\nPASS vcpu-windows[demo]: 5 guest events inside"));
+	free(text);
+
+	runs[3].ts = event - 110;
+	vcpu0_runs(c, runs, 6);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL vcpu-windows[demo]: 1 of 5 guest events lie outside "
+				     "every kvm_entry -> kvm_exit window of their vCPU by more "
+				     "than their error bound; the first is event 3 of "
+				     "vm/demo/kernel/stream-0 on vCPU 0 at 0.100000000 s: 0.055 us "
+				     "after its vCPU's kvm_exit and 2000.000 us before its next "
+				     "kvm_entry, with an error bound of +/-0.050 us\n"));
+	free(text);
+}
+
+/* What cannot be judged is skipped, and says why. */
+static void test_vcpu_windows_skipped(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .kvm = true };
+	char *text;
+
+	/* No kvm_entry or kvm_exit in the host layer. */
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET), 0);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nSKIP vcpu-windows[demo]: the host layer has no kvm_entry "
+				     "or kvm_exit event\n14 passed, 0 failed, 1 skipped\n"));
+	free(text);
+	/* A TCG VM: no line at all. */
+	assert_int_equal(fx_standard_archive(c->root, &(struct fx_options){ .ftrace = true }), 0);
+	assert_int_equal(check(c, &text), 0);
+	assert_null(strstr(text, "vcpu-windows"));
+	free(text);
+}
+
+/* Quantiles are bucket ends: never below the value, at most 1/16 above. */
+static void test_bound_hist(void **state)
+{
+	struct hvt_bound_hist *h = calloc(1, sizeof(*h));
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(hvt_hist_quantile(h, 0.5), 0);
+	for (v = 1; v <= 1000; v++)
+		hvt_hist_add(h, v);
+	assert_int_equal(h->n, 1000);
+	assert_in_range(hvt_hist_quantile(h, 0.5), 500, 500 + 500 / 16);
+	assert_in_range(hvt_hist_quantile(h, 0.9), 900, 900 + 900 / 16);
+	assert_int_equal(hvt_hist_quantile(h, 1.0), 1000);
+	assert_int_equal(hvt_hist_quantile(h, 0.001), 1);
+	hvt_hist_add(h, UINT64_MAX);
+	assert_int_equal(hvt_hist_quantile(h, 1.0), UINT64_MAX);
+	free(h);
 }
 
 static void test_unreadable_and_empty(void **state)
@@ -260,6 +463,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_windows_host_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_windows_estimated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_windows_skipped, setup, teardown),
+		cmocka_unit_test(test_bound_hist),
 	};
 
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
