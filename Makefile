@@ -59,6 +59,7 @@ HVTRACE := $(BUILD)/hvtrace
 HVDEMO := $(BUILD)/hvdemo
 GUEST_TEST := $(BUILD)/hvtrace-guest-test
 KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
+KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
@@ -100,6 +101,12 @@ $(GUEST_TEST): $(call obj,tests/guest/clock_test.c) $(LIBHVTRACE_SO)
 
 # A VMM without a guest for tests/e2e/kvm_tsc.sh.
 $(KVM_OFFSETS): $(call obj,tests/host/kvm_offsets.c)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# A VMM running real guest code for tests/e2e/vcpu_windows.sh; it writes the
+# guest side of its run into the archive with the unit tests' fixture.
+$(KVM_GUEST_TSC): $(call obj,tests/host/kvm_guest_tsc.c) $(BUILD)/obj/tests/unit/archive_fixture.o \
+		$(COMMON_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # Unit tests link what they test; tests/unit/deps.mk says what that is.
@@ -245,7 +252,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt $(KVM_OFFSETS)
+	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)
