@@ -42,6 +42,7 @@ struct app_stream {
 	struct hvt_rb_cons *cons;	/* our consumer page, shared read-only */
 	uint32_t subbuf_size, nr_subbufs;
 	uint64_t consumed, packets;
+	struct hvt_ctf_packet last;	/* header of the last packet sent, if packets */
 };
 
 struct app {

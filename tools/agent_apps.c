@@ -136,6 +136,7 @@ static int send_packet(struct agent *a, struct app_stream *s, size_t len)
 {
 	if (agent_send(a, HVT_W_PACKET, s->id, a->pkt, (uint32_t)len))
 		return -1;
+	memcpy(&s->last, a->pkt, sizeof(s->last));
 	s->packets++;
 	a->packets_sent++;
 	return 0;
@@ -194,6 +195,26 @@ static void recover_open_packet(struct agent *a, struct app *app, struct app_str
 	send_packet(a, s, (size_t)len);
 }
 
+/*
+ * Events discarded after the stream's last packet (its buffer stayed full
+ * until the thread ended) are counted in no packet, so a reader would miss
+ * them: an empty packet after the last one carries the final count, as
+ * events_discarded. @lost is the producer's word: it can only misreport its
+ * own losses.
+ */
+static void send_final_count(struct agent *a, struct app_stream *s, uint64_t lost)
+{
+	struct hvt_ctf_packet p = s->last;
+
+	if (!s->packets || lost <= s->last.events_discarded)
+		return;
+	p.timestamp_begin = p.timestamp_end;
+	p.packet_seq_num++;
+	memcpy(a->pkt, &p, sizeof(p));
+	hvt_rb_end_packet(a->pkt, HVT_CTF_PACKET_HEADER_SIZE, p.timestamp_end, lost);
+	send_packet(a, s, HVT_CTF_PACKET_HEADER_SIZE);
+}
+
 /* Closes stream @i: drains it first unless it is corrupt, then recovers its open packet. */
 static void stream_close(struct agent *a, struct app *app, unsigned int i, bool corrupt,
 			 bool recover)
@@ -204,6 +225,8 @@ static void stream_close(struct agent *a, struct app *app, unsigned int i, bool 
 	if (!corrupt && !drain_stream(a, app, s) && recover)
 		recover_open_packet(a, app, s);
 	sc.lost = hvt_read_once(((const struct hvt_rb_prod *)s->map)->lost);
+	if (!corrupt)
+		send_final_count(a, s, sc.lost);
 	sc.packets = s->packets;
 	a->lost += sc.lost;
 	hvt_debug("pid %u thread %d: stream %u closed%s: %llu packets forwarded, %llu events lost",

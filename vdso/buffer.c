@@ -130,6 +130,8 @@ fail:
 void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent)
 {
 	if (tell_agent) {
+		/* writes refused to a signal handler since the last commit */
+		hvt_write_once(tb->rb.prod->lost, tb->rb.prod->lost + (uint64_t)tb->nested_lost);
 		hvt_rb_close_packet(&tb->rb);
 		pthread_mutex_lock(&hvt_lock);
 		if (hvt_agent_state() == 1 &&

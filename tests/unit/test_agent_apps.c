@@ -415,6 +415,54 @@ static void test_dead_application_last_events_recovered(void **state)
 	assert_int_equal(slot_of_app(t), -1);
 }
 
+/*
+ * The buffer stays full until the thread ends: the events discarded after
+ * its last packet are in no packet, so the agent ends the stream with an
+ * empty packet that carries the final count.
+ */
+static void test_losses_after_last_packet_counted(void **state)
+{
+	struct t *t = *state;
+	struct hvt_w_stream_close sc;
+	struct hvt_ctf_packet h;
+	struct hvt_frame f;
+	__u64 end;
+	unsigned int i;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_true(register_buffer(t));
+	for (i = 0; i < NR; i++) {		/* every slot closed, none consumed */
+		write_events(t, 10);
+		hvt_rb_close_packet(&t->rb);
+	}
+	for (i = 0; i < 5; i++)
+		assert_null(hvt_rb_reserve(&t->rb, 0, 2000 + i, 0, 99, 8, &end));
+	assert_int_equal(t->rb.prod->lost, 5);
+	close(t->app);
+	t->app = -1;
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+	for (i = 0; i < NR; i++) {
+		f = host_frame(t, HVT_W_PACKET);
+		memcpy(&h, f.payload, sizeof(h));
+		assert_int_equal(h.packet_seq_num, i);
+		assert_int_equal(h.events_discarded, 0);
+	}
+	f = host_frame(t, HVT_W_PACKET);
+	assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE);
+	memcpy(&h, f.payload, sizeof(h));
+	assert_int_equal(h.packet_seq_num, NR);
+	assert_int_equal(h.events_discarded, 5);
+	assert_int_equal(h.content_size, HVT_CTF_PACKET_HEADER_SIZE * 8);
+	assert_int_equal(h.timestamp_begin, 1009);	/* the last packet's end */
+	assert_int_equal(h.timestamp_end, 1009);
+	assert_int_equal(h.stream_instance_id, 99);
+	f = host_frame(t, HVT_W_STREAM_CLOSE);
+	memcpy(&sc, f.payload, sizeof(sc));
+	assert_int_equal(sc.lost, 5);
+	assert_int_equal(sc.packets, NR + 1);
+}
+
 /* The application was dropped; one of the LOG frames up to the one that says so has @needle. */
 static void expect_dropped_with_log(struct t *t, const char *needle)
 {
@@ -669,6 +717,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets_flow_and_slots_come_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_application_last_events_recovered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_losses_after_last_packet_counted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unsealed_buffer_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_size_buffer_refused, setup, teardown),
