@@ -60,6 +60,7 @@ HVDEMO := $(BUILD)/hvdemo
 GUEST_TEST := $(BUILD)/hvtrace-guest-test
 KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
 KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
+UST_STRESS := $(BUILD)/hvtrace-ust-stress
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
@@ -97,6 +98,11 @@ $(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
 # The module's tests that run inside the guest (tests/e2e/guest_clock.sh).
 $(GUEST_TEST): $(call obj,tests/guest/clock_test.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/guest/clock_test.c) -L$(BUILD) -lhvtrace -pthread \
+		-Wl,-rpath,'$$ORIGIN'
+
+# libhvtrace under threads > CPUs, migrations and fork (tests/e2e/user_stress.sh).
+$(UST_STRESS): $(call obj,tests/host/ust_stress.c) $(LIBHVTRACE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/host/ust_stress.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN'
 
 # A VMM without a guest for tests/e2e/kvm_tsc.sh.
@@ -252,7 +258,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC)
+	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)

@@ -1,0 +1,103 @@
+#!/bin/bash
+# End to end on this host, no VM: libhvtrace under stress, through the real
+# agent and collector. More threads than CPUs move themselves from CPU to
+# CPU while they write, with buffers small enough to overflow, and the
+# process forks a child that traces too. babeltrace2 reads every stream;
+# per thread, the events it recorded plus those its packets say were
+# discarded must be exactly the events it emitted, in order, on a clock
+# that never goes back. The library reads the TSC through a clock page, as
+# in a guest with the module (RDTSCP, the CPU from TSC_AUX).
+set -uo pipefail
+build=${1:?usage: user_stress.sh BUILD}
+hvtrace=$(realpath "$build/hvtrace")
+stress=$(realpath "$build/hvtrace-ust-stress")
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/hvtrace-e2e-stress-XXXXXX)
+trap 'stop_all; rm -rf "$work"' EXIT
+events=40000
+
+start_bg rec "$hvtrace" record --listen "unix:$work/link.sock" --no-host-trace --vm local \
+	-o "$work/a" --guest-timeout 30
+wait_for 10 test -S "$work/link.sock" || fail "collector listens"
+start_bg agent "$hvtrace" agent --connect "unix:$work/link.sock" --socket "$work/agent.sock"
+wait_for 10 test -S "$work/agent.sock" || fail "agent serves applications"
+"$stress" -w "$work/clock-page"
+check "a clock page for the library" test -s "$work/clock-page"
+# threads: 2 x CPUs + 1 in the parent, 2 in the forked child
+start_bg app env HVTRACE_AGENT_SOCKET="$work/agent.sock" HVTRACE_DEVICE="$work/clock-page" \
+	HVTRACE_SUBBUF_SIZE=4096 HVTRACE_NR_SUBBUFS=4 "$stress" -n "$events" -f 2 -m 97 \
+	> "$work/emitted"
+reap "$app" 120
+check "the stress program ran (status $?)" test "$(grep -c emitted "$work/emitted")" -ge 4
+kill -TERM "$agent"
+reap "$agent" 10
+check "agent exits cleanly" test $? -eq 0
+reap "$rec" 20
+check "collector exits cleanly" test $? -eq 0
+
+check "no thread read the clock going back" \
+	awk '$8 != 0 { bad = 1 } END { exit bad }' "$work/emitted"
+parent=$(awk '$2 == 0 { print $4 }' "$work/emitted")
+child=$(awk '$2 == 1000 { print $4 }' "$work/emitted")
+check "the child is another process ($parent, $child)" test -n "$child" -a "$child" != "$parent"
+
+# babeltrace2 reads every trace of the archive.
+babeltrace2 "$work/a/vm/local" > /dev/null 2> "$work/bt.err"
+check "babeltrace2 reads every stream (status $?)" test $? -eq 0
+check "babeltrace2 reports nothing but discarded events" \
+	bash -c "! grep -v 'discarded' '$work/bt.err' | grep -q ."
+
+# One stream at a time (its trace's metadata beside it): what babeltrace2
+# counts of it, what its packets say was discarded, and whether its seq
+# numbers and timestamps only go up. One line per stream:
+#   THREAD PID RECORDED DISCARDED ORDER_OK
+for stream in "$work"/a/vm/local/user-*/stream-*; do
+	one=$work/one
+	rm -rf "$one" && mkdir "$one"
+	ln -s "$(dirname "$stream")/metadata" "$one/metadata"
+	ln -s "$stream" "$one/stream"
+	pid=$(sed -n 's/.*hvtrace_pid = \([0-9]*\);.*/\1/p' "$one/metadata" | head -1)
+	babeltrace2 --clock-cycles "$one" 2> "$work/one.err" |
+		awk -v pid="$pid" -v err="$work/one.err" '
+		/stress:tick/ {
+			ts = substr($1, 2, length($1) - 2) + 0
+			match($0, /thread = [0-9]+/); th = substr($0, RSTART + 9, RLENGTH - 9)
+			match($0, /seq = [0-9]+/); seq = substr($0, RSTART + 6, RLENGTH - 6) + 0
+			if (n && (th != thread || seq <= last_seq || ts < last_ts))
+				ok = 0
+			thread = th; last_seq = seq; last_ts = ts; n++
+		}
+		BEGIN { ok = 1 }
+		END {
+			while ((getline line < err) > 0)
+				if (match(line, /discarded [0-9]+ events/))
+					lost += substr(line, RSTART + 10, RLENGTH - 17)
+			print thread, pid, n, lost + 0, ok
+		}'
+done > "$work/recorded"
+
+# The main thread's first event (thread 18446744073709551615) only checks
+# that tracing is on; the workers are what the test counts.
+grep -v '^18446744073709551615 ' "$work/recorded" | sort -n > "$work/workers"
+threads=$(wc -l < "$work/emitted")
+check "one stream per thread ($(wc -l < "$work/workers") for $threads threads)" \
+	test "$(wc -l < "$work/workers")" -eq "$threads"
+check "every stream holds one thread's events, in order, clock not going back" \
+	awk '$5 != 1 { bad = 1 } END { exit bad }' "$work/workers"
+# recorded + discarded == emitted, and the thread's pid is its process's
+awk 'NR == FNR { emitted[$2] = $6; pid[$2] = $4; next }
+     { total = $3 + $4
+       if (!($1 in emitted) || total != emitted[$1] || $2 != pid[$1]) {
+		printf "thread %s (pid %s): %d recorded + %d discarded = %d, emitted %s\n",
+		       $1, $2, $3, $4, total, emitted[$1]; bad = 1 } }
+     END { exit bad }' "$work/emitted" "$work/workers" > "$work/mismatch"
+check "per thread, recorded + discarded == emitted ($events each)" test $? -eq 0
+cat "$work/mismatch"
+lost=$(awk '{ s += $4 } END { print s + 0 }' "$work/workers")
+recorded=$(awk '{ s += $3 } END { print s + 0 }' "$work/workers")
+echo "user stress: $recorded events recorded, $lost discarded, in $threads threads"
+check "the small buffers overflowed, so discarding was tested ($lost)" test "$lost" -gt 0
+check "and every thread kept some ($recorded in all)" \
+	awk '$3 == 0 { bad = 1 } END { exit bad }' "$work/workers"
+summary "user stress"
