@@ -100,4 +100,36 @@ echo "user stress: $recorded events recorded, $lost discarded, in $threads threa
 check "the small buffers overflowed, so discarding was tested ($lost)" test "$lost" -gt 0
 check "and every thread kept some ($recorded in all)" \
 	awk '$3 == 0 { bad = 1 } END { exit bad }' "$work/workers"
+
+# 2. The application is killed (SIGKILL) while it writes: what its threads
+# committed is in shared memory, and the agent still forwards it.
+start_bg rec2 "$hvtrace" record --listen "unix:$work/link2.sock" --no-host-trace --vm local \
+	-o "$work/b" --guest-timeout 30
+wait_for 10 test -S "$work/link2.sock" || fail "second collector listens"
+start_bg agent2 "$hvtrace" agent --connect "unix:$work/link2.sock" --socket "$work/agent2.sock"
+wait_for 10 test -S "$work/agent2.sock" || fail "second agent serves applications"
+start_bg app2 env HVTRACE_AGENT_SOCKET="$work/agent2.sock" HVTRACE_DEVICE="$work/clock-page" \
+	"$stress" -t 3 -n 2000000000 -m 97 > /dev/null
+check "the application's threads write packets" \
+	wait_for 20 bash -c "[ \$(cat $work/b/vm/local/user-*/stream-* 2>/dev/null | wc -c) -gt 100000 ]"
+kill -KILL "$app2"
+reap "$app2" 10
+check "the application died of SIGKILL" test $? -eq $((128 + 9))
+kill -TERM "$agent2"
+reap "$agent2" 10
+check "second agent exits cleanly" test $? -eq 0
+reap "$rec2" 20
+check "second collector exits cleanly" test $? -eq 0
+babeltrace2 --clock-cycles "$work/b/vm/local" > "$work/b.bt" 2> "$work/b.err"
+check "babeltrace2 reads the killed application's streams (status $?)" test $? -eq 0
+check "and reports nothing but discarded events" \
+	bash -c "! grep -v 'discarded' '$work/b.err' | grep -q ."
+# per thread: seq numbers only go up
+check "the killed threads' events read back in order ($(grep -c stress:tick "$work/b.bt") events)" \
+	awk '/stress:tick/ { match($0, /thread = [0-9]+/); th = substr($0, RSTART, RLENGTH)
+			     match($0, /seq = [0-9]+/); seq = substr($0, RSTART + 6, RLENGTH - 6) + 0
+			     if ((th in last) && seq <= last[th]) bad = 1
+			     last[th] = seq; n++ }
+	     END { exit bad || n == 0 }' "$work/b.bt"
+
 summary "user stress"
