@@ -129,8 +129,9 @@ void hvt_event_register(struct hvt_event *ev)
 	int fresh = 1;
 
 	pthread_mutex_lock(&hvt_lock);
+	/* a copy that holds the name's id: disabled copies of another layout do not */
 	for (e = events; e; e = e->next)
-		if (!strcmp(e->name, ev->name)) {
+		if (e->id != UINT32_MAX && !strcmp(e->name, ev->name)) {
 			fresh = 0;
 			break;
 		}

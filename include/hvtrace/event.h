@@ -18,7 +18,7 @@
  * place into the ring buffer) and the field table of the registry record
  * (hvtrace/registry.h) that describes it, so the layout and its description
  * cannot disagree. The kernel (guest-kmod/hvtrace_event.h) and the user
- * library (hvtrace/tracepoint.h) add their probe and registration around it.
+ * library (hvtrace/hvtrace.h) add their probe and registration around it.
  */
 #ifndef HVTRACE_EVENT_H
 #define HVTRACE_EVENT_H

@@ -97,6 +97,8 @@ void *hvt_event_reserve(struct hvt_event *event, unsigned int size, struct hvt_w
 void hvt_event_commit(struct hvt_write *w);
 
 #define HVT_TRACEPOINT_EVENT(_prov, _name, _proto, _args, _fields, _assign, _print) \
+	HVT_STATIC_ASSERT(sizeof(#_prov ":" #_name) <= HVT_NAME_MAX,		\
+			  "event name " #_prov ":" #_name " is longer than HVT_NAME_MAX - 1"); \
 	HVT_EVENT_RECORD(hvt_rec_##_prov##_##_name, _fields);			\
 	HVT_EVENT_FIELD_TABLE(hvt_fields_##_prov##_##_name, _fields);		\
 	static struct hvt_event hvt_event_##_prov##_##_name = {			\

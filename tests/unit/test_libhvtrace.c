@@ -206,6 +206,27 @@ static int scenario_unregister(void)
 	return 0;
 }
 
+/*
+ * Copies of one name defined with layouts A, B, A (three translation
+ * units): B stays disabled, and the second A shares the first A's id
+ * rather than being compared with B.
+ */
+static int scenario_layouts(void)
+{
+	struct lib_event *a1 = lib_event("lib:l"), *b = lib_event("lib:l"), *a2 = lib_event("lib:l");
+
+	if (!a1 || !b || !a2)
+		CHILD_FAIL("mmap");
+	strcpy(b->fmt, "v=%#lx");		/* another layout */
+	hvt_event_register(&a1->ev);
+	hvt_event_register(&b->ev);
+	hvt_event_register(&a2->ev);
+	if (a1->ev.id == UINT32_MAX || b->ev.id != UINT32_MAX || a2->ev.id != a1->ev.id)
+		CHILD_FAIL("ids %u, %u, %u: want A's id, none, A's id", a1->ev.id, b->ev.id,
+			   a2->ev.id);
+	return 0;
+}
+
 /* A library with an event, loaded and unloaded three times (test_dlclose builds it). */
 static int scenario_dlopen(void)
 {
@@ -257,6 +278,8 @@ static int run_scenario(const char *name)
 		return scenario_trace();
 	if (!strcmp(name, "unregister"))
 		return scenario_unregister();
+	if (!strcmp(name, "layouts"))
+		return scenario_layouts();
 	if (!strcmp(name, "dlopen"))
 		return scenario_dlopen();
 	return 2;
@@ -368,6 +391,12 @@ static void test_unregister(void **state)
 {
 	(void)state;
 	assert_int_equal(wait_exit(spawn("unregister", "/nonexistent", "/nonexistent")), 0);
+}
+
+static void test_same_name_other_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(wait_exit(spawn("layouts", "/nonexistent", "/nonexistent")), 0);
 }
 
 static const char plugin_src[] =
@@ -741,6 +770,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_trace_to_agent),
 		cmocka_unit_test(test_refused_thread),
 		cmocka_unit_test(test_unregister),
+		cmocka_unit_test(test_same_name_other_layout),
 		cmocka_unit_test(test_dlclose),
 	};
 
