@@ -39,7 +39,7 @@ HOST_PKGS := libtracefs libtraceevent libtracecmd jansson libvirt libvirt-qemu l
 HOST_LIBS := $(shell pkg-config --libs $(HOST_PKGS) 2>/dev/null)
 HOST_CFLAGS := $(shell pkg-config --cflags $(HOST_PKGS) 2>/dev/null)
 
-LIBHVTRACE_VERSION := 1.0.0
+LIBHVTRACE_VERSION := 1.1.0
 LIBHVTRACE_SONAME := libhvtrace.so.1
 
 COMMON_SRC := $(wildcard lib/*.c)
@@ -251,6 +251,7 @@ unit:
 	scripts/run-unit-tests $(PLAIN_BUILD)
 	$(MAKE) SANITIZE=1 BUILD=$(SAN_BUILD) tests
 	scripts/run-unit-tests $(SAN_BUILD)
+	tests/man_pages.sh
 
 # A make of its own after deps: pkg-config's flags are read when make starts.
 demo: deps
@@ -275,6 +276,10 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBHVTRACE_VERSION)|' \
 		vdso/hvtrace.pc.in > $(BUILD)/hvtrace.pc
 	install -m 644 $(BUILD)/hvtrace.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	# the .so pages stay files: man follows them
+	install -d $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 clean:
 	rm -rf build build-san build-fuzz $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
