@@ -37,8 +37,11 @@ void hvt_debug_msg(const char *fmt, ...)
 	static int debug = -1;
 	va_list ap;
 
-	if (debug < 0)
-		debug = getenv("HVTRACE_DEBUG") != NULL;
+	if (debug < 0) {
+		const char *v = getenv("HVTRACE_DEBUG");
+
+		debug = v && *v && strcmp(v, "0");	/* unset, empty and 0 are off */
+	}
 	if (!debug)
 		return;
 	fputs("libhvtrace: ", stderr);
