@@ -3,14 +3,17 @@
  * clock.c - the trace clock in user space, read through the module's page.
  *
  * With the page mapped, the clock is the raw TSC: RDTSC for hvt_clock_read()
- * (the cheapest read of the counter the kernel module stamps with) and RDTSCP
- * in the event write path, which also yields the CPU from TSC_AUX. The choice
- * of domain is made once, at the first use, for the life of the process.
+ * (the cheapest read of the counter the kernel module stamps with); in the
+ * event write path RDTSC with the CPU from rseq (hvt_clock_read_event()), or
+ * RDTSCP, which yields the CPU from TSC_AUX, where glibc has no rseq. The
+ * choice of domain is made once, at the first use, for the life of the
+ * process.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -25,6 +28,7 @@ static const struct hvt_clock_page *page;
 static enum hvt_clock_source source;
 static uint64_t freq_hz;
 int hvt_clock_rdtscp;
+int hvt_clock_rseq;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 /* HVTRACE_DEVICE names another path: a bind-mounted device, or a test's page. */
@@ -47,6 +51,21 @@ static const struct hvt_clock_page *map_page(void)
 	return p;
 }
 
+/*
+ * Whether glibc registered rseq, so that every thread it creates has a
+ * cpu_id the kernel keeps current (not with GLIBC_TUNABLES=glibc.pthread.rseq=0
+ * or a kernel without rseq).
+ */
+static int rseq_registered(void)
+{
+	const volatile struct rseq *rs;
+
+	if (__rseq_size < offsetof(struct rseq, cpu_id) + sizeof(rs->cpu_id))
+		return 0;
+	rs = (const volatile struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+	return (int32_t)rs->cpu_id >= 0;
+}
+
 static void setup(void)
 {
 	int have_rdtscp = hvt_tsc_have_rdtscp();
@@ -54,6 +73,7 @@ static void setup(void)
 	page = map_page();
 	source = page ? HVT_CLOCK_GUEST_TSC : HVT_CLOCK_MONOTONIC_RAW;
 	hvt_clock_rdtscp = page && have_rdtscp;
+	hvt_clock_rseq = page && rseq_registered();
 	/* Published last: a reader that sees freq_hz sees page and source. */
 	hvt_store_release(&freq_hz, page ? page->tsc_khz * 1000 : 1000000000u);
 }

@@ -235,7 +235,7 @@ void *hvt_event_reserve(struct hvt_event *ev, unsigned int size, struct hvt_writ
 	}
 	tb->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w->ts = hvt_clock_read_cpu(&cpu);
+	w->ts = hvt_clock_read_event(&cpu);
 	p = hvt_rb_reserve(&tb->rb, ev->id, w->ts, cpu, tb->tid, size, &end);
 	if (hvt_unlikely(!p)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
