@@ -127,6 +127,11 @@ tests: $(TESTS)
 # Benchmarks: tests/bench/bench_X.c -> $(BUILD)/bench/bench_X, run by `make bench`.
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+# bench_tracepoint's LTTng-UST reference: tests/bench/lttng_ref.sh runs it in a
+# session of a session daemon of its own; bench_tracepoint reads the result.
+LTTNG_REF := $(BUILD)/bench/lttng_ref
+LTTNG_REF_OUT := $(BUILD)/bench/lttng_ref.out
+LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng-ust -ldl)
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
@@ -136,9 +141,21 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -lm
 
-bench: deps
-	$(MAKE) $(BENCHES)
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+$(LTTNG_REF): $(BUILD)/obj/tests/bench/lttng_ref.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LTTNG_UST_LIBS)
+
+# After deps: two apt-gets at once (make -j) would contend for dpkg's lock.
+bench-deps: deps
+	scripts/install-bench-deps
+
+bench: bench-deps
+	$(MAKE) $(BENCHES) $(LTTNG_REF)
+	rm -f $(LTTNG_REF_OUT)
+	tests/bench/lttng_ref.sh $(LTTNG_REF) $(LTTNG_REF_OUT)
+	@for b in $(BENCHES); do echo "== $$b"; HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $$b || exit 1; done
+
+.PHONY: bench-deps
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_X.c -> $(FUZZ_BUILD)/fuzz_X, each
 # with the sources it fuzzes and its seed generator tests/fuzz/X_seeds.c.

@@ -16,6 +16,11 @@
  * protocol (docs/format.md, section 6) and releases every closed packet
  * about once a millisecond; the 64 MiB buffer takes tens of milliseconds to
  * fill, so a briefly descheduled agent costs no events.
+ *
+ * The table has the issue's targets in its last column. LTTng-UST's cost for
+ * the same event comes from tests/bench/lttng_ref.sh, which `make bench`
+ * runs just before and whose result file HVT_BENCH_LTTNG names; without it
+ * that row says "not measured".
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -23,6 +28,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -244,46 +250,256 @@ void hvt_event_commit(struct hvt_write *w)
 	p_commit(w);
 }
 
-int main(void)
+/* Events the library discarded so far, over every thread's buffer. */
+static uint64_t discarded(void)
 {
-	double rdtsc_ns, rdtscp_ns, gettime_ns, ns;
-	uint64_t lost = 0, produced = 0;
-	unsigned int i;
-	char cmd[64];
+	unsigned int i, n = __atomic_load_n(&nr_streams, __ATOMIC_ACQUIRE);
+	uint64_t lost = 0;
 
-	BENCH_NS_PER_OP(rdtsc_ns, N, bench_sink += __rdtsc());
-	BENCH_NS_PER_OP(rdtscp_ns, N, {
+	for (i = 0; i < n; i++)
+		lost += hvt_load_acquire(&streams[i].prod->lost);
+	return lost;
+}
+
+/* ---- two threads on two CPUs ---- */
+
+struct emitter {
+	pthread_t thread;
+	double start[BENCH_ROUNDS], end[BENCH_ROUNDS];
+};
+
+static pthread_barrier_t round_start, round_end;
+
+/*
+ * Each thread times its own rounds: the main thread may wait for a CPU
+ * while both are busy, so its clock would start late.
+ */
+static void *emit(void *arg)
+{
+	struct emitter *e = arg;
+	int r;
+
+	hvt_tracepoint(bench, three, 0, 0, 0);	/* creates this thread's buffer, untimed */
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		pthread_barrier_wait(&round_start);
+		e->start[r] = bench_now();
+		for (uint64_t i = 0; i < N; i++)
+			hvt_tracepoint(bench, three, i, 2 * i, 3 * i);
+		e->end[r] = bench_now();
+		pthread_barrier_wait(&round_end);
+	}
+	return NULL;
+}
+
+static void start_emitter(struct emitter *e, int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_attr_init(&attr) || pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
+	    pthread_create(&e->thread, &attr, emit, e))
+		die("cannot start a thread on its CPU");
+	pthread_attr_destroy(&attr);
+}
+
+/* Events per second of @nr threads, thread k on CPU k: the best round's first start to last end. */
+static double throughput(int nr)
+{
+	struct emitter e[2];
+	double best = 1e300;
+	int k, r;
+
+	pthread_barrier_init(&round_start, NULL, (unsigned int)nr + 1);
+	pthread_barrier_init(&round_end, NULL, (unsigned int)nr + 1);
+	for (k = 0; k < nr; k++)
+		start_emitter(&e[k], k);
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		pthread_barrier_wait(&round_start);
+		pthread_barrier_wait(&round_end);
+	}
+	for (k = 0; k < nr; k++)
+		pthread_join(e[k].thread, NULL);
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		double t0 = e[0].start[r], t1 = e[0].end[r];
+
+		for (k = 1; k < nr; k++) {
+			t0 = e[k].start[r] < t0 ? e[k].start[r] : t0;
+			t1 = e[k].end[r] > t1 ? e[k].end[r] : t1;
+		}
+		best = t1 - t0 < best ? t1 - t0 : best;
+	}
+	pthread_barrier_destroy(&round_start);
+	pthread_barrier_destroy(&round_end);
+	return (double)nr * (double)N / best * 1e9;
+}
+
+static int have_two_cpus(void)
+{
+	cpu_set_t set;
+
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_ISSET(0, &set) && CPU_ISSET(1, &set);
+}
+
+/* ---- the LTTng-UST reference, measured by tests/bench/lttng_ref.sh ---- */
+
+struct lttng_ref {
+	double enabled_ns, disabled_ns;
+	unsigned long long emitted, recorded, discarded;
+	char version[32];
+};
+
+/* 1 if HVT_BENCH_LTTNG names a complete result of this run. */
+static int read_lttng(struct lttng_ref *r)
+{
+	const char *path = getenv("HVT_BENCH_LTTNG");
+	char line[128];
+	int keys = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		keys += sscanf(line, "enabled_ns=%lf", &r->enabled_ns) +
+			sscanf(line, "disabled_ns=%lf", &r->disabled_ns) +
+			sscanf(line, "emitted=%llu", &r->emitted) +
+			sscanf(line, "recorded=%llu", &r->recorded) +
+			sscanf(line, "discarded=%llu", &r->discarded) +
+			sscanf(line, "version=%31s", r->version);
+	fclose(f);
+	return keys == 6;
+}
+
+/* ---- the table ---- */
+
+/*
+ * bench_row()'s shape with the issue's target, if the row has one, and
+ * whether this run met it.
+ */
+static void header(const char *title)
+{
+	printf("\n%s\n%-40s %10s  %-30s %9s %6s  %s\n", title, "operation", "hvtrace ns",
+	       "reference", "ref ns", "ratio", "target");
+}
+
+static void row(const char *op, double ns, const char *ref, double ref_ns, const char *target,
+		int met)
+{
+	printf("%-40s %10.2f  %-30s %9.2f %6.2f  %s%s\n", op, ns, ref, ref_ns, ns / ref_ns,
+	       target ? target : "", target ? (met ? ": met" : ": NOT met") : "");
+}
+
+struct refs {
+	double rdtsc_ns, rdtscp_ns, gettime_ns;
+};
+
+static void measure_refs(struct refs *r)
+{
+	BENCH_NS_PER_OP(r->rdtsc_ns, N, bench_sink += __rdtsc());
+	BENCH_NS_PER_OP(r->rdtscp_ns, N, {
 		unsigned int aux;
 
 		bench_sink += __rdtscp(&aux) + aux;
 	});
-	BENCH_NS_PER_OP(gettime_ns, N / 4, {
+	BENCH_NS_PER_OP(r->gettime_ns, N / 4, {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		bench_sink += (uint64_t)ts.tv_nsec;
 	});
+}
+
+static void clock_rows(const struct refs *r)
+{
+	double ns;
+
+	BENCH_NS_PER_OP(ns, N, bench_sink += p_clock_read());
+	row("hvt_clock_read()", ns, "rdtsc", r->rdtsc_ns, NULL, 0);
+	row("hvt_clock_read()", ns, "clock_gettime(MONOTONIC)", r->gettime_ns,
+	    "ratio <= 0.7", ns <= 0.7 * r->gettime_ns);
+}
+
+static void tracepoint_rows(const struct refs *r, const struct lttng_ref *lt, int have_lt)
+{
+	const char *on = "tracepoint, enabled, 3 x u64";
+	char label[64];
+	double ns;
+
+	snprintf(label, sizeof(label), "LTTng-UST %s, recording", have_lt ? lt->version : "");
+	BENCH_NS_PER_OP(ns, N, hvt_tracepoint(bench, off, i_));
+	row("tracepoint, disabled", ns, "rdtsc", r->rdtsc_ns, "< 1 ns", ns < 1.0);
+	if (have_lt)
+		row("tracepoint, disabled", ns, "LTTng-UST, disabled", lt->disabled_ns, NULL, 0);
+
+	BENCH_NS_PER_OP(ns, N, hvt_tracepoint(bench, three, i_, 2 * i_, 3 * i_));
+	row(on, ns, "rdtsc", r->rdtsc_ns, NULL, 0);
+	row(on, ns, "rdtscp", r->rdtscp_ns, NULL, 0);
+	row(on, ns, "clock_gettime(MONOTONIC)", r->gettime_ns, NULL, 0);
+	if (have_lt)
+		row(on, ns, label, lt->enabled_ns, "ratio <= 0.2", ns <= 0.2 * lt->enabled_ns);
+	else
+		printf("%-40s %10.2f  LTTng-UST: not measured (HVT_BENCH_LTTNG; make bench)  "
+		       "ratio <= 0.2: NOT measured\n", on, ns);
+}
+
+static void scaling_row(void)
+{
+	uint64_t lost = discarded();
+	double one, two;
+	char target[64];
+
+	if (!have_two_cpus()) {
+		printf("2 threads on CPUs 0 and 1: skipped, this process may not run on both\n");
+		return;
+	}
+	one = throughput(1);
+	two = throughput(2);
+	lost = discarded() - lost;
+	snprintf(target, sizeof(target), "events/s %.2f x >= 1.8", two / one);
+	row("enabled 3 x u64, 2 threads (CPU 0, 1)", 1e9 / two, "1 thread (CPU 0), ns/event",
+	    1e9 / one, target, two >= 1.8 * one);
+	printf("  %.1f M events/s with 2 threads, %.1f M with 1; %llu events discarded meanwhile%s\n",
+	       two / 1e6, one / 1e6, (unsigned long long)lost,
+	       lost ? " (the agent fell behind: the row includes the discard path)" : "");
+}
+
+static void lttng_line(const struct lttng_ref *lt, int have_lt)
+{
+	if (!have_lt)
+		return;
+	printf("LTTng-UST: %llu events emitted, %llu recorded in the trace, %llu discarded%s\n",
+	       lt->emitted, lt->recorded, lt->discarded,
+	       lt->discarded ? " (its row includes the cheaper discard path)" : "");
+}
+
+int main(void)
+{
+	struct lttng_ref lt = { 0 };
+	int have_lt = read_lttng(&lt);
+	uint64_t produced = 0, lost;
+	struct refs r;
+	unsigned int i;
+	char cmd[64];
+
+	measure_refs(&r);
 	if (!hvt_event_bench_three.enabled)
 		die("events are not enabled: the library did not reach the agent");
 	hvt_event_bench_off.enabled = 0;
 
-	bench_header("libhvtrace (shared): user tracepoints, RDTSCP clock");
-	BENCH_NS_PER_OP(ns, N, bench_sink += p_clock_read());
-	bench_row("hvt_clock_read()", ns, "rdtsc", rdtsc_ns);
-	BENCH_NS_PER_OP(ns, N, hvt_tracepoint(bench, off, i_));
-	bench_row("tracepoint, disabled", ns, "rdtsc", rdtsc_ns);
-	BENCH_NS_PER_OP(ns, N, hvt_tracepoint(bench, three, i_, 2 * i_, 3 * i_));
-	bench_row("tracepoint, enabled, 3 x u64", ns, "rdtscp", rdtscp_ns);
-	bench_row("tracepoint, enabled, 3 x u64", ns, "clock_gettime(MONOTONIC)", gettime_ns);
+	header("libhvtrace (shared): user tracepoints, TSC clock (RDTSC + rseq CPU)");
+	clock_rows(&r);
+	tracepoint_rows(&r, &lt, have_lt);
+	scaling_row();
 
 	__atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(agent_thread, NULL);
-	for (i = 0; i < nr_streams; i++) {
-		lost += hvt_load_acquire(&streams[i].prod->lost);
+	lost = discarded();
+	for (i = 0; i < nr_streams; i++)
 		produced += hvt_load_acquire(&streams[i].prod->produced);
-	}
-	printf("%llu packets closed, %llu events discarded%s\n", (unsigned long long)produced,
-	       (unsigned long long)lost,
+	lttng_line(&lt, have_lt);
+	printf("hvtrace: %llu packets closed, %llu events discarded%s\n",
+	       (unsigned long long)produced, (unsigned long long)lost,
 	       lost ? " (the agent fell behind: the enabled rows include the discard path)" : "");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? 1 : 0;
