@@ -47,15 +47,25 @@ struct tally {
 
 enum verdict { FAIL, PASS, SKIP, INFO };
 
-static void vreport(struct tally *t, enum verdict v, const char *name, const char *fmt,
-		    va_list ap)
+/*
+ * One line of check's output. @fmt is NULL for a bare verdict; a PASS may
+ * still carry a detail after the name. INFO is a report, not a check:
+ * counted neither way.
+ */
+static void report(struct tally *t, enum verdict v, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void report(struct tally *t, enum verdict v, const char *name, const char *fmt, ...)
 {
 	static const char *const word[] = { "FAIL", "PASS", "SKIP", "INFO" };
+	va_list ap;
 
 	printf("%s %s", word[v], name);
 	if (fmt) {
 		fputs(": ", stdout);
+		va_start(ap, fmt);
 		vprintf(fmt, ap);
+		va_end(ap);
 	}
 	putchar('\n');
 	if (v == PASS)
@@ -64,44 +74,6 @@ static void vreport(struct tally *t, enum verdict v, const char *name, const cha
 		t->failed++;
 	else if (v == SKIP)
 		t->skipped++;
-}
-
-/* @fmt is NULL for a bare PASS; a PASS may still carry a detail after the name. */
-static void report(struct tally *t, bool ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void report(struct tally *t, bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(t, ok ? PASS : FAIL, name, fmt, ap);
-	va_end(ap);
-}
-
-static void skip(struct tally *t, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void skip(struct tally *t, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(t, SKIP, name, fmt, ap);
-	va_end(ap);
-}
-
-/* A report, not a check: counted neither way. */
-static void info(struct tally *t, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void info(struct tally *t, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(t, INFO, name, fmt, ap);
-	va_end(ap);
 }
 
 static void summary(const struct tally *t)
@@ -164,12 +136,12 @@ static void check_kvm_tsc(struct tally *t, const struct hvt_vm_state *st)
 	for (i = 0; i < st->kvm.nr_vcpus; i++)
 		disagreements += st->kvm.vcpus[i].disagreements;
 	if (!st->exact)
-		report(t, false, name, "not aligned with KVM's TSC parameters: %s", st->kvm_why);
+		report(t, FAIL, name, "not aligned with KVM's TSC parameters: %s", st->kvm_why);
 	else if (disagreements)
-		report(t, false, name, "%lu snapshot(s) or previous offsets disagree with the traced "
+		report(t, FAIL, name, "%lu snapshot(s) or previous offsets disagree with the traced "
 		       "changes (hvtrace tsc)", disagreements);
 	else
-		report(t, true, name, NULL);
+		report(t, PASS, name, NULL);
 }
 
 static void check_vms(struct tally *t, struct hvt_timeline *tl)
@@ -182,14 +154,14 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 
 		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
 		if (!st->loaded) {
-			report(t, false, name, "cannot be used (see the errors)");
+			report(t, FAIL, name, "cannot be used (see the errors)");
 			continue;
 		}
 		if (st->vm.warnings)
-			report(t, false, name, "%lu entr%s skipped (see the warnings)",
+			report(t, FAIL, name, "%lu entr%s skipped (see the warnings)",
 			       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
 		else
-			report(t, true, name, NULL);
+			report(t, PASS, name, NULL);
 		named(name, sizeof(name), "sync-causal", st->vm.name);
 		/*
 		 * An exactly aligned VM's exchanges were judged against KVM's
@@ -199,17 +171,17 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 		if (st->exact ? sync_tsv_sound(&st->vm, reason, sizeof(reason)) :
 		    hvt_check_sync(&st->vm, st->aligned ? &st->clock : NULL, reason,
 				   sizeof(reason)))
-			report(t, true, name, NULL);
+			report(t, PASS, name, NULL);
 		else
-			report(t, false, name, "%s", reason);
+			report(t, FAIL, name, "%s", reason);
 		if (st->kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
 			check_kvm_tsc(t, st);
 		for (j = 0; j < st->vm.nr_traces; j++) {
 			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
 			if (st->reg_warnings[j])
-				report(t, false, name, "fails validation (see the warnings)");
+				report(t, FAIL, name, "fails validation (see the warnings)");
 			else
-				report(t, true, name, NULL);
+				report(t, PASS, name, NULL);
 		}
 	}
 }
@@ -230,12 +202,12 @@ static void check_streams(struct tally *t, struct hvt_timeline *tl)
 		warnings = hvt_source_warnings(s);
 		named(name, sizeof(name), "stream-decodes", s->name);
 		if (!s->ftrace && !s->ctf)
-			report(t, false, name, "cannot be opened");
+			report(t, FAIL, name, "cannot be opened");
 		else if (warnings)
-			report(t, false, name, "%lu problem%s (see the warnings)", warnings,
+			report(t, FAIL, name, "%lu problem%s (see the warnings)", warnings,
 			       warnings == 1 ? "" : "s");
 		else
-			report(t, true, name, NULL);
+			report(t, PASS, name, NULL);
 	}
 }
 
@@ -271,11 +243,11 @@ static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
 	const uint64_t *e = tl->events;
 
 	if (r->backwards)
-		report(t, false, "timeline-ordered", "%" PRIu64 " events go back in time, the "
+		report(t, FAIL, "timeline-ordered", "%" PRIu64 " events go back in time, the "
 		       "first is event %" PRIu64, r->backwards, r->first_backwards);
 	else
-		report(t, true, "timeline-ordered", NULL);
-	report(t, r->events > 0, "layers-present", "host=%" PRIu64 " kernel=%" PRIu64
+		report(t, PASS, "timeline-ordered", NULL);
+	report(t, r->events > 0 ? PASS : FAIL, "layers-present", "host=%" PRIu64 " kernel=%" PRIu64
 	       " user=%" PRIu64 "%s", e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
 	       e[HVT_LAYER_USER], r->events ? "" : " (no events at all)");
 }
@@ -310,11 +282,11 @@ static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
 
 		named(name, sizeof(name), "error-bound", tl->archive.vms[i].name);
 		if (!n) {
-			info(t, name, "no guest event of this VM was merged");
+			report(t, INFO, name, "no guest event of this VM was merged");
 			continue;
 		}
 		bounds_text(tl, &b->hist, dist, sizeof(dist));
-		info(t, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
+		report(t, INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
 		     "guaranteed bound", n, tl->vms[i].exact ? "exact by KVM's TSC parameters" :
 		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
 	}
@@ -349,21 +321,21 @@ static void check_windows(struct tally *t, struct hvt_timeline *tl,
 		return;		/* no KVM VM: nothing to compare with */
 	named(name, sizeof(name), "vcpu-windows", ce->windows_vm ? ce->windows_vm->vm.name : "*");
 	if (ce->windows_why)
-		skip(t, name, "%s", ce->windows_why);
+		report(t, SKIP, name, "%s", ce->windows_why);
 	else if (w->failed)
-		report(t, false, name, "out of memory");
+		report(t, FAIL, name, "out of memory");
 	else if (!w->host_events)
-		skip(t, name, "the host layer has no kvm_entry or kvm_exit event");
+		report(t, SKIP, name, "the host layer has no kvm_entry or kvm_exit event");
 	else if (w->outside) {
 		miss_text(tl, &w->first, where, sizeof(where));
-		report(t, false, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
+		report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
 		       "kvm_entry -> kvm_exit window of their vCPU by more than their error "
 		       "bound; %s", w->outside, judged, where);
 	} else if (!judged)
-		skip(t, name, "no guest event could be judged (%" PRIu64 " fell where the host "
+		report(t, SKIP, name, "no guest event could be judged (%" PRIu64 " fell where the host "
 		     "did not record their vCPU)", w->unjudged);
 	else
-		report(t, true, name, "%" PRIu64 " guest events inside their vCPU's windows, %"
+		report(t, PASS, name, "%" PRIu64 " guest events inside their vCPU's windows, %"
 		       PRIu64 " not judged (no CPU, or where the host did not record their vCPU)",
 		       w->inside, w->unjudged);
 }
@@ -422,7 +394,7 @@ int hvt_cmd_check(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	if (hvt_timeline_open(&tl, archive, true)) {
-		report(&t, false, "manifest", "the archive cannot be read (see the errors)");
+		report(&t, FAIL, "manifest", "the archive cannot be read (see the errors)");
 		summary(&t);
 		return 1;
 	}
@@ -433,10 +405,10 @@ int hvt_cmd_check(int argc, char **argv)
 	}
 	run_merge(&tl, &ce, &r);
 	if (tl.archive.warnings)
-		report(&t, false, "manifest", "%lu entr%s or lines skipped (see the warnings)",
+		report(&t, FAIL, "manifest", "%lu entr%s or lines skipped (see the warnings)",
 		       tl.archive.warnings, tl.archive.warnings == 1 ? "y" : "ies");
 	else
-		report(&t, true, "manifest", NULL);
+		report(&t, PASS, "manifest", NULL);
 	check_vms(&t, &tl);
 	check_streams(&t, &tl);
 	check_timeline(&t, &tl, &r);
