@@ -14,12 +14,8 @@ work=$(mktemp -d /tmp/hvtrace-e2e-host-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 
 # 1. A whole recording.
-start_bg rec "$hvtrace" record --listen "unix:$work/link.sock" --no-host-trace --vm local \
-	-o "$work/a1" --guest-timeout 30
-wait_for 10 test -S "$work/link.sock" || fail "collector listens"
-start_bg agent "$hvtrace" agent --connect "unix:$work/link.sock" --socket "$work/agent.sock"
-wait_for 10 test -S "$work/agent.sock" || fail "agent serves applications"
-HVTRACE_AGENT_SOCKET=$work/agent.sock start_bg app "$hvdemo" 40 1000 > "$work/app.out"
+start_link "$work" a1
+HVTRACE_AGENT_SOCKET=$work/a1-agent.sock start_bg app "$hvdemo" 40 1000 > "$work/app.out"
 reap "$app" 60
 check "application ran" grep -q "40 rounds done" "$work/app.out"
 kill -TERM "$agent"
@@ -52,24 +48,20 @@ check "hvtrace check: streams decode, exchanges causal" \
 [ "$fails" = "FAIL layers-present" ] || cat "$work/a1.check"
 
 # 2. The collector dies mid-recording: the archive keeps what was written.
-start_bg rec2 "$hvtrace" record --listen "unix:$work/link2.sock" --no-host-trace --vm local \
-	-o "$work/a2" --guest-timeout 30
-check "second collector listens" wait_for 10 test -S "$work/link2.sock"
-start_bg agent2 "$hvtrace" agent --connect "unix:$work/link2.sock" --socket "$work/agent2.sock"
-check "second agent serves applications" wait_for 10 test -S "$work/agent2.sock"
-start_bg app2 env HVTRACE_AGENT_SOCKET="$work/agent2.sock" HVTRACE_SUBBUF_SIZE=4096 \
+start_link "$work" a2
+start_bg app2 env HVTRACE_AGENT_SOCKET="$work/a2-agent.sock" HVTRACE_SUBBUF_SIZE=4096 \
 	"$hvdemo" 100000 100
 check "20 KB of user streams written before the kill" \
 	wait_for 20 bash -c "[ \$(cat $work/a2/vm/local/user-*/stream-* 2>/dev/null | wc -c) -gt 20000 ]"
-kill -KILL "$rec2"
-reap "$rec2" 10
+kill -KILL "$rec"
+reap "$rec" 10
 check "the collector died of SIGKILL" test $? -eq $((128 + 9))
 check "archive says it was still recording" grep -q '"status": "recording"' "$work/a2/hvtrace.json"
 "$hvtrace" merge "$work/a2" > "$work/a2.txt" 2> "$work/a2.err"
 check "a killed recording still merges" test $? -eq 0
 n=$(babeltrace2 "$work/a2/vm/local" 2>/dev/null | grep -c "hvdemo:")
 check "and holds the events written before the kill ($n)" test "$n" -gt 100
-check "the agent notices the collector is gone" wait_for 10 has_exited "$agent2"
+check "the agent notices the collector is gone" wait_for 10 has_exited "$agent"
 kill -TERM "$app2" 2>/dev/null
 
 summary "host link"

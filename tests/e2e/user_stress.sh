@@ -17,15 +17,11 @@ work=$(mktemp -d /tmp/hvtrace-e2e-stress-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 events=40000
 
-start_bg rec "$hvtrace" record --listen "unix:$work/link.sock" --no-host-trace --vm local \
-	-o "$work/a" --guest-timeout 30
-wait_for 10 test -S "$work/link.sock" || fail "collector listens"
-start_bg agent "$hvtrace" agent --connect "unix:$work/link.sock" --socket "$work/agent.sock"
-wait_for 10 test -S "$work/agent.sock" || fail "agent serves applications"
+start_link "$work" a
 "$stress" -w "$work/clock-page"
 check "a clock page for the library" test -s "$work/clock-page"
 # threads: 2 x CPUs + 1 in the parent, 2 in the forked child
-start_bg app env HVTRACE_AGENT_SOCKET="$work/agent.sock" HVTRACE_DEVICE="$work/clock-page" \
+start_bg app env HVTRACE_AGENT_SOCKET="$work/a-agent.sock" HVTRACE_DEVICE="$work/clock-page" \
 	HVTRACE_SUBBUF_SIZE=4096 HVTRACE_NR_SUBBUFS=4 "$stress" -n "$events" -f 2 -m 97 \
 	> "$work/emitted"
 reap "$app" 120
@@ -103,22 +99,18 @@ check "and every thread kept some ($recorded in all)" \
 
 # 2. The application is killed (SIGKILL) while it writes: what its threads
 # committed is in shared memory, and the agent still forwards it.
-start_bg rec2 "$hvtrace" record --listen "unix:$work/link2.sock" --no-host-trace --vm local \
-	-o "$work/b" --guest-timeout 30
-wait_for 10 test -S "$work/link2.sock" || fail "second collector listens"
-start_bg agent2 "$hvtrace" agent --connect "unix:$work/link2.sock" --socket "$work/agent2.sock"
-wait_for 10 test -S "$work/agent2.sock" || fail "second agent serves applications"
-start_bg app2 env HVTRACE_AGENT_SOCKET="$work/agent2.sock" HVTRACE_DEVICE="$work/clock-page" \
+start_link "$work" b
+start_bg app2 env HVTRACE_AGENT_SOCKET="$work/b-agent.sock" HVTRACE_DEVICE="$work/clock-page" \
 	"$stress" -t 3 -n 2000000000 -m 97 > /dev/null
 check "the application's threads write packets" \
 	wait_for 20 bash -c "[ \$(cat $work/b/vm/local/user-*/stream-* 2>/dev/null | wc -c) -gt 100000 ]"
 kill -KILL "$app2"
 reap "$app2" 10
 check "the application died of SIGKILL" test $? -eq $((128 + 9))
-kill -TERM "$agent2"
-reap "$agent2" 10
+kill -TERM "$agent"
+reap "$agent" 10
 check "second agent exits cleanly" test $? -eq 0
-reap "$rec2" 20
+reap "$rec" 20
 check "second collector exits cleanly" test $? -eq 0
 babeltrace2 --clock-cycles "$work/b/vm/local" > "$work/b.bt" 2> "$work/b.err"
 check "babeltrace2 reads the killed application's streams (status $?)" test $? -eq 0

@@ -22,19 +22,7 @@ fi
 work=$(mktemp -d /tmp/hvtrace-e2e-windows-XXXXXX)
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-start_bg vmm "$vmm_bin" run "$ROUNDS" "$work/rounds.tsv" "$work/go" > "$work/vmm.out" \
-	2> "$work/vmm.err"
-if ! wait_for 10 grep -q ready "$work/vmm.out"; then
-	reap "$vmm" 5
-	status=$?
-	if [ "$status" -eq 77 ]; then
-		echo "vcpu windows: skipped: $(cat "$work/vmm.err")"
-		exit 0
-	fi
-	fail "the VMM starts (status $status: $(cat "$work/vmm.err"))"
-	summary "vcpu windows"
-	exit 1
-fi
+start_vmm "vcpu windows" vmm "$work/vmm.out" "$vmm_bin" run "$ROUNDS" "$work/rounds.tsv" "$work/go"
 pass "the VMM runs guest code"
 
 start_bg rec "$hvtrace" record --qemu-pid "$vmm" --vm kvmrun -o "$work/a" \
