@@ -37,13 +37,13 @@
 #include <unistd.h>
 #include <x86intrin.h>
 #include <hvtrace/app_proto.h>
-#include <hvtrace/clock_page.h>
 #include <hvtrace/hvtrace.h>
 #include <hvtrace/ringbuf.h>
 #include <hvtrace/wire.h>
 
 #include "lib/fdpass.h"
 #include "tests/bench/bench.h"
+#include "tests/common/clock_page_file.h"
 
 #define N 2000000ull
 #define MAX_STREAMS 8
@@ -171,20 +171,6 @@ static void *agent(void *arg)
 	return NULL;
 }
 
-/* A clock page as the module publishes it, so the library reads the TSC. */
-static void write_clock_page(const char *path)
-{
-	static struct hvt_clock_page page;
-	FILE *f = fopen(path, "w");
-
-	page.magic = HVT_CLOCK_PAGE_MAGIC;
-	page.version = HVT_CLOCK_PAGE_VERSION;
-	page.tsc_khz = 2000000;
-	if (!f || fwrite(&page, sizeof(page), 1, f) != 1 ||
-	    fseek(f, HVT_CLOCK_PAGE_SIZE - 1, SEEK_SET) || fputc(0, f) == EOF || fclose(f))
-		die("cannot write a clock page");
-}
-
 /* Runs once, from the first event's constructor: agent first, then the library. */
 static void load(void)
 {
@@ -198,7 +184,8 @@ static void load(void)
 	if (!mkdtemp(dir))
 		die("cannot create a temporary directory");
 	snprintf(page, sizeof(page), "%s/page", dir);
-	write_clock_page(page);
+	if (hvt_test_write_clock_page(page, 2000000))
+		die("cannot write a clock page");
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/agent.sock", dir);
 	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||

@@ -34,8 +34,9 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <hvtrace/clock_page.h>
 #include <hvtrace/hvtrace.h>
+
+#include "tests/common/clock_page_file.h"
 
 HVT_TRACEPOINT_EVENT(stress, tick,
 	HVT_PROTO(uint64_t thread, uint64_t seq, uint64_t clock),
@@ -124,23 +125,6 @@ static void finish(struct worker *workers, unsigned int n)
 	fflush(stdout);
 }
 
-static int write_clock_page(const char *path)
-{
-	static struct hvt_clock_page page;
-	FILE *f = fopen(path, "w");
-
-	page.magic = HVT_CLOCK_PAGE_MAGIC;
-	page.version = HVT_CLOCK_PAGE_VERSION;
-	page.header_size = HVT_CLOCK_PAGE_HEADER_SIZE;
-	page.tsc_khz = 1000000;
-	if (!f || fwrite(&page, sizeof(page), 1, f) != 1 ||
-	    fseek(f, HVT_CLOCK_PAGE_SIZE - 1, SEEK_SET) || fputc(0, f) == EOF || fclose(f)) {
-		perror(path);
-		return 1;
-	}
-	return 0;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: hvtrace-ust-stress [-t THREADS] [-n EVENTS] "
@@ -166,7 +150,11 @@ int main(int argc, char **argv)
 		case 'n': nr_events = strtoull(optarg, NULL, 0); break;
 		case 'f': child_threads = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'm': migrate_every = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'w': return write_clock_page(optarg);
+		case 'w':
+			if (!hvt_test_write_clock_page(optarg, 1000000))
+				return 0;
+			perror(optarg);
+			return 1;
 		default: return usage();
 		}
 	}
