@@ -70,6 +70,31 @@ out:
 	return ret;
 }
 
+/* <vsock model='virtio'><cid address='N'/></vsock>: the guest's CID, or 0. */
+static unsigned int find_vsock_cid(const char *xml)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
+	xmlXPathObjectPtr found = ctx ? xmlXPathEvalExpression(
+		(const xmlChar *)"/domain/devices/vsock/cid", ctx) : NULL;
+	xmlChar *addr = NULL;
+	unsigned int cid = 0;
+
+	if (found && found->nodesetval && found->nodesetval->nodeNr > 0)
+		addr = xmlGetProp(found->nodesetval->nodeTab[0], (const xmlChar *)"address");
+	if (addr)
+		cid = (unsigned int)strtoul((const char *)addr, NULL, 10);
+	xmlFree(addr);
+	if (found)
+		xmlXPathFreeObject(found);
+	if (ctx)
+		xmlXPathFreeContext(ctx);
+	if (doc)
+		xmlFreeDoc(doc);
+	return cid > 2 ? cid : 0;
+}
+
 /* The thread group of a vCPU thread: /proc/TID/status "Tgid:". */
 static pid_t tgid_of(json_int_t tid)
 {
@@ -119,27 +144,51 @@ static int find_qemu(virDomainPtr dom, const char *name, struct hvt_libvirt_vm *
 	return 0;
 }
 
-int hvt_libvirt_lookup(const char *uri, const char *name, struct hvt_libvirt_vm *vm,
-		       char *err, size_t errlen)
-{
+struct hvt_libvirt {
 	virConnectPtr conn;
-	virDomainPtr dom = NULL;
+	char uri[256];
+};
+
+struct hvt_libvirt *hvt_libvirt_open(const char *uri, char *err, size_t errlen)
+{
+	struct hvt_libvirt *lv = calloc(1, sizeof(*lv));
+
+	if (!lv) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	virSetErrorFunc(NULL, quiet);
+	snprintf(lv->uri, sizeof(lv->uri), "%s", uri ? uri : HVT_LIBVIRT_DEFAULT_URI);
+	lv->conn = virConnectOpen(lv->uri);
+	if (!lv->conn) {
+		snprintf(err, errlen, "cannot connect to libvirt at %s: %s (is libvirtd running? "
+			 "--connect URI names another)", lv->uri, last_error());
+		free(lv);
+		return NULL;
+	}
+	return lv;
+}
+
+void hvt_libvirt_close(struct hvt_libvirt *lv)
+{
+	if (!lv)
+		return;
+	virConnectClose(lv->conn);
+	free(lv);
+}
+
+int hvt_libvirt_lookup(struct hvt_libvirt *lv, const char *name, bool need_channel,
+		       struct hvt_libvirt_vm *vm, char *err, size_t errlen)
+{
+	virDomainPtr dom;
 	char *xml = NULL;
 	int ret = -1;
 
 	memset(vm, 0, sizeof(*vm));
-	virSetErrorFunc(NULL, quiet);
-	uri = uri ? uri : HVT_LIBVIRT_DEFAULT_URI;
-	conn = virConnectOpen(uri);
-	if (!conn) {
-		snprintf(err, errlen, "cannot connect to libvirt at %s: %s (is libvirtd running? "
-			 "--connect URI names another)", uri, last_error());
-		return -1;
-	}
-	dom = virDomainLookupByName(conn, name);
+	dom = virDomainLookupByName(lv->conn, name);
 	if (!dom) {
-		snprintf(err, errlen, "no domain %s at %s: %s", name, uri, last_error());
-		goto out;
+		snprintf(err, errlen, "no domain %s at %s: %s", name, lv->uri, last_error());
+		return -1;
 	}
 	if (virDomainIsActive(dom) != 1) {
 		snprintf(err, errlen, "domain %s is not running (virsh start %s)", name, name);
@@ -150,12 +199,56 @@ int hvt_libvirt_lookup(const char *uri, const char *name, struct hvt_libvirt_vm 
 		snprintf(err, errlen, "domain %s: no XML description: %s", name, last_error());
 		goto out;
 	}
-	ret = find_channel(xml, name, vm, err, errlen) || find_qemu(dom, name, vm, err, errlen) ?
-	      -1 : 0;
+	if (find_channel(xml, name, vm, err, errlen) && need_channel)
+		goto out;
+	vm->vsock_cid = find_vsock_cid(xml);
+	vm->id = virDomainGetID(dom);
+	ret = find_qemu(dom, name, vm, err, errlen);
 out:
 	free(xml);
-	if (dom)
-		virDomainFree(dom);
-	virConnectClose(conn);
+	virDomainFree(dom);
 	return ret;
+}
+
+int hvt_libvirt_running(struct hvt_libvirt *lv, struct hvt_libvirt_domain **doms, char *err,
+			size_t errlen)
+{
+	virDomainPtr *list = NULL;
+	int n = virConnectListAllDomains(lv->conn, &list, VIR_CONNECT_LIST_DOMAINS_ACTIVE), i;
+	bool oom = false;
+
+	*doms = NULL;
+	if (n < 0) {
+		snprintf(err, errlen, "libvirt at %s: cannot list domains: %s", lv->uri,
+			 last_error());
+		return -1;
+	}
+	*doms = calloc((size_t)n + 1, sizeof(**doms));
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(list[i]);
+
+		if (*doms) {
+			(*doms)[i].name = name ? strdup(name) : NULL;
+			(*doms)[i].id = virDomainGetID(list[i]);
+			oom |= !(*doms)[i].name;
+		}
+		virDomainFree(list[i]);
+	}
+	free(list);
+	if (!*doms || oom) {
+		hvt_libvirt_free_domains(*doms, n);
+		*doms = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return n;
+}
+
+void hvt_libvirt_free_domains(struct hvt_libvirt_domain *doms, int n)
+{
+	int i;
+
+	for (i = 0; doms && i < n; i++)
+		free(doms[i].name);
+	free(doms);
 }

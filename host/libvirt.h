@@ -19,16 +19,36 @@
 
 struct hvt_libvirt_vm {
 	pid_t qemu_pid;
-	char channel[108];		/* the socket's path (sun_path's size) */
+	char channel[108];		/* the socket's path (sun_path's size); "" if none */
 	bool qemu_listens;		/* <source mode='bind'>: QEMU is the server */
 	unsigned int vcpus;
+	unsigned int vsock_cid;		/* <vsock><cid address=N/>, 0 if none */
+	unsigned int id;		/* libvirt's id of this run of the domain */
 };
 
+struct hvt_libvirt_domain {
+	char *name;
+	unsigned int id;		/* new each time the domain starts */
+};
+
+struct hvt_libvirt;			/* a connection */
+
+/* Connects to @uri (NULL: the default); NULL with @err if it cannot. */
+struct hvt_libvirt *hvt_libvirt_open(const char *uri, char *err, size_t errlen);
+void hvt_libvirt_close(struct hvt_libvirt *lv);
 /*
- * Looks up the running domain @name through @uri (NULL: the default).
- * -1 with @err naming the problem and what to do about it.
+ * Looks up the running domain @name. Without an hvtrace channel, that is an
+ * error with @need_channel, else vm->channel is "". -1 with @err naming the
+ * problem and what to do about it.
  */
-int hvt_libvirt_lookup(const char *uri, const char *name, struct hvt_libvirt_vm *vm,
-		       char *err, size_t errlen);
+int hvt_libvirt_lookup(struct hvt_libvirt *lv, const char *name, bool need_channel,
+		       struct hvt_libvirt_vm *vm, char *err, size_t errlen);
+/*
+ * The running domains into *@doms (free with hvt_libvirt_free_domains());
+ * how many, or -1 with @err.
+ */
+int hvt_libvirt_running(struct hvt_libvirt *lv, struct hvt_libvirt_domain **doms, char *err,
+			size_t errlen);
+void hvt_libvirt_free_domains(struct hvt_libvirt_domain *doms, int n);
 
 #endif

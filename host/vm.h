@@ -31,6 +31,14 @@
 /* The guest's transform is refreshed this often while it traces. */
 #define HVT_PARAMS_REFRESH_S	10
 
+/* What one guest may use of the collector (hvtrace record's per-VM quotas). */
+struct hvt_vm_limits {
+	uint32_t sync_interval_ms;	/* period of clock exchanges */
+	uint64_t byte_quota;		/* packets and registry records stored */
+	uint32_t max_streams;		/* streams opened over the recording */
+	uint64_t rate;			/* bytes per second read from the link; 0: any */
+};
+
 enum hvt_vm_state {
 	HVT_VM_WAITING,		/* no link yet */
 	HVT_VM_HELLO,		/* linked, waiting for HELLO */
@@ -93,11 +101,15 @@ struct hvt_vm {
 	bool kvm_contradicted;		/* said once: the exchanges rule it out */
 	bool params_exact;		/* the last PARAMS sent carried it */
 	int64_t next_sync_ns;		/* CLOCK_MONOTONIC */
-	uint32_t sync_interval_ms;
+	struct hvt_vm_limits limits;
+	int64_t rate_credit;		/* bytes the link may still read now (limits.rate) */
+	int64_t rate_refilled_ns;	/* CLOCK_MONOTONIC of the last refill */
+	uint64_t throttled_ticks;	/* ticks the link was not read: over its rate */
 	/* data */
 	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
-	uint64_t bytes, byte_quota;	/* packets and registry records stored */
+	uint64_t bytes;			/* packets and registry records stored */
+	uint32_t nr_streams;		/* opened */
 	bool info_dirty;		/* info.json lags */
 	bool stop_requested;
 	bool no_link;			/* host layer only: ending is not a failure */
@@ -108,8 +120,9 @@ struct hvt_vm {
 
 /* vm_link.c */
 int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
-		const char *accel, uint32_t sync_interval_ms, uint64_t byte_quota,
-		char *err, size_t errlen);
+		const char *accel, const struct hvt_vm_limits *limits, char *err, size_t errlen);
+/* Whether the link may be read now: false while the guest is over its rate. */
+bool hvt_vm_wants_input(const struct hvt_vm *vm);
 void hvt_vm_attach(struct hvt_vm *vm, int fd);
 void hvt_vm_readable(struct hvt_vm *vm);
 void hvt_vm_tick(struct hvt_vm *vm);

@@ -36,8 +36,7 @@ static int64_t now_ns(void)
 }
 
 int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
-		const char *accel, uint32_t sync_interval_ms, uint64_t byte_quota,
-		char *err, size_t errlen)
+		const char *accel, const struct hvt_vm_limits *limits, char *err, size_t errlen)
 {
 	memset(vm, 0, sizeof(*vm));
 	if (!hvt_vm_name_ok(name)) {
@@ -51,8 +50,9 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 	vm->accel = accel;
 	vm->fd = -1;
 	vm->state = HVT_VM_WAITING;
-	vm->sync_interval_ms = sync_interval_ms;
-	vm->byte_quota = byte_quota;
+	vm->limits = *limits;
+	vm->rate_credit = (int64_t)limits->rate;	/* a second's worth to start */
+	vm->rate_refilled_ns = now_ns();
 	hvt_offset_fit_init(&vm->fit);
 	if (hvt_frame_reader_init(&vm->reader)) {
 		snprintf(err, errlen, "out of memory");
@@ -223,7 +223,7 @@ static void burst_done(struct hvt_vm *vm)
 		if (vm->state == HVT_VM_ENDED || send_frame(vm, HVT_W_START, NULL, 0))
 			return;
 		vm->state = HVT_VM_RUNNING;
-		vm->next_sync_ns = now_ns() + (int64_t)vm->sync_interval_ms * 1000000;
+		vm->next_sync_ns = now_ns() + (int64_t)vm->limits.sync_interval_ms * 1000000;
 		if (vm->stop_requested)
 			send_frame(vm, HVT_W_STOP, NULL, 0);
 	} else if (vm->state == HVT_VM_FINAL_SYNC) {
@@ -285,7 +285,7 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 
 static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 {
-	struct hvt_w_welcome w = { HVT_WIRE_VERSION, vm->sync_interval_ms };
+	struct hvt_w_welcome w = { HVT_WIRE_VERSION, vm->limits.sync_interval_ms };
 
 	memcpy(&vm->hello, f->payload, sizeof(vm->hello));
 	if (vm->hello.version != HVT_WIRE_VERSION) {
@@ -369,6 +369,32 @@ static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_
 	return -1;
 }
 
+bool hvt_vm_wants_input(const struct hvt_vm *vm)
+{
+	return vm->fd >= 0 && (!vm->limits.rate || vm->rate_credit > 0);
+}
+
+/*
+ * The rate quota is a token bucket of one second: credit grows at
+ * limits.rate bytes per second up to limits.rate, and every byte read takes
+ * one. A guest over its rate is not read until it is back in credit, so it
+ * fills its own buffers and counts what they drop; nothing it already sent
+ * is lost.
+ */
+static void rate_refill(struct hvt_vm *vm, int64_t now)
+{
+	int64_t rate = (int64_t)vm->limits.rate;
+
+	if (!rate)
+		return;
+	if (vm->rate_credit <= 0)
+		vm->throttled_ticks++;
+	vm->rate_credit += (int64_t)((__int128)rate * (now - vm->rate_refilled_ns) / 1000000000);
+	if (vm->rate_credit > rate)
+		vm->rate_credit = rate;
+	vm->rate_refilled_ns = now;
+}
+
 void hvt_vm_readable(struct hvt_vm *vm)
 {
 	struct hvt_frame f;
@@ -388,6 +414,8 @@ void hvt_vm_readable(struct hvt_vm *vm)
 			hvt_vm_end(vm, "link to the guest broken: %s", strerror(errno));
 		return;
 	}
+	if (vm->limits.rate)
+		vm->rate_credit -= n;
 	while (vm->state != HVT_VM_ENDED &&
 	       (r = hvt_frame_reader_next(&vm->reader, 1, &f, &why)) != 0) {
 		if (r < 0) {
@@ -411,6 +439,7 @@ void hvt_vm_tick(struct hvt_vm *vm)
 
 	if (vm->state == HVT_VM_ENDED)
 		return;
+	rate_refill(vm, now);
 	if (hvt_vm_flush(vm)) {
 		hvt_vm_end(vm, "%s", vm->why);
 		return;
@@ -421,14 +450,15 @@ void hvt_vm_tick(struct hvt_vm *vm)
 			   (unsigned long long)vm->sync_seq, HVT_SYNC_TIMEOUT_S);
 		return;
 	}
-	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding)
+	/* A throttled guest's reply would wait behind its data: no exchange then. */
+	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || !hvt_vm_wants_input(vm))
 		return;
 	/* A refresh: a narrower bound, the host clock line through the latest pair. */
 	if (!vm->resync && now >= vm->next_params_ns && fit_consistent(vm))
 		send_params(vm);
 	if (vm->state != HVT_VM_RUNNING || now < vm->next_sync_ns)
 		return;
-	vm->next_sync_ns = now + (int64_t)vm->sync_interval_ms * 1000000;
+	vm->next_sync_ns = now + (int64_t)vm->limits.sync_interval_ms * 1000000;
 	sync_send(vm);
 }
 

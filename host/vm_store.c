@@ -223,9 +223,9 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 		free(fresh);
 		return (int)n;
 	}
-	if (vm->bytes + (uint64_t)n > vm->byte_quota) {
+	if (vm->bytes + (uint64_t)n > vm->limits.byte_quota) {
 		free(fresh);
-		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
+		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->limits.byte_quota);
 	}
 	/* The file and the registry in memory hold the same records, or the link ends. */
 	if (hvt_write_all(t->registry_fd, fresh, (size_t)n)) {
@@ -259,6 +259,8 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 		return fail(vm, "stream %u opened twice", id);
 	if (!vm->traces[so->trace_id].open)
 		return fail(vm, "stream %u of unknown trace %u", id, so->trace_id);
+	if (vm->nr_streams >= vm->limits.max_streams)
+		return fail(vm, "stream quota of %u exceeded", vm->limits.max_streams);
 	t = &vm->traces[so->trace_id];
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -273,6 +275,7 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 	s->cpu = so->cpu;
 	s->tid = so->tid;
 	vm->streams[id] = s;
+	vm->nr_streams++;
 	vm->info_dirty = true;
 	return 0;
 }
@@ -288,8 +291,8 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	if (hvt_wire_packet_check(p, len, vm->traces[s->trace].uuid, s->cpu, s->tid, &hdr,
 				  why, sizeof(why)))
 		return fail(vm, "stream %u: %s", id, why);
-	if (vm->bytes + len > vm->byte_quota)
-		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->byte_quota);
+	if (vm->bytes + len > vm->limits.byte_quota)
+		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->limits.byte_quota);
 	/* What is stored must be described: the stream listed, its events declared. */
 	if ((vm->traces[s->trace].metadata_dirty || !s->listed) && hvt_vm_flush(vm))
 		return -1;

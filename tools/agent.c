@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +26,7 @@
 #include "lib/evloop.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/netaddr.h"
 #include "lib/tsc.h"
 #include "tools/agent.h"
 #include "tools/commands.h"
@@ -46,7 +46,8 @@ static void usage(FILE *out)
 "\n"
 "  --port PATH         virtio-serial port to the host (default: the port named\n"
 "                      " HVT_WIRE_PORT_NAME ", found in /sys/class/virtio-ports)\n"
-"  --connect unix:PATH connect to a collector's unix socket instead (tests)\n"
+"  --connect ADDR      connect to a collector's socket instead: unix:PATH,\n"
+"                      tcp:HOST:PORT, or vsock:2:PORT (the host, by vhost-vsock)\n"
 "  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
 "  -e, --event NAME    kernel event to record (repeatable; default sched_switch\n"
 "                      and the module's own: hvtrace_sync_begin, _end,\n"
@@ -145,24 +146,40 @@ static int find_virtio_port(char *path, size_t size)
 	return found;
 }
 
-static int connect_unix(const char *path)
+/*
+ * --connect: a collector's socket (unix, tcp, vsock), tried every 100 ms
+ * until it listens or @wait_s passed.
+ */
+static int connect_link(const char *spec, int wait_s)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
+	struct hvt_netaddr addr;
+	char err[300];
+	int waited_ms, fd;
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		errno = ENAMETOOLONG;
+	if (hvt_netaddr_parse(spec, false, &addr, err, sizeof(err))) {
+		hvt_err("--connect %s", err);
 		return -1;
 	}
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		close(fd);
-		return -1;
+	for (waited_ms = 0;; waited_ms += 100) {
+		fd = hvt_netaddr_connect(&addr);
+		if (fd >= 0) {
+			fcntl(fd, F_SETFL, O_NONBLOCK);
+			return fd;
+		}
+		if (errno != ENOENT && errno != ECONNREFUSED && errno != ETIMEDOUT &&
+		    errno != ECONNRESET && errno != EAGAIN) {
+			hvt_err("cannot connect to %s: %s", spec, strerror(errno));
+			return -1;
+		}
+		if (waited_ms == 2000)
+			hvt_info("waiting for the host collector on %s", spec);
+		if (waited_ms >= wait_s * 1000) {
+			hvt_err("no host collector on %s after %d s (%s); start 'hvtrace record "
+				"--listen %s' on the host", spec, wait_s, strerror(errno), spec);
+			return -1;
+		}
+		usleep(100000);
 	}
-	return fd;
 }
 
 /* A virtio port reports POLLHUP until the host side is connected. */
@@ -193,12 +210,6 @@ static int open_port(const char *spec, int wait_s)
 	char path[300];
 	int fd;
 
-	if (spec && !strncmp(spec, "unix:", 5)) {
-		fd = connect_unix(spec + 5);
-		if (fd < 0)
-			hvt_err("cannot connect to %s: %s", spec + 5, strerror(errno));
-		return fd;
-	}
 	if (spec)
 		snprintf(path, sizeof(path), "%s", spec);
 	else if (find_virtio_port(path, sizeof(path))) {
@@ -535,9 +546,14 @@ int hvt_cmd_agent(int argc, char **argv)
 		hvt_err("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (connect_to && strncmp(connect_to, "unix:", 5)) {
-		hvt_err("--connect takes unix:PATH");
-		return 2;
+	if (connect_to) {
+		struct hvt_netaddr addr;
+		char err[300];
+
+		if (hvt_netaddr_parse(connect_to, false, &addr, err, sizeof(err))) {
+			hvt_err("--connect %s", err);
+			return 2;
+		}
 	}
 	if (!hvt_rb_geometry_ok(a.subbuf_size, a.nr_subbufs)) {
 		hvt_err("buffer geometry %u x %u: sizes must be powers of two, "
@@ -560,7 +576,7 @@ int hvt_cmd_agent(int argc, char **argv)
 		hvt_err("out of memory");
 		return 1;
 	}
-	a.port = open_port(connect_to ? connect_to : port, (int)wait_s);
+	a.port = connect_to ? connect_link(connect_to, (int)wait_s) : open_port(port, (int)wait_s);
 	if (a.port < 0)
 		return 1;
 	ret = send_hello(&a) ? 1 : run(&a);

@@ -137,6 +137,8 @@ static void guest_sends(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* A small stream quota, so that inputs reach it. */
+	static const struct hvt_vm_limits limits = { 100, 1 << 20, 8, 0 };
 	static unsigned long count;
 	struct hvt_vm *vm;
 	struct hvt_frame_reader r;
@@ -147,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	vm = calloc(1, sizeof(*vm));
 	snprintf(name, sizeof(name), "f%lu", count++);
-	if (!vm || hvt_vm_init(vm, &archive, name, 0, "tcg", 100, 1 << 20, err, sizeof(err)) ||
+	if (!vm || hvt_vm_init(vm, &archive, name, 0, "tcg", &limits, err, sizeof(err)) ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) ||
 	    hvt_frame_reader_init(&r))
 		abort();

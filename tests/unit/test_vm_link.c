@@ -38,6 +38,8 @@ struct fake {
 	uint32_t packet_len;
 };
 
+static const struct hvt_vm_limits test_limits = { 100, 1 << 20, HVT_VM_MAX_STREAMS, 0 };
+
 static int setup(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
@@ -49,7 +51,7 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(path, sizeof(path), "%s/archive", f->dir);
 	assert_int_equal(hvt_archive_writer_create(&f->ar, path, err, sizeof(err)), 0);
-	assert_int_equal(hvt_vm_init(&f->vm, &f->ar, "guest0", 0, "tcg", 100, 1 << 20,
+	assert_int_equal(hvt_vm_init(&f->vm, &f->ar, "guest0", 0, "tcg", &test_limits,
 				     err, sizeof(err)), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 	hvt_vm_attach(&f->vm, sv[0]);
@@ -440,7 +442,7 @@ static void test_registry_quota(void **state)
 	before = file_size(f, "kernel/hvtrace/registry");
 	for (id = 1; id <= 8; id++)
 		len += make_record(frame + len, id, "more");
-	f->vm.byte_quota = f->vm.bytes + len - 1;
+	f->vm.limits.byte_quota = f->vm.bytes + len - 1;
 	guest_send(f, HVT_W_REGISTRY, 0, frame, len);
 	expect_ended(f, "quota");
 	assert_int_equal(file_size(f, "kernel/hvtrace/registry"), before);
@@ -519,7 +521,7 @@ static void test_quota(void **state)
 	int i;
 
 	after_one_packet(f);
-	f->vm.byte_quota = f->vm.bytes + 2 * (uint64_t)f->packet_len;
+	f->vm.limits.byte_quota = f->vm.bytes + 2 * (uint64_t)f->packet_len;
 	for (i = 0; i < 3 && f->vm.state == HVT_VM_RUNNING; i++)
 		guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
 	assert_int_equal(f->vm.state, HVT_VM_ENDED);

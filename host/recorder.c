@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * recorder.c - one recording: the host layer, every VM's target, a listener
+ * for guests that connect, libvirt domains that start later (--all), in one
+ * event loop with a 100 ms tick. The archive is consistent at every moment
+ * (docs/format.md, "Crash safety"); stopping only completes it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/recorder.h"
+#include "lib/evloop.h"
+#include "lib/log.h"
+#include "lib/names.h"
+
+#define TICK_MS			100
+#define STOP_GRACE_S		15
+#define LIBVIRT_POLL_TICKS	20	/* --all looks for new domains every 2 s */
+
+void hvt_record_opts_init(struct hvt_record_opts *o)
+{
+	*o = (struct hvt_record_opts){
+		.host_trace = true,
+		.guest_timeout_s = 120,
+		.limits = { .sync_interval_ms = 100, .byte_quota = 16ull << 30,
+			    .max_streams = HVT_VM_MAX_STREAMS, .rate = 0 },
+	};
+}
+
+static bool libvirt_mode(const struct hvt_record_opts *o)
+{
+	return !o->channel && !o->listen && !o->qemu_pid;
+}
+
+/* A name no target has yet: @base, else @base-2, -3, ... */
+static void unique_name(const struct hvt_recorder *r, const char *base, char *out, size_t size)
+{
+	unsigned int n, i;
+
+	for (n = 1;; n++) {
+		bool taken = false;
+
+		if (n == 1)
+			snprintf(out, size, "%s", base);
+		else
+			snprintf(out, size, "%.*s-%u", HVT_VM_NAME_MAX - 11, base, n);
+		for (i = 0; i < r->nr_targets && !taken; i++)
+			taken = !strcmp(r->targets[i]->vm.name, out);
+		if (!taken)
+			return;
+	}
+}
+
+static struct hvt_target *add_target(struct hvt_recorder *r, const struct hvt_target_config *c)
+{
+	struct hvt_target *t;
+	char err[512];
+
+	if (r->nr_targets == HVT_REC_MAX_TARGETS) {
+		hvt_err("VM %s: a recording holds at most %d VMs", c->name, HVT_REC_MAX_TARGETS);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		hvt_err("VM %s: out of memory", c->name);
+		return NULL;
+	}
+	if (hvt_target_open(t, &r->archive, c, err, sizeof(err))) {
+		hvt_err("%s", err);
+		hvt_target_free(t);
+		free(t);
+		return NULL;
+	}
+	r->targets[r->nr_targets++] = t;
+	return t;
+}
+
+/* Every thread the host layer follows: the QEMU threads of every VM. */
+static size_t all_tids(const struct hvt_recorder *r, pid_t *tids, size_t max)
+{
+	size_t n = 0, j;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_targets; i++)
+		for (j = 0; j < r->targets[i]->qemu.nr_tids && n < max; j++)
+			tids[n++] = r->targets[i]->qemu.tids[j];
+	return n;
+}
+
+static void write_manifest(struct hvt_recorder *r, const char *status)
+{
+	json_t *vms = json_array(), *ft = NULL;
+	static pid_t tids[HVT_REC_MAX_TARGETS * 8];
+	unsigned int i;
+
+	if (r->ftrace_on)
+		ft = hvt_ftrace_manifest(&r->ftrace, tids, all_tids(r, tids, sizeof(tids) /
+								   sizeof(tids[0])));
+	for (i = 0; i < r->nr_targets; i++)
+		json_array_append_new(vms, hvt_target_manifest_entry(r->targets[i]));
+	if (hvt_archive_writer_manifest(&r->archive, status, ft, vms))
+		hvt_err("cannot write %s/hvtrace.json: %s", r->archive.dir, strerror(errno));
+	json_decref(ft);
+	json_decref(vms);
+}
+
+/* A domain's VM name: its name where that is a valid path component. */
+static void domain_vm_name(const struct hvt_recorder *r, const char *domain, char *out,
+			   size_t size)
+{
+	char base[HVT_VM_NAME_MAX + 1];
+	size_t i;
+
+	snprintf(base, sizeof(base), "%s", domain);
+	for (i = 0; base[i]; i++)
+		if (!hvt_path_component_ok(base + i, 1))
+			base[i] = '_';
+	if (!hvt_vm_name_ok(base))
+		snprintf(base, sizeof(base), "domain");
+	unique_name(r, base, out, size);
+}
+
+/*
+ * A running libvirt domain becomes a target. Named with --vm it must have an
+ * hvtrace channel; found by --all, one without is recorded on the host side
+ * only.
+ */
+static struct hvt_target *add_domain(struct hvt_recorder *r, const char *domain, bool named)
+{
+	struct hvt_target_config c = { .domain = domain, .limits = r->o.limits };
+	struct hvt_libvirt_vm vm;
+	char name[HVT_VM_NAME_MAX + 1], link[128], err[512];
+	struct hvt_target *t;
+
+	if (hvt_libvirt_lookup(r->libvirt, domain, named, &vm, err, sizeof(err))) {
+		if (named)
+			hvt_err("%s", err);
+		else
+			hvt_warn("%s; not recorded", err);
+		return NULL;
+	}
+	domain_vm_name(r, domain, name, sizeof(name));
+	c.name = name;
+	c.qemu_pid = vm.qemu_pid;
+	c.vsock_cid = vm.vsock_cid;
+	snprintf(link, sizeof(link), "unix:%s", vm.channel);
+	if (!vm.channel[0])
+		c.no_link = true;
+	else if (vm.qemu_listens)	/* <source mode='bind'>: QEMU is the server */
+		c.channel = link;
+	else
+		c.listen = link;
+	t = add_target(r, &c);
+	if (!t)
+		return NULL;
+	t->libvirt_id = vm.id;
+	if (c.no_link)
+		hvt_info("domain %s: QEMU pid %d, %u vCPUs, no %s channel: host layer only",
+			 domain, (int)vm.qemu_pid, vm.vcpus, HVT_WIRE_PORT_NAME);
+	else
+		hvt_info("domain %s: QEMU pid %d, %u vCPUs, channel %s (%s)", domain,
+			 (int)vm.qemu_pid, vm.vcpus, vm.channel,
+			 vm.qemu_listens ? "QEMU listens" : "QEMU connects");
+	return t;
+}
+
+static int targets_from_libvirt(struct hvt_recorder *r)
+{
+	struct hvt_libvirt_domain *doms;
+	char err[512];
+	int i, n;
+
+	r->libvirt = hvt_libvirt_open(r->o.connect, err, sizeof(err));
+	if (!r->libvirt) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	for (i = 0; i < r->o.nr_names; i++)
+		if (!add_domain(r, r->o.names[i], true))
+			return -1;
+	if (!r->o.all)
+		return 0;
+	n = hvt_libvirt_running(r->libvirt, &doms, err, sizeof(err));
+	if (n < 0) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int j;
+		bool have = false;
+
+		for (j = 0; j < r->nr_targets; j++)
+			have |= !strcmp(r->targets[j]->domain, doms[i].name);
+		if (!have)
+			add_domain(r, doms[i].name, false);
+	}
+	hvt_libvirt_free_domains(doms, n);
+	if (!r->nr_targets)
+		hvt_info("no libvirt domain runs yet; waiting for domains to start (--all)");
+	return 0;
+}
+
+/* --channel, --listen, --qemu-pid: the VMs the options describe. */
+static int targets_from_options(struct hvt_recorder *r)
+{
+	struct hvt_target_config c = { .qemu_pid = r->o.qemu_pid, .channel = r->o.channel,
+				       .no_link = !r->o.channel && !r->o.listen,
+				       .limits = r->o.limits };
+	unsigned int i, n = r->o.listen ? r->o.guests : 1;
+	char name[HVT_VM_NAME_MAX + 1];
+
+	for (i = 0; i < n; i++) {
+		if ((int)i < r->o.nr_names)
+			snprintf(name, sizeof(name), "%s", r->o.names[i]);
+		else if (n == 1)
+			snprintf(name, sizeof(name), "vm");
+		else
+			snprintf(name, sizeof(name), "vm-%u", i + 1);
+		c.name = name;
+		if (!add_target(r, &c))
+			return -1;
+		c.qemu_pid = 0;	/* the QEMU of the first; the others come as they connect */
+	}
+	return 0;
+}
+
+static bool any_target(const struct hvt_recorder *r, bool (*what)(const struct hvt_target *))
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_targets; i++)
+		if (what(r->targets[i]))
+			return true;
+	return false;
+}
+
+static bool has_qemu(const struct hvt_target *t)
+{
+	return t->have_qemu;
+}
+
+static bool kvm_events_available(void)
+{
+	struct stat st;
+
+	return !stat("/sys/kernel/tracing/events/kvm", &st);
+}
+
+static int start_host_layer(struct hvt_recorder *r)
+{
+	static const char *sched[] = { "sched:sched_switch", "sched:sched_wakeup" };
+	static const char *kvm[] = { "kvm:kvm_entry", "kvm:kvm_exit", "kvm:kvm_hypercall",
+				     "kvm:kvm_write_tsc_offset", "kvm:kvm_pvclock_update" };
+	char *events[HVT_FTRACE_MAX_EVENTS], dir[4200], err[512];
+	static pid_t tids[HVT_REC_MAX_TARGETS * 8];
+	bool follow = any_target(r, has_qemu) || r->o.all;
+	size_t nr_tids = all_tids(r, tids, sizeof(tids) / sizeof(tids[0]));
+	int n = 0, i;
+
+	if (follow)
+		for (i = 0; i < 2; i++)
+			events[n++] = (char *)sched[i];
+	if (any_target(r, hvt_target_kvm) || (r->o.all && kvm_events_available()))
+		for (i = 0; i < 5; i++)
+			events[n++] = (char *)kvm[i];
+	for (i = 0; i < r->o.nr_events; i++)
+		events[n++] = r->o.events[i];
+	if (!n) {
+		hvt_warn("no host events to record: give --qemu-pid or -e SYSTEM:EVENT");
+		return 0;
+	}
+	/* Filtered from the start; before any VM runs, to the collector alone. */
+	if (follow && !nr_tids)
+		tids[nr_tids++] = getpid();
+	hvt_ftrace_remove_stale();
+	snprintf(dir, sizeof(dir), "%s/host/ftrace", r->archive.dir);
+	if (hvt_ftrace_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
+			     follow ? nr_tids : 0, err, sizeof(err))) {
+		hvt_err("host layer: %s", err);
+		return -1;
+	}
+	r->ftrace_on = true;
+	return 0;
+}
+
+/*
+ * Each stream a guest keeps open holds a file, each trace its registry,
+ * each host CPU a file and libtracefs's descriptors (at most five). The
+ * usual soft limit of 1024 would cut off a guest within the protocol's
+ * limits, so the soft limit goes up to the hard one.
+ */
+static void raise_fd_limit(const struct hvt_recorder *r)
+{
+	long cpus = r->o.host_trace ? sysconf(_SC_NPROCESSORS_CONF) : 0;
+	rlim_t need = HVT_VM_MAX_STREAMS + HVT_VM_MAX_TRACES + 6 * (rlim_t)(cpus > 0 ? cpus : 0) +
+		      32;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = old;
+		else
+			hvt_debug("open-file limit raised from %llu to %llu", (unsigned long long)old,
+				  (unsigned long long)rl.rlim_cur);
+	}
+	if (rl.rlim_cur < need)
+		hvt_warn("the open-file limit is %llu, below the %llu a guest with %d streams "
+			 "may need: a guest opening that many is cut off (raise the hard limit, "
+			 "ulimit -Hn)", (unsigned long long)rl.rlim_cur, (unsigned long long)need,
+			 HVT_VM_MAX_STREAMS);
+}
+
+static int start_listener(struct hvt_recorder *r)
+{
+	char err[512], where[sizeof(r->listen_addr.text)];
+
+	if (hvt_netaddr_parse(r->o.listen, true, &r->listen_addr, err, sizeof(err))) {
+		hvt_err("--listen %s", err);
+		return -1;
+	}
+	r->listen_fd = hvt_netaddr_listen(&r->listen_addr, 16, err, sizeof(err));
+	if (r->listen_fd < 0) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	hvt_netaddr_bound(r->listen_fd, &r->listen_addr, where, sizeof(where));
+	snprintf(r->listen_addr.text, sizeof(r->listen_addr.text), "%s", where);
+	hvt_info("listening on %s for %u guest%s", where, r->o.guests, r->o.guests == 1 ? "" : "s");
+	return 0;
+}
+
+static void stop_listener(struct hvt_recorder *r)
+{
+	hvt_netaddr_unlisten(&r->listen_addr, r->listen_fd);
+	r->listen_fd = -1;
+}
+
+int hvt_recorder_prepare(struct hvt_recorder *r)
+{
+	char err[512];
+	unsigned int i;
+
+	r->listen_fd = -1;
+	r->started = time(NULL);
+	raise_fd_limit(r);
+	if (r->o.host_trace && geteuid() != 0) {
+		hvt_err("recording the host layer needs root (tracefs); run as root, "
+			"or pass --no-host-trace");
+		return -1;
+	}
+	if (hvt_archive_writer_create(&r->archive, r->o.output, err, sizeof(err))) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	r->archive_made = true;
+	if (libvirt_mode(&r->o) ? targets_from_libvirt(r) : targets_from_options(r))
+		return -1;
+	if (r->o.listen && start_listener(r))
+		return -1;
+	if (r->o.host_trace && start_host_layer(r))
+		return -1;
+	/* After the host layer: every change from the first snapshot on is traced. */
+	for (i = 0; i < r->nr_targets; i++)
+		if (hvt_target_start_kvm(r->targets[i], err, sizeof(err))) {
+			hvt_err("%s", err);
+			return -1;
+		}
+	write_manifest(r, "recording");
+	hvt_info("recording into %s", r->archive.dir);
+	return 0;
+}
+
+static void begin_stop(struct hvt_recorder *r, const char *why)
+{
+	unsigned int i;
+
+	if (r->stopping)
+		return;
+	hvt_info("stopping: %s", why);
+	r->stopping = true;
+	r->stop_deadline = time(NULL) + STOP_GRACE_S;
+	stop_listener(r);
+	for (i = 0; i < r->nr_targets; i++)
+		hvt_target_request_stop(r->targets[i], why);
+}
+
+/* --all: domains started since the last look become targets. */
+static void watch_libvirt(struct hvt_recorder *r)
+{
+	struct hvt_libvirt_domain *doms;
+	char err[512];
+	int i, n = hvt_libvirt_running(r->libvirt, &doms, err, sizeof(err));
+	bool added = false;
+
+	if (n < 0) {
+		hvt_warn("%s", err);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct hvt_target *t;
+		unsigned int j;
+		bool have = false;
+
+		for (j = 0; j < r->nr_targets; j++)
+			have |= !strcmp(r->targets[j]->domain, doms[i].name) &&
+				r->targets[j]->libvirt_id == doms[i].id;
+		if (have)
+			continue;
+		t = add_domain(r, doms[i].name, false);
+		if (!t)
+			continue;
+		hvt_info("VM %s joins the recording", t->vm.name);
+		if (r->ftrace_on && t->qemu.nr_tids &&
+		    hvt_ftrace_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids))
+			hvt_warn("VM %s: cannot add its QEMU threads to the host filter", t->vm.name);
+		if (hvt_target_start_kvm(t, err, sizeof(err))) {
+			hvt_warn("%s", err);
+			t->failed = true;
+		}
+		added = true;
+	}
+	hvt_libvirt_free_domains(doms, n);
+	if (added)
+		write_manifest(r, "recording");
+}
+
+/* A guest on the shared listener takes the next target still waiting for one. */
+static void accept_guest(struct hvt_recorder *r)
+{
+	int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	long long cid = fd >= 0 ? hvt_netaddr_peer_cid(fd) : -1;
+	char peer[160];
+	unsigned int i;
+
+	if (fd < 0)
+		return;
+	hvt_netaddr_peer(fd, peer, sizeof(peer));
+	for (i = 0; i < r->nr_targets; i++) {
+		struct hvt_target *t = r->targets[i];
+
+		if (t->vm.state != HVT_VM_WAITING || t->vm.no_link || t->connects ||
+		    t->listen_fd >= 0)
+			continue;
+		if (cid >= 0)
+			t->vsock_cid = (unsigned int)cid;
+		hvt_info("VM %s: a guest connected from %s", t->vm.name, peer);
+		hvt_target_attach(t, fd);
+		if (++r->accepted == r->o.guests)
+			stop_listener(r);	/* every guest came: the socket goes */
+		write_manifest(r, "recording");
+		return;
+	}
+	hvt_warn("a guest connected from %s, but no VM waits for one; closed", peer);
+	close(fd);
+}
+
+static void on_tick(struct hvt_recorder *r, unsigned long tick)
+{
+	struct hvt_target_clock c = { time(NULL), r->o.guest_timeout_s,
+				      r->stopping ? r->stop_deadline : 0, STOP_GRACE_S };
+	unsigned int i;
+
+	if (r->ftrace_on)
+		hvt_ftrace_pump(&r->ftrace);
+	if (tick % 10 == 0)
+		hvt_archive_writer_clock_pair(&r->archive);
+	if (r->o.all && !r->stopping && tick % LIBVIRT_POLL_TICKS == 0)
+		watch_libvirt(r);
+	for (i = 0; i < r->nr_targets; i++) {
+		hvt_target_tick(r->targets[i], tick, &c, r->ftrace_on ? &r->ftrace : NULL);
+		r->failed |= r->targets[i]->failed;
+	}
+	if (r->o.duration_s && c.now - r->started >= (time_t)r->o.duration_s)
+		begin_stop(r, "duration reached");
+}
+
+/* Without --all, the recording is over once every VM ended. */
+static bool over(const struct hvt_recorder *r)
+{
+	unsigned int i;
+
+	if (r->o.all && !r->stopping)
+		return false;
+	for (i = 0; i < r->nr_targets; i++)
+		if (!hvt_target_ended(r->targets[i]))
+			return false;
+	return true;
+}
+
+void hvt_recorder_run(struct hvt_recorder *r)
+{
+	enum { SIG, TICK, LISTEN, FIXED };
+	static struct pollfd fds[FIXED + 2 * HVT_REC_MAX_TARGETS];
+	unsigned long tick = 0;
+	int sfd, tfd;
+
+	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
+		hvt_err("cannot set up signals and timers: %s", strerror(errno));
+		return;
+	}
+	r->ran = true;
+	while (!over(r)) {
+		unsigned int i, n = r->nr_targets;
+
+		fds[SIG] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		fds[TICK] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		fds[LISTEN] = (struct pollfd){ .fd = r->listen_fd, .events = POLLIN };
+		for (i = 0; i < n; i++)
+			hvt_target_pollfds(r->targets[i], &fds[FIXED + 2 * i]);
+		if (poll(fds, FIXED + 2 * n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			hvt_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (fds[SIG].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				begin_stop(r, strsignal((int)si.ssi_signo));
+		}
+		for (i = 0; i < n; i++)
+			hvt_target_polled(r->targets[i], &fds[FIXED + 2 * i]);
+		if (fds[LISTEN].revents && r->listen_fd >= 0)
+			accept_guest(r);
+		if (fds[TICK].revents) {
+			uint64_t ticks;
+
+			if (read(tfd, &ticks, sizeof(ticks)) > 0)
+				on_tick(r, ++tick);
+		}
+	}
+	close(sfd);
+	close(tfd);
+}
+
+static void summary(const struct hvt_recorder *r)
+{
+	unsigned int i;
+	int cpu;
+
+	printf("hvtrace record: archive %s\n", r->archive.dir);
+	if (r->ftrace_on) {
+		unsigned long long total = 0;
+		size_t threads = 0;
+
+		for (cpu = 0; cpu < r->ftrace.nr_cpus; cpu++)
+			total += r->ftrace.cpu[cpu].bytes;
+		for (i = 0; i < r->nr_targets; i++)
+			threads += r->targets[i]->qemu.nr_tids;
+		printf("  host   %d CPUs, %llu KiB of ftrace pages, %d events, %zu threads\n",
+		       r->ftrace.nr_cpus, total / 1024, r->ftrace.nr_events, threads);
+	} else {
+		printf("  host   not recorded\n");
+	}
+	for (i = 0; i < r->nr_targets; i++)
+		hvt_target_summary(r->targets[i], stdout);
+	printf("merge it with: hvtrace merge %s\n", r->archive.dir);
+	fflush(stdout);
+}
+
+/*
+ * Success: nothing failed on the host side and every VM with a guest link
+ * finished (its guest sent everything it had); a host-only VM needs no
+ * guest.
+ */
+static bool succeeded(const struct hvt_recorder *r)
+{
+	unsigned int i;
+
+	if (r->failed)
+		return false;
+	for (i = 0; i < r->nr_targets; i++) {
+		const struct hvt_target *t = r->targets[i];
+
+		if (t->failed || (!t->vm.no_link && !t->vm.finished))
+			return false;
+	}
+	return true;
+}
+
+int hvt_recorder_finish(struct hvt_recorder *r)
+{
+	int ret = 1;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_targets; i++)
+		hvt_target_finish(r->targets[i]);
+	if (r->ftrace_on)
+		hvt_ftrace_stop(&r->ftrace);
+	if (r->archive_made) {
+		hvt_archive_writer_clock_pair(&r->archive);
+		write_manifest(r, "complete");
+		summary(r);
+		ret = r->ran && succeeded(r) ? 0 : 1;
+	}
+	hvt_archive_writer_close(&r->archive);
+	hvt_ftrace_free(&r->ftrace);
+	stop_listener(r);
+	for (i = 0; i < r->nr_targets; i++) {
+		hvt_target_free(r->targets[i]);
+		free(r->targets[i]);
+	}
+	hvt_libvirt_close(r->libvirt);
+	return ret;
+}

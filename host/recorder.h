@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * recorder.h - a recording: the host layer and every VM's target, in one
+ * event loop.
+ *
+ *   record.c    `hvtrace record`: options, then a recorder
+ *   recorder.c  the loop, VMs coming and going, the manifest, the summary
+ *   target.c    one VM (target.h)
+ */
+#ifndef HVT_HOST_RECORDER_H
+#define HVT_HOST_RECORDER_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "host/archive_writer.h"
+#include "host/ftrace_capture.h"
+#include "host/libvirt.h"
+#include "host/target.h"
+#include "lib/netaddr.h"
+
+#define HVT_REC_MAX_NAMES	64	/* --vm given this many times */
+#define HVT_REC_MAX_TARGETS	256	/* VMs in one recording */
+#define HVT_REC_MAX_EXTRA_EVENTS (HVT_FTRACE_MAX_EVENTS - 8)
+
+struct hvt_record_opts {
+	const char *channel;		/* a link we connect to */
+	const char *listen;		/* a link we listen on */
+	const char *names[HVT_REC_MAX_NAMES];	/* --vm */
+	int nr_names;
+	unsigned int guests;		/* --guests: links --listen takes; 0: as names */
+	bool all;			/* every libvirt domain, also those started later */
+	const char *connect;		/* libvirt URI */
+	const char *output;
+	pid_t qemu_pid;
+	char *events[HVT_REC_MAX_EXTRA_EVENTS];
+	int nr_events;
+	bool host_trace;
+	unsigned int duration_s;
+	unsigned int guest_timeout_s;
+	struct hvt_vm_limits limits;
+};
+
+struct hvt_recorder {
+	struct hvt_record_opts o;
+	struct hvt_archive_writer archive;
+	bool archive_made;
+	bool ran;			/* prepared and run: the outcome counts */
+	struct hvt_ftrace ftrace;
+	bool ftrace_on;
+	struct hvt_target *targets[HVT_REC_MAX_TARGETS];
+	unsigned int nr_targets;
+	/* --listen: guests connect here and take the next waiting target */
+	struct hvt_netaddr listen_addr;
+	int listen_fd;
+	unsigned int accepted;
+	/* libvirt: --vm NAME without a link, or --all */
+	struct hvt_libvirt *libvirt;
+	char default_output[64];
+	time_t started, stop_deadline;
+	bool stopping;
+	bool failed;			/* a host-side file could not be written */
+};
+
+/* The defaults of every option. */
+void hvt_record_opts_init(struct hvt_record_opts *o);
+/* Finds the VMs, creates the archive and starts the host layer; -1 if it cannot. */
+int hvt_recorder_prepare(struct hvt_recorder *r);
+/* Until stopped (signal, --duration) or, without --all, every VM ended. */
+void hvt_recorder_run(struct hvt_recorder *r);
+/* Completes the archive, prints the summary; the exit status. */
+int hvt_recorder_finish(struct hvt_recorder *r);
+
+#endif
