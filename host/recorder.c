@@ -130,47 +130,76 @@ static void domain_vm_name(const struct hvt_recorder *r, const char *domain, cha
 }
 
 /*
- * A running libvirt domain becomes a target. Named with --vm it must have an
- * hvtrace channel; found by --all, one without is recorded on the host side
- * only.
+ * A running libvirt domain, looked up in @vm, becomes a target. Named with
+ * --vm it has an hvtrace channel; found by --all, one without is recorded on
+ * the host side only.
  */
-static struct hvt_target *add_domain(struct hvt_recorder *r, const char *domain, bool named)
+static struct hvt_target *add_domain(struct hvt_recorder *r, const char *domain,
+				     const struct hvt_libvirt_vm *vm)
 {
 	struct hvt_target_config c = { .domain = domain, .limits = r->o.limits };
-	struct hvt_libvirt_vm vm;
-	char name[HVT_VM_NAME_MAX + 1], link[128], err[512];
+	char name[HVT_VM_NAME_MAX + 1], link[128];
 	struct hvt_target *t;
 
-	if (hvt_libvirt_lookup(r->libvirt, domain, named, &vm, err, sizeof(err))) {
-		if (named)
-			hvt_err("%s", err);
-		else
-			hvt_warn("%s; not recorded", err);
-		return NULL;
-	}
 	domain_vm_name(r, domain, name, sizeof(name));
 	c.name = name;
-	c.qemu_pid = vm.qemu_pid;
-	c.vsock_cid = vm.vsock_cid;
-	snprintf(link, sizeof(link), "unix:%s", vm.channel);
-	if (!vm.channel[0])
+	c.qemu_pid = vm->qemu_pid;
+	c.vsock_cid = vm->vsock_cid;
+	snprintf(link, sizeof(link), "unix:%s", vm->channel);
+	if (!vm->channel[0])
 		c.no_link = true;
-	else if (vm.qemu_listens)	/* <source mode='bind'>: QEMU is the server */
+	else if (vm->qemu_listens)	/* <source mode='bind'>: QEMU is the server */
 		c.channel = link;
 	else
 		c.listen = link;
 	t = add_target(r, &c);
 	if (!t)
 		return NULL;
-	t->libvirt_id = vm.id;
+	t->libvirt_id = vm->id;
 	if (c.no_link)
 		hvt_info("domain %s: QEMU pid %d, %u vCPUs, no %s channel: host layer only",
-			 domain, (int)vm.qemu_pid, vm.vcpus, HVT_WIRE_PORT_NAME);
+			 domain, (int)vm->qemu_pid, vm->vcpus, HVT_WIRE_PORT_NAME);
 	else
 		hvt_info("domain %s: QEMU pid %d, %u vCPUs, channel %s (%s)", domain,
-			 (int)vm.qemu_pid, vm.vcpus, vm.channel,
-			 vm.qemu_listens ? "QEMU listens" : "QEMU connects");
+			 (int)vm->qemu_pid, vm->vcpus, vm->channel,
+			 vm->qemu_listens ? "QEMU listens" : "QEMU connects");
 	return t;
+}
+
+/* A domain --all found: one that cannot be looked up is not recorded, said why. */
+static struct hvt_target *add_found_domain(struct hvt_recorder *r, const char *domain)
+{
+	struct hvt_libvirt_vm vm;
+	char err[512];
+
+	if (hvt_libvirt_lookup(r->libvirt, domain, false, &vm, err, sizeof(err))) {
+		hvt_warn("%s; not recorded", err);
+		return NULL;
+	}
+	return add_domain(r, domain, &vm);
+}
+
+/*
+ * Before the archive exists: the domains named with --vm, each running
+ * with an hvtrace channel, so that a wrong name leaves nothing behind.
+ */
+static int lookup_named_domains(struct hvt_recorder *r)
+{
+	char err[512];
+	int i;
+
+	r->libvirt = hvt_libvirt_open(r->o.connect, err, sizeof(err));
+	if (!r->libvirt) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	for (i = 0; i < r->o.nr_names; i++)
+		if (hvt_libvirt_lookup(r->libvirt, r->o.names[i], true, &r->named[i], err,
+				       sizeof(err))) {
+			hvt_err("%s", err);
+			return -1;
+		}
+	return 0;
 }
 
 static int targets_from_libvirt(struct hvt_recorder *r)
@@ -179,13 +208,8 @@ static int targets_from_libvirt(struct hvt_recorder *r)
 	char err[512];
 	int i, n;
 
-	r->libvirt = hvt_libvirt_open(r->o.connect, err, sizeof(err));
-	if (!r->libvirt) {
-		hvt_err("%s", err);
-		return -1;
-	}
 	for (i = 0; i < r->o.nr_names; i++)
-		if (!add_domain(r, r->o.names[i], true))
+		if (!add_domain(r, r->o.names[i], &r->named[i]))
 			return -1;
 	if (!r->o.all)
 		return 0;
@@ -201,7 +225,7 @@ static int targets_from_libvirt(struct hvt_recorder *r)
 		for (j = 0; j < r->nr_targets; j++)
 			have |= !strcmp(r->targets[j]->domain, doms[i].name);
 		if (!have)
-			add_domain(r, doms[i].name, false);
+			add_found_domain(r, doms[i].name);
 	}
 	hvt_libvirt_free_domains(doms, n);
 	if (!r->nr_targets)
@@ -362,6 +386,8 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 			"or pass --no-host-trace");
 		return -1;
 	}
+	if (libvirt_mode(&r->o) && lookup_named_domains(r))
+		return -1;
 	if (hvt_archive_writer_create(&r->archive, r->o.output, err, sizeof(err))) {
 		hvt_err("%s", err);
 		return -1;
@@ -420,7 +446,7 @@ static void watch_libvirt(struct hvt_recorder *r)
 				r->targets[j]->libvirt_id == doms[i].id;
 		if (have)
 			continue;
-		t = add_domain(r, doms[i].name, false);
+		t = add_found_domain(r, doms[i].name);
 		if (!t)
 			continue;
 		hvt_info("VM %s joins the recording", t->vm.name);
@@ -576,7 +602,8 @@ static void summary(const struct hvt_recorder *r)
 /*
  * Success: nothing failed on the host side and every VM with a guest link
  * finished (its guest sent everything it had); a host-only VM needs no
- * guest.
+ * guest. With --all, VMs come and go: one shut down or destroyed while
+ * recording ended as it should.
  */
 static bool succeeded(const struct hvt_recorder *r)
 {
@@ -587,7 +614,7 @@ static bool succeeded(const struct hvt_recorder *r)
 	for (i = 0; i < r->nr_targets; i++) {
 		const struct hvt_target *t = r->targets[i];
 
-		if (t->failed || (!t->vm.no_link && !t->vm.finished))
+		if (t->failed || (!t->vm.no_link && !t->vm.finished && !(r->o.all && t->gone)))
 			return false;
 	}
 	return true;

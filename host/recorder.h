@@ -56,6 +56,7 @@ struct hvt_recorder {
 	unsigned int accepted;
 	/* libvirt: --vm NAME without a link, or --all */
 	struct hvt_libvirt *libvirt;
+	struct hvt_libvirt_vm named[HVT_REC_MAX_NAMES];	/* --vm, looked up */
 	char default_output[64];
 	time_t started, stop_deadline;
 	bool stopping;

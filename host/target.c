@@ -107,6 +107,7 @@ static void qemu_exited(struct hvt_target *t)
 
 	hvt_qemu_close(&t->qemu);
 	t->have_qemu = false;
+	t->gone = true;
 	hvt_kvm_tsc_close(&t->kvm_tsc);
 	for (rounds = 0; rounds < 4096 && t->vm.fd >= 0 && t->vm.state != HVT_VM_ENDED; rounds++) {
 		struct pollfd p = { .fd = t->vm.fd, .events = POLLIN };

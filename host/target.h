@@ -53,6 +53,7 @@ struct hvt_target {
 	int listen_fd;
 	time_t started;
 	bool failed;			/* one of its host-side files could not be written */
+	bool gone;			/* its QEMU exited while recording */
 	bool wrapped_up;		/* hvt_target_finish() ran */
 };
 

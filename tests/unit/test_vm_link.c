@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -367,6 +368,65 @@ static void test_stream_fd_limit(void **state)
 	}
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
 	expect_ended(f, "open-file limit");
+}
+
+/* --max-streams: counted over the recording; the one over it cuts the guest off. */
+static void test_stream_quota(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_open so = { 0, 0, 0, 0 };
+	uint32_t id;
+
+	after_one_packet(f);	/* stream 7 */
+	f->vm.limits.max_streams = 3;
+	for (id = 100; id < 102; id++) {
+		so.cpu = id - 100;
+		guest_send(f, HVT_W_STREAM_OPEN, id, &so, sizeof(so));
+		assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	}
+	so.cpu = 0;
+	guest_send(f, HVT_W_STREAM_OPEN, 102, &so, sizeof(so));
+	expect_ended(f, "stream quota of 3 exceeded");
+	assert_int_equal(f->vm.nr_streams, 3);
+	assert_int_equal(file_size(f, "kernel/stream-102"), -1);
+}
+
+/*
+ * --rate: every byte read takes credit; without credit the link is not
+ * read (nor are exchanges started, their replies would wait behind the
+ * data); credit comes back at the rate, at most a second's worth.
+ */
+static void test_rate_quota(void **state)
+{
+	struct fake *f = *state;
+	struct timespec now;
+	int64_t credit;
+
+	after_one_packet(f);
+	f->vm.limits.rate = 1 << 20;
+	f->vm.rate_credit = 100;
+	assert_true(hvt_vm_wants_input(&f->vm));
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(f->vm.rate_credit, 100 - (int64_t)(f->packet_len + sizeof(struct hvt_wire_hdr)));
+	assert_false(hvt_vm_wants_input(&f->vm));
+	f->vm.next_sync_ns = 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	f->vm.rate_refilled_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	hvt_vm_tick(&f->vm);
+	assert_false(f->vm.sync_outstanding);	/* still in debt: no exchange */
+	assert_int_equal(f->vm.throttled_ticks, 1);
+	/* Half a second later: half a second's credit, less the debt. */
+	f->vm.rate_refilled_ns -= 500000000;
+	credit = f->vm.rate_credit;
+	hvt_vm_tick(&f->vm);
+	assert_in_range(f->vm.rate_credit - credit, (1 << 19), (1 << 19) + (1 << 14));
+	assert_true(hvt_vm_wants_input(&f->vm));
+	assert_true(f->vm.sync_outstanding);
+	/* Ten seconds idle: one second's worth, no more. */
+	f->vm.rate_refilled_ns -= 10000000000ll;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.rate_credit, 1 << 20);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 }
 
 static void test_registry_garbage(void **state)
@@ -762,6 +822,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_described_before_stored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rate_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up_before_hello, setup, teardown),
 	};
 
