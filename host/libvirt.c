@@ -131,8 +131,12 @@ static int find_qemu(virDomainPtr dom, const char *name, struct hvt_libvirt_vm *
 		json_int_t tid = json_integer_value(json_object_get(cpu, "thread-id"));
 		pid_t pid = tid > 0 ? tgid_of(tid) : 0;
 
+		json_int_t index = json_integer_value(json_object_get(cpu, "cpu-index"));
+
 		if (pid > 0 && !vm->qemu_pid)
 			vm->qemu_pid = pid;
+		if (tid > 0 && index >= 0 && index < HVT_QEMU_MAX_VCPUS)
+			vm->vcpu_tids[index] = (pid_t)tid;
 		vm->vcpus++;
 	}
 	json_decref(root);

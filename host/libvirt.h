@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "host/qemu.h"
+
 #define HVT_LIBVIRT_DEFAULT_URI	"qemu:///system"
 
 struct hvt_libvirt_vm {
@@ -22,6 +24,7 @@ struct hvt_libvirt_vm {
 	char channel[108];		/* the socket's path (sun_path's size); "" if none */
 	bool qemu_listens;		/* <source mode='bind'>: QEMU is the server */
 	unsigned int vcpus;
+	pid_t vcpu_tids[HVT_QEMU_MAX_VCPUS];	/* by cpu-index, from QMP; 0: unknown */
 	unsigned int vsock_cid;		/* <vsock><cid address=N/>, 0 if none */
 	unsigned int id;		/* libvirt's id of this run of the domain */
 };

@@ -89,6 +89,21 @@ static int known(const struct hvt_qemu *q, pid_t tid)
 	return 0;
 }
 
+/* QEMU names its vCPU threads "CPU N/ACCEL": vCPU N, or -1. */
+static int vcpu_of_thread(pid_t pid, pid_t tid)
+{
+	char path[80], *comm = NULL;
+	size_t len;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if (!hvt_read_file(path, 64, &comm, &len) && len > 4 && !strncmp(comm, "CPU ", 4) &&
+	    strchr(comm, '/'))
+		n = atoi(comm + 4);
+	free(comm);
+	return n < HVT_QEMU_MAX_VCPUS ? n : -1;
+}
+
 int hvt_qemu_scan_threads(struct hvt_qemu *q)
 {
 	char path[64];
@@ -103,10 +118,19 @@ int hvt_qemu_scan_threads(struct hvt_qemu *q)
 	while ((e = readdir(d))) {
 		pid_t tid = (pid_t)atoi(e->d_name);
 
+		int vcpu;
+
 		if (tid <= 0 || known(q, tid) || q->nr_tids == HVT_QEMU_MAX_THREADS)
 			continue;
 		q->tids[q->nr_tids++] = tid;
 		added++;
+		if (q->vcpu_source && !strcmp(q->vcpu_source, "qmp"))
+			continue;
+		vcpu = vcpu_of_thread(q->pid, tid);
+		if (vcpu >= 0) {
+			q->vcpu_tids[vcpu] = tid;
+			q->vcpu_source = "proc";
+		}
 	}
 	closedir(d);
 	return added;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #define HVT_QEMU_MAX_THREADS 512
+#define HVT_QEMU_MAX_VCPUS 256
 
 struct hvt_qemu {
 	pid_t pid;
@@ -16,6 +17,9 @@ struct hvt_qemu {
 	const char *accel;		/* "kvm", "tcg" or "unknown" */
 	pid_t tids[HVT_QEMU_MAX_THREADS];
 	size_t nr_tids;
+	/* vCPU threads by vCPU index (0: unknown), and where they were learnt */
+	pid_t vcpu_tids[HVT_QEMU_MAX_VCPUS];
+	const char *vcpu_source;	/* "qmp", "proc" or NULL */
 };
 
 /* Checks that @pid is alive and looks like QEMU; opens a pidfd. */
@@ -26,7 +30,11 @@ void hvt_qemu_close(struct hvt_qemu *q);
  * into @fds: how many, or -1 if its fds cannot be read (gone, no access).
  */
 int hvt_qemu_kvm_vm_fds(pid_t pid, int *fds, int max);
-/* Adds threads not seen before; returns how many were new, -1 if the process is gone. */
+/*
+ * Adds threads not seen before; returns how many were new, -1 if the
+ * process is gone. Unless QMP named them, vCPU threads are recognised by
+ * the names QEMU gives them ("CPU 3/KVM", "CPU 0/TCG").
+ */
 int hvt_qemu_scan_threads(struct hvt_qemu *q);
 
 #endif

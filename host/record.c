@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "host/recorder.h"
+#include "host/vm_list.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 
@@ -21,6 +22,7 @@ static void usage(FILE *out)
 "usage: hvtrace record --vm DOMAIN... | --all [--connect URI] [OPTIONS]   (libvirt)\n"
 "       hvtrace record --channel ADDR | --listen ADDR [--qemu-pid PID] [OPTIONS]\n"
 "       hvtrace record --qemu-pid PID [OPTIONS]      (host layer only)\n"
+"       hvtrace record --list [--connect URI]        (the VMs of this host)\n"
 "\n"
 "Records the host (hypervisor) layer with ftrace on the host TSC and every\n"
 "byte each VM's hvtrace agent sends, into one archive directory. Under KVM it\n"
@@ -46,11 +48,16 @@ static void usage(FILE *out)
 "                        or vsock:PORT\n"
 "  --guests N            how many guests --listen takes, each its own VM\n"
 "                        (default: as many as --vm names, else 1)\n"
+"  --list                list the VMs of this host (KVM VMs from debugfs, QEMU\n"
+"                        without KVM, libvirt domains) and how to record each\n"
 "  --qemu-pid PID        the VM's QEMU (or other KVM VMM) process: host sched\n"
 "                        events are filtered to its threads, kvm events and TSC\n"
 "                        snapshots are added under KVM, and the VM ends when it\n"
 "                        exits. Without a guest link, only the host layer is\n"
 "                        recorded, until it exits or Ctrl-C.\n"
+"  --qmp ADDR            that QEMU's QMP socket (unix:PATH): its vCPU threads\n"
+"                        from query-cpus-fast (default: from thread names,\n"
+"                        which QEMU sets with -name ...,debug-threads=on)\n"
 "\n"
 "Recording:\n"
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
@@ -118,6 +125,10 @@ static int check_opts(struct hvt_record_opts *o)
 			"--listen or --qemu-pid");
 		return -1;
 	}
+	if (o->qmp && !o->qemu_pid) {
+		hvt_err("--qmp is for the QEMU of --qemu-pid");
+		return -1;
+	}
 	if (o->guests && !o->listen) {
 		hvt_err("--guests is for --listen");
 		return -1;
@@ -156,9 +167,11 @@ static int check_opts(struct hvt_record_opts *o)
 
 static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 {
-	enum { O_CHANNEL = 256, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
+	enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
 	       O_NO_HOST, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA, O_MAX_STREAMS, O_RATE };
 	static const struct option opts[] = {
+		{ "list", no_argument, NULL, O_LIST },
+		{ "qmp", required_argument, NULL, O_QMP },
 		{ "channel", required_argument, NULL, O_CHANNEL },
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "qemu-pid", required_argument, NULL, O_QEMU_PID },
@@ -186,6 +199,8 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 		const char *name = c >= 256 ? opts[i].name : "";
 
 		switch (c) {
+		case O_LIST: o->list = true; break;
+		case O_QMP: o->qmp = optarg; break;
 		case O_CHANNEL: o->channel = optarg; break;
 		case O_LISTEN: o->listen = optarg; break;
 		case O_ALL: o->all = true; break;
@@ -254,7 +269,7 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 		hvt_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	return check_opts(o);
+	return o->list ? 0 : check_opts(o);
 }
 
 int hvt_cmd_record(int argc, char **argv)
@@ -270,6 +285,11 @@ int hvt_cmd_record(int argc, char **argv)
 	if (parse_opts(&r->o, argc, argv)) {
 		free(r);
 		return 2;
+	}
+	if (r->o.list) {
+		ret = hvt_vm_list(stdout, r->o.connect);
+		free(r);
+		return ret;
 	}
 	if (!r->o.output) {
 		time_t t = time(NULL);

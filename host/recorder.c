@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/qmp.h"
 #include "host/recorder.h"
 #include "lib/evloop.h"
 #include "lib/log.h"
@@ -145,6 +146,7 @@ static struct hvt_target *add_domain(struct hvt_recorder *r, const char *domain,
 	c.name = name;
 	c.qemu_pid = vm->qemu_pid;
 	c.vsock_cid = vm->vsock_cid;
+	c.vcpu_tids = vm->vcpu_tids;
 	snprintf(link, sizeof(link), "unix:%s", vm->channel);
 	if (!vm->channel[0])
 		c.no_link = true;
@@ -233,6 +235,30 @@ static int targets_from_libvirt(struct hvt_recorder *r)
 	return 0;
 }
 
+/* --qmp: the vCPU threads of the QEMU of --qemu-pid, which they must belong to. */
+static int vcpus_from_qmp(const struct hvt_recorder *r, pid_t *tids)
+{
+	unsigned int i, n;
+	char err[512];
+
+	if (hvt_qmp_vcpu_threads(r->o.qmp, tids, HVT_QEMU_MAX_VCPUS, &n, err, sizeof(err))) {
+		hvt_err("--qmp %s: %s", r->o.qmp, err);
+		return -1;
+	}
+	for (i = 0; i < HVT_QEMU_MAX_VCPUS; i++) {
+		char task[64];
+
+		snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)r->o.qemu_pid, (int)tids[i]);
+		if (tids[i] && access(task, F_OK)) {
+			hvt_err("--qmp %s: vCPU %u runs in thread %d, not a thread of --qemu-pid %d",
+				r->o.qmp, i, (int)tids[i], (int)r->o.qemu_pid);
+			return -1;
+		}
+	}
+	hvt_info("QMP: %u vCPU threads", n);
+	return 0;
+}
+
 /* --channel, --listen, --qemu-pid: the VMs the options describe. */
 static int targets_from_options(struct hvt_recorder *r)
 {
@@ -240,7 +266,14 @@ static int targets_from_options(struct hvt_recorder *r)
 				       .no_link = !r->o.channel && !r->o.listen,
 				       .limits = r->o.limits };
 	unsigned int i, n = r->o.listen ? r->o.guests : 1;
+	static pid_t vcpu_tids[HVT_QEMU_MAX_VCPUS];
 	char name[HVT_VM_NAME_MAX + 1];
+
+	if (r->o.qmp) {
+		if (vcpus_from_qmp(r, vcpu_tids))
+			return -1;
+		c.vcpu_tids = vcpu_tids;
+	}
 
 	for (i = 0; i < n; i++) {
 		if ((int)i < r->o.nr_names)
@@ -253,6 +286,7 @@ static int targets_from_options(struct hvt_recorder *r)
 		if (!add_target(r, &c))
 			return -1;
 		c.qemu_pid = 0;	/* the QEMU of the first; the others come as they connect */
+		c.vcpu_tids = NULL;
 	}
 	return 0;
 }

@@ -24,6 +24,7 @@
 #define HVT_REC_MAX_EXTRA_EVENTS (HVT_FTRACE_MAX_EVENTS - 8)
 
 struct hvt_record_opts {
+	bool list;			/* --list: only list the VMs of this host */
 	const char *channel;		/* a link we connect to */
 	const char *listen;		/* a link we listen on */
 	const char *names[HVT_REC_MAX_NAMES];	/* --vm */
@@ -33,6 +34,7 @@ struct hvt_record_opts {
 	const char *connect;		/* libvirt URI */
 	const char *output;
 	pid_t qemu_pid;
+	const char *qmp;		/* --qmp: that QEMU's monitor */
 	char *events[HVT_REC_MAX_EXTRA_EVENTS];
 	int nr_events;
 	bool host_trace;

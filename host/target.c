@@ -36,6 +36,10 @@ int hvt_target_open(struct hvt_target *t, struct hvt_archive_writer *ar,
 			return -1;
 		}
 		t->have_qemu = true;
+		if (c->vcpu_tids) {
+			memcpy(t->qemu.vcpu_tids, c->vcpu_tids, sizeof(t->qemu.vcpu_tids));
+			t->qemu.vcpu_source = "qmp";
+		}
 	}
 	if (hvt_vm_init(&t->vm, ar, c->name, (int)c->qemu_pid,
 			t->have_qemu ? t->qemu.accel : "unknown", &c->limits, err, errlen))
@@ -242,6 +246,20 @@ void hvt_target_summary(const struct hvt_target *t, FILE *out)
 			t->kvm_tsc.snapshots, t->kvm_tsc.rows);
 }
 
+/* {"source": "qmp"|"proc", "tids": [tid of vCPU 0, of vCPU 1, ...]} (0: unknown) */
+static json_t *vcpu_threads_json(const struct hvt_qemu *q)
+{
+	json_t *tids = json_array();
+	int i, last = -1;
+
+	for (i = 0; i < HVT_QEMU_MAX_VCPUS; i++)
+		if (q->vcpu_tids[i])
+			last = i;
+	for (i = 0; i <= last; i++)
+		json_array_append_new(tids, json_integer(q->vcpu_tids[i]));
+	return json_pack("{s:s, s:o}", "source", q->vcpu_source, "tids", tids);
+}
+
 json_t *hvt_target_manifest_entry(const struct hvt_target *t)
 {
 	json_t *o = hvt_vm_manifest_entry(&t->vm);
@@ -252,6 +270,8 @@ json_t *hvt_target_manifest_entry(const struct hvt_target *t)
 		json_object_set_new(o, "libvirt_domain", json_string(t->domain));
 	if (t->vsock_cid)
 		json_object_set_new(o, "vsock_cid", json_integer(t->vsock_cid));
+	if (t->qemu.vcpu_source)
+		json_object_set_new(o, "vcpu_threads", vcpu_threads_json(&t->qemu));
 	return o;
 }
 

@@ -27,6 +27,7 @@ struct hvt_target_config {
 	const char *channel;		/* connect to this link (QEMU listens), or NULL */
 	const char *listen;		/* listen on this, for this VM only, or NULL */
 	unsigned int vsock_cid;		/* the guest's, 0 if none */
+	const pid_t *vcpu_tids;		/* HVT_QEMU_MAX_VCPUS from QMP, or NULL */
 	bool no_link;			/* host layer only */
 	struct hvt_vm_limits limits;
 };

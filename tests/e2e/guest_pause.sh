@@ -31,10 +31,19 @@ start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -sm
 	-device virtserialport,chardev=hvt0,name=org.hvtrace.0
 check "QEMU is up" wait_for 20 test -S "$work/hvtrace.sock"
 start_bg rec "$hvtrace" record --channel "unix:$work/hvtrace.sock" --qemu-pid "$qemu" \
-	--vm pause -o "$work/a" --guest-timeout 120 > "$work/rec.out" 2> "$work/rec.err"
+	--qmp "unix:$work/qmp.sock" --vm pause -o "$work/a" --guest-timeout 120 \
+	> "$work/rec.out" 2> "$work/rec.err"
 # Tracing has started once the guest sends its first stream.
 guest_traces() { jq -e '.streams | length > 0' "$work/a/vm/pause/info.json" >/dev/null 2>&1; }
 check "the guest traces" wait_for 120 guest_traces
+# QMP's vCPU threads are QEMU's threads named "CPU N/TCG" (debug-threads=on).
+vcpus=$(jq -c '.vms[0].vcpu_threads' "$work/a/hvtrace.json" 2>/dev/null)
+named=$(for t in /proc/"$qemu"/task/*; do
+	c=$(cat "$t/comm" 2>/dev/null)
+	case $c in "CPU "*/*) n=${c#CPU }; echo "${n%%/*} ${t##*/}" ;; esac
+done | sort -n | awk '{ printf "%s%s", (NR > 1 ? "," : ""), $2 }')
+check "the manifest has QEMU's vCPU threads from QMP ($vcpus; by name: $named)" \
+	test "$vcpus" = "{\"source\":\"qmp\",\"tids\":[$named]}" -a -n "$named"
 sleep 2
 check "QMP stop" qmp stop
 sleep "$PAUSE_S"

@@ -24,6 +24,10 @@ trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # The VMM changes nothing until the file go exists.
 start_vmm "kvm tsc" vmm "$work/vmm.out" "$vmm_bin" "$VCPUS" "$CHANGES" "$work/changes.tsv" "$work/go"
 pass "the VMM created a VM with $VCPUS vCPUs"
+"$hvtrace" record --list > "$work/list.out" 2>&1
+check "record --list finds the VM in debugfs, with its vCPUs" \
+	grep -Eq "^  pid $vmm +[^ ]+ +vm fd [0-9]+ +$VCPUS vCPUs +hvtrace record --qemu-pid $vmm\$" \
+	"$work/list.out"
 
 start_bg rec "$hvtrace" record --qemu-pid "$vmm" --vm kvmtest -o "$work/a" \
 	> "$work/rec.out" 2> "$work/rec.err"

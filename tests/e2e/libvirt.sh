@@ -121,6 +121,9 @@ check "record found QEMU and the channel through libvirt" \
 	grep -q "domain hvtest: QEMU pid ${qemu_pid:-?}, 2 vCPUs, channel $work/hvtest.sock" \
 		"$work/rec.err"
 check "the guest finished" grep -q "vm hvtest (tcg): guest finished" "$work/rec.out"
+n=$(jq '.vms[0] | select(.vcpu_threads.source == "qmp") | .vcpu_threads.tids | map(select(. > 0)) | length' \
+	"$work/a/hvtrace.json" 2>/dev/null)
+check "the manifest has the 2 vCPU threads libvirt's QMP named (${n:-none})" test "${n:-0}" -eq 2
 exchanges=$(jq '.sync.exchanges' "$work/a/vm/hvtest/info.json" 2>/dev/null)
 check "clock exchanges recorded (${exchanges:-none})" test "${exchanges:-0}" -ge 32
 "$hvtrace" merge "$work/a" > "$work/merge.txt" 2> "$work/merge.err"

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * qmp.h - asking a QEMU's monitor (QMP) for its vCPU threads.
+ */
+#ifndef HVT_HOST_QMP_H
+#define HVT_HOST_QMP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Connects to the QMP socket @spec (unix:PATH or tcp:HOST:PORT), runs
+ * query-cpus-fast and stores each vCPU's host thread at @tids[cpu-index]
+ * (below @max); their number in *@nr. -1 with @err.
+ */
+int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsigned int *nr,
+			 char *err, size_t errlen);
+
+#endif
