@@ -136,6 +136,7 @@ LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
 $(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB) | $(HVTRACE)
+$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o archive_writer.o tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)

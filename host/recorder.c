@@ -85,27 +85,37 @@ static struct hvt_target *add_target(struct hvt_recorder *r, const struct hvt_ta
 	return t;
 }
 
-/* Every thread the host layer follows: the QEMU threads of every VM. */
-static size_t all_tids(const struct hvt_recorder *r, pid_t *tids, size_t max)
+/*
+ * Every thread the host layer follows, the QEMU threads of every VM, into
+ * *@tids (malloc'd, with room for one more); how many, or -1 if out of memory.
+ */
+static ssize_t all_tids(const struct hvt_recorder *r, pid_t **tids)
 {
 	size_t n = 0, j;
 	unsigned int i;
 
 	for (i = 0; i < r->nr_targets; i++)
-		for (j = 0; j < r->targets[i]->qemu.nr_tids && n < max; j++)
-			tids[n++] = r->targets[i]->qemu.tids[j];
-	return n;
+		n += r->targets[i]->qemu.nr_tids;
+	*tids = malloc((n + 1) * sizeof(pid_t));
+	if (!*tids)
+		return -1;
+	n = 0;
+	for (i = 0; i < r->nr_targets; i++)
+		for (j = 0; j < r->targets[i]->qemu.nr_tids; j++)
+			(*tids)[n++] = r->targets[i]->qemu.tids[j];
+	return (ssize_t)n;
 }
 
 static void write_manifest(struct hvt_recorder *r, const char *status)
 {
 	json_t *vms = json_array(), *ft = NULL;
-	static pid_t tids[HVT_REC_MAX_TARGETS * 8];
+	pid_t *tids = NULL;
+	ssize_t n = all_tids(r, &tids);
 	unsigned int i;
 
 	if (r->ftrace_on)
-		ft = hvt_ftrace_manifest(&r->ftrace, tids, all_tids(r, tids, sizeof(tids) /
-								   sizeof(tids[0])));
+		ft = hvt_ftrace_manifest(&r->ftrace, tids, n > 0 ? (size_t)n : 0);
+	free(tids);
 	for (i = 0; i < r->nr_targets; i++)
 		json_array_append_new(vms, hvt_target_manifest_entry(r->targets[i]));
 	if (hvt_archive_writer_manifest(&r->archive, status, ft, vms))
@@ -319,10 +329,15 @@ static int start_host_layer(struct hvt_recorder *r)
 	static const char *kvm[] = { "kvm:kvm_entry", "kvm:kvm_exit", "kvm:kvm_hypercall",
 				     "kvm:kvm_write_tsc_offset", "kvm:kvm_pvclock_update" };
 	char *events[HVT_FTRACE_MAX_EVENTS], dir[4200], err[512];
-	static pid_t tids[HVT_REC_MAX_TARGETS * 8];
 	bool follow = any_target(r, has_qemu) || r->o.all;
-	size_t nr_tids = all_tids(r, tids, sizeof(tids) / sizeof(tids[0]));
-	int n = 0, i;
+	pid_t *tids = NULL;
+	ssize_t nr_tids = all_tids(r, &tids);
+	int n = 0, i, ret;
+
+	if (nr_tids < 0) {
+		hvt_err("host layer: out of memory");
+		return -1;
+	}
 
 	if (follow)
 		for (i = 0; i < 2; i++)
@@ -334,6 +349,7 @@ static int start_host_layer(struct hvt_recorder *r)
 		events[n++] = r->o.events[i];
 	if (!n) {
 		hvt_warn("no host events to record: give --qemu-pid or -e SYSTEM:EVENT");
+		free(tids);
 		return 0;
 	}
 	/* Filtered from the start; before any VM runs, to the collector alone. */
@@ -341,8 +357,10 @@ static int start_host_layer(struct hvt_recorder *r)
 		tids[nr_tids++] = getpid();
 	hvt_ftrace_remove_stale();
 	snprintf(dir, sizeof(dir), "%s/host/ftrace", r->archive.dir);
-	if (hvt_ftrace_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
-			     follow ? nr_tids : 0, err, sizeof(err))) {
+	ret = hvt_ftrace_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
+			       follow ? (size_t)nr_tids : 0, err, sizeof(err));
+	free(tids);
+	if (ret) {
 		hvt_err("host layer: %s", err);
 		return -1;
 	}
