@@ -41,8 +41,8 @@ static void usage(FILE *out)
 "  --connect URI         libvirt connection (default " HVT_LIBVIRT_DEFAULT_URI ")\n"
 "  --channel ADDR        connect to the VM's link: unix:PATH (QEMU -chardev\n"
 "                        socket,path=PATH,server=on,wait=off with -device\n"
-"                        virtserialport,name=" HVT_WIRE_PORT_NAME "), tcp:HOST:PORT\n"
-"                        or vsock:CID:PORT\n"
+"                        virtserialport,name=" HVT_WIRE_PORT_NAME ") or tcp:HOST:PORT\n"
+"                        (the same chardev on TCP)\n"
 "  --listen ADDR         listen instead, the agents connect (hvtrace agent\n"
 "                        --connect): unix:PATH, tcp:HOST:PORT (port 0: any)\n"
 "                        or vsock:PORT\n"
@@ -55,9 +55,10 @@ static void usage(FILE *out)
 "                        snapshots are added under KVM, and the VM ends when it\n"
 "                        exits. Without a guest link, only the host layer is\n"
 "                        recorded, until it exits or Ctrl-C.\n"
-"  --qmp ADDR            that QEMU's QMP socket (unix:PATH): its vCPU threads\n"
-"                        from query-cpus-fast (default: from thread names,\n"
-"                        which QEMU sets with -name ...,debug-threads=on)\n"
+"  --qmp ADDR            that QEMU's QMP socket (unix:PATH or tcp:HOST:PORT):\n"
+"                        its vCPU threads from query-cpus-fast (default:\n"
+"                        from the thread names QEMU gives them with\n"
+"                        -name ...,debug-threads=on)\n"
 "\n"
 "Recording:\n"
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
@@ -127,6 +128,17 @@ static int check_opts(struct hvt_record_opts *o)
 	}
 	if (o->qmp && !o->qemu_pid) {
 		hvt_err("--qmp is for the QEMU of --qemu-pid");
+		return -1;
+	}
+	if (o->channel && !strncmp(o->channel, "vsock:", 6)) {
+		hvt_err("--channel %s: the agent connects over vsock, it does not listen; use "
+			"--listen vsock:PORT and, in the guest, hvtrace agent --connect vsock:2:PORT",
+			o->channel);
+		return -1;
+	}
+	if (o->guests > 1 && o->qemu_pid) {
+		hvt_err("--qemu-pid names one VM's QEMU; it cannot go with --guests %u",
+			o->guests);
 		return -1;
 	}
 	if (o->guests && !o->listen) {

@@ -5,6 +5,7 @@
  * event loop with a 100 ms tick. The archive is consistent at every moment
  * (docs/format.md, "Crash safety"); stopping only completes it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -133,7 +134,7 @@ static void domain_vm_name(const struct hvt_recorder *r, const char *domain, cha
 
 	snprintf(base, sizeof(base), "%s", domain);
 	for (i = 0; base[i]; i++)
-		if (!hvt_path_component_ok(base + i, 1))
+		if (!isalnum((unsigned char)base[i]) && !strchr("_.-", base[i]))
 			base[i] = '_';
 	if (!hvt_vm_name_ok(base))
 		snprintf(base, sizeof(base), "domain");
@@ -295,7 +296,7 @@ static int targets_from_options(struct hvt_recorder *r)
 		c.name = name;
 		if (!add_target(r, &c))
 			return -1;
-		c.qemu_pid = 0;	/* the QEMU of the first; the others come as they connect */
+		c.qemu_pid = 0;	/* --qemu-pid is one VM's: check_opts() allows one then */
 		c.vcpu_tids = NULL;
 	}
 	return 0;
@@ -519,7 +520,7 @@ static void watch_libvirt(struct hvt_recorder *r)
 /* A guest on the shared listener takes the next target still waiting for one. */
 static void accept_guest(struct hvt_recorder *r)
 {
-	int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = hvt_netaddr_accept(r->listen_fd);
 	long long cid = fd >= 0 ? hvt_netaddr_peer_cid(fd) : -1;
 	char peer[160];
 	unsigned int i;

@@ -137,7 +137,7 @@ void hvt_target_polled(struct hvt_target *t, const struct pollfd p[2])
 	if (t->vm.fd >= 0) {
 		hvt_vm_readable(&t->vm);
 	} else if (t->listen_fd >= 0) {
-		int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int fd = hvt_netaddr_accept(t->listen_fd);
 
 		if (fd >= 0)	/* one guest per target: the listener goes */
 			hvt_target_attach(t, fd);

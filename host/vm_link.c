@@ -387,8 +387,12 @@ static void rate_refill(struct hvt_vm *vm, int64_t now)
 
 	if (!rate)
 		return;
-	if (vm->rate_credit <= 0)
+	if (vm->rate_credit <= 0) {
 		vm->throttled_ticks++;
+		/* The reply waits behind data not read: that time is ours, not the guest's. */
+		if (vm->sync_outstanding)
+			vm->sync_sent_ns += now - vm->rate_refilled_ns;
+	}
 	vm->rate_credit += (int64_t)((__int128)rate * (now - vm->rate_refilled_ns) / 1000000000);
 	if (vm->rate_credit > rate)
 		vm->rate_credit = rate;

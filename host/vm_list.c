@@ -131,10 +131,16 @@ static int list_libvirt(FILE *out, const char *uri, bool asked)
 		struct hvt_libvirt_vm vm;
 		bool ok = !hvt_libvirt_lookup(lv, doms[i].name, false, &vm, err, sizeof(err));
 
-		fprintf(out, "  %-24s pid %-8d %s   hvtrace record --vm %s\n", doms[i].name,
-			ok ? (int)vm.qemu_pid : 0,
-			!ok ? "(cannot be looked up)" : vm.channel[0] ? "channel " HVT_WIRE_PORT_NAME :
-			"no " HVT_WIRE_PORT_NAME " channel: host layer only", doms[i].name);
+		if (!ok)
+			fprintf(out, "  %-24s (cannot be looked up: %s)\n", doms[i].name, err);
+		else if (vm.channel[0])
+			fprintf(out, "  %-24s pid %-8d channel %s   hvtrace record --vm %s%s%s\n",
+				doms[i].name, (int)vm.qemu_pid, HVT_WIRE_PORT_NAME, doms[i].name,
+				uri ? " --connect " : "", uri ? uri : "");
+		else	/* --vm needs the channel; --all records the host side alone */
+			fprintf(out, "  %-24s pid %-8d no %s channel: host layer only, with "
+				"hvtrace record --all%s%s\n", doms[i].name, (int)vm.qemu_pid,
+				HVT_WIRE_PORT_NAME, uri ? " --connect " : "", uri ? uri : "");
 	}
 	hvt_libvirt_free_domains(doms, n);
 	hvt_libvirt_close(lv);

@@ -201,9 +201,30 @@ void hvt_netaddr_unlisten(const struct hvt_netaddr *a, int fd)
 		unlink(a->path);
 }
 
+/* Clock exchanges are small frames that must not wait for more. */
+static void no_delay(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int one = 1;
+
+	if (!getsockname(fd, (struct sockaddr *)&ss, &len) &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int hvt_netaddr_accept(int listen_fd)
+{
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd >= 0)
+		no_delay(fd);
+	return fd;
+}
+
 int hvt_netaddr_connect(const struct hvt_netaddr *a)
 {
-	int one = 1, fd = socket(family(a), SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(family(a), SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -1;
@@ -214,9 +235,7 @@ int hvt_netaddr_connect(const struct hvt_netaddr *a)
 		errno = e;
 		return -1;
 	}
-	/* Clock exchanges are small frames that must not wait for more. */
-	if (a->kind == HVT_ADDR_TCP)
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	no_delay(fd);
 	return fd;
 }
 

@@ -43,6 +43,8 @@ int hvt_netaddr_parse(const char *spec, bool listen, struct hvt_netaddr *a, char
 int hvt_netaddr_listen(struct hvt_netaddr *a, int backlog, char *err, size_t errlen);
 /* Removes what listening created (a unix socket's file). */
 void hvt_netaddr_unlisten(const struct hvt_netaddr *a, int fd);
+/* A connection from a listener, non-blocking; -1 with errno. */
+int hvt_netaddr_accept(int listen_fd);
 /* A blocking connected socket, or -1 with errno. */
 int hvt_netaddr_connect(const struct hvt_netaddr *a);
 /* Where @fd listens ("tcp:127.0.0.1:40123" once port 0 was chosen). */

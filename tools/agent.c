@@ -167,7 +167,8 @@ static int connect_link(const char *spec, int wait_s)
 			return fd;
 		}
 		if (errno != ENOENT && errno != ECONNREFUSED && errno != ETIMEDOUT &&
-		    errno != ECONNRESET && errno != EAGAIN) {
+		    errno != ECONNRESET && errno != EAGAIN && errno != EHOSTUNREACH &&
+		    errno != ENETUNREACH) {
 			hvt_err("cannot connect to %s: %s", spec, strerror(errno));
 			return -1;
 		}

@@ -427,6 +427,19 @@ static void test_rate_quota(void **state)
 	hvt_vm_tick(&f->vm);
 	assert_int_equal(f->vm.rate_credit, 1 << 20);
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	/*
+	 * Deep in debt with an exchange outstanding: its reply waits behind data
+	 * the host does not read, and that wait does not count against the guest.
+	 */
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	assert_true(f->vm.sync_outstanding);
+	f->vm.rate_credit = -(30ll << 20);	/* 30 s at 1 MiB/s */
+	f->vm.sync_sent_ns -= 20000000000ll;
+	f->vm.rate_refilled_ns -= 20000000000ll;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_false(hvt_vm_wants_input(&f->vm));
 }
 
 static void test_registry_garbage(void **state)
