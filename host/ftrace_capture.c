@@ -233,9 +233,12 @@ fail:
  * The first failure to save a CPU's pages: the file is cut back to the pages
  * saved whole, and that CPU is saved no more.
  */
-static void save_failed(struct hvt_ftrace_cpu *c, int cpu)
+/* The file stays a sequence of whole pages: a short write before the error is cut. */
+static void save_failed(const struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c, int cpu)
 {
 	c->error = errno;
+	if (ft->page_size > 0)
+		c->bytes -= c->bytes % (uint64_t)ft->page_size;
 	hvt_warn("host CPU %d: cannot save ftrace pages: %s; its host events after %llu "
 		 "bytes are lost", cpu, strerror(c->error), (unsigned long long)c->bytes);
 	if (ftruncate(c->fd, (off_t)c->bytes))
@@ -255,7 +258,7 @@ void hvt_ftrace_pump(struct hvt_ftrace *ft)
 		while ((n = tracefs_cpu_write(c->tcpu, c->fd, true)) > 0)
 			c->bytes += (uint64_t)n;
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			save_failed(c, cpu);
+			save_failed(ft, c, cpu);
 	}
 }
 
@@ -274,7 +277,7 @@ void hvt_ftrace_stop(struct hvt_ftrace *ft)
 			while ((n = tracefs_cpu_flush_write(c->tcpu, c->fd)) > 0)
 				c->bytes += (uint64_t)n;
 			if (n < 0)
-				save_failed(c, cpu);
+				save_failed(ft, c, cpu);
 		}
 		if (c->tcpu)
 			tracefs_cpu_close(c->tcpu);

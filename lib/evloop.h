@@ -9,5 +9,7 @@
 
 /* 0, or -1 with errno; on success both fds are non-blocking and close-on-exec. */
 int hvt_evloop_fds(unsigned int tick_ms, int *signal_fd, int *timer_fd);
+/* A periodic timerfd alone, non-blocking; -1 with errno. */
+int hvt_evloop_timer(unsigned int period_ms);
 
 #endif
