@@ -146,15 +146,25 @@ $(LTTNG_REF): $(BUILD)/obj/tests/bench/lttng_ref.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LTTNG_UST_LIBS)
 
+# Events at a fixed offered rate, for tests/bench/guest_link.sh (guest data
+# throughput over virtio-serial against the same collector over a unix socket).
+PACED_EVENTS := $(BUILD)/bench/paced_events
+$(PACED_EVENTS): $(call obj,tests/bench/paced_events.c) $(LIBHVTRACE_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/bench/paced_events.c) -L$(BUILD) -lhvtrace -pthread \
+		-Wl,-rpath,'$$ORIGIN/..'
+
 # After deps: two apt-gets at once (make -j) would contend for dpkg's lock.
 bench-deps: deps
 	scripts/install-bench-deps
 
 bench: bench-deps
-	$(MAKE) $(BENCHES) $(LTTNG_REF)
+	$(MAKE) $(BENCHES) $(LTTNG_REF) $(PACED_EVENTS) $(UST_STRESS) image
 	rm -f $(LTTNG_REF_OUT)
 	tests/bench/lttng_ref.sh $(LTTNG_REF) $(LTTNG_REF_OUT)
 	@for b in $(BENCHES); do echo "== $$b"; HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $$b || exit 1; done
+	@echo "== tests/bench/guest_link.sh"
+	tests/bench/guest_link.sh $(BUILD)
 
 .PHONY: bench-deps
 

@@ -462,7 +462,13 @@ void hvt_vm_tick(struct hvt_vm *vm)
 		send_params(vm);
 	if (vm->state != HVT_VM_RUNNING || now < vm->next_sync_ns)
 		return;
-	vm->next_sync_ns = now + (int64_t)vm->limits.sync_interval_ms * 1000000;
+	/*
+	 * On the period's grid, not from now: ticks come at the same period,
+	 * and "now + period" made any jitter skip every other one.
+	 */
+	vm->next_sync_ns += (int64_t)vm->limits.sync_interval_ms * 1000000;
+	if (vm->next_sync_ns <= now)
+		vm->next_sync_ns = now + (int64_t)vm->limits.sync_interval_ms * 1000000;
 	sync_send(vm);
 }
 
