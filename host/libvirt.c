@@ -14,6 +14,7 @@
 #include <hvtrace/wire.h>
 
 #include "host/libvirt.h"
+#include "host/qmp.h"
 #include "lib/fileio.h"
 
 /* libvirt reports to stderr by default; its errors are put in ours instead. */
@@ -29,70 +30,79 @@ static const char *last_error(void)
 	return msg ? msg : "unknown error";
 }
 
-/* The hvtrace channel's socket, from the domain's XML. */
-static int find_channel(const char *xml, const char *name, struct hvt_libvirt_vm *vm,
+/* Attribute @attr of the first node @xpath selects, or NULL (free with xmlFree()). */
+static xmlChar *first_attr(xmlXPathContextPtr ctx, const char *xpath, const char *attr)
+{
+	xmlXPathObjectPtr found = xmlXPathEvalExpression((const xmlChar *)xpath, ctx);
+	xmlChar *value = NULL;
+
+	if (found && found->nodesetval && found->nodesetval->nodeNr > 0)
+		value = xmlGetProp(found->nodesetval->nodeTab[0], (const xmlChar *)attr);
+	if (found)
+		xmlXPathFreeObject(found);
+	return value;
+}
+
+/* The hvtrace channel's socket. */
+static int find_channel(xmlXPathContextPtr ctx, const char *name, struct hvt_libvirt_vm *vm,
 			char *err, size_t errlen)
 {
-	static const char path[] =
+	static const char source[] =
 		"/domain/devices/channel[@type='unix'][target/@type='virtio']"
 		"[target/@name='" HVT_WIRE_PORT_NAME "']/source";
-	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
-	xmlXPathObjectPtr found = ctx ? xmlXPathEvalExpression((const xmlChar *)path, ctx) : NULL;
-	xmlChar *sock = NULL, *mode = NULL;
+	xmlChar *sock = first_attr(ctx, source, "path"), *mode = first_attr(ctx, source, "mode");
 	int ret = -1;
 
-	if (!found || !found->nodesetval || found->nodesetval->nodeNr < 1) {
+	if (!sock && !mode)
 		snprintf(err, errlen, "domain %s has no virtio channel named %s; add <channel "
 			 "type='unix'><source mode='bind' path='...'/><target type='virtio' "
 			 "name='%s'/></channel>", name, HVT_WIRE_PORT_NAME, HVT_WIRE_PORT_NAME);
-		goto out;
-	}
-	sock = xmlGetProp(found->nodesetval->nodeTab[0], (const xmlChar *)"path");
-	mode = xmlGetProp(found->nodesetval->nodeTab[0], (const xmlChar *)"mode");
-	if (!sock || hvt_path(vm->channel, sizeof(vm->channel), "%s", (const char *)sock)) {
+	else if (!sock || hvt_path(vm->channel, sizeof(vm->channel), "%s", (const char *)sock))
 		snprintf(err, errlen, "domain %s: the %s channel has no usable socket path",
 			 name, HVT_WIRE_PORT_NAME);
-		goto out;
-	}
+	else
+		ret = 0;
 	vm->qemu_listens = !mode || !strcmp((const char *)mode, "bind");
-	ret = 0;
-out:
+	if (ret)
+		vm->channel[0] = '\0';
 	xmlFree(sock);
 	xmlFree(mode);
-	if (found)
-		xmlXPathFreeObject(found);
+	return ret;
+}
+
+/* <vsock model='virtio'><cid address='N'/></vsock>: the guest's CID, or 0. */
+static unsigned int find_vsock_cid(xmlXPathContextPtr ctx)
+{
+	xmlChar *addr = first_attr(ctx, "/domain/devices/vsock/cid", "address");
+	unsigned int cid = addr ? (unsigned int)strtoul((const char *)addr, NULL, 10) : 0;
+
+	xmlFree(addr);
+	return cid > 2 ? cid : 0;
+}
+
+/*
+ * What the domain's XML says: the channel (an error if missing and
+ * @need_channel) and the vsock CID.
+ */
+static int read_domain_xml(const char *xml, const char *name, bool need_channel,
+			   struct hvt_libvirt_vm *vm, char *err, size_t errlen)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
+	int ret = -1;
+
+	if (!ctx)
+		snprintf(err, errlen, "domain %s: its XML description cannot be parsed", name);
+	else if (!find_channel(ctx, name, vm, err, errlen) || !need_channel)
+		ret = 0;
+	if (ctx)
+		vm->vsock_cid = find_vsock_cid(ctx);
 	if (ctx)
 		xmlXPathFreeContext(ctx);
 	if (doc)
 		xmlFreeDoc(doc);
 	return ret;
-}
-
-/* <vsock model='virtio'><cid address='N'/></vsock>: the guest's CID, or 0. */
-static unsigned int find_vsock_cid(const char *xml)
-{
-	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
-	xmlXPathObjectPtr found = ctx ? xmlXPathEvalExpression(
-		(const xmlChar *)"/domain/devices/vsock/cid", ctx) : NULL;
-	xmlChar *addr = NULL;
-	unsigned int cid = 0;
-
-	if (found && found->nodesetval && found->nodesetval->nodeNr > 0)
-		addr = xmlGetProp(found->nodesetval->nodeTab[0], (const xmlChar *)"address");
-	if (addr)
-		cid = (unsigned int)strtoul((const char *)addr, NULL, 10);
-	xmlFree(addr);
-	if (found)
-		xmlXPathFreeObject(found);
-	if (ctx)
-		xmlXPathFreeContext(ctx);
-	if (doc)
-		xmlFreeDoc(doc);
-	return cid > 2 ? cid : 0;
 }
 
 /* The thread group of a vCPU thread: /proc/TID/status "Tgid:". */
@@ -112,13 +122,13 @@ static pid_t tgid_of(json_int_t tid)
 	return pid;
 }
 
-/* QEMU's pid and vCPU count, from QMP query-cpus-fast. */
+/* QEMU's pid, vCPU count and vCPU threads, from QMP query-cpus-fast. */
 static int find_qemu(virDomainPtr dom, const char *name, struct hvt_libvirt_vm *vm,
 		     char *err, size_t errlen)
 {
 	char *reply = NULL;
-	json_t *root, *cpus, *cpu;
-	size_t i;
+	json_t *root;
+	unsigned int i;
 
 	if (virDomainQemuMonitorCommand(dom, "{\"execute\":\"query-cpus-fast\"}", &reply, 0)) {
 		snprintf(err, errlen, "domain %s: QMP query-cpus-fast: %s", name, last_error());
@@ -126,20 +136,11 @@ static int find_qemu(virDomainPtr dom, const char *name, struct hvt_libvirt_vm *
 	}
 	root = json_loads(reply, 0, NULL);
 	free(reply);
-	cpus = json_object_get(root, "return");
-	json_array_foreach(cpus, i, cpu) {
-		json_int_t tid = json_integer_value(json_object_get(cpu, "thread-id"));
-		pid_t pid = tid > 0 ? tgid_of(tid) : 0;
-
-		json_int_t index = json_integer_value(json_object_get(cpu, "cpu-index"));
-
-		if (pid > 0 && !vm->qemu_pid)
-			vm->qemu_pid = pid;
-		if (tid > 0 && index >= 0 && index < HVT_QEMU_MAX_VCPUS)
-			vm->vcpu_tids[index] = (pid_t)tid;
-		vm->vcpus++;
-	}
+	hvt_qmp_cpus_parse(root, vm->vcpu_tids, HVT_QEMU_MAX_VCPUS, &vm->vcpus);
 	json_decref(root);
+	for (i = 0; i < HVT_QEMU_MAX_VCPUS && !vm->qemu_pid; i++)
+		if (vm->vcpu_tids[i])
+			vm->qemu_pid = tgid_of(vm->vcpu_tids[i]);
 	if (!vm->qemu_pid) {
 		snprintf(err, errlen, "domain %s: QMP query-cpus-fast named no vCPU thread of this "
 			 "host (is the domain on another host?)", name);
@@ -203,9 +204,8 @@ int hvt_libvirt_lookup(struct hvt_libvirt *lv, const char *name, bool need_chann
 		snprintf(err, errlen, "domain %s: no XML description: %s", name, last_error());
 		goto out;
 	}
-	if (find_channel(xml, name, vm, err, errlen) && need_channel)
+	if (read_domain_xml(xml, name, need_channel, vm, err, errlen))
 		goto out;
-	vm->vsock_cid = find_vsock_cid(xml);
 	vm->id = virDomainGetID(dom);
 	ret = find_qemu(dom, name, vm, err, errlen);
 out:

@@ -42,16 +42,30 @@ int hvt_qemu_kvm_vm_fds(pid_t pid, int *fds, int max)
 	return found;
 }
 
+int hvt_qemu_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *text = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (hvt_read_file(path, 64, &text, &len)) {
+		snprintf(buf, size, "?");
+		return -1;
+	}
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(buf, size, "%s", text);
+	free(text);
+	return 0;
+}
+
 int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen)
 {
-	char path[64], *comm = NULL;
-	size_t len;
+	char comm[32];
 
 	memset(q, 0, sizeof(*q));
 	q->pid = pid;
 	q->pidfd = -1;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (hvt_read_file(path, 64, &comm, &len)) {
+	if (hvt_qemu_comm(pid, comm, sizeof(comm))) {
 		snprintf(err, errlen, "no process %d", (int)pid);
 		return -1;
 	}
@@ -62,7 +76,6 @@ int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen)
 		q->accel = "kvm";
 	else
 		q->accel = strncmp(comm, "qemu", 4) ? "unknown" : "tcg";
-	free(comm);
 	q->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (q->pidfd < 0) {
 		snprintf(err, errlen, "pidfd_open(%d): %s", (int)pid, strerror(errno));

@@ -22,6 +22,8 @@ struct hvt_qemu {
 	const char *vcpu_source;	/* "qmp", "proc" or NULL */
 };
 
+/* The process's name (/proc/PID/comm), "?" and -1 if it is gone. */
+int hvt_qemu_comm(pid_t pid, char *buf, size_t size);
 /* Checks that @pid is alive and looks like QEMU; opens a pidfd. */
 int hvt_qemu_open(struct hvt_qemu *q, pid_t pid, char *err, size_t errlen);
 void hvt_qemu_close(struct hvt_qemu *q);

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <jansson.h>
-
 #include "host/qmp.h"
 #include "lib/netaddr.h"
 
@@ -78,7 +76,7 @@ static json_t *command(int fd, const char *cmd, char *buf, size_t *used, char *e
 	return reply;
 }
 
-static int fill_tids(json_t *reply, pid_t *tids, unsigned int max, unsigned int *nr)
+void hvt_qmp_cpus_parse(const json_t *reply, pid_t *tids, unsigned int max, unsigned int *nr)
 {
 	json_t *cpu;
 	size_t i;
@@ -88,12 +86,10 @@ static int fill_tids(json_t *reply, pid_t *tids, unsigned int max, unsigned int 
 		json_int_t index = json_integer_value(json_object_get(cpu, "cpu-index"));
 		json_int_t tid = json_integer_value(json_object_get(cpu, "thread-id"));
 
-		if (index >= 0 && index < (json_int_t)max && tid > 0) {
+		if (index >= 0 && index < (json_int_t)max && tid > 0)
 			tids[index] = (pid_t)tid;
-			(*nr)++;
-		}
+		(*nr)++;
 	}
-	return *nr ? 0 : -1;
 }
 
 int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsigned int *nr,
@@ -119,7 +115,11 @@ int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsign
 		reply = command(fd, "{\"execute\":\"query-cpus-fast\"}\n", buf, &used, err, errlen);
 	}
 	if (reply) {
-		ret = fill_tids(reply, tids, max, nr);
+		unsigned int i;
+
+		hvt_qmp_cpus_parse(reply, tids, max, nr);
+		for (i = 0; i < max && ret; i++)
+			ret = tids[i] ? 0 : -1;
 		if (ret)
 			snprintf(err, errlen, "QMP query-cpus-fast named no vCPU thread");
 	}

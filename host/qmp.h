@@ -7,6 +7,15 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <jansson.h>
+
+/*
+ * A query-cpus-fast reply ({"return": [{"cpu-index": N, "thread-id": T},
+ * ...]}, from our own QMP connection or libvirt's): each vCPU's host thread
+ * at @tids[cpu-index] (below @max; others stay as they were); the vCPUs
+ * named in *@nr.
+ */
+void hvt_qmp_cpus_parse(const json_t *reply, pid_t *tids, unsigned int max, unsigned int *nr);
 
 /*
  * Connects to the QMP socket @spec (unix:PATH or tcp:HOST:PORT), runs

@@ -220,18 +220,16 @@ static int lookup_named_domains(struct hvt_recorder *r)
 	return 0;
 }
 
-static int targets_from_libvirt(struct hvt_recorder *r)
+/*
+ * --all: running domains not recorded yet (a new run of a domain has a new
+ * id) become targets. -1 if libvirt cannot list them.
+ */
+static int add_new_domains(struct hvt_recorder *r)
 {
 	struct hvt_libvirt_domain *doms;
 	char err[512];
-	int i, n;
+	int i, n = hvt_libvirt_running(r->libvirt, &doms, err, sizeof(err));
 
-	for (i = 0; i < r->o.nr_names; i++)
-		if (!add_domain(r, r->o.names[i], &r->named[i]))
-			return -1;
-	if (!r->o.all)
-		return 0;
-	n = hvt_libvirt_running(r->libvirt, &doms, err, sizeof(err));
 	if (n < 0) {
 		hvt_err("%s", err);
 		return -1;
@@ -240,12 +238,27 @@ static int targets_from_libvirt(struct hvt_recorder *r)
 		unsigned int j;
 		bool have = false;
 
-		for (j = 0; j < r->nr_targets; j++)
-			have |= !strcmp(r->targets[j]->domain, doms[i].name);
+		for (j = 0; j < r->nr_targets && !have; j++)
+			have = !strcmp(r->targets[j]->domain, doms[i].name) &&
+			       r->targets[j]->libvirt_id == doms[i].id;
 		if (!have)
 			add_found_domain(r, doms[i].name);
 	}
 	hvt_libvirt_free_domains(doms, n);
+	return 0;
+}
+
+static int targets_from_libvirt(struct hvt_recorder *r)
+{
+	int i;
+
+	for (i = 0; i < r->o.nr_names; i++)
+		if (!add_domain(r, r->o.names[i], &r->named[i]))
+			return -1;
+	if (!r->o.all)
+		return 0;
+	if (add_new_domains(r))
+		return -1;
 	if (!r->nr_targets)
 		hvt_info("no libvirt domain runs yet; waiting for domains to start (--all)");
 	return 0;
@@ -482,31 +495,19 @@ static void begin_stop(struct hvt_recorder *r, const char *why)
 		hvt_target_request_stop(r->targets[i], why);
 }
 
-/* --all: domains started since the last look become targets. */
+/*
+ * --all: domains started since the last look become targets, and join the
+ * host layer (their threads in its filter) and the KVM snapshots.
+ */
 static void watch_libvirt(struct hvt_recorder *r)
 {
-	struct hvt_libvirt_domain *doms;
+	unsigned int i, first = r->nr_targets;
 	char err[512];
-	int i, n = hvt_libvirt_running(r->libvirt, &doms, err, sizeof(err));
-	bool added = false;
 
-	if (n < 0) {
-		hvt_warn("%s", err);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		struct hvt_target *t;
-		unsigned int j;
-		bool have = false;
+	add_new_domains(r);	/* a failure is said, and tried again next time */
+	for (i = first; i < r->nr_targets; i++) {
+		struct hvt_target *t = r->targets[i];
 
-		for (j = 0; j < r->nr_targets; j++)
-			have |= !strcmp(r->targets[j]->domain, doms[i].name) &&
-				r->targets[j]->libvirt_id == doms[i].id;
-		if (have)
-			continue;
-		t = add_found_domain(r, doms[i].name);
-		if (!t)
-			continue;
 		hvt_info("VM %s joins the recording", t->vm.name);
 		if (r->ftrace_on && t->qemu.nr_tids &&
 		    hvt_ftrace_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids))
@@ -515,10 +516,8 @@ static void watch_libvirt(struct hvt_recorder *r)
 			hvt_warn("%s", err);
 			t->failed = true;
 		}
-		added = true;
 	}
-	hvt_libvirt_free_domains(doms, n);
-	if (added)
+	if (r->nr_targets > first)
 		write_manifest(r, "recording");
 }
 

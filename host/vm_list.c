@@ -19,22 +19,6 @@
 
 #define KVM_DEBUGFS "/sys/kernel/debug/kvm"
 
-/* /proc/PID/comm without its newline, or "?" */
-static void comm_of(pid_t pid, char *buf, size_t size)
-{
-	char path[64], *text = NULL;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (hvt_read_file(path, 64, &text, &len) || !len) {
-		snprintf(buf, size, "?");
-	} else {
-		text[strcspn(text, "\n")] = '\0';
-		snprintf(buf, size, "%s", text);
-	}
-	free(text);
-}
-
 static unsigned int count_vcpus(const char *vm_dir)
 {
 	char path[300];
@@ -70,7 +54,7 @@ static int list_kvm(FILE *out)
 			continue;
 		if (!n++)
 			fprintf(out, "KVM VMs (%s):\n", KVM_DEBUGFS);
-		comm_of(pid, comm, sizeof(comm));
+		hvt_qemu_comm(pid, comm, sizeof(comm));
 		fprintf(out, "  pid %-8d %-16s vm fd %-4d %2u vCPUs   hvtrace record --qemu-pid %d\n",
 			pid, comm, fd, count_vcpus(e->d_name), pid);
 	}
@@ -94,7 +78,7 @@ static int list_tcg(FILE *out)
 
 		if (pid <= 0)
 			continue;
-		comm_of(pid, comm, sizeof(comm));
+		hvt_qemu_comm(pid, comm, sizeof(comm));
 		if (strncmp(comm, "qemu-system", 11) || hvt_qemu_kvm_vm_fds(pid, &vm_fd, 1) != 0)
 			continue;
 		if (!n++)
