@@ -1,5 +1,6 @@
 
 $(BUILD)/tests/test_ringbuf: $(COMMON_LIB)
+$(BUILD)/tests/test_lockless_rb: $(COMMON_LIB)
 $(BUILD)/tests/test_registry: $(COMMON_LIB)
 $(BUILD)/tests/test_wire: $(COMMON_LIB)
 $(BUILD)/tests/test_tsdl: $(COMMON_LIB)
