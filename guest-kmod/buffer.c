@@ -1,23 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * buffer.c - per-CPU ring buffers: the write path and the stream fds.
+ * buffer.c - per-CPU ring buffers and their stream fds.
  *
- * Each session has one buffer per possible CPU (include/hvtrace/ringbuf.h).
- * The producer is whatever runs on that CPU: probes write with interrupts
- * off, so a write is never interleaved with another write or with a flush,
- * which closes the open packet on the buffer's CPU by IPI. The consumer is
- * the stream fd's read(), on any CPU. Reads and flushes of one buffer take
- * buf->lock, so two flushes never close one packet at the same time.
+ * Each session has one buffer per possible CPU (include/hvtrace/lockless_rb.h;
+ * the write path is write.c). The consumer is the stream fd, on any CPU, one
+ * operation at a time under buf->lock:
+ *
+ *   mmap        the sub-buffers and, after them, one reader slot (read-only)
+ *   GET_SUBBUF  the next delivered packet: in discard mode where it lies (no
+ *               writer touches it until PUT_SUBBUF); in overwrite mode copied
+ *               to the reader slot first, since writers may overwrite the ring
+ *   PUT_SUBBUF  releases it
+ *   read()      the next packet copied out, one per call
+ *   poll        readable once a packet is delivered; writers wake pollers by
+ *               irq_work once per packet, never per event
+ *   FLUSH       closes the CPU's open packet, on that CPU (IPI), where it
+ *               nests like an interrupt over any writer
  */
 #include <linux/anon_inodes.h>
 #include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "hvtrace_internal.h"
 
@@ -26,70 +36,21 @@ struct hvtrace_stream {
 	struct file *session_file;	/* keeps the session and its buffers */
 };
 
-static struct hvtrace_session *next_session(struct hvtrace_session *s)
+static void buffer_wakeup(struct irq_work *work)
 {
-	return list_entry_rcu(s->node.next, struct hvtrace_session, node);
+	struct hvtrace_buffer *buf = container_of(work, struct hvtrace_buffer, wakeup);
+
+	wake_up_interruptible(&buf->wait);
 }
 
 /*
- * Finds the next session, from w->session on, that takes the event, and
- * reserves room in it. The event is stamped at the first such session, with
- * interrupts turned off there until the last session is written: one
- * timestamp, CPU and tid for every session, and no other write on this CPU
- * in between. Without any session nothing is read and interrupts stay on.
- */
-static void write_reserve(struct hvtrace_write *w)
-{
-	for (; &w->session->node != &hvtrace_sessions; w->session = next_session(w->session)) {
-		struct hvtrace_session *s = w->session;
-
-		if (!READ_ONCE(s->active) || !test_bit(w->event->id, s->enabled))
-			continue;
-		if (!w->stamped) {
-			local_irq_save(w->irq_flags);
-			w->stamped = true;
-			w->cpu = smp_processor_id();
-			w->tid = current->pid;
-			w->ts = __hvtrace_clock_read();
-		}
-		w->buffer = s->buffers[w->cpu];
-		w->payload = hvt_rb_reserve(&w->buffer->rb, w->event->id, w->ts, w->cpu,
-					    w->tid, w->size, &w->end);
-		if (w->payload)
-			return;
-	}
-	if (w->stamped)
-		local_irq_restore(w->irq_flags);
-	w->payload = NULL;
-}
-
-/* Called by probes, which run with preemption off (an RCU read side). */
-void hvtrace_write_begin(struct hvtrace_write *w, struct hvtrace_event *event,
-			 unsigned int size)
-{
-	w->event = event;
-	w->size = size;
-	w->stamped = false;
-	w->session = list_entry_rcu(hvtrace_sessions.next, struct hvtrace_session, node);
-	write_reserve(w);
-}
-
-void hvtrace_write_next(struct hvtrace_write *w)
-{
-	hvt_rb_commit(&w->buffer->rb, w->ts, w->end);
-	w->session = next_session(w->session);
-	write_reserve(w);
-}
-
-/*
- * On the CPU's own node, where its writer runs. Like ftrace's ring buffer, the
- * data may fail rather than wake the OOM killer: a trace is not worth a
- * process (hvtrace_session_create() also checks the memory available first).
+ * vmalloc_user(): zeroed (nothing of the kernel's shows through mmap) and
+ * mappable. Like ftrace's ring buffer, the data may fail rather than wake the
+ * OOM killer (hvtrace_session_create() also checks the memory available).
  */
 struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
 					     unsigned int cpu)
 {
-	const gfp_t data_gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	int node = cpu_to_node(cpu);
 	struct hvtrace_buffer *buf;
 	unsigned char *data;
@@ -97,25 +58,35 @@ struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config
 	buf = kzalloc_node(sizeof(*buf), GFP_KERNEL, node);
 	if (!buf)
 		return NULL;
-	data = kvzalloc_node(hvtrace_buffer_bytes(config), data_gfp, node);
-	if (!data) {
+	buf->slots = kcalloc_node(config->nr_subbufs, sizeof(*buf->slots), GFP_KERNEL, node);
+	buf->map_size = hvtrace_buffer_bytes(config);
+	data = vmalloc_user(buf->map_size);
+	if (!buf->slots || !data) {
+		vfree(data);
+		kfree(buf->slots);
 		kfree(buf);
 		return NULL;
 	}
 	mutex_init(&buf->lock);
+	init_waitqueue_head(&buf->wait);
+	init_irq_work(&buf->wakeup, buffer_wakeup);
+	hvt_lrb_init(&buf->rb, data, buf->slots, config->subbuf_size, config->nr_subbufs,
+		     config->mode == HVTRACE_MODE_OVERWRITE ? HVT_LRB_OVERWRITE : HVT_LRB_DISCARD);
+	buf->reader = data + (size_t)config->nr_subbufs * config->subbuf_size;
 	buf->rb.cpu_id = cpu;
 	buf->rb.stream_instance_id = cpu;
 	memcpy(buf->rb.uuid, config->uuid, HVT_UUID_LEN);
-	hvt_rb_init(&buf->rb, &buf->prod, &buf->cons, data,
-		    config->subbuf_size, config->nr_subbufs);
 	return buf;
 }
 
+/* After the session left the list and every writer finished. */
 void hvtrace_buffer_destroy(struct hvtrace_buffer *buf)
 {
 	if (!buf)
 		return;
-	kvfree(buf->rb.data);
+	irq_work_sync(&buf->wakeup);
+	vfree(buf->rb.data);
+	kfree(buf->slots);
 	kfree(buf);
 }
 
@@ -123,71 +94,119 @@ static void flush_on_cpu(void *info)
 {
 	struct hvtrace_buffer *buf = info;
 
-	hvt_rb_close_packet(&buf->rb);
+	if (hvt_lrb_flush(&buf->rb))
+		irq_work_queue(&buf->wakeup);
 }
 
 /*
  * Closes the open packet, if any, whether or not writers may run: on the
- * buffer's CPU, where no write can be in progress (writers keep interrupts
- * off), or directly while that CPU is offline (hotplug held off, so none can
- * start). A second close of a closed packet does nothing; two at once could
- * both advance 'produced', which buf->lock prevents (two flushes of an
- * offline CPU's buffer would otherwise both run here, on their own CPUs).
+ * buffer's CPU, where it nests over any writer like an interrupt, or directly
+ * while that CPU is offline (hotplug held off, so no writer can start).
  */
 void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 {
-	mutex_lock(&buf->lock);
 	cpus_read_lock();
 	if (cpu_online(buf->rb.cpu_id))
 		smp_call_function_single(buf->rb.cpu_id, flush_on_cpu, buf, 1);
 	else
 		flush_on_cpu(buf);
 	cpus_read_unlock();
-	mutex_unlock(&buf->lock);
 }
 
 /*
- * One closed packet per call, its content only (closing made packet_size
- * equal content_size). The buffer must hold a whole sub-buffer, whatever
- * the next packet's size, so that a caller learns of a too small buffer at
- * once and not at the first full packet.
+ * The next delivered packet, taken: its offset in the mapping and length.
+ * -EAGAIN if none, -EBUSY if one is held, -EIO if the packet is not sane (it
+ * is released: a reader never sticks on it).
+ */
+static long buffer_get(struct hvtrace_buffer *buf, struct hvtrace_subbuf *sb)
+{
+	unsigned long packet;
+	long len;
+
+	if (buf->held)
+		return -EBUSY;
+	if (buf->rb.mode == HVT_LRB_DISCARD) {
+		len = hvt_lrb_peek(&buf->rb, &packet);
+		if (len < 0)
+			hvt_lrb_release(&buf->rb, packet);
+		sb->offset = (u64)(packet & (buf->rb.nr_subbufs - 1)) * buf->rb.subbuf_size;
+	} else {
+		len = hvt_lrb_read_packet(&buf->rb, buf->reader, &packet);
+		sb->offset = (u64)buf->rb.nr_subbufs * buf->rb.subbuf_size;
+	}
+	if (len == 0)
+		return -EAGAIN;
+	if (WARN_ON_ONCE(len < 0))
+		return -EIO;
+	buf->held = true;
+	buf->held_packet = packet;
+	sb->len = len;
+	sb->seq = packet;
+	return 0;
+}
+
+static long buffer_put(struct hvtrace_buffer *buf, u64 seq)
+{
+	if (!buf->held || seq != buf->held_packet)
+		return -EINVAL;
+	if (buf->rb.mode == HVT_LRB_DISCARD)
+		hvt_lrb_release(&buf->rb, buf->held_packet);
+	buf->held = false;
+	return 0;
+}
+
+/*
+ * One packet per call, its content only (closing made packet_size equal
+ * content_size). The buffer must hold a whole sub-buffer, whatever the next
+ * packet's size, so that a caller learns of a too small buffer at once and
+ * not at the first full packet.
  */
 static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
-	const unsigned char *pkt;
-	u64 consumed, len;
+	struct hvtrace_subbuf sb;
 	ssize_t ret;
 
 	if (count < buf->rb.subbuf_size)
 		return -EINVAL;
 	mutex_lock(&buf->lock);
-	consumed = buf->cons.consumed;
-	if (hvt_rb_ready(&buf->prod, consumed, buf->rb.nr_subbufs) <= 0) {
-		ret = -EAGAIN;
-		goto out;
+	ret = buffer_get(buf, &sb);
+	if (!ret) {
+		ret = copy_to_user(ubuf, buf->rb.data + sb.offset, sb.len) ? -EFAULT : sb.len;
+		buffer_put(buf, sb.seq);
 	}
-	pkt = hvt_rb_slot(buf->rb.data, buf->rb.subbuf_size, buf->rb.nr_subbufs, consumed);
-	len = hvt_get_u64(pkt + offsetof(struct hvt_ctf_packet, content_size)) / 8;
-	if (WARN_ON_ONCE(len > buf->rb.subbuf_size)) {	/* never copy past the slot */
-		ret = -EIO;
-		goto out;
-	}
-	if (copy_to_user(ubuf, pkt, len)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	smp_store_release(&buf->cons.consumed, consumed + 1);
-	ret = len;
-out:
 	mutex_unlock(&buf->lock);
 	return ret;
 }
 
+static __poll_t stream_poll(struct file *file, poll_table *wait)
+{
+	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
+	unsigned long packet;
+
+	poll_wait(file, &buf->wait, wait);
+	return hvt_lrb_ready(&buf->rb, &packet) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int stream_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(buf->map_size))
+		return -EINVAL;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	return remap_vmalloc_range(vma, buf->rb.data, 0);
+}
 static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
 	struct hvtrace_stream_stats st;
+
+	struct hvtrace_subbuf sb = { 0 };
+	u64 seq;
+	long ret;
 
 	switch (cmd) {
 	case HVTRACE_STREAM_FLUSH:
@@ -195,12 +214,28 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return 0;
 	case HVTRACE_STREAM_STATS:
 		memset(&st, 0, sizeof(st));
-		st.produced = smp_load_acquire(&buf->prod.produced);
-		st.consumed = READ_ONCE(buf->cons.consumed);
-		st.lost = READ_ONCE(buf->prod.lost);
+		st.produced = hvt_local_read(&buf->rb.closed);
+		st.consumed = hvt_shared_read(&buf->rb.consumed);
+		st.lost = hvt_lrb_lost(&buf->rb);
 		st.subbuf_size = buf->rb.subbuf_size;
 		st.cpu = buf->rb.cpu_id;
+		st.nr_subbufs = buf->rb.nr_subbufs;
+		st.map_size = buf->map_size;
 		return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
+	case HVTRACE_STREAM_GET_SUBBUF:
+		mutex_lock(&buf->lock);
+		ret = buffer_get(buf, &sb);
+		mutex_unlock(&buf->lock);
+		if (ret)
+			return ret;
+		return copy_to_user((void __user *)arg, &sb, sizeof(sb)) ? -EFAULT : 0;
+	case HVTRACE_STREAM_PUT_SUBBUF:
+		if (get_user(seq, (u64 __user *)arg))
+			return -EFAULT;
+		mutex_lock(&buf->lock);
+		ret = buffer_put(buf, seq);
+		mutex_unlock(&buf->lock);
+		return ret;
 	default:
 		return -ENOTTY;
 	}
@@ -218,6 +253,8 @@ static int stream_release(struct inode *inode, struct file *file)
 static const struct file_operations stream_fops = {
 	.owner = THIS_MODULE,
 	.read = stream_read,
+	.poll = stream_poll,
+	.mmap = stream_mmap,
 	.unlocked_ioctl = stream_ioctl,
 	.release = stream_release,
 	.llseek = noop_llseek,

@@ -1,37 +1,75 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * events.c - the table of events this module can record. An event's id in
- * the registry and in packets is its index here.
+ * events.c - the events hvtrace.ko itself defines (events/ headers),
+ * registered at load in this order: their ids are their indexes here.
  */
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "hvtrace_internal.h"
+
 #include "events/sched.h"
+#include "events/irq.h"
+#include "events/syscalls.h"
 #include "events/hvtrace.h"
 
-struct hvtrace_event *hvtrace_events[] = {
+static struct hvtrace_event *builtin_events[] = {
 	&hvtrace_event_sched_switch,
+	&hvtrace_event_sched_wakeup,
+	&hvtrace_event_sched_process_fork,
+	&hvtrace_event_sched_process_exec,
+	&hvtrace_event_sched_process_exit,
+	&hvtrace_event_irq_handler_entry,
+	&hvtrace_event_irq_handler_exit,
+	&hvtrace_event_softirq_entry,
+	&hvtrace_event_softirq_exit,
+	&hvtrace_event_sys_enter,
+	&hvtrace_event_sys_exit,
 	&hvtrace_event_hvtrace_sync_begin,
 	&hvtrace_event_hvtrace_sync_end,
 	&hvtrace_event_hvtrace_sync_unavailable,
 	&hvtrace_event_hvtrace_clock_change,
 };
-const unsigned int hvtrace_nr_events = ARRAY_SIZE(hvtrace_events);
 
-static_assert(ARRAY_SIZE(hvtrace_events) <= HVTRACE_MAX_EVENTS);
+static_assert(ARRAY_SIZE(builtin_events) <= HVTRACE_MAX_EVENTS);
+
+/*
+ * A tracepoint this kernel lacks leaves its event unavailable (not
+ * registered), not the module unloadable.
+ */
+int hvtrace_builtin_events_register(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(builtin_events); i++) {
+		ret = hvtrace_event_register(builtin_events[i]);
+		if (ret == -ENOENT) {
+			pr_warn("hvtrace: kernel tracepoint %s not found; event unavailable\n",
+				builtin_events[i]->name);
+			continue;
+		}
+		if (ret) {
+			pr_err("hvtrace: event %s: registration failed: %d\n",
+			       builtin_events[i]->name, ret);
+			hvtrace_builtin_events_unregister();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void hvtrace_builtin_events_unregister(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(builtin_events); i++)
+		if (builtin_events[i]->registered)
+			hvtrace_event_unregister(builtin_events[i]);
+}
 
 /* Whether some started session records sync points (sync.c). */
 bool hvtrace_sync_recording(void)
 {
 	return hvtrace_session_records(&hvtrace_event_hvtrace_sync_end);
-}
-
-struct hvtrace_event *hvtrace_event_find(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < hvtrace_nr_events; i++)
-		if (!strcmp(hvtrace_events[i]->name, name))
-			return hvtrace_events[i];
-	return NULL;
 }

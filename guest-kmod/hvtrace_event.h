@@ -19,8 +19,10 @@
 #ifndef HVTRACE_EVENT_DEF_H
 #define HVTRACE_EVENT_DEF_H
 
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
 #include <hvtrace/event.h>
-#include "hvtrace_internal.h"
+#include "hvtrace_api.h"
 
 /*
  * The record, its field table and the writer every kind of event shares;
@@ -61,10 +63,11 @@
 	HVTRACE_EVENT_DESC(_name, _print, false)
 
 /*
- * HVTRACE_OWN_EVENT(): an event the module itself emits, with no kernel
- * tracepoint behind it. It also defines hvtrace_emit_NAME(PROTO), declared
- * in hvtrace_internal.h, callable in any context but NMI; it writes into
- * every started session that enabled the event.
+ * HVTRACE_OWN_EVENT(): an event a module emits itself, with no kernel
+ * tracepoint behind it (hvtrace.ko's own, or another module's through
+ * hvtrace_api.h). It also defines hvtrace_emit_NAME(PROTO), callable in any
+ * context, NMI included; it writes into every started session that enabled
+ * the event, and costs one load and a branch while none does.
  */
 #define HVTRACE_OWN_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
 	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, (_assign))	\

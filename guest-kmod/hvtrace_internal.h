@@ -5,7 +5,9 @@
  *   main.c      module init/exit, /dev/hvtrace
  *   clock.c     the trace clock and its user-visible clock page
  *   session.c   sessions: event sets, start/stop, registry export
- *   buffer.c    per-CPU ring buffers, the write path, stream fds
+ *   buffer.c    per-CPU ring buffers and their stream fds (mmap, get/put, poll)
+ *   write.c     the write path and its gates
+ *   registry.c  registered events by id, the filter chain, text listings
  *   probes.c    attaching probes to kernel tracepoints by name
  *   events.c    the events this module defines (events/ headers)
  *   sync.c      sync points: periodic KVM hypercalls the host records
@@ -14,68 +16,64 @@
 #define HVTRACE_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/tracepoint.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <asm/msr.h>
 #include <hvtrace/abi.h>
-#include <hvtrace/ringbuf.h>
 
-#define HVTRACE_MAX_EVENTS	64
+#include "hvtrace_api.h"
 
-/* An event type: its registry description and the tracepoint it hooks. */
-struct hvtrace_event {
-	const char *name;		/* registry name; the tracepoint's, unless own */
-	void *probe;
-	const struct hvt_reg_field *fields;
-	unsigned int nr_fields;
-	const char *print_fmt;
-	unsigned int id;		/* index in hvtrace_events[] */
-	struct tracepoint *tp;		/* resolved at load; NULL if own */
-	bool own;			/* emitted by the module (hvtrace_emit_NAME()) */
-	unsigned int users;		/* sessions with the event enabled */
-};
+/*
+ * The trace clock, the one definition: the raw guest TSC, read in order with
+ * the code around it. Every hvtrace kernel event is stamped with it; other
+ * modules get it through hvtrace_clock_read().
+ */
+static inline u64 __hvtrace_clock_read(void)
+{
+	return rdtsc_ordered();
+}
+
+#define hvt_lrb_clock()	__hvtrace_clock_read()
+#include <hvtrace/lockless_rb.h>
+
+#define HVTRACE_MAX_EVENTS	HVTRACE_MAX_EVENT_IDS	/* ids, never reused while loaded */
 
 /* One CPU's buffer in one session; the CPU is rb.cpu_id. */
 struct hvtrace_buffer {
-	struct hvt_rb rb;
-	struct hvt_rb_prod prod;
-	struct hvt_rb_cons cons;
-	struct mutex lock;		/* read() and flushes, one at a time */
+	struct hvt_lrb rb;
+	struct hvt_lrb_slot *slots;
+	unsigned char *reader;		/* after the sub-buffers: overwrite-mode copies */
+	size_t map_size;		/* nr_subbufs + 1 sub-buffers, what mmap shows */
+	struct mutex lock;		/* consumer side: read, get/put, flush */
+	bool held;			/* a GET_SUBBUF not yet put */
+	unsigned long held_packet;
+	wait_queue_head_t wait;		/* poll: a packet was delivered */
+	struct irq_work wakeup;		/* queued by writers, once per packet */
 };
+
+#define HVTRACE_MAX_ENABLERS	32
 
 struct hvtrace_session {
 	struct list_head node;		/* in hvtrace_sessions, RCU */
+	unsigned int serial;		/* for the listing */
 	bool active;			/* the buffers' enable: all events at once */
 	DECLARE_BITMAP(enabled, HVTRACE_MAX_EVENTS);
+	/* names asked for: events registered later are enabled by them */
+	char (*enablers)[HVT_NAME_MAX];
+	unsigned int nr_enablers;
 	struct hvtrace_buffer **buffers;	/* [nr_cpu_ids] */
 	struct mutex lock;		/* start and stop, one at a time */
 };
 
-/* The write path, used by the probes generated in hvtrace_event.h. */
-struct hvtrace_write {
-	struct hvtrace_event *event;
-	struct hvtrace_session *session;
-	struct hvtrace_buffer *buffer;
-	unsigned long irq_flags;	/* saved when stamped, restored when done */
-	bool stamped;			/* ts, cpu, tid read; interrupts off */
-	unsigned int cpu;
-	pid_t tid;
-	u64 ts;
-	u64 end;
-	unsigned int size;
-	void *payload;			/* where the record goes; NULL: done */
-};
+extern bool hvtrace_enabled;	/* the global enable (module parameter) */
 
-void hvtrace_write_begin(struct hvtrace_write *w, struct hvtrace_event *event,
-			 unsigned int size);
-void hvtrace_write_next(struct hvtrace_write *w);
-
-/* events.c */
-extern struct hvtrace_event *hvtrace_events[];
-extern const unsigned int hvtrace_nr_events;
-struct hvtrace_event *hvtrace_event_find(const char *name);
+/* events.c: the module's own events, registered at load */
+int hvtrace_builtin_events_register(void);
+void hvtrace_builtin_events_unregister(void);
 bool hvtrace_sync_recording(void);
 /* the module's own events (events/hvtrace.h) */
 void hvtrace_emit_hvtrace_sync_begin(u64 seq);
@@ -90,8 +88,16 @@ void hvtrace_sync_session_started(void);
 void hvtrace_sync_exit(void);
 const char *hvtrace_sync_status(void);
 
+/* registry.c: the table of registered events, by id; hvtrace_lock */
+extern struct hvtrace_event *hvtrace_events[HVTRACE_MAX_EVENTS];
+extern unsigned int hvtrace_nr_ids;		/* ids handed out so far */
+extern unsigned long hvtrace_registry_gen;	/* bumped by each (un)registration */
+struct hvtrace_event *hvtrace_event_find(const char *name);
+bool hvtrace_filters_drop(const struct hvtrace_event *event);
+extern const struct attribute_group *hvtrace_attr_groups[];
+
 /* probes.c */
-void hvtrace_probes_resolve(void);
+struct tracepoint *hvtrace_tracepoint_find(const char *name);
 int hvtrace_probe_get(struct hvtrace_event *event);
 void hvtrace_probe_put(struct hvtrace_event *event);
 
@@ -100,11 +106,15 @@ extern struct list_head hvtrace_sessions;
 extern struct mutex hvtrace_lock;
 long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
 bool hvtrace_session_records(const struct hvtrace_event *event);
+void hvtrace_sessions_event_added(struct hvtrace_event *event);
+void hvtrace_sessions_event_removed(struct hvtrace_event *event);
+ssize_t hvtrace_sessions_show_enabled(char *buf);
 
 /* buffer.c */
+/* The sub-buffers and the reader's copy slot after them. */
 static inline size_t hvtrace_buffer_bytes(const struct hvtrace_session_config *config)
 {
-	return (size_t)config->nr_subbufs * config->subbuf_size;
+	return ((size_t)config->nr_subbufs + 1) * config->subbuf_size;
 }
 
 struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
@@ -114,19 +124,7 @@ void hvtrace_buffer_flush(struct hvtrace_buffer *buf);
 int hvtrace_stream_fd(struct hvtrace_session *s, struct file *session_file,
 		      unsigned int cpu);
 
-/*
- * The trace clock, the one definition: the raw guest TSC, read in order with
- * the code around it. Every hvtrace kernel event is stamped with it; other
- * modules get it through hvtrace_clock_read().
- */
-static inline u64 __hvtrace_clock_read(void)
-{
-	return rdtsc_ordered();
-}
-
-/* clock.c; the first two are exported to other guest modules */
-u64 hvtrace_clock_read(void);
-s64 hvtrace_clock_host_ns(u64 tsc, u64 *error_ns);
+/* clock.c (hvtrace_clock_read() and _host_ns() are in hvtrace_api.h) */
 int hvtrace_clock_init(void);
 void hvtrace_clock_exit(void);
 int hvtrace_clock_mmap(struct vm_area_struct *vma);

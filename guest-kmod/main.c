@@ -58,6 +58,7 @@ static struct miscdevice hvtrace_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "hvtrace",
 	.fops = &hvtrace_dev_fops,
+	.groups = hvtrace_attr_groups,	/* available_events, enabled_events */
 	.mode = 0444,	/* the clock page is for everyone; writes need CAP_SYS_ADMIN */
 };
 
@@ -68,15 +69,21 @@ static int __init hvtrace_init(void)
 	ret = hvtrace_clock_init();
 	if (ret)
 		return ret;
-	hvtrace_probes_resolve();
-	hvtrace_sync_detect();
-	ret = misc_register(&hvtrace_dev);
+	ret = hvtrace_builtin_events_register();
 	if (ret) {
 		hvtrace_clock_exit();
 		return ret;
 	}
+	hvtrace_sync_detect();
+	ret = misc_register(&hvtrace_dev);
+	if (ret) {
+		hvtrace_sync_exit();
+		hvtrace_builtin_events_unregister();
+		hvtrace_clock_exit();
+		return ret;
+	}
 	pr_info("hvtrace: loaded, ABI %d, TSC %llu kHz, %u events; sync points %s\n",
-		HVTRACE_ABI_VERSION, hvtrace_clock_khz(), hvtrace_nr_events, hvtrace_sync_status());
+		HVTRACE_ABI_VERSION, hvtrace_clock_khz(), hvtrace_nr_ids, hvtrace_sync_status());
 	return 0;
 }
 
@@ -84,10 +91,11 @@ static void __exit hvtrace_exit(void)
 {
 	misc_deregister(&hvtrace_dev);
 	hvtrace_sync_exit();
+	hvtrace_builtin_events_unregister();
 	hvtrace_clock_exit();
 }
 
 module_init(hvtrace_init);
 module_exit(hvtrace_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("hvtrace guest tracer: TSC trace clock, clock page, per-CPU CTF buffers");
+MODULE_DESCRIPTION("hvtrace guest tracer: TSC trace clock, clock page, typed events, lock-free per-CPU CTF buffers");

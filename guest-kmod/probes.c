@@ -2,10 +2,10 @@
 /*
  * probes.c - connect event probes to kernel tracepoints found by name.
  *
- * Tracepoints such as sched_switch are not exported to modules, so the module
- * walks the kernel's tracepoint table once at load (for_each_kernel_tracepoint)
- * and registers its probes with tracepoint_probe_register(), passing the
- * event as the probe's private data. A probe stays registered while at least
+ * Tracepoints such as sched_switch are not exported to modules, so an event
+ * finds its tracepoint by name in the kernel's table when it is registered
+ * (for_each_kernel_tracepoint) and its probe is connected with
+ * tracepoint_probe_register(), the event as the probe's private data. A probe stays registered while at least
  * one session has its event enabled (users, under hvtrace_lock). The
  * module's own events (HVTRACE_OWN_EVENT) have no tracepoint: users alone
  * gates them.
@@ -16,32 +16,26 @@
 
 #include "hvtrace_internal.h"
 
-static void resolve_one(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
+struct tracepoint_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
 
-	for (i = 0; i < hvtrace_nr_events; i++)
-		if (!hvtrace_events[i]->own && !hvtrace_events[i]->tp &&
-		    !strcmp(tp->name, hvtrace_events[i]->name))
-			hvtrace_events[i]->tp = tp;
+static void match_one(struct tracepoint *tp, void *priv)
+{
+	struct tracepoint_lookup *l = priv;
+
+	if (!l->tp && !strcmp(tp->name, l->name))
+		l->tp = tp;
 }
 
-/*
- * Numbers the events and finds the tracepoints of those that are not the
- * module's own. Cannot fail: an event whose
- * tracepoint is missing is only unavailable (ENOENT when a session enables it).
- */
-void hvtrace_probes_resolve(void)
+/* The kernel (built-in) tracepoint named @name, or NULL. */
+struct tracepoint *hvtrace_tracepoint_find(const char *name)
 {
-	unsigned int i;
+	struct tracepoint_lookup l = { name, NULL };
 
-	for (i = 0; i < hvtrace_nr_events; i++)
-		hvtrace_events[i]->id = i;
-	for_each_kernel_tracepoint(resolve_one, NULL);
-	for (i = 0; i < hvtrace_nr_events; i++)
-		if (!hvtrace_events[i]->own && !hvtrace_events[i]->tp)
-			pr_warn("hvtrace: kernel tracepoint %s not found; event unavailable\n",
-				hvtrace_events[i]->name);
+	for_each_kernel_tracepoint(match_one, &l);
+	return l.tp;
 }
 
 int hvtrace_probe_get(struct hvtrace_event *event)
@@ -54,8 +48,6 @@ int hvtrace_probe_get(struct hvtrace_event *event)
 		hvtrace_sync_update();
 		return 0;
 	}
-	if (!event->tp)
-		return -ENOENT;
 	if (event->users++)
 		return 0;
 	ret = tracepoint_probe_register(event->tp, event->probe, event);

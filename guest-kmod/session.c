@@ -2,11 +2,14 @@
 /*
  * session.c - tracing sessions.
  *
- * A session owns one buffer per CPU and a set of enabled events. Writes into
- * it are gated twice: the event's probe is registered only while some session
- * enables the event, and the session's "active" flag (the buffer enable)
- * starts or stops all its events at once. Sessions are an RCU list walked by
- * the probes; everything that changes them holds hvtrace_lock.
+ * A session owns one buffer per CPU, in discard or overwrite mode, and a set
+ * of enabled events. Writes into it are gated (write.c): the event's probe is
+ * registered only while some session enables the event, and the session's
+ * "active" flag (the buffer enable) starts or stops all its events at once.
+ * A session remembers the names it asked for (its enablers), so that an event
+ * another module registers later is enabled in it at once. Sessions are an
+ * RCU list walked by the probes; everything that changes them holds
+ * hvtrace_lock.
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
@@ -22,6 +25,7 @@
 
 LIST_HEAD(hvtrace_sessions);
 DEFINE_MUTEX(hvtrace_lock);
+static unsigned int next_serial;
 
 static void session_free(struct hvtrace_session *s)
 {
@@ -31,6 +35,7 @@ static void session_free(struct hvtrace_session *s)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			hvtrace_buffer_destroy(s->buffers[cpu]);
 	kfree(s->buffers);
+	kfree(s->enablers);
 	kfree(s);
 }
 
@@ -43,7 +48,8 @@ static int session_release(struct inode *inode, struct file *file)
 	WRITE_ONCE(s->active, false);
 	list_del_rcu(&s->node);
 	for_each_set_bit(id, s->enabled, HVTRACE_MAX_EVENTS)
-		hvtrace_probe_put(hvtrace_events[id]);
+		if (!WARN_ON(!hvtrace_events[id]))
+			hvtrace_probe_put(hvtrace_events[id]);
 	mutex_unlock(&hvtrace_lock);
 	/* No probe can still be writing into this session's buffers after this. */
 	tracepoint_synchronize_unregister();
@@ -51,27 +57,110 @@ static int session_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static int session_enable(struct hvtrace_session *s, struct hvtrace_event *event)
+{
+	int ret;
+
+	lockdep_assert_held(&hvtrace_lock);
+	if (test_bit(event->id, s->enabled))
+		return 0;
+	ret = hvtrace_probe_get(event);
+	if (!ret)
+		set_bit(event->id, s->enabled);
+	return ret;
+}
+
+static bool session_wants(const struct hvtrace_session *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_enablers; i++)
+		if (!strcmp(s->enablers[i], name))
+			return true;
+	return false;
+}
+
+/* Enables an event by name: 0, or 1 if none has the name yet (it will). */
 static long session_enable_event(struct hvtrace_session *s, void __user *uarg)
 {
 	struct hvtrace_event_name arg;
 	struct hvtrace_event *event;
-	int ret = 0;
+	long ret;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (strnlen(arg.name, sizeof(arg.name)) == sizeof(arg.name))
+	if (!strnlen(arg.name, sizeof(arg.name)) ||
+	    strnlen(arg.name, sizeof(arg.name)) == sizeof(arg.name))
 		return -EINVAL;
-	event = hvtrace_event_find(arg.name);
-	if (!event)
-		return -ENOENT;
 	mutex_lock(&hvtrace_lock);
-	if (!test_bit(event->id, s->enabled)) {
-		ret = hvtrace_probe_get(event);
-		if (!ret)
-			set_bit(event->id, s->enabled);
+	if (!session_wants(s, arg.name)) {
+		ret = -ENOSPC;
+		if (s->nr_enablers == HVTRACE_MAX_ENABLERS)
+			goto out;
+		strscpy(s->enablers[s->nr_enablers++], arg.name, HVT_NAME_MAX);
 	}
+	event = hvtrace_event_find(arg.name);
+	ret = event ? session_enable(s, event) : 1;
+out:
 	mutex_unlock(&hvtrace_lock);
 	return ret;
+}
+
+/* A new event: the sessions that asked for its name enable it. */
+void hvtrace_sessions_event_added(struct hvtrace_event *event)
+{
+	struct hvtrace_session *s;
+	int ret;
+
+	lockdep_assert_held(&hvtrace_lock);
+	list_for_each_entry(s, &hvtrace_sessions, node) {
+		if (!session_wants(s, event->name))
+			continue;
+		ret = session_enable(s, event);
+		if (ret)
+			pr_warn("hvtrace: session %u: event %s not enabled: %d\n", s->serial,
+				event->name, ret);
+	}
+}
+
+/* An event going away: every session lets go of it. */
+void hvtrace_sessions_event_removed(struct hvtrace_event *event)
+{
+	struct hvtrace_session *s;
+
+	lockdep_assert_held(&hvtrace_lock);
+	list_for_each_entry(s, &hvtrace_sessions, node)
+		if (test_and_clear_bit(event->id, s->enabled))
+			hvtrace_probe_put(event);
+}
+
+/* enabled_events: "SESSION active|stopped NAME" per enabled event. */
+ssize_t hvtrace_sessions_show_enabled(char *buf)
+{
+	struct hvtrace_session *s;
+	ssize_t len = 0;
+	unsigned int id;
+
+	mutex_lock(&hvtrace_lock);
+	list_for_each_entry(s, &hvtrace_sessions, node)
+		for_each_set_bit(id, s->enabled, HVTRACE_MAX_EVENTS)
+			len += sysfs_emit_at(buf, len, "%u %s %s\n", s->serial,
+					     READ_ONCE(s->active) ? "active" : "stopped",
+					     hvtrace_events[id]->name);
+	mutex_unlock(&hvtrace_lock);
+	return len;
+}
+
+static long session_enabled(struct hvtrace_session *s, void __user *uarg)
+{
+	struct hvtrace_enabled_events out = { { 0 } };
+	unsigned int id;
+
+	mutex_lock(&hvtrace_lock);
+	for_each_set_bit(id, s->enabled, HVTRACE_MAX_EVENTS)
+		out.ids[id / 64] |= 1ull << (id % 64);
+	mutex_unlock(&hvtrace_lock);
+	return copy_to_user(uarg, &out, sizeof(out)) ? -EFAULT : 0;
 }
 
 /* Whether a started session has @event enabled. */
@@ -108,7 +197,10 @@ static long session_stop(struct hvtrace_session *s)
 
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->active, false);
-	/* Probes run with preemption off: once this returns, none writes here. */
+	/*
+	 * Probes run with preemption off: once this returns, none writes here,
+	 * and the flush leaves no packet open behind it.
+	 */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hvtrace_buffer_flush(s->buffers[cpu]);
@@ -122,31 +214,42 @@ static size_t registry_record(const struct hvtrace_event *ev, void *dst)
 				   ev->print_fmt);
 }
 
-/* Copies the registry records of every event this module knows. */
+/* Copies the registry records of every registered event. */
 static long session_registry(void __user *uarg)
 {
 	struct hvtrace_registry_buf arg;
 	size_t need = 0, off = 0;
-	unsigned int i;
-	char *tmp;
+	unsigned int i, n = 0;
+	char *tmp = NULL;
 	long ret = 0;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	for (i = 0; i < hvtrace_nr_events; i++)
-		need += registry_record(hvtrace_events[i], NULL);
+	mutex_lock(&hvtrace_lock);
+	for (i = 0; i < hvtrace_nr_ids; i++)
+		if (hvtrace_events[i])
+			need += registry_record(hvtrace_events[i], NULL);
+	arg.generation = hvtrace_registry_gen;
 	if (arg.size < need) {
 		arg.size = need;
-		return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : -ENOSPC;
+		ret = -ENOSPC;
+		goto out;
 	}
 	tmp = kvzalloc(need, GFP_KERNEL);
-	if (!tmp)
+	if (!tmp) {
+		mutex_unlock(&hvtrace_lock);
 		return -ENOMEM;
-	for (i = 0; i < hvtrace_nr_events; i++)
-		off += registry_record(hvtrace_events[i], tmp + off);
+	}
+	for (i = 0; i < hvtrace_nr_ids; i++)
+		if (hvtrace_events[i]) {
+			off += registry_record(hvtrace_events[i], tmp + off);
+			n++;
+		}
 	arg.size = need;
-	arg.nr_events = hvtrace_nr_events;
-	if (copy_to_user(u64_to_user_ptr(arg.addr), tmp, need) ||
+	arg.nr_events = n;
+out:
+	mutex_unlock(&hvtrace_lock);
+	if ((tmp && copy_to_user(u64_to_user_ptr(arg.addr), tmp, need)) ||
 	    copy_to_user(uarg, &arg, sizeof(arg)))
 		ret = -EFAULT;
 	kvfree(tmp);
@@ -168,6 +271,10 @@ static long session_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return session_stop(s);
 	case HVTRACE_SESSION_REGISTRY:
 		return session_registry(uarg);
+	case HVTRACE_SESSION_REGISTRY_GEN:
+		return put_user((u64)READ_ONCE(hvtrace_registry_gen), (u64 __user *)uarg);
+	case HVTRACE_SESSION_ENABLED:
+		return session_enabled(s, uarg);
 	case HVTRACE_SESSION_STREAM:
 		if (get_user(cpu, (u32 __user *)uarg))
 			return -EFAULT;
@@ -194,6 +301,9 @@ static struct hvtrace_session *session_alloc(const struct hvtrace_session_config
 		return NULL;
 	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->node);
+	s->enablers = kcalloc(HVTRACE_MAX_ENABLERS, sizeof(*s->enablers), GFP_KERNEL);
+	if (!s->enablers)
+		goto fail;
 	s->buffers = kcalloc(nr_cpu_ids, sizeof(*s->buffers), GFP_KERNEL);
 	if (!s->buffers)
 		goto fail;
@@ -221,8 +331,8 @@ long hvtrace_session_create(struct hvtrace_session_config __user *uconfig)
 		return -EFAULT;
 	if (!hvt_rb_geometry_ok(config.subbuf_size, config.nr_subbufs))
 		return -EINVAL;
-	if (config.mode != HVTRACE_MODE_DISCARD)
-		return -EOPNOTSUPP;
+	if (config.mode != HVTRACE_MODE_DISCARD && config.mode != HVTRACE_MODE_OVERWRITE)
+		return -EINVAL;
 	/* Geometry allows 1 GiB per CPU: refuse what memory cannot hold now. */
 	if (num_possible_cpus() * (hvtrace_buffer_bytes(&config) >> PAGE_SHIFT) >
 	    (unsigned long)si_mem_available())
@@ -251,6 +361,7 @@ long hvtrace_session_create(struct hvtrace_session_config __user *uconfig)
 		return -EFAULT;
 	}
 	mutex_lock(&hvtrace_lock);
+	s->serial = next_serial++;
 	list_add_tail_rcu(&s->node, &hvtrace_sessions);
 	mutex_unlock(&hvtrace_lock);
 	fd_install(fd, file);

@@ -54,6 +54,8 @@ static void usage(FILE *out)
 "                      _unavailable, hvtrace_clock_change)\n"
 "  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
+"  --overwrite         kernel buffers in flight-recorder mode: when the host\n"
+"                      falls behind, the oldest packets go, not the newest\n"
 "  --wait SECONDS      how long to wait for the host (default 120)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
 "  -h, --help          this text\n"
@@ -419,18 +421,34 @@ static void on_tick(struct agent *a, unsigned long tick)
 
 static int run(struct agent *a)
 {
-	struct pollfd fds[4 + AGENT_MAX_APPS];
 	unsigned int slot_of[4 + AGENT_MAX_APPS];
+	struct pollfd *fds;
 	unsigned long tick = 0;
 	int sfd, tfd, failed;
+
+	unsigned int cap = 0;
 
 	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
 		return 1;
 	}
+	fds = NULL;
 	while (!a->done) {
-		nfds_t n = 3, i;
+		nfds_t n = 3, i, kernel_first, kernel_n = 0;
 		unsigned int slot;
+
+		/* the port, signals, timer, listener, applications, kernel streams */
+		if (cap < 4 + AGENT_MAX_APPS + a->kernel.nr_cpus) {
+			struct pollfd *more = realloc(fds, (4 + AGENT_MAX_APPS + a->kernel.nr_cpus) *
+							   sizeof(*fds));
+
+			if (!more) {
+				hvt_err("out of memory");
+				break;
+			}
+			fds = more;
+			cap = 4 + AGENT_MAX_APPS + a->kernel.nr_cpus;
+		}
 
 		fds[0] = (struct pollfd){ .fd = a->port, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
@@ -442,6 +460,10 @@ static int run(struct agent *a)
 				slot_of[n] = slot;
 				fds[n++] = (struct pollfd){ .fd = a->apps[slot]->fd, .events = POLLIN };
 			}
+		kernel_first = n;
+		if (a->started && !a->finishing)	/* woken once per delivered packet */
+			kernel_n = agent_kernel_pollfds(a, fds + n);
+		n += kernel_n;
 		if (poll(fds, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -461,7 +483,10 @@ static int run(struct agent *a)
 			if (read(tfd, &expirations, sizeof(expirations)) > 0)
 				on_tick(a, ++tick);
 		}
-		for (i = 3; i < n && !a->done; i++) {
+		for (i = kernel_first; i < kernel_first + kernel_n && !a->done; i++)
+			if (fds[i].revents && a->started && !a->finishing)
+				agent_kernel_on_ready(a, (unsigned int)(i - kernel_first));
+		for (i = 3; i < kernel_first && !a->done; i++) {
 			if (!fds[i].revents)
 				continue;
 			if (fds[i].fd == a->listen_fd)
@@ -475,6 +500,7 @@ static int run(struct agent *a)
 		begin_finish(a);
 	close(sfd);
 	close(tfd);
+	free(fds);
 	return failed ? 1 : 0;
 }
 
@@ -498,6 +524,7 @@ int hvt_cmd_agent(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "subbuf-size", required_argument, NULL, 'S' },
 		{ "nr-subbufs", required_argument, NULL, 'N' },
+		{ "overwrite", no_argument, NULL, 'O' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -523,6 +550,9 @@ int hvt_cmd_agent(int argc, char **argv)
 				return 2;
 			}
 			a.events[a.nr_events++] = optarg;
+			break;
+		case 'O':
+			a.overwrite = true;
 			break;
 		case 'S':
 		case 'N':

@@ -13,6 +13,7 @@
 #ifndef HVT_AGENT_H
 #define HVT_AGENT_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <hvtrace/app_proto.h>
@@ -29,8 +30,11 @@ struct agent_kernel {
 	int session;			/* session fd, -1 without the module */
 	unsigned int nr_cpus;
 	int *streams;			/* stream fd per CPU */
+	const unsigned char **maps;	/* its buffers, mapped read-only */
+	size_t *map_sizes;
 	uint64_t *packets;
 	uint32_t first_stream_id;
+	uint64_t registry_gen;		/* of the registry the host has */
 };
 
 struct app_stream {
@@ -63,6 +67,7 @@ struct agent {
 	uint64_t tsc_khz;
 	uint32_t clock_flags;
 	uint32_t subbuf_size, nr_subbufs;
+	bool overwrite;			/* kernel buffers in flight-recorder mode */
 	const char *events[AGENT_MAX_EVENTS];
 	unsigned int nr_events;
 	const char *socket_path;
@@ -87,6 +92,8 @@ int agent_new_stream_id(struct agent *a, uint32_t *id);
 
 int agent_kernel_start(struct agent *a);
 void agent_kernel_drain(struct agent *a, bool flush);
+unsigned int agent_kernel_pollfds(struct agent *a, struct pollfd *fds);
+void agent_kernel_on_ready(struct agent *a, unsigned int index);
 void agent_kernel_stop(struct agent *a);
 
 int agent_apps_listen(struct agent *a);

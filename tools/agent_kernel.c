@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * agent_kernel.c - the guest kernel layer: one module session, one stream
- * per CPU, read packet by packet and forwarded to the host.
+ * per CPU. Each CPU's buffer is mapped read-only; the agent polls the stream
+ * fds (the module wakes them once per packet) and forwards each delivered
+ * packet from the mapping between HVTRACE_STREAM_GET_SUBBUF and _PUT_SUBBUF.
+ * Before packets, a changed registry (an event another module registered)
+ * is sent again, so the host can always decode what it receives.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <hvtrace/abi.h>
 
@@ -29,32 +34,58 @@ static int enable_events(struct agent *a, int session)
 			continue;
 		}
 		strcpy(ev.name, a->events[i]);
-		if (ioctl(session, HVTRACE_SESSION_ENABLE_EVENT, &ev)) {
+		switch (ioctl(session, HVTRACE_SESSION_ENABLE_EVENT, &ev)) {
+		case 0:
+			enabled++;
+			break;
+		case 1:
+			agent_log(a, "kernel event %s: none registered yet; recorded once a "
+				  "module registers it", ev.name);
+			enabled++;
+			break;
+		default:
 			agent_log(a, "kernel event %s not enabled: %s", ev.name, strerror(errno));
-			continue;
 		}
-		enabled++;
 	}
 	return enabled ? 0 : -1;
 }
 
-static int send_registry(struct agent *a, int session)
+/* Sends every registered event's record; the host keeps the new ones. */
+static int send_registry(struct agent *a, struct agent_kernel *k)
 {
 	struct hvtrace_registry_buf rb = { 0 };
-	void *buf;
+	void *buf = NULL;
 	int ret;
 
-	if (ioctl(session, HVTRACE_SESSION_REGISTRY, &rb) == 0 || errno != ENOSPC)
-		return -1;
-	buf = malloc(rb.size);
-	if (!buf)
-		return -1;
-	rb.addr = (uintptr_t)buf;
-	ret = ioctl(session, HVTRACE_SESSION_REGISTRY, &rb);
+	do {	/* the registry may grow between the two calls */
+		free(buf);
+		if (ioctl(k->session, HVTRACE_SESSION_REGISTRY, &rb) == 0 || errno != ENOSPC)
+			return -1;
+		buf = malloc(rb.size);
+		if (!buf)
+			return -1;
+		rb.addr = (uintptr_t)buf;
+		ret = ioctl(k->session, HVTRACE_SESSION_REGISTRY, &rb);
+	} while (ret && errno == ENOSPC);
 	if (!ret)
 		ret = agent_send(a, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
+	if (!ret)
+		k->registry_gen = rb.generation;
 	free(buf);
 	return ret;
+}
+
+/* Resends the registry if an event was registered since the last time. */
+static void refresh_registry(struct agent *a, struct agent_kernel *k)
+{
+	uint64_t gen;
+
+	if (ioctl(k->session, HVTRACE_SESSION_REGISTRY_GEN, &gen) || gen == k->registry_gen)
+		return;
+	hvt_debug("kernel: the registry changed (generation %llu); sending it again",
+		  (unsigned long long)gen);
+	if (send_registry(a, k))
+		agent_log(a, "kernel: the new registry could not be sent: %s", strerror(errno));
 }
 
 /* Closes the session and whatever stream fds it has; frees the arrays. */
@@ -62,15 +93,42 @@ static void close_session(struct agent_kernel *k)
 {
 	uint32_t cpu;
 
-	for (cpu = 0; k->streams && cpu < k->nr_cpus; cpu++)
+	for (cpu = 0; k->streams && cpu < k->nr_cpus; cpu++) {
+		if (k->maps[cpu])
+			munmap((void *)k->maps[cpu], k->map_sizes[cpu]);
 		if (k->streams[cpu] >= 0)
 			close(k->streams[cpu]);
+	}
 	close(k->session);
 	k->session = -1;
 	free(k->streams);
+	free(k->maps);
+	free(k->map_sizes);
 	free(k->packets);
 	k->streams = NULL;
+	k->maps = NULL;
+	k->map_sizes = NULL;
 	k->packets = NULL;
+}
+
+static int map_stream(struct agent *a, struct agent_kernel *k, uint32_t cpu)
+{
+	struct hvtrace_stream_stats st = { 0 };
+	void *map;
+
+	if (ioctl(k->streams[cpu], HVTRACE_STREAM_STATS, &st)) {
+		agent_log(a, "kernel: CPU %u: no stream stats: %s", cpu, strerror(errno));
+		return -1;
+	}
+	map = mmap(NULL, st.map_size, PROT_READ, MAP_SHARED, k->streams[cpu], 0);
+	if (map == MAP_FAILED) {
+		agent_log(a, "kernel: CPU %u: cannot map its buffer (%llu bytes): %s", cpu,
+			  (unsigned long long)st.map_size, strerror(errno));
+		return -1;
+	}
+	k->maps[cpu] = map;
+	k->map_sizes[cpu] = st.map_size;
+	return 0;
 }
 
 static int open_streams(struct agent *a, struct agent_kernel *k)
@@ -78,8 +136,10 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 	uint32_t cpu;
 
 	k->streams = malloc(k->nr_cpus * sizeof(*k->streams));
+	k->maps = calloc(k->nr_cpus, sizeof(*k->maps));
+	k->map_sizes = calloc(k->nr_cpus, sizeof(*k->map_sizes));
 	k->packets = calloc(k->nr_cpus, sizeof(*k->packets));
-	if (!k->streams || !k->packets)
+	if (!k->streams || !k->maps || !k->map_sizes || !k->packets)
 		return -1;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++)
 		k->streams[cpu] = -1;
@@ -98,7 +158,7 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 		k->streams[cpu] = ioctl(k->session, HVTRACE_SESSION_STREAM, &cpu);
 		if (k->streams[cpu] < 0)
 			continue;	/* not a possible CPU */
-		if (agent_send(a, HVT_W_STREAM_OPEN, id, &so, sizeof(so)))
+		if (map_stream(a, k, cpu) || agent_send(a, HVT_W_STREAM_OPEN, id, &so, sizeof(so)))
 			return -1;
 	}
 	return 0;
@@ -109,7 +169,7 @@ int agent_kernel_start(struct agent *a)
 	struct agent_kernel *k = &a->kernel;
 	struct hvtrace_session_config cfg = {
 		.subbuf_size = a->subbuf_size, .nr_subbufs = a->nr_subbufs,
-		.mode = HVTRACE_MODE_DISCARD,
+		.mode = a->overwrite ? HVTRACE_MODE_OVERWRITE : HVTRACE_MODE_DISCARD,
 	};
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC };
 	const char *why;
@@ -142,40 +202,52 @@ int agent_kernel_start(struct agent *a)
 		goto fail;
 	}
 	if (agent_send(a, HVT_W_TRACE_OPEN, KERNEL_TRACE_ID, &to, sizeof(to)) ||
-	    send_registry(a, k->session) || open_streams(a, k) ||
+	    send_registry(a, k) || open_streams(a, k) ||
 	    ioctl(k->session, HVTRACE_SESSION_START)) {
 		agent_log(a, "kernel session setup failed: %s", strerror(errno));
 		goto fail;
 	}
-	hvt_debug("kernel: session started, %u CPUs (streams %u..%u), %u x %u bytes each",
+	hvt_debug("kernel: session started, %u CPUs (streams %u..%u), %u x %u bytes each, %s mode",
 		  k->nr_cpus, k->first_stream_id, k->first_stream_id + k->nr_cpus - 1,
-		  cfg.nr_subbufs, cfg.subbuf_size);
+		  cfg.nr_subbufs, cfg.subbuf_size, a->overwrite ? "overwrite" : "discard");
 	return 0;
 fail:
 	close_session(k);
 	return -1;
 }
 
-/* Forwards every closed packet of one CPU. */
+/* Forwards every delivered packet of one CPU, from its mapping. */
 static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 {
 	for (;;) {
+		struct hvtrace_subbuf sb;
 		struct hvt_ctf_packet hdr;
 		const char *why;
-		ssize_t n = read(k->streams[cpu], a->pkt, a->subbuf_size);
+		int sent = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		/* read() returns a closed packet's content_size / 8 bytes. */
-		why = hvt_wire_packet_check(a->pkt, (size_t)n, kernel_uuid, cpu, 0, &hdr, a->why,
-					    sizeof(a->why));
-		if (why) {
-			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
-			continue;
+		if (ioctl(k->streams[cpu], HVTRACE_STREAM_GET_SUBBUF, &sb)) {
+			if (errno == EIO)
+				agent_log(a, "kernel: CPU %u: a packet was corrupt; skipped", cpu);
+			if (errno == EINTR || errno == EIO)
+				continue;
+			return;		/* EAGAIN: none delivered */
 		}
-		if (agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu, a->pkt, (uint32_t)n))
+		if (sb.offset > k->map_sizes[cpu] || sb.len > k->map_sizes[cpu] - sb.offset) {
+			agent_log(a, "kernel: CPU %u: packet outside the mapping", cpu);
+			return;
+		}
+		why = hvt_wire_packet_check(k->maps[cpu] + sb.offset, (size_t)sb.len, kernel_uuid,
+					    cpu, 0, &hdr, a->why, sizeof(a->why));
+		if (why)
+			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
+		else if (!agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu,
+				     k->maps[cpu] + sb.offset, (uint32_t)sb.len))
+			sent = 1;
+		if (ioctl(k->streams[cpu], HVTRACE_STREAM_PUT_SUBBUF, &sb.seq))
+			agent_log(a, "kernel: CPU %u: PUT_SUBBUF: %s", cpu, strerror(errno));
+		if (why)
+			continue;
+		if (!sent)
 			return;
 		k->packets[cpu]++;
 		a->packets_sent++;
@@ -189,6 +261,7 @@ void agent_kernel_drain(struct agent *a, bool flush)
 
 	if (k->session < 0)
 		return;
+	refresh_registry(a, k);
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		if (k->streams[cpu] < 0)
 			continue;
@@ -196,6 +269,32 @@ void agent_kernel_drain(struct agent *a, bool flush)
 			ioctl(k->streams[cpu], HVTRACE_STREAM_FLUSH);
 		drain_one(a, k, cpu);
 	}
+}
+
+/* The stream fds to poll, one per CPU; fds[i] is CPU index_cpu(i). */
+unsigned int agent_kernel_pollfds(struct agent *a, struct pollfd *fds)
+{
+	struct agent_kernel *k = &a->kernel;
+	unsigned int n = 0;
+	uint32_t cpu;
+
+	if (k->session < 0)
+		return 0;
+	for (cpu = 0; cpu < k->nr_cpus; cpu++)
+		fds[n++] = (struct pollfd){ .fd = k->streams[cpu],
+					    .events = k->streams[cpu] >= 0 ? POLLIN : 0 };
+	return n;
+}
+
+/* The stream of pollfd @index (as agent_kernel_pollfds() listed) is readable. */
+void agent_kernel_on_ready(struct agent *a, unsigned int index)
+{
+	struct agent_kernel *k = &a->kernel;
+
+	if (k->session < 0 || index >= k->nr_cpus || k->streams[index] < 0)
+		return;
+	refresh_registry(a, k);
+	drain_one(a, k, index);
 }
 
 void agent_kernel_stop(struct agent *a)

@@ -6,6 +6,7 @@
 #include <linux/string.h>
 
 #include "../hvtrace_event.h"
+#include "../hvtrace_internal.h"
 
 /* A sync point starts: the hypercall of the same seq follows on this CPU. */
 HVTRACE_OWN_EVENT(hvtrace_sync_begin,

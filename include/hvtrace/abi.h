@@ -11,16 +11,27 @@
  *   HVTRACE_IOC_CREATE_SESSION             new session fd (CAP_SYS_ADMIN)
  *
  * session fd (no further capability check: holding one is the capability)
- *   HVTRACE_SESSION_ENABLE_EVENT           enable an event by name
- *   HVTRACE_SESSION_START / _STOP          start or stop all its events at once
- *   HVTRACE_SESSION_REGISTRY               registry records of every event the
- *                                          module knows, enabled or not
+ *   HVTRACE_SESSION_ENABLE_EVENT           enable an event by name (1: none of
+ *                                          that name yet; enabled when one registers)
+ *   HVTRACE_SESSION_START / _STOP          start or stop all its events at once;
+ *                                          STOP closes every CPU's open packet
+ *   HVTRACE_SESSION_REGISTRY               registry records of every registered
+ *                                          event, and the registry generation
+ *   HVTRACE_SESSION_REGISTRY_GEN           the generation alone: changes when an
+ *                                          event (un)registers; fetch again then
+ *   HVTRACE_SESSION_ENABLED                bitmap of the ids enabled here
  *   HVTRACE_SESSION_STREAM                 a read-only fd for one CPU's buffer
  *
  * stream fd
+ *   mmap(offset 0, map_size, PROT_READ)    nr_subbufs sub-buffers + a reader slot
+ *   HVTRACE_STREAM_GET_SUBBUF              next delivered packet: offset, length
+ *   HVTRACE_STREAM_PUT_SUBBUF              release it (its seq)
+ *   poll()                                 POLLIN once a packet is delivered
  *   read()                                 whole closed packets, one per call
  *   HVTRACE_STREAM_FLUSH                   close the CPU's partial packet
  *   HVTRACE_STREAM_STATS                   produced / consumed / lost counters
+ *
+ * Text listings: /sys/class/misc/hvtrace/available_events, enabled_events.
  */
 #ifndef HVTRACE_ABI_H
 #define HVTRACE_ABI_H
@@ -31,7 +42,7 @@
 #include <hvtrace/ctf.h>
 #include <hvtrace/registry.h>
 
-#define HVTRACE_ABI_VERSION		1
+#define HVTRACE_ABI_VERSION		2
 #define HVTRACE_DEVICE			"/dev/hvtrace"
 #define HVTRACE_IOC_MAGIC		0xF7
 
@@ -45,7 +56,8 @@ struct hvtrace_set_clock {
 #define HVTRACE_SET_CLOCK_GLOBAL	1u
 #define HVTRACE_SET_CLOCK_ONE_CPU	2u
 
-#define HVTRACE_MODE_DISCARD		0u
+#define HVTRACE_MODE_DISCARD		0u	/* a full buffer drops new events */
+#define HVTRACE_MODE_OVERWRITE		1u	/* flight recorder: drops the oldest */
 
 struct hvtrace_session_config {
 	__u32 subbuf_size;		/* in: bytes, power of two, 4 KiB..1 MiB */
@@ -64,6 +76,19 @@ struct hvtrace_registry_buf {
 	__u64 addr;			/* in: user buffer */
 	__u32 size;			/* in: its size; out: bytes needed */
 	__u32 nr_events;		/* out */
+	__u64 generation;		/* out: of the records returned */
+};
+
+#define HVTRACE_MAX_EVENT_IDS		256
+struct hvtrace_enabled_events {
+	__u64 ids[HVTRACE_MAX_EVENT_IDS / 64];	/* out: bit N = id N enabled */
+};
+
+/* HVTRACE_STREAM_GET_SUBBUF: a packet readable in the stream's mapping. */
+struct hvtrace_subbuf {
+	__u64 offset;			/* in the mapping */
+	__u64 len;			/* bytes: the packet's content_size / 8 */
+	__u64 seq;			/* its packet_seq_num; give it to PUT_SUBBUF */
 };
 
 /* HVTRACE_IOC_CLOCK_READ: what the kernel reads, on one CPU, in one go. */
@@ -89,9 +114,12 @@ struct hvtrace_clock_reading {
 struct hvtrace_stream_stats {
 	__u64 produced;			/* packets closed */
 	__u64 consumed;			/* packets read */
-	__u64 lost;			/* events discarded */
+	__u64 lost;			/* events discarded or overwritten */
 	__u32 subbuf_size;
 	__u32 cpu;
+	__u32 nr_subbufs;
+	__u32 reserved;
+	__u64 map_size;			/* bytes to mmap */
 };
 
 #define HVTRACE_IOC_VERSION		_IO(HVTRACE_IOC_MAGIC, 0x00)
@@ -104,8 +132,12 @@ struct hvtrace_stream_stats {
 #define HVTRACE_SESSION_STOP		_IO(HVTRACE_IOC_MAGIC, 0x12)
 #define HVTRACE_SESSION_REGISTRY	_IOWR(HVTRACE_IOC_MAGIC, 0x13, struct hvtrace_registry_buf)
 #define HVTRACE_SESSION_STREAM		_IOW(HVTRACE_IOC_MAGIC, 0x14, __u32)
+#define HVTRACE_SESSION_REGISTRY_GEN	_IOR(HVTRACE_IOC_MAGIC, 0x15, __u64)
+#define HVTRACE_SESSION_ENABLED		_IOR(HVTRACE_IOC_MAGIC, 0x16, struct hvtrace_enabled_events)
 
 #define HVTRACE_STREAM_FLUSH		_IO(HVTRACE_IOC_MAGIC, 0x20)
 #define HVTRACE_STREAM_STATS		_IOR(HVTRACE_IOC_MAGIC, 0x21, struct hvtrace_stream_stats)
+#define HVTRACE_STREAM_GET_SUBBUF	_IOR(HVTRACE_IOC_MAGIC, 0x22, struct hvtrace_subbuf)
+#define HVTRACE_STREAM_PUT_SUBBUF	_IOW(HVTRACE_IOC_MAGIC, 0x23, __u64)
 
 #endif /* HVTRACE_ABI_H */

@@ -152,6 +152,12 @@ static inline void hvt_lrb_init(struct hvt_lrb *rb, unsigned char *data,
 	rb->mode = mode;
 }
 
+/* @x / @pow2 for a power of two known only at run time: a shift, not a DIV. */
+static inline unsigned long hvt_lrb_div(unsigned long x, unsigned long pow2)
+{
+	return x >> __builtin_ctzl(pow2);
+}
+
 static inline unsigned char *hvt_lrb_packet_addr(const struct hvt_lrb *rb, unsigned long packet)
 {
 	return rb->data + (unsigned long)(packet & (rb->nr_subbufs - 1)) * rb->subbuf_size;
@@ -165,7 +171,7 @@ static inline struct hvt_lrb_slot *hvt_lrb_slot_of(const struct hvt_lrb *rb, uns
 /* Commit bytes of @packet's slot once @packet is complete (mod 2^40). */
 static inline unsigned long hvt_lrb_complete_bytes(const struct hvt_lrb *rb, unsigned long packet)
 {
-	return ((packet / rb->nr_subbufs + 1) * rb->subbuf_size) & HVT_LRB_BYTES_MASK;
+	return ((hvt_lrb_div(packet, rb->nr_subbufs) + 1) * rb->subbuf_size) & HVT_LRB_BYTES_MASK;
 }
 
 /* Whether @packet's bytes all arrived; in overwrite mode a later lap counts too. */
@@ -294,7 +300,7 @@ static inline unsigned char *hvt_lrb_reserve(struct hvt_lrb *rb, struct hvt_lrb_
 		opens = 0;
 		if (begin & (S - 1)) {
 			end = begin + hvt_lrb_event_header_size(compact) + fixed;
-		} else if (hvt_lrb_may_open(rb, begin / S, &events_at_open)) {
+		} else if (hvt_lrb_may_open(rb, hvt_lrb_div(begin, S), &events_at_open)) {
 			opens = 1;
 			compact = id < HVT_CTF_EXTENDED_ID;	/* the packet begins at ts */
 			end = begin + HVT_CTF_PACKET_HEADER_SIZE +
@@ -310,13 +316,13 @@ static inline unsigned char *hvt_lrb_reserve(struct hvt_lrb *rb, struct hvt_lrb_
 	hvt_write_once(rb->last_ts, ts);
 	ctx->delivered = 0;
 	if (begin != old)
-		ctx->delivered = hvt_lrb_close_packet(rb, old / S, (__u32)in_packet,
+		ctx->delivered = hvt_lrb_close_packet(rb, hvt_lrb_div(old, S), (__u32)in_packet,
 						      (__u32)(S - in_packet), ts);
 	if (end == begin) {
 		hvt_lrb_count_lost(rb);
 		return (unsigned char *)0;
 	}
-	ctx->packet = (end - 1) / S;
+	ctx->packet = hvt_lrb_div(end - 1, S);
 	ctx->commit_bytes = end - begin;
 	ctx->ts = ts;
 	if (opens) {
@@ -364,7 +370,8 @@ static inline int hvt_lrb_flush(struct hvt_lrb *rb)
 			return 0;
 		ts = hvt_lrb_clock();
 	} while (hvt_local_cmpxchg(&rb->offset, old, old - in_packet + S) != old);
-	return hvt_lrb_close_packet(rb, old / S, (__u32)in_packet, (__u32)(S - in_packet), ts);
+	return hvt_lrb_close_packet(rb, hvt_lrb_div(old, S), (__u32)in_packet,
+				    (__u32)(S - in_packet), ts);
 }
 
 /*
