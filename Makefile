@@ -95,10 +95,11 @@ $(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,vdso/example/hvdemo.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN'
 
-# The module's tests that run inside the guest (tests/e2e/guest_clock.sh).
-$(GUEST_TEST): $(call obj,tests/guest/clock_test.c) $(LIBHVTRACE_SO)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/guest/clock_test.c) -L$(BUILD) -lhvtrace -pthread \
-		-Wl,-rpath,'$$ORIGIN'
+# The module's tests that run inside the guest (tests/e2e/guest_suite.sh).
+GUEST_TEST_SRC := tests/guest/guest_test.c tests/guest/clock_test.c tests/guest/kmod_test.c
+$(GUEST_TEST): $(foreach s,$(GUEST_TEST_SRC),$(call obj,$(s))) $(LIBHVTRACE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(foreach s,$(GUEST_TEST_SRC),$(call obj,$(s))) -L$(BUILD) -lhvtrace \
+		-pthread -Wl,-rpath,'$$ORIGIN'
 
 # libhvtrace under threads > CPUs, migrations and fork (tests/e2e/user_stress.sh).
 $(UST_STRESS): $(call obj,tests/host/ust_stress.c) $(LIBHVTRACE_SO)
@@ -262,7 +263,7 @@ GUEST_IMAGE := $(BUILD)/guest/initrd.gz
 $(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko
 	scripts/guest-image $(BUILD)
 
-# The test guest on the PREEMPT_RT kernel (tests/e2e/guest_clock.sh runs on both).
+# The test guest on the PREEMPT_RT kernel (tests/e2e/guest_suite.sh runs on both).
 GUEST_IMAGE_RT := $(BUILD)/guest-rt/initrd.gz
 $(GUEST_IMAGE_RT): $(GUEST_DEPS) $(KMOD_RT)/hvtrace.ko
 	scripts/guest-image $(BUILD) rt-amd64

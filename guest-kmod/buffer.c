@@ -101,16 +101,20 @@ static void flush_on_cpu(void *info)
 /*
  * Closes the open packet, if any, whether or not writers may run: on the
  * buffer's CPU, where it nests over any writer like an interrupt, or directly
- * while that CPU is offline (hotplug held off, so no writer can start).
+ * while that CPU is offline (hotplug held off, so no writer can start). The
+ * buffer's atomics are one CPU's: buf->lock keeps two flushes of an offline
+ * CPU's buffer, each on its own CPU, from running at once.
  */
 void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 {
+	mutex_lock(&buf->lock);
 	cpus_read_lock();
 	if (cpu_online(buf->rb.cpu_id))
 		smp_call_function_single(buf->rb.cpu_id, flush_on_cpu, buf, 1);
 	else
 		flush_on_cpu(buf);
 	cpus_read_unlock();
+	mutex_unlock(&buf->lock);
 }
 
 /*
@@ -225,10 +229,12 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case HVTRACE_STREAM_GET_SUBBUF:
 		mutex_lock(&buf->lock);
 		ret = buffer_get(buf, &sb);
+		if (!ret && copy_to_user((void __user *)arg, &sb, sizeof(sb))) {
+			buffer_put(buf, sb.seq);	/* the caller cannot know what to put */
+			ret = -EFAULT;
+		}
 		mutex_unlock(&buf->lock);
-		if (ret)
-			return ret;
-		return copy_to_user((void __user *)arg, &sb, sizeof(sb)) ? -EFAULT : 0;
+		return ret;
 	case HVTRACE_STREAM_PUT_SUBBUF:
 		if (get_user(seq, (u64 __user *)arg))
 			return -EFAULT;

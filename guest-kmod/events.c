@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * events.c - the events hvtrace.ko itself defines (events/ headers),
- * registered at load in this order: their ids are their indexes here.
+ * registered at load in this order, which gives them their ids (an event
+ * whose tracepoint this kernel lacks takes none).
  */
 #include <linux/kernel.h>
 #include <linux/string.h>

@@ -28,7 +28,7 @@
  * The record, its field table and the writer every kind of event shares;
  * the prototype and the assignment come in parentheses.
  */
-#define HVTRACE_EVENT_WRITER(_name, _pproto, _fields, _passign)	\
+#define HVTRACE_EVENT_WRITER(_name, _pproto, _fields, _extra, _passign)	\
 	HVT_EVENT_RECORD(hvtrace_rec_##_name, _fields);				\
 	HVT_EVENT_FIELD_TABLE(hvtrace_fields_##_name, _fields);			\
 	static struct hvtrace_event hvtrace_event_##_name;			\
@@ -37,7 +37,7 @@
 		struct hvtrace_rec_##_name *__entry;				\
 		struct hvtrace_write __w;					\
 									\
-		for (hvtrace_write_begin(&__w, __data, sizeof(*__entry));	\
+		for (hvtrace_write_begin(&__w, __data, sizeof(*__entry) + (_extra)); \
 		     (__entry = __w.payload) != NULL;				\
 		     hvtrace_write_next(&__w)) {				\
 			HVT_UNPACK _passign					\
@@ -55,7 +55,7 @@
 	}
 
 #define HVTRACE_TP_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
-	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, (_assign))	\
+	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, 0, (_assign))	\
 	static inline void hvtrace_typecheck_##_name(void)			\
 	{									\
 		(void)sizeof(register_trace_##_name(hvtrace_probe_##_name, NULL)); \
@@ -70,7 +70,17 @@
  * the event, and costs one load and a branch while none does.
  */
 #define HVTRACE_OWN_EVENT(_name, _proto, _args, _fields, _assign, _print)	\
-	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, (_assign))	\
+	HVTRACE_OWN_EVENT_DYN(_name, HVT_PROTO(_proto), HVT_ARGS(_args), _fields, 0, \
+			      HVT_ASSIGN(_assign), _print)
+
+/*
+ * HVTRACE_OWN_EVENT_DYN(): the same with a last field of no fixed size
+ * ((string, NAME) or (blob, NAME, DECODER)); _size, an expression of the
+ * arguments, is how many bytes it takes after the fixed part, e.g.
+ * strlen(path) + 1, or len for a blob (its __u32 length is in the fixed part).
+ */
+#define HVTRACE_OWN_EVENT_DYN(_name, _proto, _args, _fields, _size, _assign, _print) \
+	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, _size, (_assign))	\
 	void hvtrace_emit_##_name(_proto)					\
 	{									\
 		if (!READ_ONCE(hvtrace_event_##_name.users))			\

@@ -4,8 +4,8 @@
  *
  *   event enabled      the probe is connected (tracepoint) or users > 0 (own)
  *   global enable      hvtrace_enabled, the module parameter "enabled"
- *   buffer enable      the session is active and has the event enabled
- *   filter chain       no registered filter drops the event
+ *   filter chain       no registered filter drops the event (once per event)
+ *   buffer enable      per session: it is active and has the event enabled
  *   write              lock-free reservation in the CPU's buffer
  *
  * Writers run with preemption off and may nest (interrupts, NMIs): the

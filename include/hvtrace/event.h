@@ -11,6 +11,12 @@
  *                      (hex, TYPE, NAME)        integer printed in hex
  *                      (text, NAME, LEN)        char NAME[LEN], text
  *                      (array, TYPE, NAME, LEN) TYPE NAME[LEN]
+ *                      (string, NAME)           NUL-terminated, any length
+ *                      (blob, NAME, DECODER)    __u32 NAME_len, then the bytes,
+ *                                               parsed by the decoder DECODER
+ *                    string and blob have no fixed size: one of them, last,
+ *                    and the event says how many bytes it adds (kernel:
+ *                    HVTRACE_OWN_EVENT_DYN)
  *   HVT_ASSIGN(...)  the fast assignment, writing __entry->NAME
  *   HVT_PRINT(fmt)   the print format
  *
@@ -72,6 +78,8 @@
 #define HVT_MEMBER_hex(type, name)	type name;
 #define HVT_MEMBER_text(name, len)	char name[len];
 #define HVT_MEMBER_array(type, name, len) type name[len];
+#define HVT_MEMBER_string(name)		char name[];
+#define HVT_MEMBER_blob(name, decoder)	__u32 name##_len; __u8 name[];
 
 /* Registry field descriptions, one per field tuple. */
 #define HVT_IS_SIGNED(type)		((type)-1 < (type)1)
@@ -86,6 +94,10 @@
 	{ #name, HVT_FIELD_ARRAY, 8, HVT_FIELD_F_TEXT, 0, len, "" },
 #define HVT_DESC_array(type, name, len)						\
 	{ #name, HVT_FIELD_ARRAY, sizeof(type) * 8, HVT_INT_FLAGS(type), 0, len, "" },
+#define HVT_DESC_string(name)							\
+	{ #name, HVT_FIELD_STRING, 8, 0, 0, 0, "" },
+#define HVT_DESC_blob(name, decoder)						\
+	{ #name, HVT_FIELD_BLOB, 8, 0, 0, 0, decoder },
 
 /* struct TAG: the packed record an event's payload is, as HVT_FIELDS says. */
 #define HVT_EVENT_RECORD(tag, fields)						\
@@ -109,6 +121,10 @@
 #define HVT_NAME_CHECK_hex(type, name)	HVT_FIELD_NAME_FITS(name)
 #define HVT_NAME_CHECK_text(name, len)	HVT_FIELD_NAME_FITS(name)
 #define HVT_NAME_CHECK_array(type, name, len) HVT_FIELD_NAME_FITS(name)
+#define HVT_NAME_CHECK_string(name)	HVT_FIELD_NAME_FITS(name)
+#define HVT_NAME_CHECK_blob(name, decoder) HVT_FIELD_NAME_FITS(name)		\
+	HVT_STATIC_ASSERT(sizeof(decoder) <= HVT_DECODER_NAME_MAX,		\
+			  "decoder name of " #name " is longer than HVT_DECODER_NAME_MAX - 1");
 
 /* const struct hvt_reg_field TAG[]: the registry description of the record. */
 #define HVT_EVENT_FIELD_TABLE(tag, fields)					\

@@ -4,10 +4,10 @@
  * sub-buffers that are CTF packets as written (docs/format.md, "Ring
  * buffers").
  *
- * The same source builds into the guest kernel module (one buffer per CPU,
- * written with interrupts off) and into libhvtrace (one buffer per thread, in
- * a memfd shared with the agent). Its state is split in two so that each side
- * writes only its own memory:
+ * libhvtrace writes it (one buffer per thread, in a memfd shared with the
+ * agent); the guest kernel module has its own nesting-safe buffers
+ * (lockless_rb.h), which reuse this file's packet helpers. Its state is split
+ * in two so that each side writes only its own memory:
  *
  *   struct hvt_rb_prod	written by the producer, read by the consumer
  *   struct hvt_rb_cons	written by the consumer, read by the producer

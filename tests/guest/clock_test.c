@@ -5,12 +5,11 @@
  * tests/e2e/guest_clock.sh boots that guest under TCG and reads the verdicts
  * from its console).
  *
- * usage: hvtrace-guest-test MODULE.ko
+ * usage: hvtrace-guest-test clock DIR (guest_test.h)
  *
- * Each test runs in a child process of its own (libhvtrace keeps the clock
+ * Each test runs in a child process of its own: libhvtrace keeps the clock
  * page mapped for the life of a process, and a mapping keeps the module
- * loaded) and prints "PASS name: detail" or "FAIL name: why"; the last line
- * is "guest clock: N passed, M failed", and the exit status says the same.
+ * loaded.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -35,79 +34,19 @@
 #include <hvtrace/clock_page.h>
 #include <hvtrace/hvtrace.h>
 
-#define MODULE_NAME	"hvtrace"
+#include "tests/guest/guest_test.h"
+
 #define NOBODY		65534
 #define TEST_GID	4242
-#define TEST_TIMEOUT_S	300	/* per test; the whole run takes about 50 s under TCG */
-#define HVT_STR_(x)	#x
-#define HVT_STR(x)	HVT_STR_(x)
 
-static const char *module_path;
 
 /* ---- helpers ---- */
-
-/* In a test's child: the verdict, then the exit status that carries it. */
-static __attribute__((format(printf, 3, 4), noreturn)) void finish(int ok, const char *name,
-								    const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	exit(ok ? 0 : 1);
-}
-#define fail(name, ...) finish(0, name, __VA_ARGS__)
-#define pass(name, ...) finish(1, name, __VA_ARGS__)
-
-static int load_module(const char *params)
-{
-	int fd = open(module_path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = (int)syscall(SYS_finit_module, fd, params, 0);
-	close(fd);
-	return ret;
-}
-
-/* Unloads, retrying while a reader still holds the module (up to 10 s). */
-static int unload_module(void)
-{
-	int i;
-
-	for (i = 0; i < 10000; i++) {
-		if (syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EBUSY)
-			return -1;
-		usleep(1000);
-	}
-	return -1;
-}
-
-static int open_dev(void)
-{
-	return open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
-}
 
 static const struct hvt_clock_page *map_page(int fd)
 {
 	void *p = mmap(NULL, HVT_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static int set_clock(int fd, uint32_t set, uint32_t cpu, uint32_t flags,
@@ -128,11 +67,6 @@ static void drop_privileges(const char *name, const gid_t *groups, size_t n)
 {
 	if (setgroups(n, groups) || setgid(NOBODY) || setuid(NOBODY))
 		fail(name, "cannot become uid %d: %s", NOBODY, strerror(errno));
-}
-
-static int nr_online_cpus(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /* ---- the tests ---- */
@@ -534,49 +468,6 @@ static void reader_loop(int out)
 	_exit(0);
 }
 
-static long mem_free_kb(void)
-{
-	FILE *f;
-	char line[128];
-	long kb = -1;
-
-	sync();
-	f = fopen("/proc/sys/vm/drop_caches", "w");
-	if (f) {
-		fputs("3\n", f);
-		fclose(f);
-	}
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-/* Lines of the kernel log that say the kernel went wrong; the last in @last. */
-static int kernel_log_problems(char *last, size_t len)
-{
-	static const char *const bad[] = { "Oops", "BUG:", "WARNING:", "general protection",
-					   "Call Trace", "refcount_t", NULL };
-	int n = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), count = 0, i;
-	char *buf, *line;
-
-	if (n <= 0 || !(buf = calloc(1, (size_t)n + 1)))
-		return -1;
-	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, n);
-	for (line = strtok(n > 0 ? buf : NULL, "\n"); line; line = strtok(NULL, "\n"))
-		for (i = 0; bad[i]; i++)
-			if (strstr(line, bad[i])) {
-				snprintf(last, len, "%s", line);
-				count++;
-			}
-	free(buf);
-	return count;
-}
-
 #define WARM_CYCLES 100
 #define LEAK_CYCLES 500
 
@@ -677,21 +568,6 @@ static int under_kvm(void)
 	return !memcmp(sig, "KVMKVMKVM\0\0\0", 12);
 }
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
 /* Every closed packet of every CPU of a session, concatenated. */
 static size_t drain_session(int session, unsigned int nr_cpus, unsigned char *out, size_t len)
 {
@@ -758,14 +634,8 @@ static void test_sync_points(const char *name)
 	pass(name, "not KVM: \"%s\", recorded in the session, no hypercall issued", status);
 }
 
-/* ---- the runner ---- */
 
-struct test {
-	const char *name;
-	void (*fn)(const char *name);
-};
-
-static const struct test tests[] = {
+const struct guest_test clock_tests[] = {
 	{ "page_is_kernel_reading", test_page_is_kernel_reading },
 	{ "monotonic_migrating", test_monotonic_migrating },
 	{ "no_torn_reads", test_no_torn_reads },
@@ -775,43 +645,4 @@ static const struct test tests[] = {
 	{ "sync_points", test_sync_points },
 	{ "load_unload_600", test_load_unload },
 };
-
-int main(int argc, char **argv)
-{
-	int passed = 0, failed = 0;
-	size_t i;
-
-	if (argc != 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fprintf(argc == 2 ? stdout : stderr, "usage: %s MODULE.ko\n", argv[0]);
-		return argc == 2 ? 0 : 2;
-	}
-	module_path = argv[1];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (load_module("") && errno != EEXIST) {
-		printf("FAIL load: %s: %s\nguest clock: 0 passed, 1 failed\n", module_path,
-		       strerror(errno));
-		return 1;
-	}
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		pid_t pid = fork();
-		int status;
-
-		if (pid == 0) {
-			alarm(TEST_TIMEOUT_S);	/* a reader spinning on a stuck seq, say */
-			tests[i].fn(tests[i].name);
-			exit(1);
-		}
-		if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		    WEXITSTATUS(status) == 0) {
-			passed++;
-			continue;
-		}
-		if (pid > 0 && WIFSIGNALED(status))
-			printf("FAIL %s: %s\n", tests[i].name, WTERMSIG(status) == SIGALRM ?
-			       "timed out after " HVT_STR(TEST_TIMEOUT_S) " s" :
-			       strsignal(WTERMSIG(status)));
-		failed++;
-	}
-	printf("guest clock: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
-}
+const unsigned int nr_clock_tests = sizeof(clock_tests) / sizeof(clock_tests[0]);

@@ -1,0 +1,47 @@
+#!/bin/bash
+# The guest module, tested inside a guest: boots the test image under TCG
+# with 2 vCPUs and hvtrace.test=SUITE, where scripts/guest-init runs
+# hvtrace-guest-test SUITE (tests/guest/: clock_test.c, kmod_test.c) as root
+# and powers off. Each of its PASS/FAIL lines on the console becomes one
+# here. TCG on purpose: the sync-point test must see the hypercall refused
+# as unavailable.
+# usage: guest_suite.sh SUITE COUNT BUILD [GUEST_DIR]: SUITE is clock or
+# kmod, COUNT its number of tests; GUEST_DIR holds vmlinuz and initrd.gz
+# (default BUILD/guest; BUILD/guest-rt is the PREEMPT_RT kernel's).
+set -uo pipefail
+usage="usage: guest_suite.sh SUITE COUNT BUILD [GUEST_DIR]"
+suite=${1:?$usage}
+count=${2:?$usage}
+build=${3:?$usage}
+guest=${4:-$build/guest}
+kernel=$(basename "$(readlink "$guest/vmlinuz")")
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/hvtrace-e2e-$suite-XXXXXX)
+trap 'stop_all; rm -rf "$work"' EXIT
+console=$work/console.log
+
+start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \
+	-accel tcg,thread=multi -cpu max -name "hv$suite,debug-threads=on" \
+	-kernel "$guest/vmlinuz" -initrd "$guest/initrd.gz" \
+	-serial "file:$console" -append "console=ttyS0 quiet panic=-1 hvtrace.test=$suite"
+reap "$qemu" 900
+status=$?
+check "the test guest powered off by itself (status $status)" test "$status" -eq 0
+
+# The runner's lines, without the console's carriage returns.
+tr -d '\r' < "$console" > "$work/lines"
+while IFS= read -r line; do
+	case "$line" in
+	"PASS "*) pass "guest: ${line#PASS }" ;;
+	"FAIL "*) fail "guest: ${line#FAIL }" ;;
+	esac
+done < "$work/lines"
+verdict=$(grep "^guest $suite: " "$work/lines")
+expected="guest $suite: $count passed, 0 failed"
+check "the guest ran all $count tests ($verdict)" test "$verdict" = "$expected"
+if [ "$verdict" != "$expected" ]; then
+	echo "== console (end)"
+	tail -n 40 "$work/lines"
+fi
+summary "guest $suite ($kernel)"
