@@ -372,6 +372,21 @@ static void check_init(struct check *c, const struct reg *r)
 	c->blob_id = reg_id(r, "hvtrace_selftest_blob");
 }
 
+/* One session on CPU 0: @n self-test emits recorded, then every event checked. */
+static void record_selftest(const char *name, struct session *s, uint32_t subbuf, uint32_t nr,
+			    uint32_t mode, const char *const *events, unsigned int n,
+			    struct check *c, struct walk *w, uint64_t *lost)
+{
+	load_selftest(name);
+	pin(0);
+	session_open(name, s, subbuf, nr, mode, events);
+	session_ctl(name, s, HVTRACE_SESSION_START);
+	emit(name, n);
+	session_ctl(name, s, HVTRACE_SESSION_STOP);
+	check_init(c, &s->reg);
+	session_drain(name, s, w, lost, check_event, c);
+}
+
 /* ---- the tests ---- */
 
 /*
@@ -426,15 +441,7 @@ static void test_fields_roundtrip(const char *name)
 	struct walk w = { 0 };
 	uint64_t lost;
 
-	load_selftest(name);
-	pin(0);
-	session_open(name, &s, 65536, 8, HVTRACE_MODE_DISCARD, events);
-	session_ctl(name, &s, HVTRACE_SESSION_START);
-	emit(name, 500);
-	session_ctl(name, &s, HVTRACE_SESSION_STOP);
-	reg_load(name, s.fd, &s.reg);
-	check_init(&c, &s.reg);
-	session_drain(name, &s, &w, &lost, check_event, &c);
+	record_selftest(name, &s, 65536, 8, HVTRACE_MODE_DISCARD, events, 500, &c, &w, &lost);
 	if (c.fields != 500 || c.blobs != 500 || lost)
 		fail(name, "%llu fields and %llu blob events of 500 each, %llu lost",
 		     (unsigned long long)c.fields, (unsigned long long)c.blobs,
@@ -452,15 +459,7 @@ static void overrun(const char *name, uint32_t mode)
 	struct walk w = { 0 };
 	uint64_t lost;
 
-	load_selftest(name);
-	pin(0);
-	session_open(name, &s, 4096, 2, mode, events);
-	session_ctl(name, &s, HVTRACE_SESSION_START);
-	emit(name, emitted);
-	session_ctl(name, &s, HVTRACE_SESSION_STOP);
-	reg_load(name, s.fd, &s.reg);
-	check_init(&c, &s.reg);
-	session_drain(name, &s, &w, &lost, check_event, &c);
+	record_selftest(name, &s, 4096, 2, mode, events, emitted, &c, &w, &lost);
 	if (c.fields + lost != emitted || !c.fields || c.fields == emitted)
 		fail(name, "recorded %llu + lost %llu != emitted %u", (unsigned long long)c.fields,
 		     (unsigned long long)lost, emitted);
@@ -567,7 +566,6 @@ static void test_filter_odd_pids(const char *name)
 	}
 	session_ctl(name, &s, HVTRACE_SESSION_STOP);
 	write_file(SELFTEST_PARAM("filter_odd"), "N");
-	reg_load(name, s.fd, &s.reg);
 	check_init(&c, &s.reg);
 	c.only_even = 1;
 	session_drain(name, &s, &w, &lost, check_event, &c);
