@@ -60,13 +60,15 @@ int hvtrace_builtin_events_register(void)
 	return 0;
 }
 
+/* One wait for writers for all of them: unloading stays quick under RT and TCG. */
 void hvtrace_builtin_events_unregister(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(builtin_events); i++)
 		if (builtin_events[i]->registered)
-			hvtrace_event_unregister(builtin_events[i]);
+			hvtrace_event_remove(builtin_events[i]);
+	tracepoint_synchronize_unregister();
 }
 
 /* Whether some started session records sync points (sync.c). */

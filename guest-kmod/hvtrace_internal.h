@@ -93,6 +93,7 @@ extern struct hvtrace_event *hvtrace_events[HVTRACE_MAX_EVENTS];
 extern unsigned int hvtrace_nr_ids;		/* ids handed out so far */
 extern unsigned long hvtrace_registry_gen;	/* bumped by each (un)registration */
 struct hvtrace_event *hvtrace_event_find(const char *name);
+void hvtrace_event_remove(struct hvtrace_event *event);
 bool hvtrace_filters_drop(const struct hvtrace_event *event);
 extern const struct attribute_group *hvtrace_attr_groups[];
 

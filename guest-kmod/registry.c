@@ -82,11 +82,8 @@ out:
 }
 EXPORT_SYMBOL_GPL(hvtrace_event_register);
 
-/*
- * Removes @event from every session and the table. On return no probe or
- * emit of it runs any more, so its module may go.
- */
-void hvtrace_event_unregister(struct hvtrace_event *event)
+/* Removes @event from every session and the table; the caller waits for writers. */
+void hvtrace_event_remove(struct hvtrace_event *event)
 {
 	mutex_lock(&hvtrace_lock);
 	if (!WARN_ON(!event->registered || hvtrace_events[event->id] != event)) {
@@ -96,6 +93,15 @@ void hvtrace_event_unregister(struct hvtrace_event *event)
 		WRITE_ONCE(hvtrace_registry_gen, hvtrace_registry_gen + 1);
 	}
 	mutex_unlock(&hvtrace_lock);
+}
+
+/*
+ * Removes @event from every session and the table. On return no probe or
+ * emit of it runs any more, so its module may go.
+ */
+void hvtrace_event_unregister(struct hvtrace_event *event)
+{
+	hvtrace_event_remove(event);
 	/* probes and emits run with preemption off */
 	tracepoint_synchronize_unregister();
 }
