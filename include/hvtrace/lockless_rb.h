@@ -160,7 +160,7 @@ static inline unsigned long hvt_lrb_div(unsigned long x, unsigned long pow2)
 
 static inline unsigned char *hvt_lrb_packet_addr(const struct hvt_lrb *rb, unsigned long packet)
 {
-	return rb->data + (unsigned long)(packet & (rb->nr_subbufs - 1)) * rb->subbuf_size;
+	return hvt_rb_slot(rb->data, rb->subbuf_size, rb->nr_subbufs, packet);
 }
 
 static inline struct hvt_lrb_slot *hvt_lrb_slot_of(const struct hvt_lrb *rb, unsigned long packet)
@@ -207,7 +207,7 @@ static inline int hvt_lrb_may_open(struct hvt_lrb *rb, unsigned long packet,
 {
 	struct hvt_lrb_slot *slot = hvt_lrb_slot_of(rb, packet);
 	unsigned long commit = hvt_local_read(&slot->commit);
-	unsigned long prev = packet - rb->nr_subbufs, consumed;
+	unsigned long prev = packet - rb->nr_subbufs, consumed, overwritten;
 
 	*events_at_open = commit >> HVT_LRB_BYTES_BITS;
 	if (packet < rb->nr_subbufs)
@@ -219,9 +219,13 @@ static inline int hvt_lrb_may_open(struct hvt_lrb *rb, unsigned long packet,
 		return 1;
 	if (rb->mode == HVT_LRB_DISCARD)
 		return 0;
+	/*
+	 * The count is taken before the push: once the push is done, a nested
+	 * writer may open this packet and store the slot's new events_at_open.
+	 */
+	overwritten = (*events_at_open - slot->events_at_open) & HVT_LRB_EVENTS_MASK;
 	if (hvt_shared_cmpxchg(&rb->consumed, prev, prev + 1) == prev)
-		hvt_local_add_return(&rb->lost, (*events_at_open - slot->events_at_open) &
-						HVT_LRB_EVENTS_MASK);
+		hvt_local_add_return(&rb->lost, overwritten);
 	return 1;
 }
 
