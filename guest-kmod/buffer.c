@@ -43,11 +43,39 @@ static void buffer_wakeup(struct irq_work *work)
 	wake_up_interruptible(&buf->wait);
 }
 
+static void buffer_free_data(struct hvtrace_buffer *buf)
+{
+	unsigned long i;
+
+	if (buf->rb.data)
+		vunmap(buf->rb.data);
+	for (i = 0; i < buf->nr_pages; i++)
+		__free_page(buf->pages[i]);
+	kvfree(buf->pages);
+}
+
 /*
- * vmalloc_user(): zeroed (nothing of the kernel's shows through mmap) and
- * mappable. Like ftrace's ring buffer, the data may fail rather than wake the
- * OOM killer (hvtrace_session_create() also checks the memory available).
+ * The sub-buffers and the reader slot: zeroed pages (nothing of the kernel's
+ * shows through mmap) on the CPU's own node, mapped contiguously for the
+ * writers. Like ftrace's ring buffer, they may fail rather than wake the OOM
+ * killer (hvtrace_session_create() also checks the memory available first).
  */
+static unsigned char *buffer_alloc_data(struct hvtrace_buffer *buf, int node)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN | __GFP_ZERO;
+	unsigned long n = PAGE_ALIGN(buf->map_size) >> PAGE_SHIFT;
+
+	buf->pages = kvcalloc(n, sizeof(*buf->pages), GFP_KERNEL);
+	if (!buf->pages)
+		return NULL;
+	for (; buf->nr_pages < n; buf->nr_pages++) {
+		buf->pages[buf->nr_pages] = alloc_pages_node(node, gfp, 0);
+		if (!buf->pages[buf->nr_pages])
+			return NULL;
+	}
+	return vmap(buf->pages, n, VM_MAP, PAGE_KERNEL);
+}
+
 struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config *config,
 					     unsigned int cpu)
 {
@@ -60,9 +88,9 @@ struct hvtrace_buffer *hvtrace_buffer_create(const struct hvtrace_session_config
 		return NULL;
 	buf->slots = kcalloc_node(config->nr_subbufs, sizeof(*buf->slots), GFP_KERNEL, node);
 	buf->map_size = hvtrace_buffer_bytes(config);
-	data = vmalloc_user(buf->map_size);
-	if (!buf->slots || !data) {
-		vfree(data);
+	data = buf->slots ? buffer_alloc_data(buf, node) : NULL;
+	if (!data) {
+		buffer_free_data(buf);
 		kfree(buf->slots);
 		kfree(buf);
 		return NULL;
@@ -85,7 +113,7 @@ void hvtrace_buffer_destroy(struct hvtrace_buffer *buf)
 	if (!buf)
 		return;
 	irq_work_sync(&buf->wakeup);
-	vfree(buf->rb.data);
+	buffer_free_data(buf);
 	kfree(buf->slots);
 	kfree(buf);
 }
@@ -118,11 +146,11 @@ void hvtrace_buffer_flush(struct hvtrace_buffer *buf)
 }
 
 /*
- * The next delivered packet, taken: its offset in the mapping and length.
- * -EAGAIN if none, -EBUSY if one is held, -EIO if the packet is not sane (it
- * is released: a reader never sticks on it).
+ * The next delivered packet, taken by @holder: its offset in the mapping and
+ * length. -EAGAIN if none, -EBUSY if one is held, -EIO if the packet is not
+ * sane (it is released: a reader never sticks on it).
  */
-static long buffer_get(struct hvtrace_buffer *buf, struct hvtrace_subbuf *sb)
+static long buffer_get(struct hvtrace_buffer *buf, struct file *holder, struct hvtrace_subbuf *sb)
 {
 	unsigned long packet;
 	long len;
@@ -133,16 +161,17 @@ static long buffer_get(struct hvtrace_buffer *buf, struct hvtrace_subbuf *sb)
 		len = hvt_lrb_peek(&buf->rb, &packet);
 		if (len < 0)
 			hvt_lrb_release(&buf->rb, packet);
-		sb->offset = (u64)(packet & (buf->rb.nr_subbufs - 1)) * buf->rb.subbuf_size;
+		sb->offset = hvt_lrb_packet_addr(&buf->rb, packet) - buf->rb.data;
 	} else {
 		len = hvt_lrb_read_packet(&buf->rb, buf->reader, &packet);
-		sb->offset = (u64)buf->rb.nr_subbufs * buf->rb.subbuf_size;
+		sb->offset = buf->reader - buf->rb.data;
 	}
 	if (len == 0)
 		return -EAGAIN;
 	if (WARN_ON_ONCE(len < 0))
 		return -EIO;
 	buf->held = true;
+	buf->holder = holder;
 	buf->held_packet = packet;
 	sb->len = len;
 	sb->seq = packet;
@@ -174,7 +203,7 @@ static ssize_t stream_read(struct file *file, char __user *ubuf, size_t count, l
 	if (count < buf->rb.subbuf_size)
 		return -EINVAL;
 	mutex_lock(&buf->lock);
-	ret = buffer_get(buf, &sb);
+	ret = buffer_get(buf, file, &sb);
 	if (!ret) {
 		ret = copy_to_user(ubuf, buf->rb.data + sb.offset, sb.len) ? -EFAULT : sb.len;
 		buffer_put(buf, sb.seq);
@@ -195,14 +224,15 @@ static __poll_t stream_poll(struct file *file, poll_table *wait)
 static int stream_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
+	unsigned long n = vma_pages(vma);
+	int ret;
 
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(buf->map_size))
+	if (vma->vm_pgoff || n > buf->nr_pages)
 		return -EINVAL;
-	vma->vm_flags &= ~VM_MAYWRITE;
-	return remap_vmalloc_range(vma, buf->rb.data, 0);
+	ret = hvtrace_vma_readonly(vma);
+	return ret ? ret : vm_insert_pages(vma, vma->vm_start, buf->pages, &n);
 }
+
 static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct hvtrace_buffer *buf = ((struct hvtrace_stream *)file->private_data)->buf;
@@ -228,7 +258,7 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
 	case HVTRACE_STREAM_GET_SUBBUF:
 		mutex_lock(&buf->lock);
-		ret = buffer_get(buf, &sb);
+		ret = buffer_get(buf, file, &sb);
 		if (!ret && copy_to_user((void __user *)arg, &sb, sizeof(sb))) {
 			buffer_put(buf, sb.seq);	/* the caller cannot know what to put */
 			ret = -EFAULT;
@@ -247,10 +277,15 @@ static long stream_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/* A packet this fd got and did not put is put: no later reader sticks on EBUSY. */
 static int stream_release(struct inode *inode, struct file *file)
 {
 	struct hvtrace_stream *st = file->private_data;
 
+	mutex_lock(&st->buf->lock);
+	if (st->buf->held && st->buf->holder == file)
+		buffer_put(st->buf, st->buf->held_packet);
+	mutex_unlock(&st->buf->lock);
 	fput(st->session_file);
 	kfree(st);
 	return 0;

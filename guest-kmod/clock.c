@@ -179,13 +179,8 @@ int hvtrace_clock_mmap(struct vm_area_struct *vma)
 {
 	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
-	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+	if (hvtrace_vma_readonly(vma))
 		return -EPERM;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
-#else
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
-#endif
 	return vm_insert_page(vma, vma->vm_start, clock_page);
 }
 

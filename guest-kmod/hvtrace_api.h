@@ -50,6 +50,7 @@ struct hvtrace_write {
 	struct hvtrace_session *session;
 	struct hvtrace_buffer *buffer;
 	unsigned long ctx[4];		/* struct hvt_lrb_ctx, opaque here */
+	bool admitted;			/* the filters passed; cpu and tid read */
 	unsigned int cpu;
 	pid_t tid;
 	unsigned int size;

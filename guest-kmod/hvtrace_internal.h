@@ -21,7 +21,9 @@
 #include <linux/mutex.h>
 #include <linux/tracepoint.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <linux/wait.h>
+#include <linux/mm.h>
 #include <asm/msr.h>
 #include <hvtrace/abi.h>
 
@@ -38,6 +40,22 @@ static inline u64 __hvtrace_clock_read(void)
 }
 
 #define hvt_lrb_clock()	__hvtrace_clock_read()
+
+/*
+ * For mmap handlers: refuses writable or executable mappings and keeps them
+ * from becoming so (mprotect); 0 or -EPERM.
+ */
+static inline int hvtrace_vma_readonly(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+#else
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+#endif
+	return 0;
+}
 #include <hvtrace/lockless_rb.h>
 
 #define HVTRACE_MAX_EVENTS	HVTRACE_MAX_EVENT_IDS	/* ids, never reused while loaded */
@@ -48,8 +66,11 @@ struct hvtrace_buffer {
 	struct hvt_lrb_slot *slots;
 	unsigned char *reader;		/* after the sub-buffers: overwrite-mode copies */
 	size_t map_size;		/* nr_subbufs + 1 sub-buffers, what mmap shows */
+	struct page **pages;		/* map_size of them, vmap()ed at rb.data */
+	unsigned long nr_pages;
 	struct mutex lock;		/* consumer side: read, get/put, flush */
 	bool held;			/* a GET_SUBBUF not yet put */
+	struct file *holder;		/* the stream fd that got it */
 	unsigned long held_packet;
 	wait_queue_head_t wait;		/* poll: a packet was delivered */
 	struct irq_work wakeup;		/* queued by writers, once per packet */

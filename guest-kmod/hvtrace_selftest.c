@@ -13,7 +13,7 @@
  *       every event written by a task with an odd pid
  *
  * Field values are functions of seq (and the writer's pid and comm), so a
- * reader can check every one (tests/guest/kmod_test.c, selftest_expect()).
+ * reader can check every one (tests/guest/kmod_test.c, check_event()).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>

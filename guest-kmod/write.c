@@ -4,8 +4,9 @@
  *
  *   event enabled      the probe is connected (tracepoint) or users > 0 (own)
  *   global enable      hvtrace_enabled, the module parameter "enabled"
- *   filter chain       no registered filter drops the event (once per event)
  *   buffer enable      per session: it is active and has the event enabled
+ *   filter chain       no registered filter drops the event (run once, at
+ *                      the first session that takes it)
  *   write              lock-free reservation in the CPU's buffer
  *
  * Writers run with preemption off and may nest (interrupts, NMIs): the
@@ -42,6 +43,13 @@ static void write_reserve(struct hvtrace_write *w)
 
 		if (!READ_ONCE(s->active) || !test_bit(w->event->id, s->enabled))
 			continue;
+		if (!w->admitted) {	/* the first session that takes it */
+			if (hvtrace_filters_drop(w->event))
+				break;
+			w->admitted = true;
+			w->cpu = smp_processor_id();
+			w->tid = current->pid;
+		}
 		w->buffer = s->buffers[w->cpu];
 		w->payload = hvt_lrb_reserve(&w->buffer->rb, ctx, w->event->id, w->cpu,
 					     w->tid, w->size);
@@ -57,12 +65,11 @@ void hvtrace_write_begin(struct hvtrace_write *w, struct hvtrace_event *event,
 			 unsigned int size)
 {
 	w->payload = NULL;
-	if (!READ_ONCE(hvtrace_enabled) || hvtrace_filters_drop(event))
+	if (!READ_ONCE(hvtrace_enabled))
 		return;
 	w->event = event;
 	w->size = size;
-	w->cpu = smp_processor_id();
-	w->tid = current->pid;
+	w->admitted = false;
 	w->session = list_entry_rcu(hvtrace_sessions.next, struct hvtrace_session, node);
 	write_reserve(w);
 }

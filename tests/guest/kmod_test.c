@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kmod_test.c - the guest module's tracer, tested inside a guest
- * (hvtrace.test=kmod; tests/e2e/guest_kmod.sh): events registered by another
+ * (hvtrace.test=kmod; tests/e2e/guest_suite.sh kmod): events registered by another
  * module (hvtrace_selftest.ko) with every field kind, decoded back value by
  * value; exact lost counts in both buffer modes; two sessions at once; the
  * filter chain; mmap + get/put-subbuffer + poll; and 200 session cycles with
@@ -291,10 +291,13 @@ static void emit(const char *name, unsigned int n)
 		fail(name, "emit %u: %s", n, strerror(errno));
 }
 
+/* Loaded, with no filter left on by a test that failed half way. */
 static void load_selftest(const char *name)
 {
 	if (load_named_module(SELFTEST_NAME, "") && errno != EEXIST)
 		fail(name, "load %s: %s", SELFTEST_NAME, strerror(errno));
+	if (write_file(SELFTEST_PARAM("filter_odd"), "N"))
+		fail(name, "filter_odd=N: %s", strerror(errno));
 }
 
 /* ---- expected field values (hvtrace_selftest.c) ---- */
@@ -600,8 +603,12 @@ static void test_mmap_poll(const char *name)
 	stream = ioctl(s.fd, HVTRACE_SESSION_STREAM, &cpu);
 	if (stream < 0 || ioctl(stream, HVTRACE_STREAM_STATS, &st))
 		fail(name, "stream: %s", strerror(errno));
-	if (mmap(NULL, st.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, stream, 0) != MAP_FAILED)
-		fail(name, "a writable mapping was allowed");
+	/* shared writable: the O_RDONLY fd already refuses it; private: the module */
+	if (mmap(NULL, st.map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, stream, 0) != MAP_FAILED ||
+	    errno != EPERM)
+		fail(name, "a private writable mapping was not refused with EPERM");
+	if (mmap(NULL, st.map_size, PROT_READ | PROT_EXEC, MAP_SHARED, stream, 0) != MAP_FAILED)
+		fail(name, "an executable mapping was allowed");
 	map = mmap(NULL, st.map_size, PROT_READ, MAP_SHARED, stream, 0);
 	if (map == MAP_FAILED)
 		fail(name, "mmap %llu bytes: %s", (unsigned long long)st.map_size, strerror(errno));
@@ -629,9 +636,21 @@ static void test_mmap_poll(const char *name)
 		fail(name, "PUT_SUBBUF of another packet was allowed");
 	if (ioctl(stream, HVTRACE_STREAM_PUT_SUBBUF, &sb.seq))
 		fail(name, "PUT_SUBBUF: %s", strerror(errno));
+	/* a packet got and never put is put when its fd closes: no reader sticks */
+	if (ioctl(stream, HVTRACE_STREAM_GET_SUBBUF, &sb))
+		fail(name, "GET_SUBBUF of the next packet: %s", strerror(errno));
+	munmap((void *)map, st.map_size);
+	close(stream);
+	stream = ioctl(s.fd, HVTRACE_SESSION_STREAM, &cpu);
+	if (stream < 0 || ioctl(stream, HVTRACE_STREAM_GET_SUBBUF, &sb) == 0 || errno != EAGAIN)
+		fail(name, "after a holder closed: %s, not EAGAIN", strerror(errno));
+	emit(name, 100);
+	if (ioctl(stream, HVTRACE_STREAM_GET_SUBBUF, &sb))
+		fail(name, "GET_SUBBUF after a holder closed: %s", strerror(errno));
 	session_ctl(name, &s, HVTRACE_SESSION_STOP);
 	pass(name, "read-only mapping of %llu bytes; poll quiet for 2 events, woken by a "
-		   "packet; GET/PUT checked", (unsigned long long)st.map_size);
+		   "packet; GET/PUT checked; a closed holder's packet put",
+	     (unsigned long long)st.map_size);
 }
 
 #define CYCLES 200
