@@ -427,6 +427,7 @@ static int run(struct agent *a)
 	int sfd, tfd, failed;
 
 	unsigned int cap = 0;
+	bool oom = false;
 
 	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
@@ -444,6 +445,7 @@ static int run(struct agent *a)
 
 			if (!more) {
 				hvt_err("out of memory");
+				oom = true;
 				break;
 			}
 			fds = more;
@@ -495,7 +497,7 @@ static int run(struct agent *a)
 				agent_apps_handle(a, slot_of[i]);
 		}
 	}
-	failed = a->host_gone && !a->finishing;	/* the link was lost, not ended */
+	failed = (a->host_gone && !a->finishing) || oom;	/* the link was lost, not ended */
 	if (!a->finishing)
 		begin_finish(a);
 	close(sfd);

@@ -54,19 +54,21 @@ static int enable_events(struct agent *a, int session)
 static int send_registry(struct agent *a, struct agent_kernel *k)
 {
 	struct hvtrace_registry_buf rb = { 0 };
-	void *buf = NULL;
+	void *buf = NULL, *more;
 	int ret;
 
-	do {	/* the registry may grow between the two calls */
-		free(buf);
-		if (ioctl(k->session, HVTRACE_SESSION_REGISTRY, &rb) == 0 || errno != ENOSPC)
-			return -1;
-		buf = malloc(rb.size);
-		if (!buf)
-			return -1;
+	/* size 0 asks for the size; the registry may grow between two calls */
+	while ((ret = ioctl(k->session, HVTRACE_SESSION_REGISTRY, &rb)) && errno == ENOSPC) {
+		more = realloc(buf, rb.size);
+		if (!more)
+			break;
+		buf = more;
 		rb.addr = (uintptr_t)buf;
-		ret = ioctl(k->session, HVTRACE_SESSION_REGISTRY, &rb);
-	} while (ret && errno == ENOSPC);
+	}
+	if (ret || !buf) {
+		free(buf);
+		return -1;
+	}
 	if (!ret)
 		ret = agent_send(a, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
 	if (!ret)
@@ -185,11 +187,6 @@ int agent_kernel_start(struct agent *a)
 		agent_log(a, "no kernel event could be enabled");
 		goto fail;
 	}
-	if (cfg.subbuf_size != a->subbuf_size) {	/* packets are read into a->pkt */
-		agent_log(a, "kernel session: sub-buffers of %u bytes, not %u", cfg.subbuf_size,
-			  a->subbuf_size);
-		goto fail;
-	}
 	k->nr_cpus = cfg.nr_cpus;
 	memcpy(kernel_uuid, cfg.uuid, HVT_UUID_LEN);
 	to.freq_hz = cfg.tsc_khz * 1000;
@@ -230,14 +227,15 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 				agent_log(a, "kernel: CPU %u: a packet was corrupt; skipped", cpu);
 			if (errno == EINTR || errno == EIO)
 				continue;
-			return;		/* EAGAIN: none delivered */
-		}
-		if (sb.offset > k->map_sizes[cpu] || sb.len > k->map_sizes[cpu] - sb.offset) {
-			agent_log(a, "kernel: CPU %u: packet outside the mapping", cpu);
+			if (errno != EAGAIN)	/* EAGAIN: none delivered */
+				agent_log(a, "kernel: CPU %u: GET_SUBBUF: %s", cpu, strerror(errno));
 			return;
 		}
-		why = hvt_wire_packet_check(k->maps[cpu] + sb.offset, (size_t)sb.len, kernel_uuid,
-					    cpu, 0, &hdr, a->why, sizeof(a->why));
+		if (sb.offset > k->map_sizes[cpu] || sb.len > k->map_sizes[cpu] - sb.offset)
+			why = "outside the mapping";
+		else
+			why = hvt_wire_packet_check(k->maps[cpu] + sb.offset, (size_t)sb.len,
+						    kernel_uuid, cpu, 0, &hdr, a->why, sizeof(a->why));
 		if (why)
 			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
 		else if (!agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu,
@@ -271,7 +269,7 @@ void agent_kernel_drain(struct agent *a, bool flush)
 	}
 }
 
-/* The stream fds to poll, one per CPU; fds[i] is CPU index_cpu(i). */
+/* The stream fds to poll, one per CPU: fds[i] is CPU i's. */
 unsigned int agent_kernel_pollfds(struct agent *a, struct pollfd *fds)
 {
 	struct agent_kernel *k = &a->kernel;
