@@ -254,18 +254,18 @@ kmod-rt:
 
 # Kbuild decides whether hvtrace.ko is out of date: kmod always runs, and
 # the image is rebuilt when the .ko's time changed.
-guest-kmod/hvtrace.ko: kmod ;
-$(KMOD_RT)/hvtrace.ko: kmod-rt ;
+guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko: kmod ;
+$(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko: kmod-rt ;
 
 GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(LIBHVTRACE_SO) scripts/guest-image \
 	scripts/guest-init
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
-$(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko
+$(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko
 	scripts/guest-image $(BUILD)
 
 # The test guest on the PREEMPT_RT kernel (tests/e2e/guest_suite.sh runs on both).
 GUEST_IMAGE_RT := $(BUILD)/guest-rt/initrd.gz
-$(GUEST_IMAGE_RT): $(GUEST_DEPS) $(KMOD_RT)/hvtrace.ko
+$(GUEST_IMAGE_RT): $(GUEST_DEPS) $(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko
 	scripts/guest-image $(BUILD) rt-amd64
 
 image: $(GUEST_IMAGE)

@@ -231,9 +231,9 @@ fail:
 
 /*
  * The first failure to save a CPU's pages: the file is cut back to the pages
- * saved whole, and that CPU is saved no more.
+ * saved whole (a short write before the error included), and that CPU is
+ * saved no more.
  */
-/* The file stays a sequence of whole pages: a short write before the error is cut. */
 static void save_failed(const struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c, int cpu)
 {
 	c->error = errno;

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "host/qmp.h"
 #include "lib/netaddr.h"
@@ -60,7 +61,7 @@ static json_t *command(int fd, const char *cmd, char *buf, size_t *used, char *e
 {
 	json_t *reply;
 
-	if (write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+	if (send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) != (ssize_t)strlen(cmd)) {	/* no SIGPIPE */
 		snprintf(err, errlen, "cannot write to QMP: %s", strerror(errno));
 		return NULL;
 	}

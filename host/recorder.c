@@ -5,7 +5,6 @@
  * event loop with a 100 ms tick. The archive is consistent at every moment
  * (docs/format.md, "Crash safety"); stopping only completes it.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -139,7 +138,7 @@ static void domain_vm_name(const struct hvt_recorder *r, const char *domain, cha
 
 	snprintf(base, sizeof(base), "%s", domain);
 	for (i = 0; base[i]; i++)
-		if (!isalnum((unsigned char)base[i]) && !strchr("_.-", base[i]))
+		if (!hvt_name_char_ok(base[i]))
 			base[i] = '_';
 	if (!hvt_vm_name_ok(base))
 		snprintf(base, sizeof(base), "domain");
@@ -510,8 +509,11 @@ static void watch_libvirt(struct hvt_recorder *r)
 
 		hvt_info("VM %s joins the recording", t->vm.name);
 		if (r->ftrace_on && t->qemu.nr_tids &&
-		    hvt_ftrace_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids))
+		    hvt_ftrace_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids)) {
+			/* the manifest lists only threads the filter has */
 			hvt_warn("VM %s: cannot add its QEMU threads to the host filter", t->vm.name);
+			t->qemu.nr_tids = 0;
+		}
 		if (hvt_target_start_kvm(t, err, sizeof(err))) {
 			hvt_warn("%s", err);
 			t->failed = true;

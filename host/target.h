@@ -3,7 +3,7 @@
  * target.h - one VM that `hvtrace record` records: its guest link and
  * archive part (struct hvt_vm), its QEMU process, its KVM TSC snapshots.
  *
- * A recording holds any number of targets in one event loop (record.c).
+ * A recording holds any number of targets in one event loop (recorder.c).
  * Each ends on its own: its guest finished, its link broke or misbehaved,
  * its QEMU exited; the others go on. What a target stored stays stored.
  */

@@ -3,6 +3,12 @@
 
 #include "lib/names.h"
 
+int hvt_name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '-';
+}
+
 int hvt_path_component_ok(const char *s, size_t len)
 {
 	size_t i;
@@ -10,8 +16,7 @@ int hvt_path_component_ok(const char *s, size_t len)
 	if (len == 0 || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
 		return 0;
 	for (i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '.' || s[i] == '-'))
+		if (!hvt_name_char_ok(s[i]))
 			return 0;
 	return 1;
 }

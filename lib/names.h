@@ -10,6 +10,8 @@
 
 #define HVT_VM_NAME_MAX 64
 
+/* Whether @c may be in a name: [A-Za-z0-9_.-]. */
+int hvt_name_char_ok(char c);
 /* One component of a path: the @len bytes at @s, 1 or more of [A-Za-z0-9_.-], not "." or "..". */
 int hvt_path_component_ok(const char *s, size_t len);
 /* A VM name is one such component of at most HVT_VM_NAME_MAX characters. */
