@@ -58,6 +58,7 @@ LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
 HVTRACE := $(BUILD)/hvtrace
 HVDEMO := $(BUILD)/hvdemo
 GUEST_TEST := $(BUILD)/hvtrace-guest-test
+GUEST_BENCH := $(BUILD)/hvtrace-guest-bench
 KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
 KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
 UST_STRESS := $(BUILD)/hvtrace-ust-stress
@@ -100,6 +101,11 @@ GUEST_TEST_SRC := tests/guest/guest_test.c tests/guest/clock_test.c tests/guest/
 $(GUEST_TEST): $(foreach s,$(GUEST_TEST_SRC),$(call obj,$(s))) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(foreach s,$(GUEST_TEST_SRC),$(call obj,$(s))) -L$(BUILD) -lhvtrace \
 		-pthread -Wl,-rpath,'$$ORIGIN'
+
+# sched_switch recording, hvtrace's against ftrace's, inside the guest
+# (tests/bench/guest_sched_switch.sh, make bench).
+$(GUEST_BENCH): $(call obj,tests/bench/guest_sched_switch.c)
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # libhvtrace under threads > CPUs, migrations and fork (tests/e2e/user_stress.sh).
 $(UST_STRESS): $(call obj,tests/host/ust_stress.c) $(LIBHVTRACE_SO)
@@ -166,6 +172,8 @@ bench: bench-deps
 	@for b in $(BENCHES); do echo "== $$b"; HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $$b || exit 1; done
 	@echo "== tests/bench/guest_link.sh"
 	tests/bench/guest_link.sh $(BUILD)
+	@echo "== tests/bench/guest_sched_switch.sh"
+	tests/bench/guest_sched_switch.sh $(BUILD)
 
 .PHONY: bench-deps
 
@@ -257,7 +265,7 @@ kmod-rt:
 guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko: kmod ;
 $(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko: kmod-rt ;
 
-GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(LIBHVTRACE_SO) scripts/guest-image \
+GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(LIBHVTRACE_SO) scripts/guest-image \
 	scripts/guest-init
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
 $(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko
