@@ -305,6 +305,12 @@ void agent_kernel_stop(struct agent *a)
 	if (ioctl(k->session, HVTRACE_SESSION_STOP))
 		agent_log(a, "kernel session did not stop cleanly: %s", strerror(errno));
 	agent_kernel_drain(a, false);
+	/*
+	 * An event registered after the drain's registry check may be in a
+	 * packet it just sent; a later drain would send the registry, the last
+	 * has none after it. The host takes registry and packets in any order.
+	 */
+	refresh_registry(a, k);
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		struct hvtrace_stream_stats st = { 0 };
 		struct hvt_w_stream_close sc;

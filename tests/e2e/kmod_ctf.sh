@@ -1,9 +1,10 @@
 #!/bin/bash
-# The guest module's CTF, read by babeltrace2: a TCG guest (2 vCPUs) loads
-# hvtrace_selftest.ko, its agent records the module's two events and
-# sched_switch, and the guest emits N of each event on vCPU 0, then N on
-# vCPU 1 (scripts/guest-init, hvtrace.selftest=N), recorded by `hvtrace
-# record` over virtio-serial. babeltrace2 must decode every stream of the
+# The guest module's CTF, read by babeltrace2: in a TCG guest (2 vCPUs)
+# the agent records sched_switch and the two events of hvtrace_selftest.ko,
+# which loads once tracing runs (its events register during the session:
+# the registry reaches the host again), and the guest emits N of each event
+# on vCPU 0, then N on vCPU 1 (scripts/guest-init, hvtrace.selftest=N),
+# recorded by `hvtrace record` over virtio-serial. babeltrace2 must decode every stream of the
 # guest kernel without error, and what it prints must be what was emitted:
 # every field of every event (a function of its seq, see
 # guest-kmod/hvtrace_selftest.c), seq 0..N-1 in order on CPU 0 and N..2N-1
