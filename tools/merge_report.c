@@ -41,17 +41,19 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_vm_state *st
 
 void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 {
-	uint64_t lost = hvt_timeline_lost(tl), e[HVT_NR_LAYERS] = { 0 };
-	char lost_text[64] = "", buf[320];
+	uint64_t lost = hvt_timeline_lost(tl), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
+	char lost_text[96] = "", buf[320];
 	unsigned long warnings = hvt_timeline_warnings(tl);
 	size_t i, streams = 0;
 
 	for (i = 0; i < tl->nr_sources; i++) {
 		e[tl->sources[i].layer] += shown[tl->sources[i].index];
 		streams += hvt_source_merged(&tl->sources[i]);
+		gaps += hvt_source_missing_packets(&tl->sources[i]);
 	}
-	if (lost)
-		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording", lost);
+	if (lost || gaps)
+		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
+			 gaps ? " (and packets missing: see --stats)" : "");
 	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
 		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
 		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
@@ -82,15 +84,15 @@ void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out)
 	for (i = 0; i < tl->nr_sources; i++)
 		if (strlen(tl->sources[i].name) > width)
 			width = strlen(tl->sources[i].name);
-	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s  %s\n", (int)width, "stream", "layer",
-		"vm", "events", "shown", "lost", "warnings", "state");
+	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %s\n", (int)width, "stream",
+		"layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state");
 	for (i = 0; i < tl->nr_sources; i++) {
 		const struct hvt_source *s = &tl->sources[i];
 
-		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8lu  %s\n",
-			(int)width, s->name, hvt_layer_name(s->layer), s->vm ? s->vm : "-",
-			s->events, shown[s->index], hvt_source_lost(s), hvt_source_warnings(s),
-			stream_state(s));
+		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
+			" %8lu  %s\n", (int)width, s->name, hvt_layer_name(s->layer),
+			s->vm ? s->vm : "-", s->events, shown[s->index], hvt_source_lost(s),
+			hvt_source_missing_packets(s), hvt_source_warnings(s), stream_state(s));
 	}
 	for (i = 0; i < tl->archive.nr_vms; i++)
 		fprintf(out, "vm %s: %s\n", tl->archive.vms[i].name,

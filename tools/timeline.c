@@ -124,8 +124,13 @@ uint64_t hvt_source_lost(const struct hvt_source *s)
 	if (s->ftrace)
 		return hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
 	if (s->ctf)
-		return hvt_ctf_stats(s->ctf)->lost_events + hvt_ctf_stats(s->ctf)->lost_packets;
+		return hvt_ctf_stats(s->ctf)->lost_events;
 	return 0;
+}
+
+uint64_t hvt_source_missing_packets(const struct hvt_source *s)
+{
+	return s->ctf ? hvt_ctf_stats(s->ctf)->lost_packets : 0;
 }
 
 unsigned long hvt_source_warnings(const struct hvt_source *s)

@@ -131,7 +131,13 @@ unsigned long hvt_source_warnings(const struct hvt_source *s);
 size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s);
 /* Whether @s takes part in the merge: aligned, selected and readable. */
 bool hvt_source_merged(const struct hvt_source *s);
-/* Events its producer reported lost (discarded, missed, in lost packets), so far. */
+/*
+ * Events its producer reported lost, so far: ftrace's lost events; a CTF
+ * stream's events_discarded, which counts the events of the packets a
+ * flight-recorder buffer overwrote too.
+ */
 uint64_t hvt_source_lost(const struct hvt_source *s);
+/* Packets missing from a CTF stream (gaps in packet_seq_num), so far. */
+uint64_t hvt_source_missing_packets(const struct hvt_source *s);
 
 #endif

@@ -594,22 +594,64 @@ static void test_stats(void **state)
 	assert_string_equal(text, "");
 	assert_string_equal(err,
 		"stream                  layer  vm                 events        shown       lost "
-		"warnings  state\n"
+		"pkt-gaps warnings  state\n"
 		"host/ftrace/cpu0.raw    host   -                       0            0          0 "
-		"       0  not selected\n"
+		"       0        0  not selected\n"
 		"host/ftrace/cpu1.raw    host   -                       0            0          0 "
-		"       0  not selected\n"
+		"       0        0  not selected\n"
 		"vm/demo/kernel/stream-0 kernel demo                    3            2          0 "
-		"       0  merged\n"
+		"       0        0  merged\n"
 		"vm/demo/kernel/stream-1 kernel demo                    1            1          0 "
-		"       0  merged\n"
+		"       0        0  merged\n"
 		"vm/demo/user-1/stream-0 user   demo                    1            0          0 "
-		"       0  merged\n"
+		"       0        0  merged\n"
 		"vm demo: clock from 5 exchanges and 0 sync points, 1 segment; guest events are "
 		"within +/-0.050 us of their host time (median; worst 0.051 us) between the "
 		"first and last exchange\n"
 		"0 warnings in all\n");
 	free(text);
+	free(err);
+}
+
+/*
+ * A flight-recorder stream: packets 1 and 2 were overwritten, and the
+ * writer counted their 5 events in events_discarded. --stats reports 5
+ * events lost and 2 packets missing, not 7 "lost" in two units.
+ */
+static void test_stats_overwritten_packets(void **state)
+{
+	static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+						 12, 13, 14 };
+	struct ctx *c = *state;
+	struct fx_sched_switch sw = fx_sched("swapper/1", 0, 0, "swapper/1", 0);
+	const struct fx_event first = { FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1300000), 1, 0, &sw,
+					sizeof(sw) };
+	const struct fx_event last = { FX_ID_SCHED_SWITCH, FX_GUEST_TSC(1400000), 1, 0, &sw,
+				       sizeof(sw) };
+	unsigned char *p0, *p3;
+	size_t len0, len3;
+	char *text, *err, *line;
+
+	p0 = fx_make_stream(kernel_uuid, 4096, 1, 1, &first, 1, &len0);
+	p3 = fx_make_stream(kernel_uuid, 4096, 1, 1, &last, 1, &len3);
+	assert_non_null(p0);
+	assert_non_null(p3);
+	hvt_put_u64(p3 + offsetof(struct hvt_ctf_packet, packet_seq_num), 3);
+	hvt_put_u64(p3 + offsetof(struct hvt_ctf_packet, events_discarded), 5);
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/stream-1", p0, len0), 0);
+	assert_int_equal(fx_append(c->root, "vm/demo/kernel/stream-1", p3, len3), 0);
+	free(p0);
+	free(p3);
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--stats", "--format=null"), 0);
+	line = strstr(err, "vm/demo/kernel/stream-1 ");
+	assert_non_null(line);
+	assert_memory_equal(line, "vm/demo/kernel/stream-1 kernel demo                    2  "
+			    "          2          5        2        0  merged\n", 103);
+	free(text);
+	free(err);
+	assert_int_equal(merge_err(c, "--format=text", &err), 0);
+	assert_non_null(strstr(err, ", 5 lost while recording (and packets missing: see --stats)"));
 	free(err);
 }
 
@@ -860,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_integers),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),
 	};
