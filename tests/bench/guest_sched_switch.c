@@ -47,6 +47,7 @@
 #define SUBBUF_SIZE	65536u
 #define NR_SUBBUFS	8u
 #define FTRACE_BUF_KB	"512"		/* = NR_SUBBUFS x SUBBUF_SIZE */
+#define MIN_RECORD	48		/* bytes: hvtrace's sched_switch payload is 52 */
 
 enum config { CFG_OFF, CFG_HVTRACE, CFG_FTRACE, NR_CFG };
 static const char *const cfg_name[NR_CFG] = { "off", "hvtrace", "ftrace" };
@@ -275,6 +276,20 @@ static double quantile(double *v, int n, double q)
 	return lo + 1 < n ? v[lo] + (rank - lo) * (v[lo + 1] - v[lo]) : v[lo];
 }
 
+/* Dies unless the run switched as often as it should and the tracer took every switch. */
+static void check_run(enum config cfg, long rounds, const struct run *r)
+{
+	if (r->switches < rounds)
+		die("%s: only %ld context switches in %ld round trips", cfg_name[cfg],
+		    r->switches, rounds);
+	if (cfg == CFG_HVTRACE && r->took < (uint64_t)r->switches * MIN_RECORD / SUBBUF_SIZE)
+		die("hvtrace closed only %llu packets for %ld context switches: it did not record"
+		    " them", (unsigned long long)r->took, r->switches);
+	if (cfg == CFG_FTRACE && r->took < (uint64_t)r->switches)
+		die("ftrace took only %llu events for %ld context switches",
+		    (unsigned long long)r->took, r->switches);
+}
+
 static void usage(FILE *out, const char *argv0)
 {
 	fprintf(out, "usage: %s [ROUND_TRIPS [REPEATS]]\n"
@@ -335,9 +350,7 @@ int main(int argc, char **argv)
 			enum config cfg = (enum config)((c + i) % NR_CFG);	/* rotate */
 
 			run_config(cfg, rounds, &r[cfg]);
-			if (r[cfg].switches < rounds)
-				die("%s: only %ld context switches in %ld round trips",
-				    cfg_name[cfg], r[cfg].switches, rounds);
+			check_run(cfg, rounds, &r[cfg]);
 		}
 		for (c = 0; c < NR_CFG; c++) {
 			per_switch[c][i] = r[c].ns / r[c].switches;
@@ -361,7 +374,11 @@ int main(int argc, char **argv)
 	}
 	if (med[CFG_FTRACE] <= 0)
 		die("ftrace added no measurable cost: the ratio means nothing");
-	printf("hvbench: ratio hvtrace/ftrace added cost per switch: %.2f (goal: at most 0.5)\n",
-	       med[CFG_HVTRACE] / med[CFG_FTRACE]);
+	if (med[CFG_HVTRACE] <= 0)
+		printf("hvbench: ratio hvtrace/ftrace added cost per switch: not measurable,"
+		       " hvtrace's median is within the noise (%.1f ns)\n", med[CFG_HVTRACE]);
+	else
+		printf("hvbench: ratio hvtrace/ftrace added cost per switch: %.2f (goal: at most"
+		       " 0.5)\n", med[CFG_HVTRACE] / med[CFG_FTRACE]);
 	return 0;
 }

@@ -16,7 +16,7 @@ build=${1:?usage: kmod_ctf.sh BUILD [GUEST_DIR]}
 guest=${2:-$build/guest}
 hvtrace=$build/hvtrace
 kernel=$(basename "$(readlink "$guest/vmlinuz")")
-n=${KMOD_CTF_EVENTS:-3000}	# of each event, per vCPU
+n=${KMOD_CTF_EVENTS:-2000}	# of each event, per vCPU
 here=$(dirname "$0")
 . "$here/lib.sh"
 
