@@ -183,17 +183,62 @@ static struct hvt_target *add_domain(struct hvt_recorder *r, const char *domain,
 	return t;
 }
 
-/* A domain --all found: one that cannot be looked up is not recorded, said why. */
-static struct hvt_target *add_found_domain(struct hvt_recorder *r, const char *domain)
+/* --all: the refusal of this run of @domain, or NULL. */
+static struct hvt_rec_refusal *refusal(struct hvt_recorder *r, const char *domain,
+				       unsigned int id)
 {
+	unsigned int i;
+
+	for (i = 0; i < r->nr_refused; i++)
+		if (r->refused[i].id == id && !strcmp(r->refused[i].domain, domain))
+			return &r->refused[i];
+	return NULL;
+}
+
+/* Remembers that this run of @domain was not recorded; the oldest goes first. */
+static void refuse(struct hvt_recorder *r, const char *domain, unsigned int id, bool final)
+{
+	struct hvt_rec_refusal *f = refusal(r, domain, id);
+
+	if (!f) {
+		if (r->nr_refused == HVT_REC_MAX_TARGETS)
+			memmove(r->refused, r->refused + 1, sizeof(r->refused) - sizeof(*f));
+		else
+			r->nr_refused++;
+		f = &r->refused[r->nr_refused - 1];
+		snprintf(f->domain, sizeof(f->domain), "%s", domain);
+		f->id = id;
+	}
+	f->final = final;
+}
+
+/*
+ * A domain --all found. One that cannot be looked up (it may be starting or
+ * stopping) is tried again on the next look, said once; one whose VM cannot
+ * be set up (its error said by add_target) is not tried again in this run.
+ */
+static struct hvt_target *add_found_domain(struct hvt_recorder *r,
+					   const struct hvt_libvirt_domain *dom)
+{
+	struct hvt_rec_refusal *f = refusal(r, dom->name, dom->id);
 	struct hvt_libvirt_vm vm;
+	struct hvt_target *t;
 	char err[512];
 
-	if (hvt_libvirt_lookup(r->libvirt, domain, false, &vm, err, sizeof(err))) {
-		hvt_warn("%s; not recorded", err);
+	if (f && f->final)
+		return NULL;
+	if (hvt_libvirt_lookup(r->libvirt, dom->name, false, &vm, err, sizeof(err))) {
+		if (!f)
+			hvt_warn("%s; not recorded until it can be looked up", err);
+		refuse(r, dom->name, dom->id, false);
 		return NULL;
 	}
-	return add_domain(r, domain, &vm);
+	t = add_domain(r, dom->name, &vm);
+	if (!t) {
+		hvt_warn("domain %s (id %u) is not recorded", dom->name, dom->id);
+		refuse(r, dom->name, dom->id, true);
+	}
+	return t;
 }
 
 /*
@@ -241,7 +286,7 @@ static int add_new_domains(struct hvt_recorder *r)
 			have = !strcmp(r->targets[j]->domain, doms[i].name) &&
 			       r->targets[j]->libvirt_id == doms[i].id;
 		if (!have)
-			add_found_domain(r, doms[i].name);
+			add_found_domain(r, &doms[i]);
 	}
 	hvt_libvirt_free_domains(doms, n);
 	return 0;
@@ -264,8 +309,9 @@ static int targets_from_libvirt(struct hvt_recorder *r)
 }
 
 /* --qmp: the vCPU threads of the QEMU of --qemu-pid, which they must belong to. */
-static int vcpus_from_qmp(const struct hvt_recorder *r, pid_t *tids)
+static int vcpus_from_qmp(struct hvt_recorder *r)
 {
+	pid_t *tids = r->qmp_vcpu_tids;
 	unsigned int i, n;
 	char err[512];
 
@@ -287,21 +333,63 @@ static int vcpus_from_qmp(const struct hvt_recorder *r, pid_t *tids)
 	return 0;
 }
 
+static int start_listener(struct hvt_recorder *r)
+{
+	char err[512], where[sizeof(r->listen_addr.text)];
+
+	if (hvt_netaddr_parse(r->o.listen, true, &r->listen_addr, err, sizeof(err))) {
+		hvt_err("--listen %s", err);
+		return -1;
+	}
+	r->listen_fd = hvt_netaddr_listen(&r->listen_addr, 16, err, sizeof(err));
+	if (r->listen_fd < 0) {
+		hvt_err("%s", err);
+		return -1;
+	}
+	hvt_netaddr_bound(r->listen_fd, &r->listen_addr, where, sizeof(where));
+	snprintf(r->listen_addr.text, sizeof(r->listen_addr.text), "%s", where);
+	hvt_info("listening on %s for %u guest%s", where, r->o.guests, r->o.guests == 1 ? "" : "s");
+	return 0;
+}
+
+static void stop_listener(struct hvt_recorder *r)
+{
+	hvt_netaddr_unlisten(&r->listen_addr, r->listen_fd);
+	r->listen_fd = -1;
+}
+
+/*
+ * Before the archive exists: what --channel, --listen, --qemu-pid and --qmp
+ * name is checked, and --listen listens, so that a wrong one leaves nothing
+ * behind.
+ */
+static int check_option_targets(struct hvt_recorder *r)
+{
+	struct hvt_netaddr addr;
+	char err[512], comm[32];
+
+	if (r->o.channel && hvt_netaddr_parse(r->o.channel, false, &addr, err, sizeof(err))) {
+		hvt_err("--channel %s", err);
+		return -1;
+	}
+	if (r->o.qemu_pid && hvt_qemu_comm(r->o.qemu_pid, comm, sizeof(comm))) {
+		hvt_err("--qemu-pid %d: no such process", (int)r->o.qemu_pid);
+		return -1;
+	}
+	if (r->o.qmp && vcpus_from_qmp(r))
+		return -1;
+	return r->o.listen ? start_listener(r) : 0;
+}
+
 /* --channel, --listen, --qemu-pid: the VMs the options describe. */
 static int targets_from_options(struct hvt_recorder *r)
 {
 	struct hvt_target_config c = { .qemu_pid = r->o.qemu_pid, .channel = r->o.channel,
 				       .no_link = !r->o.channel && !r->o.listen,
-				       .limits = r->o.limits };
+				       .limits = r->o.limits,
+				       .vcpu_tids = r->o.qmp ? r->qmp_vcpu_tids : NULL };
 	unsigned int i, n = r->o.listen ? r->o.guests : 1;
-	static pid_t vcpu_tids[HVT_QEMU_MAX_VCPUS];
 	char name[HVT_VM_NAME_MAX + 1];
-
-	if (r->o.qmp) {
-		if (vcpus_from_qmp(r, vcpu_tids))
-			return -1;
-		c.vcpu_tids = vcpu_tids;
-	}
 
 	for (i = 0; i < n; i++) {
 		if ((int)i < r->o.nr_names)
@@ -418,31 +506,6 @@ static void raise_fd_limit(const struct hvt_recorder *r)
 			 HVT_VM_MAX_STREAMS);
 }
 
-static int start_listener(struct hvt_recorder *r)
-{
-	char err[512], where[sizeof(r->listen_addr.text)];
-
-	if (hvt_netaddr_parse(r->o.listen, true, &r->listen_addr, err, sizeof(err))) {
-		hvt_err("--listen %s", err);
-		return -1;
-	}
-	r->listen_fd = hvt_netaddr_listen(&r->listen_addr, 16, err, sizeof(err));
-	if (r->listen_fd < 0) {
-		hvt_err("%s", err);
-		return -1;
-	}
-	hvt_netaddr_bound(r->listen_fd, &r->listen_addr, where, sizeof(where));
-	snprintf(r->listen_addr.text, sizeof(r->listen_addr.text), "%s", where);
-	hvt_info("listening on %s for %u guest%s", where, r->o.guests, r->o.guests == 1 ? "" : "s");
-	return 0;
-}
-
-static void stop_listener(struct hvt_recorder *r)
-{
-	hvt_netaddr_unlisten(&r->listen_addr, r->listen_fd);
-	r->listen_fd = -1;
-}
-
 int hvt_recorder_prepare(struct hvt_recorder *r)
 {
 	char err[512];
@@ -456,7 +519,7 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 			"or pass --no-host-trace");
 		return -1;
 	}
-	if (libvirt_mode(&r->o) && lookup_named_domains(r))
+	if (libvirt_mode(&r->o) ? lookup_named_domains(r) : check_option_targets(r))
 		return -1;
 	if (hvt_archive_writer_create(&r->archive, r->o.output, err, sizeof(err))) {
 		hvt_err("%s", err);
@@ -464,8 +527,6 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 	}
 	r->archive_made = true;
 	if (libvirt_mode(&r->o) ? targets_from_libvirt(r) : targets_from_options(r))
-		return -1;
-	if (r->o.listen && start_listener(r))
 		return -1;
 	if (r->o.host_trace && start_host_layer(r))
 		return -1;

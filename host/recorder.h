@@ -43,6 +43,13 @@ struct hvt_record_opts {
 	struct hvt_vm_limits limits;
 };
 
+/* --all: a run of a domain that could not be recorded, said once. */
+struct hvt_rec_refusal {
+	char domain[256];
+	unsigned int id;		/* libvirt's id of that run */
+	bool final;			/* the VM could not be set up: not tried again */
+};
+
 struct hvt_recorder {
 	struct hvt_record_opts o;
 	struct hvt_archive_writer archive;
@@ -56,9 +63,12 @@ struct hvt_recorder {
 	struct hvt_netaddr listen_addr;
 	int listen_fd;
 	unsigned int accepted;
+	pid_t qmp_vcpu_tids[HVT_QEMU_MAX_VCPUS];	/* --qmp, by cpu-index; 0: unknown */
 	/* libvirt: --vm NAME without a link, or --all */
 	struct hvt_libvirt *libvirt;
 	struct hvt_libvirt_vm named[HVT_REC_MAX_NAMES];	/* --vm, looked up */
+	struct hvt_rec_refusal refused[HVT_REC_MAX_TARGETS];	/* --all, oldest dropped */
+	unsigned int nr_refused;
 	char default_output[64];
 	time_t started, stop_deadline;
 	bool stopping;

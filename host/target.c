@@ -41,15 +41,16 @@ int hvt_target_open(struct hvt_target *t, struct hvt_archive_writer *ar,
 			t->qemu.vcpu_source = "qmp";
 		}
 	}
-	if (hvt_vm_init(&t->vm, ar, c->name, (int)c->qemu_pid,
-			t->have_qemu ? t->qemu.accel : "unknown", &c->limits, err, errlen))
-		return -1;
-	t->vm.no_link = c->no_link;
 	if (c->listen) {
 		t->listen_fd = hvt_netaddr_listen(&t->listen_addr, 1, err, errlen);
 		if (t->listen_fd < 0)
 			return -1;
 	}
+	/* Last: what can fail has, so a VM that is not recorded leaves no directory. */
+	if (hvt_vm_init(&t->vm, ar, c->name, (int)c->qemu_pid,
+			t->have_qemu ? t->qemu.accel : "unknown", &c->limits, err, errlen))
+		return -1;
+	t->vm.no_link = c->no_link;
 	return 0;
 }
 

@@ -58,7 +58,11 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	return hvt_vm_store_init(vm, err, errlen);
+	if (hvt_vm_store_init(vm, err, errlen)) {
+		hvt_frame_reader_free(&vm->reader);
+		return -1;
+	}
+	return 0;
 }
 
 void hvt_vm_attach(struct hvt_vm *vm, int fd)

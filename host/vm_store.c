@@ -58,21 +58,52 @@ static int fail_io(struct hvt_vm *vm, const char *fmt, ...)
 
 static int write_info(struct hvt_vm *vm);
 
+/*
+ * Takes back what a failed hvt_vm_store_init() made: its files, then the
+ * directory if that left it empty. Nothing was recorded yet, and a file
+ * that was there before (fopen "wx" refused it) is not touched.
+ */
+static void store_unwind(struct hvt_vm *vm, bool made_sync_tsv)
+{
+	char path[4300];
+
+	if (vm->sync_tsv) {
+		fclose(vm->sync_tsv);
+		vm->sync_tsv = NULL;
+	}
+	if (made_sync_tsv && !hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir))
+		unlink(path);
+	rmdir(vm->dir);
+}
+
+/* The VM's directory, sync.tsv and a first info.json; on failure, none of them. */
 int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 {
 	char path[4300];
 
 	if (hvt_path(vm->dir, sizeof(vm->dir), "%s/vm/%s", vm->archive->dir, vm->name) ||
-	    hvt_mkdir_p(vm->dir) ||
-	    hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir) ||
-	    !(vm->sync_tsv = fopen(path, "wx"))) {
+	    hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir)) {
+		snprintf(err, errlen, "%s/vm/%s: path too long", vm->archive->dir, vm->name);
+		return -1;
+	}
+	if (hvt_mkdir_p(vm->dir)) {
 		snprintf(err, errlen, "cannot create %s: %s", vm->dir, strerror(errno));
 		return -1;
 	}
-	fputs(HVT_SYNC_TSV_HEADER "\n", vm->sync_tsv);
-	fflush(vm->sync_tsv);
-	if (write_info(vm)) {
+	vm->sync_tsv = fopen(path, "wx");
+	if (!vm->sync_tsv) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		store_unwind(vm, false);
+		return -1;
+	}
+	if (fputs(HVT_SYNC_TSV_HEADER "\n", vm->sync_tsv) < 0 || fflush(vm->sync_tsv)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		store_unwind(vm, true);
+		return -1;
+	}
+	if (write_info(vm)) {	/* atomic: no info.json is left half written */
 		snprintf(err, errlen, "cannot write %s/info.json: %s", vm->dir, strerror(errno));
+		store_unwind(vm, true);
 		return -1;
 	}
 	return 0;

@@ -64,4 +64,23 @@ check "and holds the events written before the kill ($n)" test "$n" -gt 100
 check "the agent notices the collector is gone" wait_for 10 has_exited "$agent"
 kill -TERM "$app2" 2>/dev/null
 
+# 3. What the options name is checked before the archive exists: a wrong
+# one is said, and leaves no directory behind.
+refused() {	# refused NAME PATTERN ARGS...: record fails, says PATTERN, leaves no -o
+	local name=$1 pattern=$2 out=$work/refused-$((++refusals))
+	shift 2
+	"$hvtrace" record --no-host-trace -o "$out" "$@" > "$work/refused.out" 2>&1
+	local status=$?
+	check "$name: refused (status $status)" test "$status" -ne 0
+	check "$name: says '$pattern'" grep -q -- "$pattern" "$work/refused.out"
+	check "$name: leaves no archive" test ! -e "$out"
+}
+refusals=0
+refused "a malformed --channel" "--channel" --channel nowhere:1
+refused "a --listen that cannot bind" "$work/no-dir/s" --listen "unix:$work/no-dir/s"
+refused "a --qemu-pid that does not run" "--qemu-pid 2147483646: no such process" \
+	--channel "unix:$work/c" --qemu-pid 2147483646
+refused "a --qmp nobody answers" "--qmp unix:$work/no-qmp" --channel "unix:$work/c" \
+	--qemu-pid $$ --qmp "unix:$work/no-qmp"
+
 summary "host link"
