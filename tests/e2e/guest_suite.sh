@@ -21,13 +21,19 @@ work=$(mktemp -d /tmp/hvtrace-e2e-$suite-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 console=$work/console.log
 
+# A run takes about 30 s. One that hangs is reported (guest_hang_report),
+# hence a monitor and an NMI that panics with every stack.
 start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \
 	-accel tcg,thread=multi -cpu max -name "hv$suite,debug-threads=on" \
 	-kernel "$guest/vmlinuz" -initrd "$guest/initrd.gz" \
-	-serial "file:$console" -append "console=ttyS0 quiet panic=-1 hvtrace.test=$suite"
-reap "$qemu" 900
+	-monitor "unix:$work/monitor.sock,server,nowait" -serial "file:$console" \
+	-append "console=ttyS0 quiet panic=-1 unknown_nmi_panic panic_print=0x41 hvtrace.test=$suite"
+reap "$qemu" 300
 status=$?
 check "the test guest powered off by itself (status $status)" test "$status" -eq 0
+if [ "$status" -eq 124 ]; then
+	guest_hang_report "$work/monitor.sock" "$console" "$qemu"
+fi
 
 # The runner's lines, without the console's carriage returns.
 tr -d '\r' < "$console" > "$work/lines"

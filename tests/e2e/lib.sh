@@ -87,6 +87,33 @@ start_link() {
 	check "agent serves applications ($name)" wait_for 10 test -S "$dir/$name-agent.sock"
 }
 
+# guest_hang_report MONITOR CONSOLE PID: for a guest that stopped making
+# progress, on QEMU's human monitor (unix socket MONITOR): each vCPU's RIP,
+# privilege level and whether it halted, three samples a second apart; then
+# an NMI, which a guest booted with unknown_nmi_panic and panic_print=0x41
+# answers on its console CONSOLE with every CPU's backtrace and every task's
+# stack, then (panic=-1 and -no-reboot) QEMU, process PID, exits. Printed: the panic and the backtraces, then the stacks of the
+# tasks that are not kernel threads. A monitor that does not answer (QEMU
+# itself stuck) is said.
+guest_hang_report() {
+	local mon=$1 console=$2 pid=$3 round
+	for round in 1 2 3; do
+		echo "== vCPUs, sample $round"
+		printf 'info registers -a\n' | socat -t 3 - "UNIX-CONNECT:$mon" > "$mon.out" 2>&1
+		grep -aq '^RIP=' "$mon.out" || { echo "the monitor does not answer"; return; }
+		tr -d '\r' < "$mon.out" | grep -a '^RIP='
+		sleep 1
+	done
+	echo "== the guest's answer to an NMI"
+	printf 'nmi\n' | socat -t 3 - "UNIX-CONNECT:$mon" > /dev/null 2>&1
+	wait_for 60 has_exited "$pid" || echo "(QEMU still runs 60 s after the NMI)"
+	tr -d '\r' < "$console" | awk '
+		/Kernel panic|NMI received|Uhhuh/ { on = 1 }
+		!on { next }
+		/ task:/ { task = 1; kthread = / ppid:2 / || / pid:2 / }
+		!task || !kthread' | head -n 1000
+}
+
 summary() {
 	echo "$1: $e2e_passed passed, $e2e_failed failed"
 	[ "$e2e_failed" -eq 0 ]
