@@ -98,7 +98,11 @@ static int enable_event(struct hvt_ftrace *ft, const char *spec, char *err, size
 	return 0;
 }
 
-static int pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
+/*
+ * As many of @pids as fit in @buf (space separated, NUL terminated); how
+ * many. A pid takes at most 11 bytes, so at least one always fits.
+ */
+static size_t pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
 {
 	size_t i, off = 0;
 
@@ -106,22 +110,28 @@ static int pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
 	for (i = 0; i < n; i++) {
 		int w = snprintf(buf + off, size - off, "%s%d", i ? " " : "", (int)pids[i]);
 
-		if (w < 0 || (size_t)w >= size - off)
-			return -1;
+		if (w < 0 || (size_t)w >= size - off) {
+			buf[off] = '\0';
+			break;
+		}
 		off += (size_t)w;
 	}
-	return 0;
+	return i;
 }
 
+/* Appends @pids to set_event_pid a page at a time: any number of threads. */
 int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
 {
-	char buf[16384];
+	char buf[4096];
 
-	if (!n)
-		return 0;
-	if (pid_list(pids, n, buf, sizeof(buf)) ||
-	    tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
-		return -1;
+	while (n) {
+		size_t done = pid_list(pids, n, buf, sizeof(buf));
+
+		if (tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
+			return -1;
+		pids += done;
+		n -= done;
+	}
 	return 0;
 }
 

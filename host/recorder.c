@@ -16,10 +16,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "host/qmp.h"
 #include "host/recorder.h"
 #include "lib/evloop.h"
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/names.h"
 
@@ -424,9 +426,12 @@ static bool has_qemu(const struct hvt_target *t)
 
 static bool kvm_events_available(void)
 {
+	const char *tracing = tracefs_tracing_dir();
+	char path[4200];
 	struct stat st;
 
-	return !stat("/sys/kernel/tracing/events/kvm", &st);
+	return tracing && !hvt_path(path, sizeof(path), "%s/events/kvm", tracing) &&
+	       !stat(path, &st);
 }
 
 static int start_host_layer(struct hvt_recorder *r)

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_ftrace_capture.c - the host layer's tracefs instance
+ * (host/ftrace_capture.c) against the real tracefs: skipped unless root
+ * with tracefs mounted. The pid filter must take every thread it is given,
+ * however many: a host with thousands of QEMU threads is not cut short.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <tracefs.h>
+
+#include "host/ftrace_capture.h"
+
+#define FIRST_PIDS	5000	/* given at the start: 23 KiB as text */
+#define ADDED_PIDS	3000	/* added while tracing */
+
+static char workdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(workdir, "/tmp/hvtrace-test-ftrace-XXXXXX");
+	return mkdtemp(workdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", workdir);
+	return system(cmd) ? -1 : 0;
+}
+
+/* The pids set_event_pid lists, each checked against 1..@max; -1 if unreadable. */
+static long filtered_pids(struct hvt_ftrace *ft, long max)
+{
+	char *text = tracefs_instance_file_read(ft->instance, "set_event_pid", NULL);
+	char *tok, *save = NULL;
+	long n = 0;
+
+	if (!text)
+		return -1;
+	for (tok = strtok_r(text, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		long pid = strtol(tok, NULL, 10);
+
+		assert_in_range(pid, 1, max);
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+static void test_pid_filter_takes_every_pid(void **state)
+{
+	char *events[] = { "sched:sched_switch" };
+	static pid_t pids[FIRST_PIDS + ADDED_PIDS];
+	struct hvt_ftrace ft;
+	char err[512], dir[128];
+	size_t i;
+
+	(void)state;
+	if (geteuid() != 0 || !tracefs_tracing_dir() ||
+	    access(tracefs_tracing_dir(), W_OK)) {
+		printf("skipped: needs root and tracefs\n");
+		skip();
+	}
+	for (i = 0; i < FIRST_PIDS + ADDED_PIDS; i++)
+		pids[i] = (pid_t)(i + 1);	/* need not run: the filter takes any pid */
+	snprintf(dir, sizeof(dir), "%s/ftrace", workdir);
+	if (hvt_ftrace_start(&ft, dir, events, 1, pids, FIRST_PIDS, err, sizeof(err)))
+		fail_msg("hvt_ftrace_start: %s", err);
+	assert_int_equal(filtered_pids(&ft, FIRST_PIDS), FIRST_PIDS);
+	assert_int_equal(hvt_ftrace_add_pids(&ft, pids + FIRST_PIDS, ADDED_PIDS), 0);
+	assert_int_equal(filtered_pids(&ft, FIRST_PIDS + ADDED_PIDS), FIRST_PIDS + ADDED_PIDS);
+	hvt_ftrace_stop(&ft);
+	hvt_ftrace_free(&ft);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pid_filter_takes_every_pid, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("ftrace_capture", tests, NULL, NULL);
+}
