@@ -39,21 +39,29 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
-int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, char *err, size_t errlen)
+int hvt_archive_writer_check(const char *dir, char *err, size_t errlen)
 {
-	char path[4200];
 	struct stat st;
 
-	memset(ar, 0, sizeof(*ar));
-	if (hvt_path(ar->dir, sizeof(ar->dir), "%s", dir)) {
-		snprintf(err, errlen, "output path too long");
-		return -1;
-	}
 	if (!stat(dir, &st) && (!S_ISDIR(st.st_mode) || !dir_is_empty(dir))) {
 		snprintf(err, errlen, "%s already exists and is not an empty directory; "
 			 "choose another --output", dir);
 		return -1;
 	}
+	return 0;
+}
+
+int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, char *err, size_t errlen)
+{
+	char path[4200];
+	
+	memset(ar, 0, sizeof(*ar));
+	if (hvt_path(ar->dir, sizeof(ar->dir), "%s", dir)) {
+		snprintf(err, errlen, "output path too long");
+		return -1;
+	}
+	if (hvt_archive_writer_check(dir, err, errlen))
+		return -1;
 	if (hvt_path(path, sizeof(path), "%s/host", dir) || hvt_mkdir_p(path)) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;

@@ -127,7 +127,7 @@ int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
 	while (n) {
 		size_t done = pid_list(pids, n, buf, sizeof(buf));
 
-		if (tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
+		if (!done || tracefs_instance_file_append(ft->instance, "set_event_pid", buf) < 0)
 			return -1;
 		pids += done;
 		n -= done;
@@ -170,7 +170,8 @@ static int setup_instance(struct hvt_ftrace *ft, char *err, size_t errlen)
 {
 	char *clocks;
 
-	if (!tracefs_tracing_dir_is_mounted(true, NULL)) {
+	/* Mounts it if need be; tracefs_tracing_dir_is_mounted() leaks its path. */
+	if (!tracefs_tracing_dir()) {
 		snprintf(err, errlen, "tracefs is not mounted and could not be mounted "
 			 "(mount -t tracefs nodev /sys/kernel/tracing)");
 		return -1;

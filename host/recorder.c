@@ -524,6 +524,11 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 			"or pass --no-host-trace");
 		return -1;
 	}
+	/* Before listening: a socket there may be another collector's, in use. */
+	if (hvt_archive_writer_check(r->o.output, err, sizeof(err))) {
+		hvt_err("%s", err);
+		return -1;
+	}
 	if (libvirt_mode(&r->o) ? lookup_named_domains(r) : check_option_targets(r))
 		return -1;
 	if (hvt_archive_writer_create(&r->archive, r->o.output, err, sizeof(err))) {

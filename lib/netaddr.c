@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,18 +155,52 @@ static int family(const struct hvt_netaddr *a)
 	return ((const struct sockaddr *)&a->sa)->sa_family;
 }
 
-/* A stale socket file of a collector that died is replaced; nothing else is. */
-static int clear_unix_path(const char *path, char *err, size_t errlen)
+/*
+ * Whether some process listens on the unix socket @path: /proc/net/unix
+ * lists it with __SO_ACCEPTCON (0x10000) in its flags. Looked up rather
+ * than connected to, which the listener would take for a client.
+ */
+static bool unix_path_listened(const char *path)
+{
+	FILE *f = fopen("/proc/net/unix", "re");
+	char line[4352];
+	size_t n = strlen(path);
+	bool live = false;
+
+	if (!f)
+		return false;
+	while (!live && fgets(line, sizeof(line), f)) {
+		size_t len = strcspn(line, "\n");
+		unsigned long flags;
+
+		if (len > n && line[len - n - 1] == ' ' && !memcmp(line + len - n, path, n) &&
+		    sscanf(line, "%*s %*s %*s %lx", &flags) == 1)
+			live = flags & 0x10000;
+	}
+	fclose(f);
+	return live;
+}
+
+/*
+ * A stale socket file of a collector that died is replaced; nothing else is,
+ * and not a socket some process still listens on.
+ */
+static int clear_unix_path(const struct hvt_netaddr *a, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (lstat(path, &st))
+	if (lstat(a->path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "%s exists and is not a socket", path);
+		snprintf(err, errlen, "%s exists and is not a socket", a->path);
 		return -1;
 	}
-	unlink(path);
+	if (unix_path_listened(a->path)) {
+		snprintf(err, errlen, "cannot listen on %s: another process listens there",
+			 a->text);
+		return -1;
+	}
+	unlink(a->path);
 	return 0;
 }
 
@@ -173,7 +208,7 @@ int hvt_netaddr_listen(struct hvt_netaddr *a, int backlog, char *err, size_t err
 {
 	int one = 1, fd;
 
-	if (a->kind == HVT_ADDR_UNIX && clear_unix_path(a->path, err, errlen))
+	if (a->kind == HVT_ADDR_UNIX && clear_unix_path(a, err, errlen))
 		return -1;
 	fd = socket(family(a), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {

@@ -22,7 +22,7 @@ work=$(mktemp -d /tmp/hvtrace-e2e-$suite-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 
 # run_guest N: boots the test guest, console $work/console-N.log; its
-# status. A run takes about 30 s; one that makes no progress for
+# status. A run takes about 30 s; one that has not powered off after
 # $GUEST_SUITE_TIMEOUT s (default 300) is reported (guest_hang_report: hence a monitor, and a guest that panics with
 # every stack on an NMI) and its status is 124.
 run_guest() {
@@ -36,7 +36,7 @@ run_guest() {
 	reap "$qemu" "$timeout"
 	status=$?
 	if [ "$status" -eq 124 ]; then
-		echo "== the test guest made no progress for $timeout s"
+		echo "== the test guest has not powered off after $timeout s"
 		guest_hang_report "$work/monitor-$1.sock" "$work/console-$1.log" "$qemu"
 		reap "$qemu" 5 > /dev/null 2>&1 || stop_all
 	fi

@@ -13,6 +13,20 @@ hvdemo=$(realpath "$build/hvdemo")
 work=$(mktemp -d /tmp/hvtrace-e2e-host-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 
+# refused NAME PATTERN ARGS...: hvtrace record ARGS fails, says PATTERN and
+# leaves no archive at a new -o path (with $out_dir set, -o is that instead).
+refused() {
+	local name=$1 pattern=$2 out=$work/refused-$((++refusals))
+	shift 2
+	"$hvtrace" record --no-host-trace --guest-timeout 2 -o "${out_dir:-$out}" "$@" \
+		> "$work/refused.out" 2>&1
+	local status=$?
+	check "$name: refused (status $status)" test "$status" -ne 0
+	check "$name: says '$pattern'" grep -q -- "$pattern" "$work/refused.out"
+	[ -n "${out_dir:-}" ] || check "$name: leaves no archive" test ! -e "$out"
+}
+refusals=0
+
 # 1. A whole recording.
 start_link "$work" a1
 HVTRACE_AGENT_SOCKET=$work/a1-agent.sock start_bg app "$hvdemo" 40 1000 > "$work/app.out"
@@ -66,16 +80,19 @@ kill -TERM "$app2" 2>/dev/null
 
 # 3. What the options name is checked before the archive exists: a wrong
 # one is said, and leaves no directory behind.
-refused() {	# refused NAME PATTERN ARGS...: record fails, says PATTERN, leaves no -o
-	local name=$1 pattern=$2 out=$work/refused-$((++refusals))
-	shift 2
-	"$hvtrace" record --no-host-trace -o "$out" "$@" > "$work/refused.out" 2>&1
-	local status=$?
-	check "$name: refused (status $status)" test "$status" -ne 0
-	check "$name: says '$pattern'" grep -q -- "$pattern" "$work/refused.out"
-	check "$name: leaves no archive" test ! -e "$out"
-}
-refusals=0
+# A second collector on a waiting collector's socket, or on its archive, is
+# refused and leaves both as they are.
+start_bg rec0 "$hvtrace" record --listen "unix:$work/live.sock" --no-host-trace -o "$work/live" \
+	--guest-timeout 60
+check "a collector waits for its guest" wait_for 10 test -S "$work/live.sock"
+refused "a --listen socket another collector listens on" "another process listens there" \
+	--listen "unix:$work/live.sock"
+out_dir=$work/live refused "an -o that exists, even with --listen on a live socket" \
+	"already exists" --listen "unix:$work/live.sock"
+check "the waiting collector's socket is still there" test -S "$work/live.sock"
+kill -TERM "$rec0"
+reap "$rec0" 10 > /dev/null
+check "and its archive completes" grep -q '"status": "complete"' "$work/live/hvtrace.json"
 refused "a malformed --channel" "--channel" --channel nowhere:1
 refused "a --listen that cannot bind" "$work/no-dir/s" --listen "unix:$work/no-dir/s"
 refused "a --qemu-pid that does not run" "--qemu-pid 2147483646: no such process" \

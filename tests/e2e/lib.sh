@@ -87,8 +87,8 @@ start_link() {
 	check "agent serves applications ($name)" wait_for 10 test -S "$dir/$name-agent.sock"
 }
 
-# guest_hang_report MONITOR CONSOLE PID: for a guest that stopped making
-# progress, on QEMU's human monitor (unix socket MONITOR): each vCPU's RIP,
+# guest_hang_report MONITOR CONSOLE PID: for a guest that did not finish in
+# time, on QEMU's human monitor (unix socket MONITOR): each vCPU's RIP,
 # privilege level and whether it halted, three samples a second apart; then
 # an NMI, which a guest booted with unknown_nmi_panic and panic_print=0x41
 # answers on its console CONSOLE with every CPU's backtrace and every task's
@@ -100,7 +100,11 @@ guest_hang_report() {
 	for round in 1 2 3; do
 		echo "== vCPUs, sample $round"
 		printf 'info registers -a\n' | socat -t 3 - "UNIX-CONNECT:$mon" > "$mon.out" 2>&1
-		grep -aq '^RIP=' "$mon.out" || { echo "the monitor does not answer"; return; }
+		if ! grep -aq '^RIP=' "$mon.out"; then
+			echo "the monitor does not answer; the console's end:"
+			tr -d '\r' < "$console" | tail -n 40
+			return
+		fi
 		tr -d '\r' < "$mon.out" | grep -a '^RIP='
 		sleep 1
 	done
@@ -110,7 +114,7 @@ guest_hang_report() {
 	tr -d '\r' < "$console" | awk '
 		/Kernel panic|NMI received|Uhhuh/ { on = 1 }
 		!on { next }
-		/ task:/ { task = 1; kthread = / ppid:2 / || / pid:2 / }
+		/task:.* pid:/ { task = 1; kthread = / ppid:2 / || / pid:2 / }
 		!task || !kthread' | head -n 1000
 }
 

@@ -162,8 +162,12 @@ static void unix_listener_replaces_stale_socket_only(void **state)
 	close(fd);	/* the file stays, as after a crash */
 	fd = hvt_netaddr_listen(&a, 1, err, sizeof(err));
 	assert_true(fd >= 0);
+	/* ...one a process still listens on is not, and stays... */
+	assert_int_equal(hvt_netaddr_listen(&a, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "another process listens there"));
+	assert_int_equal(stat(path, &st), 0);
 	hvt_netaddr_unlisten(&a, fd);
-	/* ...anything else at the path is the user's, and refused. */
+	/* ...and anything else at the path is the user's, and refused. */
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
