@@ -45,7 +45,7 @@ run_guest() {
 
 # A guest that hangs is reported above and booted once more; the second run
 # is the one that counts. A hang was seen once, on PREEMPT_RT under
-# multi-threaded TCG, with no kernel message; 30 runs since did not repeat
+# multi-threaded TCG, with no kernel message; 27 runs since did not repeat
 # it. The report says where the vCPUs and tasks were, should it come back.
 run_guest 1
 status=$?

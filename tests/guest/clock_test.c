@@ -470,6 +470,40 @@ static void reader_loop(int out)
 
 #define WARM_CYCLES 100
 #define LEAK_CYCLES 500
+#define LEAK_BOUND_KB (LEAK_CYCLES * 4 / 2)	/* half a page per cycle */
+
+/* @n unloads and loads; how many were done, each failure said. */
+static int cycle_module(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (unload_module()) {
+			fprintf(stdout, "cycle %d: unload: %s\n", i, strerror(errno));
+			break;
+		}
+		if (load_module("")) {
+			fprintf(stdout, "cycle %d: load: %s\n", i, strerror(errno));
+			break;
+		}
+	}
+	return i;
+}
+
+/* MemFree once the frees the kernel defers (RCU) land: the most of 4 over 3 s. */
+static long settled_mem_free_kb(void)
+{
+	long kb = mem_free_kb(), more;
+	int i;
+
+	for (i = 0; i < 3 && kb >= 0; i++) {
+		sleep(1);
+		more = mem_free_kb();
+		if (more > kb)
+			kb = more;
+	}
+	return kb;
+}
 
 /*
  * 100 + 500 unloads and loads while two processes map and read the page. A
@@ -482,8 +516,8 @@ static void test_load_unload(const char *name)
 {
 	const struct hvt_clock_page *held;
 	pid_t readers[2];
-	long warm = -1, after;
-	int pipefd[2], fd, i, cycles = 0;
+	long warm = -1, after, first_drop = 0;
+	int pipefd[2], fd, i, cycles = 0, expected = WARM_CYCLES + LEAK_CYCLES;
 	unsigned long rounds[2] = { 0, 0 }, bad[2] = { 0, 0 };
 	char problem[256] = "";
 	int problems_before = kernel_log_problems(problem, sizeof(problem));
@@ -511,20 +545,22 @@ static void test_load_unload(const char *name)
 		}
 	}
 	close(pipefd[1]);
-	for (i = 0; i < WARM_CYCLES + LEAK_CYCLES; i++) {
-		if (unload_module()) {
-			fprintf(stdout, "cycle %d: unload: %s\n", i, strerror(errno));
-			break;
-		}
-		if (load_module("")) {
-			fprintf(stdout, "cycle %d: load: %s\n", i, strerror(errno));
-			break;
-		}
-		cycles++;
-		if (cycles == WARM_CYCLES)
-			warm = mem_free_kb();
+	cycles = cycle_module(WARM_CYCLES);
+	warm = mem_free_kb();
+	cycles += cycle_module(LEAK_CYCLES);
+	after = settled_mem_free_kb();	/* like warm, with the readers still running */
+	/*
+	 * A drop past the bound is measured once more, over LEAK_CYCLES more
+	 * cycles between two settled readings: a leak repeats, a one-off drop
+	 * (seen on PREEMPT_RT under TCG, up to 1.4 MB) does not.
+	 */
+	if (warm - after > LEAK_BOUND_KB && cycles == WARM_CYCLES + LEAK_CYCLES) {
+		first_drop = warm - after;
+		warm = after;
+		cycles += cycle_module(LEAK_CYCLES);
+		after = settled_mem_free_kb();
+		expected += LEAK_CYCLES;
 	}
-	after = mem_free_kb();	/* like warm, with the readers still running */
 	for (i = 0; i < 2; i++) {
 		kill(readers[i], SIGTERM);
 		waitpid(readers[i], NULL, 0);
@@ -533,8 +569,8 @@ static void test_load_unload(const char *name)
 	for (i = 0; in && i < 2; i++)
 		if (fscanf(in, "%lu %lu", &rounds[i], &bad[i]) != 2)
 			fail(name, "a reader did not report");
-	if (cycles != WARM_CYCLES + LEAK_CYCLES)
-		fail(name, "%d cycles of %d", cycles, WARM_CYCLES + LEAK_CYCLES);
+	if (cycles != expected)
+		fail(name, "%d cycles of %d", cycles, expected);
 	if (!rounds[0] || !rounds[1] || bad[0] || bad[1])
 		fail(name, "readers: %lu and %lu rounds, %lu and %lu bad reads", rounds[0],
 		     rounds[1], bad[0], bad[1]);
@@ -546,17 +582,22 @@ static void test_load_unload(const char *name)
 		     problem);
 	/*
 	 * The first cycles warm caches and page tables up (about 800 kB here);
-	 * after them MemFree still moves by up to about 500 kB either way. Over
-	 * LEAK_CYCLES more, a page (4 kB) leaked per cycle would be 2000 kB.
+	 * after them MemFree moves by up to about 500 kB either way, and once
+	 * by 1.4 MB. Over LEAK_CYCLES more, a page (4 kB) leaked per cycle
+	 * would be 2000 kB, in each of the two windows.
 	 */
 	if (warm < 0 || after < 0)
 		fail(name, "cannot read MemFree");
-	if (warm - after > LEAK_CYCLES * 4 / 2)
-		fail(name, "MemFree %ld kB after %d cycles, %ld kB after %d more: leaked", warm,
-		     WARM_CYCLES, after, LEAK_CYCLES);
+	if (warm - after > LEAK_BOUND_KB)
+		fail(name, "MemFree fell by %ld kB over %d cycles, then by %ld kB over %d more: "
+		     "leaked", first_drop, LEAK_CYCLES, warm - after, LEAK_CYCLES);
+	if (first_drop)
+		printf("NOTE %s: MemFree fell by %ld kB over %d cycles, but not again over %d "
+		       "more (%+ld kB): not a leak\n", name, first_drop, LEAK_CYCLES,
+		       LEAK_CYCLES, after - warm);
 	pass(name, "%d + %d cycles; readers mapped the page %lu + %lu times; unload refused "
 		   "while mapped; no oops; MemFree over the last %d: %+ld kB", WARM_CYCLES,
-	     LEAK_CYCLES, rounds[0], rounds[1], LEAK_CYCLES, after - warm);
+	     cycles - WARM_CYCLES, rounds[0], rounds[1], LEAK_CYCLES, after - warm);
 }
 
 /* Whether this guest's CPUID says KVM (leaf 0x40000000 signature). */
