@@ -54,7 +54,7 @@ int hvt_archive_writer_check(const char *dir, char *err, size_t errlen)
 int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, char *err, size_t errlen)
 {
 	char path[4200];
-	
+
 	memset(ar, 0, sizeof(*ar));
 	if (hvt_path(ar->dir, sizeof(ar->dir), "%s", dir)) {
 		snprintf(err, errlen, "output path too long");

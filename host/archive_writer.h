@@ -20,9 +20,9 @@ struct hvt_archive_writer {
 	char started[32];
 };
 
-/* Creates @dir (it must not exist, or be empty) with host/ and a manifest. */
 /* -1 (said in @err) if @dir exists and is not an empty directory. */
 int hvt_archive_writer_check(const char *dir, char *err, size_t errlen);
+/* Creates @dir (it must not exist, or be empty) with host/ and a manifest. */
 int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, char *err, size_t errlen);
 /* Takes a paired clock read and appends it to host/clock.tsv. */
 int hvt_archive_writer_clock_pair(struct hvt_archive_writer *ar);

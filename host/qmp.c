@@ -61,7 +61,8 @@ static json_t *command(int fd, const char *cmd, char *buf, size_t *used, char *e
 {
 	json_t *reply;
 
-	if (send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) != (ssize_t)strlen(cmd)) {	/* no SIGPIPE */
+	/* send(), not write(): a QEMU gone raises no SIGPIPE */
+	if (send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) != (ssize_t)strlen(cmd)) {
 		snprintf(err, errlen, "cannot write to QMP: %s", strerror(errno));
 		return NULL;
 	}

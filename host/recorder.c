@@ -197,19 +197,21 @@ static struct hvt_rec_refusal *refusal(struct hvt_recorder *r, const char *domai
 	return NULL;
 }
 
-/* Remembers that this run of @domain was not recorded; the oldest goes first. */
-static void refuse(struct hvt_recorder *r, const char *domain, unsigned int id, bool final)
+/*
+ * Remembers that this run of @dom was not recorded: in @f, its refusal so
+ * far, or (NULL) in a new one; with all in use, the oldest goes.
+ */
+static void refuse(struct hvt_recorder *r, struct hvt_rec_refusal *f,
+		   const struct hvt_libvirt_domain *dom, bool final)
 {
-	struct hvt_rec_refusal *f = refusal(r, domain, id);
-
 	if (!f) {
 		if (r->nr_refused == HVT_REC_MAX_TARGETS)
 			memmove(r->refused, r->refused + 1, sizeof(r->refused) - sizeof(*f));
 		else
 			r->nr_refused++;
 		f = &r->refused[r->nr_refused - 1];
-		snprintf(f->domain, sizeof(f->domain), "%s", domain);
-		f->id = id;
+		snprintf(f->domain, sizeof(f->domain), "%s", dom->name);
+		f->id = dom->id;
 	}
 	f->final = final;
 }
@@ -232,13 +234,13 @@ static struct hvt_target *add_found_domain(struct hvt_recorder *r,
 	if (hvt_libvirt_lookup(r->libvirt, dom->name, false, &vm, err, sizeof(err))) {
 		if (!f)
 			hvt_warn("%s; not recorded until it can be looked up", err);
-		refuse(r, dom->name, dom->id, false);
+		refuse(r, f, dom, false);
 		return NULL;
 	}
 	t = add_domain(r, dom->name, &vm);
 	if (!t) {
 		hvt_warn("domain %s (id %u) is not recorded", dom->name, dom->id);
-		refuse(r, dom->name, dom->id, true);
+		refuse(r, f, dom, true);
 	}
 	return t;
 }

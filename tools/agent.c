@@ -497,7 +497,8 @@ static int run(struct agent *a)
 				agent_apps_handle(a, slot_of[i]);
 		}
 	}
-	failed = (a->host_gone && !a->finishing) || oom;	/* the link was lost, not ended */
+	/* the link was lost rather than ended, or the loop ran out of memory */
+	failed = (a->host_gone && !a->finishing) || oom;
 	if (!a->finishing)
 		begin_finish(a);
 	close(sfd);

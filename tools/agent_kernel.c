@@ -69,8 +69,7 @@ static int send_registry(struct agent *a, struct agent_kernel *k)
 		free(buf);
 		return -1;
 	}
-	if (!ret)
-		ret = agent_send(a, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
+	ret = agent_send(a, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
 	if (!ret)
 		k->registry_gen = rb.generation;
 	free(buf);

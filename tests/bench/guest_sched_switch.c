@@ -218,7 +218,8 @@ static uint64_t ftrace_cpu_events(void)
 	if (!f)
 		die("%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "entries: %llu", &v) == 1 || sscanf(line, "overrun: %llu", &v) == 1)
+		if (sscanf(line, "entries: %llu", &v) == 1 ||
+		    sscanf(line, "overrun: %llu", &v) == 1)
 			total += v;
 	fclose(f);
 	return total;
@@ -370,7 +371,8 @@ int main(int argc, char **argv)
 		med[c] = quantile(added[c], (int)repeats, 0.5);
 		printf("hvbench: added by %s's sched_switch: %.1f ns per switch (median of paired"
 		       " runs; quartiles %.1f and %.1f)\n", cfg_name[c], med[c],
-		       quantile(added[c], (int)repeats, 0.25), quantile(added[c], (int)repeats, 0.75));
+		       quantile(added[c], (int)repeats, 0.25),
+		       quantile(added[c], (int)repeats, 0.75));
 	}
 	if (med[CFG_FTRACE] <= 0)
 		die("ftrace added no measurable cost: the ratio means nothing");

@@ -23,8 +23,9 @@ trap 'stop_all; rm -rf "$work"' EXIT
 
 # run_guest N: boots the test guest, console $work/console-N.log; its
 # status. A run takes about 30 s; one that has not powered off after
-# $GUEST_SUITE_TIMEOUT s (default 300) is reported (guest_hang_report: hence a monitor, and a guest that panics with
-# every stack on an NMI) and its status is 124.
+# $GUEST_SUITE_TIMEOUT s (default 300) is reported (guest_hang_report: hence
+# a monitor, and a guest that panics with every stack on an NMI) and its
+# status is 124.
 run_guest() {
 	local status
 	start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \

@@ -92,9 +92,10 @@ start_link() {
 # privilege level and whether it halted, three samples a second apart; then
 # an NMI, which a guest booted with unknown_nmi_panic and panic_print=0x41
 # answers on its console CONSOLE with every CPU's backtrace and every task's
-# stack, then (panic=-1 and -no-reboot) QEMU, process PID, exits. Printed: the panic and the backtraces, then the stacks of the
-# tasks that are not kernel threads. A monitor that does not answer (QEMU
-# itself stuck) is said.
+# stack, then (panic=-1 and -no-reboot) QEMU, process PID, exits. Printed:
+# the panic and the backtraces, then the stacks of the tasks that are not
+# kernel threads. A monitor that does not answer (QEMU itself stuck) is said,
+# with the console's end.
 guest_hang_report() {
 	local mon=$1 console=$2 pid=$3 round
 	for round in 1 2 3; do

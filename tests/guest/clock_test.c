@@ -2,8 +2,8 @@
 /*
  * clock_test.c - the guest module's clock, tested where it runs: inside a
  * guest (scripts/guest-init runs it with hvtrace.test=clock, as root, and
- * tests/e2e/guest_suite.sh clock boots that guest under TCG and reads the verdicts
- * from its console).
+ * tests/e2e/guest_suite.sh clock boots that guest under TCG and reads the
+ * verdicts from its console).
  *
  * usage: hvtrace-guest-test clock DIR (guest_test.h)
  *
