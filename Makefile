@@ -161,6 +161,14 @@ $(PACED_EVENTS): $(call obj,tests/bench/paced_events.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/bench/paced_events.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN/..'
 
+# The same program against LTTng-UST, for tests/bench/data_path.sh.
+PACED_LTTNG := $(BUILD)/bench/paced_lttng
+$(BUILD)/obj/tests/bench/paced_lttng.o: tests/bench/paced_events.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPACED_LTTNG -MMD -MP -c $< -o $@
+$(PACED_LTTNG): $(BUILD)/obj/tests/bench/paced_lttng.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LTTNG_UST_LIBS) -pthread
+
 # After deps: two apt-gets at once (make -j) would contend for dpkg's lock.
 bench-deps: deps
 	scripts/install-bench-deps
@@ -296,7 +304,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS)
+	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS) $(PACED_EVENTS)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)

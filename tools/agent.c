@@ -31,7 +31,7 @@
 #include "tools/agent.h"
 #include "tools/commands.h"
 
-#define TICK_MS		100	/* drain period */
+#define TICK_MS		100	/* housekeeping period; the default drain period */
 #define FLUSH_TICKS	10	/* close partial kernel packets every second */
 #define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
 #define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
@@ -56,6 +56,9 @@ static void usage(FILE *out)
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
 "  --overwrite         kernel buffers in flight-recorder mode: when the host\n"
 "                      falls behind, the oldest packets go, not the newest\n"
+"  --drain-interval MS also forward every buffer's complete packets this often\n"
+"                      (default 100); packets are forwarded as they complete\n"
+"                      whatever it is, this only catches stragglers\n"
 "  --wait SECONDS      how long to wait for the host (default 120)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
 "  -h, --help          this text\n"
@@ -403,8 +406,13 @@ static void on_port_readable(struct agent *a)
 static void on_tick(struct agent *a, unsigned long tick)
 {
 	if (a->started && !a->finishing) {
-		agent_kernel_drain(a, tick % FLUSH_TICKS == 0);
-		agent_apps_drain(a);
+		bool drain = tick % a->drain_ticks == 0, flush = tick % FLUSH_TICKS == 0;
+
+		/* Wakeups drain as packets complete; this catches what they missed. */
+		if (drain || flush)
+			agent_kernel_drain(a, flush);
+		if (drain)
+			agent_apps_drain(a);
 		if (tick % REPORT_TICKS == 0 && a->packets_sent != a->packets_reported) {
 			hvt_debug("%llu packets forwarded (%llu in the last %d s)",
 				  (unsigned long long)a->packets_sent,
@@ -419,83 +427,132 @@ static void on_tick(struct agent *a, unsigned long tick)
 	}
 }
 
+/* What each entry of the poll set is; built anew on every turn of the loop. */
+enum poll_kind { POLL_PORT, POLL_SIGNALS, POLL_TIMER, POLL_LISTEN, POLL_APP, POLL_APP_WAKE,
+		 POLL_KERNEL };
+
+struct poll_set {
+	struct pollfd *fds;
+	struct { enum poll_kind kind; unsigned int index; } *slots;
+	nfds_t n, cap;
+};
+
+static int poll_add(struct poll_set *p, enum poll_kind kind, unsigned int index, int fd)
+{
+	if (p->n == p->cap) {
+		nfds_t cap = p->cap ? 2 * p->cap : 64;
+		void *fds = realloc(p->fds, cap * sizeof(*p->fds)), *slots;
+
+		if (fds)
+			p->fds = fds;
+		slots = fds ? realloc(p->slots, cap * sizeof(*p->slots)) : NULL;
+		if (!slots)
+			return -1;
+		p->slots = slots;
+		p->cap = cap;
+	}
+	p->fds[p->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	p->slots[p->n].kind = kind;
+	p->slots[p->n].index = index;
+	p->n++;
+	return 0;
+}
+
+/*
+ * The port, signals, timer, listener, applications and their eventfds, and
+ * the kernel's stream fds (a stream fd of -1, closed, is skipped by poll).
+ */
+static int poll_build(struct poll_set *p, struct agent *a, int sfd, int tfd)
+{
+	unsigned int slot, cpu;
+	int bad = 0;
+
+	p->n = 0;
+	bad |= poll_add(p, POLL_PORT, 0, a->port);
+	bad |= poll_add(p, POLL_SIGNALS, 0, sfd);
+	bad |= poll_add(p, POLL_TIMER, 0, tfd);
+	if (a->listen_fd >= 0)
+		bad |= poll_add(p, POLL_LISTEN, 0, a->listen_fd);
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++) {
+		if (!a->apps[slot])
+			continue;
+		bad |= poll_add(p, POLL_APP, slot, a->apps[slot]->fd);
+		if (a->apps[slot]->wake_fd >= 0)
+			bad |= poll_add(p, POLL_APP_WAKE, slot, a->apps[slot]->wake_fd);
+	}
+	/* woken once per delivered packet */
+	if (a->started && !a->finishing && a->kernel.session >= 0)
+		for (cpu = 0; cpu < a->kernel.nr_cpus; cpu++)
+			bad |= poll_add(p, POLL_KERNEL, cpu, a->kernel.streams[cpu]);
+	return bad ? -1 : 0;
+}
+
+/* One ready entry; an application's slot may have been emptied earlier this turn. */
+static void poll_dispatch(struct agent *a, const struct poll_set *p, nfds_t i, int sfd,
+			  int tfd, unsigned long *tick)
+{
+	unsigned int index = p->slots[i].index;
+	struct signalfd_siginfo si;
+	uint64_t expirations;
+
+	switch (p->slots[i].kind) {
+	case POLL_PORT:
+		on_port_readable(a);
+		break;
+	case POLL_SIGNALS:
+		if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			begin_finish(a);
+		break;
+	case POLL_TIMER:
+		if (read(tfd, &expirations, sizeof(expirations)) > 0)
+			on_tick(a, ++*tick);
+		break;
+	case POLL_LISTEN:
+		if (a->listen_fd >= 0)
+			agent_apps_accept(a);
+		break;
+	case POLL_APP:
+		if (a->apps[index] && a->apps[index]->fd == p->fds[i].fd)
+			agent_apps_handle(a, index);
+		break;
+	case POLL_APP_WAKE:
+		if (a->apps[index] && a->apps[index]->wake_fd == p->fds[i].fd &&
+		    a->started && !a->finishing)
+			agent_apps_wake(a, index);
+		break;
+	case POLL_KERNEL:
+		if (a->started && !a->finishing)
+			agent_kernel_on_ready(a, index);
+		break;
+	}
+}
+
 static int run(struct agent *a)
 {
-	unsigned int slot_of[4 + AGENT_MAX_APPS];
-	struct pollfd *fds;
+	struct poll_set p = { 0 };
 	unsigned long tick = 0;
 	int sfd, tfd, failed;
-
-	unsigned int cap = 0;
 	bool oom = false;
+	nfds_t i;
 
 	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
 		return 1;
 	}
-	fds = NULL;
 	while (!a->done) {
-		nfds_t n = 3, i, kernel_first, kernel_n = 0;
-		unsigned int slot;
-
-		/* the port, signals, timer, listener, applications, kernel streams */
-		if (cap < 4 + AGENT_MAX_APPS + a->kernel.nr_cpus) {
-			struct pollfd *more = realloc(fds, (4 + AGENT_MAX_APPS + a->kernel.nr_cpus) *
-							   sizeof(*fds));
-
-			if (!more) {
-				hvt_err("out of memory");
-				oom = true;
-				break;
-			}
-			fds = more;
-			cap = 4 + AGENT_MAX_APPS + a->kernel.nr_cpus;
+		if (poll_build(&p, a, sfd, tfd)) {
+			hvt_err("out of memory");
+			oom = true;
+			break;
 		}
-
-		fds[0] = (struct pollfd){ .fd = a->port, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		fds[2] = (struct pollfd){ .fd = tfd, .events = POLLIN };
-		if (a->listen_fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = a->listen_fd, .events = POLLIN };
-		for (slot = 0; slot < AGENT_MAX_APPS; slot++)
-			if (a->apps[slot]) {
-				slot_of[n] = slot;
-				fds[n++] = (struct pollfd){ .fd = a->apps[slot]->fd, .events = POLLIN };
-			}
-		kernel_first = n;
-		if (a->started && !a->finishing)	/* woken once per delivered packet */
-			kernel_n = agent_kernel_pollfds(a, fds + n);
-		n += kernel_n;
-		if (poll(fds, n, -1) < 0) {
+		if (poll(p.fds, p.n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (fds[0].revents)
-			on_port_readable(a);
-		if (fds[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				begin_finish(a);
-		}
-		if (fds[2].revents & POLLIN) {
-			uint64_t expirations;
-
-			if (read(tfd, &expirations, sizeof(expirations)) > 0)
-				on_tick(a, ++tick);
-		}
-		for (i = kernel_first; i < kernel_first + kernel_n && !a->done; i++)
-			if (fds[i].revents && a->started && !a->finishing)
-				agent_kernel_on_ready(a, (unsigned int)(i - kernel_first));
-		for (i = 3; i < kernel_first && !a->done; i++) {
-			if (!fds[i].revents)
-				continue;
-			if (fds[i].fd == a->listen_fd)
-				agent_apps_accept(a);
-			else if (a->apps[slot_of[i]] && a->apps[slot_of[i]]->fd == fds[i].fd)
-				agent_apps_handle(a, slot_of[i]);
-		}
+		for (i = 0; i < p.n && !a->done; i++)
+			if (p.fds[i].revents)
+				poll_dispatch(a, &p, i, sfd, tfd, &tick);
 	}
 	/* the link was lost rather than ended, or the loop ran out of memory */
 	failed = (a->host_gone && !a->finishing) || oom;
@@ -503,7 +560,8 @@ static int run(struct agent *a)
 		begin_finish(a);
 	close(sfd);
 	close(tfd);
-	free(fds);
+	free(p.fds);
+	free(p.slots);
 	return failed ? 1 : 0;
 }
 
@@ -528,6 +586,7 @@ int hvt_cmd_agent(int argc, char **argv)
 		{ "subbuf-size", required_argument, NULL, 'S' },
 		{ "nr-subbufs", required_argument, NULL, 'N' },
 		{ "overwrite", no_argument, NULL, 'O' },
+		{ "drain-interval", required_argument, NULL, 'D' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -539,7 +598,7 @@ int hvt_cmd_agent(int argc, char **argv)
 		.next_trace_id = 1,
 	};
 	const char *port = NULL, *connect_to = NULL;
-	uint32_t wait_s = 120;
+	uint32_t wait_s = 120, drain_ms = TICK_MS;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
@@ -562,6 +621,13 @@ int hvt_cmd_agent(int argc, char **argv)
 			if (parse_size(optarg, c == 'S' ? &a.subbuf_size : &a.nr_subbufs)) {
 				hvt_err("invalid number for --%s: %s",
 					c == 'S' ? "subbuf-size" : "nr-subbufs", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			if (parse_size(optarg, &drain_ms)) {
+				hvt_err("invalid --drain-interval: %s (milliseconds, at least 1)",
+					optarg);
 				return 2;
 			}
 			break;
@@ -594,6 +660,7 @@ int hvt_cmd_agent(int argc, char **argv)
 			"4 KiB..1 MiB sub-buffers, 2..1024 of them", a.nr_subbufs, a.subbuf_size);
 		return 2;
 	}
+	a.drain_ticks = (drain_ms + TICK_MS - 1) / TICK_MS;
 	if (!a.nr_events)
 		for (c = 0; default_events[c]; c++)
 			a.events[a.nr_events++] = default_events[c];
@@ -604,7 +671,7 @@ int hvt_cmd_agent(int argc, char **argv)
 			 strerror(errno));
 	else
 		read_clock_page(&a);
-	a.pkt = malloc(a.subbuf_size);
+	a.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
 	a.msg = malloc(HVT_APP_MAX_MSG);
 	if (!a.pkt || !a.msg || hvt_frame_reader_init(&a.reader)) {
 		hvt_err("out of memory");

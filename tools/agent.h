@@ -51,6 +51,7 @@ struct app_stream {
 
 struct app {
 	int fd;
+	int wake_fd;			/* eventfd its writers add 1 to per packet; -1 if none */
 	uint32_t trace_id;
 	uint32_t pid;
 	uint8_t uuid[HVT_UUID_LEN];
@@ -70,6 +71,7 @@ struct agent {
 	bool overwrite;			/* kernel buffers in flight-recorder mode */
 	const char *events[AGENT_MAX_EVENTS];
 	unsigned int nr_events;
+	unsigned int drain_ticks;	/* drain every stream this often (ticks of 100 ms) */
 	const char *socket_path;
 	int listen_fd;
 	struct app *apps[AGENT_MAX_APPS];
@@ -79,7 +81,7 @@ struct agent {
 	uint64_t packets_sent, lost;
 	uint64_t packets_reported;	/* packets_sent at the last -v report */
 	bool started, finishing, done, host_gone;
-	unsigned char *pkt;		/* scratch: one packet, subbuf_size bytes (kernel, apps) */
+	unsigned char *pkt;		/* scratch: one application packet, HVT_RB_MAX_SUBBUF bytes */
 	unsigned char *msg;		/* scratch: one application message */
 	char why[HVT_WIRE_WHY_MAX];	/* scratch: why a payload is refused */
 };
@@ -92,7 +94,6 @@ int agent_new_stream_id(struct agent *a, uint32_t *id);
 
 int agent_kernel_start(struct agent *a);
 void agent_kernel_drain(struct agent *a, bool flush);
-unsigned int agent_kernel_pollfds(struct agent *a, struct pollfd *fds);
 void agent_kernel_on_ready(struct agent *a, unsigned int index);
 void agent_kernel_stop(struct agent *a);
 
@@ -100,6 +101,8 @@ int agent_apps_listen(struct agent *a);
 void agent_apps_accept(struct agent *a);
 void agent_apps_handle(struct agent *a, unsigned int slot);
 void agent_apps_drain(struct agent *a);
+/* The application's eventfd said a packet completed: drains its streams. */
+void agent_apps_wake(struct agent *a, unsigned int slot);
 void agent_apps_close_all(struct agent *a);
 
 #endif

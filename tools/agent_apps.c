@@ -6,6 +6,10 @@
  * mapped read-only and must be sealed against shrinking; every packet is
  * copied out before it is checked; anything inconsistent drops the stream or
  * the application, never the agent.
+ *
+ * Each traced application gets an eventfd with its WELCOME; its writers
+ * add 1 to it whenever one closes a full packet, and the agent drains that
+ * application's streams then, not only on its periodic drain.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -92,6 +97,7 @@ void agent_apps_accept(struct agent *a)
 		return;
 	}
 	a->apps[slot]->fd = fd;
+	a->apps[slot]->wake_fd = -1;
 	a->apps[slot]->pid = peer_pid(fd);
 	hvt_registry_init(&a->apps[slot]->registry);
 	hvt_debug("pid %u: application connected", a->apps[slot]->pid);
@@ -247,6 +253,8 @@ static void app_drop(struct agent *a, unsigned int slot)
 	while (app->nr_streams)
 		stream_close(a, app, 0, false, true);
 	close(app->fd);
+	if (app->wake_fd >= 0)
+		close(app->wake_fd);
 	hvt_registry_free(&app->registry);
 	free(app);
 	a->apps[slot] = NULL;
@@ -296,9 +304,11 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 				  (unsigned long long)to.freq_hz);
 			if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
 				return -1;
+			/* none: its packets wait for the periodic drain */
+			app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		}
 	}
-	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
+	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), app->wake_fd);
 }
 
 static int on_registry(struct agent *a, struct app *app, const void *payload, uint32_t len)
@@ -377,7 +387,7 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 		agent_log(a, "pid %u: buffer refused: thread id %d", app->pid, m.tid);
 		return -1;
 	}
-	if (!hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs) || m.subbuf_size > a->subbuf_size ||
+	if (!hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs) ||
 	    m.map_size != HVT_APP_PROD_PAGE + (uint64_t)m.subbuf_size * m.nr_subbufs ||
 	    !sealed_size(memfd, m.map_size)) {
 		agent_log(a, "pid %u: buffer refused (geometry, size or seals)", app->pid);
@@ -480,21 +490,36 @@ void agent_apps_handle(struct agent *a, unsigned int slot)
 		app_drop(a, slot);
 }
 
+/* Forwards the closed packets of every stream of @app; a corrupt stream is closed. */
+static void drain_app(struct agent *a, struct app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nr_streams;)
+		if (drain_stream(a, app, app->streams[i]))
+			stream_close(a, app, i, true, false);
+		else
+			i++;
+}
+
 void agent_apps_drain(struct agent *a)
 {
-	unsigned int slot, i;
+	unsigned int slot;
 
-	for (slot = 0; slot < AGENT_MAX_APPS; slot++) {
-		struct app *app = a->apps[slot];
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++)
+		if (a->apps[slot])
+			drain_app(a, a->apps[slot]);
+}
 
-		if (!app)
-			continue;
-		for (i = 0; i < app->nr_streams;)
-			if (drain_stream(a, app, app->streams[i]))
-				stream_close(a, app, i, true, false);
-			else
-				i++;
-	}
+void agent_apps_wake(struct agent *a, unsigned int slot)
+{
+	struct app *app = a->apps[slot];
+	uint64_t count;
+	/* Reset first: a packet closed during the drain wakes us again. */
+	ssize_t n = read(app->wake_fd, &count, sizeof(count));
+
+	(void)n;	/* EAGAIN: another drain took it already */
+	drain_app(a, app);
 }
 
 void agent_apps_close_all(struct agent *a)

@@ -269,21 +269,7 @@ void agent_kernel_drain(struct agent *a, bool flush)
 }
 
 /* The stream fds to poll, one per CPU: fds[i] is CPU i's. */
-unsigned int agent_kernel_pollfds(struct agent *a, struct pollfd *fds)
-{
-	struct agent_kernel *k = &a->kernel;
-	unsigned int n = 0;
-	uint32_t cpu;
-
-	if (k->session < 0)
-		return 0;
-	for (cpu = 0; cpu < k->nr_cpus; cpu++)
-		fds[n++] = (struct pollfd){ .fd = k->streams[cpu],
-					    .events = k->streams[cpu] >= 0 ? POLLIN : 0 };
-	return n;
-}
-
-/* The stream of pollfd @index (as agent_kernel_pollfds() listed) is readable. */
+/* The stream fd of CPU @index is readable: a packet was delivered. */
 void agent_kernel_on_ready(struct agent *a, unsigned int index)
 {
 	struct agent_kernel *k = &a->kernel;

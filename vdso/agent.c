@@ -9,6 +9,13 @@
  * why); a forked child connects anew as a process of its own, at its first
  * event. The process never sends BYE: closing the socket (at exit, or when
  * the agent is lost) says the same.
+ *
+ * The agent's WELCOME carries an eventfd: the writer that closes a full
+ * packet adds 1 to it (buffer.c), so the agent drains as packets complete
+ * instead of on its timer. It stays open for the life of the connection's
+ * buffers: a thread may still write to it after the agent was lost, and a
+ * closed number could be reused for one of the program's own files. Only a
+ * forked child, single-threaded, closes its parent's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +37,7 @@
 pthread_mutex_t hvt_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sock = -1;
 static int state;		/* 0: not tried; 1: connected; -1: unavailable */
+static int wake_fd = -1;	/* the agent's eventfd, -1 if it sent none */
 static uint8_t trace_uuid[HVT_UUID_LEN];
 
 void hvt_debug_msg(const char *fmt, ...)
@@ -90,6 +98,7 @@ static int hello(void)
 {
 	struct hvt_a_hello h = { .version = HVT_APP_VERSION };
 	struct hvt_a_welcome w;
+	int fd = -1;
 
 	h.pid = (uint32_t)getpid();
 	h.domain = hvt_clock_source() == HVT_CLOCK_GUEST_TSC ? HVT_DOMAIN_GUEST_TSC :
@@ -98,12 +107,20 @@ static int hello(void)
 	memcpy(h.uuid, trace_uuid, HVT_UUID_LEN);
 	prctl(PR_GET_NAME, h.comm);
 	if (hvt_agent_send(HVT_A_HELLO, 0, &h, sizeof(h), -1) ||
-	    hvt_agent_recv(HVT_A_WELCOME, 0, &w, sizeof(w), NULL) != (int)sizeof(w) ||
+	    hvt_agent_recv(HVT_A_WELCOME, 0, &w, sizeof(w), &fd) != (int)sizeof(w) ||
 	    w.version != HVT_APP_VERSION)
-		return -1;
-	if (!w.enabled)
+		goto refused;
+	if (!w.enabled) {
 		hvt_debug_msg("the agent is not recording user events");
-	return w.enabled ? 0 : -1;
+		goto refused;
+	}
+	/* Older agents send none: they drain on their timer only. */
+	wake_fd = fd;
+	return 0;
+refused:
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 static int connect_agent(void)
@@ -169,10 +186,18 @@ const uint8_t *hvt_agent_uuid(void)
 	return trace_uuid;
 }
 
+int hvt_agent_wake_fd(void)
+{
+	return wake_fd;
+}
+
 void hvt_agent_forget(void)
 {
 	if (sock >= 0)
 		close(sock);
+	if (wake_fd >= 0)
+		close(wake_fd);		/* the parent's; this child is single-threaded */
 	sock = -1;
+	wake_fd = -1;
 	state = 0;
 }

@@ -5,9 +5,18 @@
  * Layout of the memfd: struct hvt_rb_prod in the first page, then the
  * sub-buffers. The agent answers with a one-page memfd holding struct
  * hvt_rb_cons, mapped read-only here: each side writes only its own memory.
- * Geometry: HVTRACE_SUBBUF_SIZE and HVTRACE_NR_SUBBUFS (powers of two).
- * The memfd is sealed against resizing before it is shared.
+ * Geometry: HVTRACE_SUBBUF_SIZE and HVTRACE_NR_SUBBUFS (powers of two),
+ * 16 x 128 KiB by default: 2 MiB of address space per thread, of which only
+ * the pages written become memory. HVTRACE_BUFFER_CAP_MB (default 256)
+ * caps the sub-buffers of all of a process's live buffers together: past
+ * it a new thread gets fewer sub-buffers, down to two, and past that none
+ * (it stays untraced; HVTRACE_DEBUG=1 says so). The memfd is sealed
+ * against resizing before it is shared.
+ *
+ * The writer that closes a full packet wakes the agent through the eventfd
+ * of its WELCOME (agent.c): one write per packet, never per event.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +26,11 @@
 
 #include "vdso/internal.h"
 
-#define DEFAULT_SUBBUF_SIZE	(64u * 1024)
-#define DEFAULT_NR_SUBBUFS	8u
+#define DEFAULT_SUBBUF_SIZE	(128u * 1024)
+#define DEFAULT_NR_SUBBUFS	16u
+#define DEFAULT_CAP_MB		256u
+
+static uint64_t buffered;	/* sub-buffer bytes of the live buffers, under hvt_lock */
 
 static uint32_t env_u32(const char *name, uint32_t def)
 {
@@ -47,7 +59,59 @@ static void geometry(uint32_t *size, uint32_t *nr)
 	}
 }
 
+/*
+ * Takes this thread's part of the process's cap: @size x *@nr, or fewer
+ * sub-buffers (*@nr halved, down to 2) when that does not fit. 0 when not
+ * even two fit.
+ */
+static int budget_take(uint32_t size, uint32_t *nr)
+{
+	uint64_t cap = (uint64_t)env_u32("HVTRACE_BUFFER_CAP_MB", DEFAULT_CAP_MB) << 20;
+	uint32_t asked = *nr;
+	int ok;
+
+	pthread_mutex_lock(&hvt_lock);
+	while (*nr > 2 && buffered + (uint64_t)size * *nr > cap)
+		*nr /= 2;
+	ok = buffered + (uint64_t)size * *nr <= cap;
+	if (ok)
+		buffered += (uint64_t)size * *nr;
+	pthread_mutex_unlock(&hvt_lock);
+	if (!ok)
+		hvt_debug_msg("thread %d untraced: the process's buffers reached "
+			      "HVTRACE_BUFFER_CAP_MB=%llu", gettid(), (unsigned long long)(cap >> 20));
+	else if (*nr != asked)
+		hvt_debug_msg("thread %d gets %u sub-buffers, not %u: the process's buffers near "
+			      "HVTRACE_BUFFER_CAP_MB=%llu", gettid(), *nr, asked,
+			      (unsigned long long)(cap >> 20));
+	return ok;
+}
+
+static void budget_give(uint64_t bytes)
+{
+	pthread_mutex_lock(&hvt_lock);
+	buffered -= bytes;
+	pthread_mutex_unlock(&hvt_lock);
+}
+
+void hvt_buffers_forget(void)
+{
+	buffered = 0;
+}
+
 static uint32_t next_stream_id;
+
+/* hvt_rb.packet_closed: tells the agent a packet is ready, keeping errno as it was. */
+static void wake_agent(struct hvt_rb *rb)
+{
+	const struct hvt_thread_buf *tb = (const struct hvt_thread_buf *)rb;	/* rb is first */
+	static const uint64_t one = 1;
+	int saved = errno;
+	ssize_t n = write(tb->wake_fd, &one, sizeof(one));
+
+	(void)n;	/* EAGAIN: the counter is full, the agent is woken anyway */
+	errno = saved;
+}
 
 /* Hands the buffer to the agent; returns the consumer page or NULL. */
 static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
@@ -78,6 +142,7 @@ static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
 	cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
 	if (cons == MAP_FAILED)
 		cons = NULL;
+	tb->wake_fd = hvt_agent_wake_fd();
 out:
 	pthread_mutex_unlock(&hvt_lock);
 	if (cfd >= 0)
@@ -93,10 +158,15 @@ struct hvt_thread_buf *hvt_thread_buf_create(void)
 
 	hvt_clock_setup();
 	geometry(&size, &nr);
-	tb = calloc(1, sizeof(*tb));
-	if (!tb)
+	if (!budget_take(size, &nr))
 		return NULL;
+	tb = calloc(1, sizeof(*tb));
+	if (!tb) {
+		budget_give((uint64_t)size * nr);
+		return NULL;
+	}
 	tb->tid = gettid();
+	tb->wake_fd = -1;
 	tb->map_size = HVT_APP_PROD_PAGE + (size_t)size * nr;
 	/* Sealed, so that the agent can map it without fearing a shrink (SIGBUS). */
 	memfd = memfd_create("hvtrace-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -115,6 +185,8 @@ struct hvt_thread_buf *hvt_thread_buf_create(void)
 	tb->rb.cons = register_with_agent(tb, memfd);
 	if (!tb->rb.cons)
 		goto fail;
+	if (tb->wake_fd >= 0)
+		tb->rb.packet_closed = wake_agent;
 	close(memfd);
 	return tb;
 fail:
@@ -122,6 +194,7 @@ fail:
 		close(memfd);
 	if (tb->map)
 		munmap(tb->map, tb->map_size);
+	budget_give((uint64_t)size * nr);
 	free(tb);
 	return NULL;
 }
@@ -141,5 +214,6 @@ void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent)
 	}
 	munmap((void *)tb->rb.cons, sizeof(struct hvt_rb_cons));
 	munmap(tb->map, tb->map_size);
+	budget_give((uint64_t)tb->rb.subbuf_size * tb->rb.nr_subbufs);
 	free(tb);
 }

@@ -267,6 +267,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&hvt_lock, NULL);
 	if (tbuf)
 		hvt_thread_buf_release(tbuf, 0);
+	hvt_buffers_forget();
 	tbuf = NULL;
 	tbuf_failed = 0;
 	if (tbuf_key_made)

@@ -22,13 +22,14 @@
 #define HVT_HIDDEN __attribute__((visibility("hidden")))
 
 struct hvt_thread_buf {
-	struct hvt_rb rb;
+	struct hvt_rb rb;		/* first: packet_closed finds the rest from it */
 	void *map;			/* producer page + sub-buffers (memfd) */
 	size_t map_size;		/* rb.cons: the agent's consumer page, read-only */
 	int busy;			/* a write is in progress on this thread */
 	volatile sig_atomic_t nested_lost;	/* writes refused while busy */
 	uint32_t stream_id;
 	int32_t tid;
+	int wake_fd;			/* the agent's eventfd, -1 if none */
 };
 
 /* clock.c */
@@ -81,6 +82,7 @@ HVT_HIDDEN int hvt_agent_connected(void);	/* connects on first use */
 HVT_HIDDEN int hvt_agent_state(void);		/* 0 untried, 1 up, -1 off */
 HVT_HIDDEN void hvt_agent_disconnect(void);	/* after an error: tracing off */
 HVT_HIDDEN const uint8_t *hvt_agent_uuid(void);
+HVT_HIDDEN int hvt_agent_wake_fd(void);		/* its eventfd, -1 if it sent none */
 HVT_HIDDEN int hvt_agent_send(uint16_t type, uint32_t id, const void *payload,
 			      uint32_t len, int fd);
 HVT_HIDDEN int hvt_agent_recv(uint16_t type, uint32_t id, void *payload, uint32_t size,
@@ -91,6 +93,7 @@ HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf
 /* buffer.c */
 HVT_HIDDEN struct hvt_thread_buf *hvt_thread_buf_create(void);
 HVT_HIDDEN void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent);
+HVT_HIDDEN void hvt_buffers_forget(void);	/* in a forked child: no buffer is ours */
 
 /* event.c */
 HVT_HIDDEN int hvt_events_send_registry(void);

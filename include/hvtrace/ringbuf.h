@@ -67,6 +67,12 @@ struct hvt_rb {
 	__u32 cpu_id;			/* packet context cpu_id */
 	__u64 stream_instance_id;
 	__u8 uuid[HVT_UUID_LEN];
+	/*
+	 * Called by hvt_rb_reserve() right after it closed a full packet, once
+	 * per packet, never per event: libhvtrace wakes the consumer there. NULL
+	 * for none; hvt_rb_init() clears it.
+	 */
+	void (*packet_closed)(struct hvt_rb *rb);
 };
 
 static inline int hvt_rb_geometry_ok(__u32 subbuf_size, __u32 nr_subbufs)
@@ -94,6 +100,7 @@ static inline void hvt_rb_init(struct hvt_rb *rb, struct hvt_rb_prod *prod,
 	rb->data = data;
 	rb->subbuf_size = subbuf_size;
 	rb->nr_subbufs = nr_subbufs;
+	rb->packet_closed = (void (*)(struct hvt_rb *))0;
 	prod->subbuf_size = subbuf_size;
 	prod->nr_subbufs = nr_subbufs;
 	prod->version = HVT_RB_VERSION;
@@ -199,6 +206,8 @@ static inline unsigned char *hvt_rb_reserve(struct hvt_rb *rb, __u32 id, __u64 t
 	    hvt_unlikely(pos + (compact ? HVT_CTF_COMPACT_HEADER_SIZE :
 				HVT_CTF_EXTENDED_HEADER_SIZE) + fixed > rb->subbuf_size)) {
 		hvt_rb_close_packet(rb);
+		if (rb->packet_closed)
+			rb->packet_closed(rb);
 		pos = 0;
 	}
 	if (hvt_unlikely(!pos)) {

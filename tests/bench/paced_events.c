@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * paced_events.c - user events at a fixed offered rate, for
- * tests/bench/guest_link.sh: how fast the agent and the collector take a
- * traced application's data without losing any, at the library's default
- * buffer sizes (or whatever HVTRACE_SUBBUF_SIZE/HVTRACE_NR_SUBBUFS say).
+ * tests/bench/data_path.sh and tests/bench/guest_link.sh: how fast the
+ * agent and the collector take a traced application's data without losing
+ * any, at the library's default buffer sizes (or whatever
+ * HVTRACE_SUBBUF_SIZE/HVTRACE_NR_SUBBUFS say).
+ *
+ * Built twice: with libhvtrace (bench/paced_events), and with -DPACED_LTTNG
+ * against LTTng-UST (bench/paced_lttng, event bench_lttng:three of
+ * lttng_ref_tp.h, the same three u64 fields), so that both tracers run the
+ * same program shape.
  *
  *   paced_events [-t THREADS] [-r EVENTS_PER_S] [-d SECONDS]
  *
@@ -23,6 +29,9 @@
  *   thread I pid P emitted N
  *   paced: T threads, R events/s each, S s, N events
  *
+ * N counts every event the process emitted, the main thread's first one
+ * included, so that it is exactly what a lossless trace holds.
+ *
  * Exit status 1 if tracing was not enabled (HVTRACE_DEBUG=1 says why), so
  * that a measurement cannot pass on a run that recorded nothing.
  */
@@ -32,6 +41,26 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef PACED_LTTNG
+#include <x86intrin.h>
+#define TRACEPOINT_DEFINE
+#define TRACEPOINT_CREATE_PROBES
+#include "tests/bench/lttng_ref_tp.h"
+#define EMIT(thread, seq)	tracepoint(bench_lttng, three, thread, seq, __rdtsc())
+#define ENABLED()		wait_lttng_enabled()
+#define TRACER			"LTTng-UST"
+
+/* liblttng-ust's constructor waits for the session daemon; this catches a late one. */
+static int wait_lttng_enabled(void)
+{
+	int i;
+
+	for (i = 0; i < 100 && !tracepoint_enabled(bench_lttng, three); i++)
+		usleep(100000);
+	return tracepoint_enabled(bench_lttng, three);
+}
+#else
 #include <hvtrace/hvtrace.h>
 
 HVT_TRACEPOINT_EVENT(bench, paced,
@@ -40,6 +69,10 @@ HVT_TRACEPOINT_EVENT(bench, paced,
 	HVT_FIELDS((int, uint64_t, thread), (int, uint64_t, seq), (int, uint64_t, clock)),
 	HVT_ASSIGN(__entry->thread = thread; __entry->seq = seq; __entry->clock = clock;),
 	HVT_PRINT("thread=%lu seq=%lu clock=%lu"))
+#define EMIT(thread, seq)	hvt_tracepoint(bench, paced, thread, seq, hvt_clock_read())
+#define ENABLED()		hvt_event_bench_paced.enabled
+#define TRACER			"hvtrace (HVTRACE_DEBUG=1 says why)"
+#endif
 
 #define STEP_NS 1000000ull	/* pacing period: 1 ms */
 
@@ -77,20 +110,20 @@ static void *work(void *arg)
 	uint64_t seq = 0, now, end, due;
 
 	/* The first event makes the thread's buffer, outside the timed window. */
-	hvt_tracepoint(bench, paced, w->number, seq++, hvt_clock_read());
+	EMIT(w->number, seq++);
 	pthread_barrier_wait(&ready);
 	end = start_ns + duration_ns;
 	for (now = now_ns(); now < end; now = now_ns()) {
 		if (!rate) {	/* unpaced: check the clock every 1024 events */
 			for (due = seq + 1024; seq < due; seq++)
-				hvt_tracepoint(bench, paced, w->number, seq, hvt_clock_read());
+				EMIT(w->number, seq);
 			continue;
 		}
 		/* what is due by the end of this millisecond, and not before */
 		due = 1 + (uint64_t)((unsigned __int128)rate * (now - start_ns + STEP_NS) /
 				     1000000000ull);
 		for (; seq < due; seq++)
-			hvt_tracepoint(bench, paced, w->number, seq, hvt_clock_read());
+			EMIT(w->number, seq);
 		sleep_until(now + STEP_NS - (now - start_ns) % STEP_NS);
 	}
 	w->emitted = seq;
@@ -108,7 +141,7 @@ int main(int argc, char **argv)
 {
 	unsigned int threads = 2, i;
 	struct worker *workers;
-	uint64_t total = 0, last_end = 0;
+	uint64_t total = 1, last_end = 0;	/* the main thread's event */
 	double seconds;
 	int opt;
 
@@ -128,11 +161,11 @@ int main(int argc, char **argv)
 	if (optind != argc || !threads || threads > 256)
 		return usage();
 	/* The main thread connects the process to the agent (and checks it did). */
-	hvt_tracepoint(bench, paced, UINT64_MAX, 0, hvt_clock_read());
-	if (!hvt_event_bench_paced.enabled) {
-		fprintf(stderr, "paced_events: tracing is not enabled (HVTRACE_DEBUG=1 says why)\n");
+	if (!ENABLED()) {
+		fprintf(stderr, "paced_events: tracing is not enabled: " TRACER "\n");
 		return 1;
 	}
+	EMIT(UINT64_MAX, 0);
 	workers = calloc(threads, sizeof(*workers));
 	if (!workers || pthread_barrier_init(&ready, NULL, threads + 1))
 		return 1;

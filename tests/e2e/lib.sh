@@ -8,6 +8,7 @@
 e2e_passed=0
 e2e_failed=0
 e2e_pids=()	# started by start_bg and not reaped yet
+agent_args=()	# extra options of start_link's agent
 
 pass() { echo "PASS $*"; e2e_passed=$((e2e_passed + 1)); }
 fail() { echo "FAIL $*"; e2e_failed=$((e2e_failed + 1)); }
@@ -75,7 +76,8 @@ start_vmm() {
 # start_link DIR NAME [RECORD_OPTION...]: hvtrace record --listen on
 # DIR/NAME.sock (no host layer, VM "local", archive DIR/NAME) and hvtrace
 # agent --connect to it, serving applications on DIR/NAME-agent.sock; the
-# pids in rec and agent. Needs $hvtrace.
+# pids in rec and agent. Needs $hvtrace. ARGS go to the collector, the
+# array agent_args (if set) to the agent.
 start_link() {
 	local dir=$1 name=$2
 	shift 2
@@ -83,7 +85,7 @@ start_link() {
 		--vm local -o "$dir/$name" --guest-timeout 30 "$@"
 	check "collector listens ($name)" wait_for 10 test -S "$dir/$name.sock"
 	start_bg agent "$hvtrace" agent --connect "unix:$dir/$name.sock" \
-		--socket "$dir/$name-agent.sock"
+		--socket "$dir/$name-agent.sock" "${agent_args[@]}"
 	check "agent serves applications ($name)" wait_for 10 test -S "$dir/$name-agent.sock"
 }
 

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +44,7 @@ struct t {
 	int host;			/* the host's end of the agent's link */
 	struct hvt_frame_reader frames;
 	int app;			/* the application's socket */
+	int wake;			/* the eventfd the agent sent with WELCOME, or -1 */
 	uint8_t uuid[HVT_UUID_LEN];
 	/* the application's buffer */
 	int memfd;
@@ -74,13 +76,14 @@ static int setup(void **state)
 			       .nr_subbufs = 8, .next_trace_id = 1, .started = true,
 			       .kernel.session = -1 };
 	t->host = sv[1];
-	t->a.pkt = malloc(t->a.subbuf_size);
+	t->a.pkt = malloc(HVT_RB_MAX_SUBBUF);
 	t->a.msg = malloc(HVT_APP_MAX_MSG);
 	t->a.socket_path = strdup(strcat(strcpy(t->path, t->dir), "/agent.sock"));
 	assert_int_equal(agent_apps_listen(&t->a), 0);
 	assert_int_equal(hvt_frame_reader_init(&t->frames), 0);
 	memset(t->uuid, 0x77, sizeof(t->uuid));
 	t->app = -1;
+	t->wake = -1;
 	t->memfd = -1;
 	*state = t;
 	return 0;
@@ -108,6 +111,8 @@ static int teardown(void **state)
 			hvt_registry_free(&t->traces[i].registry);
 	if (t->app >= 0)
 		close(t->app);
+	if (t->wake >= 0)
+		close(t->wake);
 	if (t->map)
 		munmap(t->map, HVT_APP_PROD_PAGE + SUBBUF * NR);
 	if (t->memfd >= 0)
@@ -282,8 +287,12 @@ static int app_hello(struct t *t, uint64_t freq_hz)
 
 	memcpy(h.uuid, t->uuid, HVT_UUID_LEN);
 	app_send(t, HVT_A_HELLO, 0, &h, sizeof(h), -1);
-	if (app_recv(t, HVT_A_WELCOME, &w, sizeof(w), NULL) != sizeof(w))
+	if (t->wake >= 0)
+		close(t->wake);
+	if (app_recv(t, HVT_A_WELCOME, &w, sizeof(w), &t->wake) != sizeof(w))
 		return -1;
+	/* an eventfd comes with a traced process's WELCOME, none with the others' */
+	assert_int_equal(t->wake >= 0, w.enabled == 1);
 	return (int)w.enabled;
 }
 
@@ -389,6 +398,51 @@ static void test_packets_flow_and_slots_come_back(void **state)
 		assert_int_equal(t->rb.cons->consumed, (uint64_t)round + 1);
 	}
 	assert_int_equal(t->rb.prod->lost, 0);
+}
+
+static bool readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/*
+ * The eventfd of WELCOME is the agent's: a packet the application closes and
+ * signals there is forwarded by agent_apps_wake(), with no periodic drain,
+ * and the agent's fd is quiet again until the next packet.
+ */
+static void test_wakeup_forwards_packet(void **state)
+{
+	struct t *t = *state;
+	const uint64_t one = 1;
+	char link[64], target[64] = "";
+	struct app *app;
+	struct hvt_frame f;
+	int round, slot;
+
+	connect_app(t);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", t->wake);
+	assert_true(readlink(link, target, sizeof(target) - 1) > 0);
+	assert_string_equal(target, "anon_inode:[eventfd]");
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_true(register_buffer(t));
+	slot = slot_of_app(t);
+	app = t->a.apps[slot];
+	assert_true(app->wake_fd >= 0);
+	assert_false(readable(app->wake_fd));
+	for (round = 0; round < 2 * (int)NR; round++) {
+		write_events(t, 10);
+		hvt_rb_close_packet(&t->rb);
+		assert_int_equal(write(t->wake, &one, sizeof(one)), sizeof(one));
+		assert_true(readable(app->wake_fd));
+		agent_apps_wake(&t->a, (unsigned int)slot);
+		f = host_frame(t, HVT_W_PACKET);
+		assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE + 10 * (4 + 8 + 8));
+		assert_int_equal(t->rb.cons->consumed, (uint64_t)round + 1);
+		assert_false(readable(app->wake_fd));
+	}
+	assert_no_host_frame(t);
 }
 
 static void test_dead_application_last_events_recovered(void **state)
@@ -716,6 +770,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets_flow_and_slots_come_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_forwards_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_application_last_events_recovered, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_losses_after_last_packet_counted, setup,

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -266,6 +267,58 @@ static int scenario_dlopen(void)
 	return 0;
 }
 
+/*
+ * Fills packet after packet of a 64 x 4 KiB buffer (HVTRACE_SUBBUF_SIZE and
+ * HVTRACE_NR_SUBBUFS, set by the test): the agent's eventfd must count one
+ * wakeup per packet closed. errno stays as the program left it, also
+ * across the write that closes a packet and wakes the agent.
+ */
+static int scenario_wake(void)
+{
+	uint64_t i;
+
+	for (i = 0; i < 5000; i++) {
+		errno = EDOM;
+		hvt_tracepoint(t, three, i, 2 * i, 3 * i);
+		if (errno != EDOM)
+			CHILD_FAIL("event %llu changed errno to %d", (unsigned long long)i, errno);
+	}
+	return 0;
+}
+
+static pthread_barrier_t both_traced;
+
+static void *one_event_then_wait(void *arg)
+{
+	hvt_tracepoint(t, word, arg);
+	pthread_barrier_wait(&both_traced);
+	return NULL;
+}
+
+/*
+ * HVTRACE_BUFFER_CAP_MB=3 with the default 16 x 128 KiB per thread: the
+ * main thread gets 2 MiB, a second thread half as many sub-buffers (1 MiB,
+ * the cap reached), returned when it exits, so that a third gets 1 MiB
+ * too, and a fourth, alive beside the third, none (whichever of the two
+ * asks first gets the buffer).
+ */
+static int scenario_cap(void)
+{
+	pthread_t a, b;
+
+	hvt_tracepoint(t, word, "main");
+	pthread_barrier_init(&both_traced, NULL, 1);
+	pthread_create(&a, NULL, one_event_then_wait, "first");
+	pthread_join(a, NULL);
+	pthread_barrier_destroy(&both_traced);
+	pthread_barrier_init(&both_traced, NULL, 2);
+	pthread_create(&a, NULL, one_event_then_wait, "second");
+	pthread_create(&b, NULL, one_event_then_wait, "third");
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return 0;
+}
+
 static int run_scenario(const char *name)
 {
 	if (!strcmp(name, "clock-fallback"))
@@ -282,6 +335,10 @@ static int run_scenario(const char *name)
 		return scenario_layouts();
 	if (!strcmp(name, "dlopen"))
 		return scenario_dlopen();
+	if (!strcmp(name, "wake"))
+		return scenario_wake();
+	if (!strcmp(name, "cap"))
+		return scenario_cap();
 	return 2;
 }
 
@@ -465,6 +522,7 @@ struct stream {
 
 struct conn {
 	int fd;
+	int wake;			/* the eventfd sent with WELCOME */
 	uint32_t pid;
 	uint8_t uuid[HVT_UUID_LEN];
 	struct hvt_registry reg;
@@ -527,11 +585,13 @@ static int serve(struct conn *c)
 
 		memcpy(&hello, b + sizeof(h), sizeof(hello));
 		assert_int_equal(hello.version, HVT_APP_VERSION);
+		c->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		assert_true(c->wake >= 0);
 		assert_int_equal(hello.domain, HVT_DOMAIN_MONOTONIC_RAW);	/* no module here */
 		assert_int_equal(hello.freq_hz, 1000000000);
 		c->pid = hello.pid;
 		memcpy(c->uuid, hello.uuid, HVT_UUID_LEN);
-		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
+		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), c->wake);
 	} else if (h.type == HVT_A_REGISTRY) {
 		assert_true(hvt_registry_add(&c->reg, b + sizeof(h), h.len, err,
 					     sizeof(err)) >= 0);
@@ -625,8 +685,8 @@ static struct tally read_stream(const struct conn *c, const struct stream *s)
 	return t;
 }
 
-/* Runs the "trace" scenario against the fake agent; its connections in @conns. */
-static pid_t trace_to_agent(struct conn conns[2], unsigned int *nconn_out)
+/* Runs @scenario against the fake agent; its connections in @conns. */
+static pid_t trace_to_agent(const char *scenario, struct conn conns[2], unsigned int *nconn_out)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	unsigned int nconn = 0, open = 0;
@@ -638,7 +698,7 @@ static pid_t trace_to_agent(struct conn conns[2], unsigned int *nconn_out)
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	assert_int_equal(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	assert_int_equal(listen(lfd, 4), 0);
-	child = spawn("trace", "/nonexistent", addr.sun_path);
+	child = spawn(scenario, "/nonexistent", addr.sun_path);
 	/* the child and its own child connect; serve both to their end */
 	while (nconn == 0 || open > 0) {
 		struct pollfd p[3] = { { lfd, POLLIN, 0 } };
@@ -649,6 +709,7 @@ static pid_t trace_to_agent(struct conn conns[2], unsigned int *nconn_out)
 		assert_true(poll(p, nconn + 1, 10000) > 0);
 		if (p[0].revents && nconn < 2) {
 			conns[nconn].fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			conns[nconn].wake = -1;
 			hvt_registry_init(&conns[nconn].reg);
 			nconn++;
 			open++;
@@ -676,6 +737,8 @@ static void free_conns(struct conn *conns, unsigned int nconn)
 	for (i = 0; i < nconn; i++) {
 		for (k = 0; k < conns[i].nr_streams; k++)
 			munmap((void *)conns[i].streams[k].map, conns[i].streams[k].size);
+		if (conns[i].wake >= 0)
+			close(conns[i].wake);
 		hvt_registry_free(&conns[i].reg);
 	}
 }
@@ -687,7 +750,7 @@ static void test_trace_to_agent(void **state)
 	pid_t child;
 
 	(void)state;
-	child = trace_to_agent(conns, &nconn);
+	child = trace_to_agent("trace", conns, &nconn);
 	assert_int_equal(nconn, 2);
 	assert_int_equal(conns[0].pid, (uint32_t)child);
 	assert_true(conns[1].pid != conns[0].pid);
@@ -732,7 +795,7 @@ static void test_refused_thread(void **state)
 
 	(void)state;
 	refuse_other_threads = true;
-	child = trace_to_agent(conns, &nconn);
+	child = trace_to_agent("trace", conns, &nconn);
 	refuse_other_threads = false;
 	assert_int_equal(nconn, 2);
 	assert_int_equal(conns[0].nr_streams, 1);
@@ -741,6 +804,53 @@ static void test_refused_thread(void **state)
 	assert_int_equal(t.three, 100);
 	assert_int_equal(t.words, 1);		/* "end", after the refusal */
 	assert_int_equal(conns[1].nr_streams, 1);
+	free_conns(conns, nconn);
+}
+
+/* The writer that closes a packet wakes the agent: once per packet, never per event. */
+static void test_wakeup_per_packet(void **state)
+{
+	const struct hvt_rb_prod *prod;
+	struct conn conns[2];
+	unsigned int nconn;
+	uint64_t wakeups = 0;
+	struct tally t;
+
+	(void)state;
+	setenv("HVTRACE_SUBBUF_SIZE", "4096", 1);
+	setenv("HVTRACE_NR_SUBBUFS", "64", 1);
+	trace_to_agent("wake", conns, &nconn);
+	unsetenv("HVTRACE_SUBBUF_SIZE");
+	unsetenv("HVTRACE_NR_SUBBUFS");
+	assert_int_equal(nconn, 1);
+	assert_int_equal(conns[0].nr_streams, 1);
+	prod = (const void *)conns[0].streams[0].map;
+	t = read_stream(&conns[0], &conns[0].streams[0]);	/* also: nothing lost */
+	assert_int_equal(t.three, 5000);
+	/* the main thread never ends its buffer: every close was a full packet's */
+	assert_int_equal(read(conns[0].wake, &wakeups, sizeof(wakeups)), sizeof(wakeups));
+	assert_true(prod->produced >= 40);	/* 5000 events of 36 bytes, 4 KiB packets */
+	assert_int_equal(wakeups, prod->produced);
+	free_conns(conns, nconn);
+}
+
+/* The process's buffers stay under HVTRACE_BUFFER_CAP_MB: fewer sub-buffers, then none. */
+static void test_buffer_cap(void **state)
+{
+	struct conn conns[2];
+	unsigned int nconn, i;
+
+	(void)state;
+	setenv("HVTRACE_BUFFER_CAP_MB", "3", 1);
+	trace_to_agent("cap", conns, &nconn);
+	unsetenv("HVTRACE_BUFFER_CAP_MB");
+	assert_int_equal(nconn, 1);
+	assert_int_equal(conns[0].nr_streams, 3);	/* main, first, second; not third */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(conns[0].streams[i].subbuf, 128 * 1024);
+		assert_int_equal(conns[0].streams[i].nr, i == 0 ? 16 : 8);
+		assert_int_equal(read_stream(&conns[0], &conns[0].streams[i]).words, 1);
+	}
 	free_conns(conns, nconn);
 }
 
@@ -768,6 +878,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_clock_page_unset_cpu),
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
+		cmocka_unit_test(test_wakeup_per_packet),
+		cmocka_unit_test(test_buffer_cap),
 		cmocka_unit_test(test_refused_thread),
 		cmocka_unit_test(test_unregister),
 		cmocka_unit_test(test_same_name_other_layout),

@@ -264,10 +264,48 @@ static void test_expand_ts(void **state)
 	assert_false(hvt_ctf_can_compact(0, 10, 9));	/* backwards: extended */
 }
 
+static uint64_t closed_seen;
+
+static void count_closed(struct hvt_rb *rb)
+{
+	/* called after the packet was handed over: produced already counts it */
+	assert_int_equal(rb->prod->produced, closed_seen + 1);
+	assert_int_equal(rb->prod->write_pos, 0);
+	closed_seen++;
+}
+
+/*
+ * packet_closed runs once per packet a writer fills, never per event, not
+ * for a packet closed by hand (the caller knows it did), and not while the
+ * buffer is full and events are discarded.
+ */
+static void test_packet_closed_once_per_packet(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t v, emitted = 0;
+
+	closed_seen = 0;
+	f->rb.packet_closed = count_closed;
+	for (v = 0; v < 4 * SUBBUF; v++)	/* far more than NR packets' worth */
+		emitted += (uint64_t)emit(f, 1000 + v, 1, v);
+	assert_int_equal(f->prod.produced, NR);		/* no consumer: the buffer filled */
+	assert_int_equal(closed_seen, NR);
+	assert_true(f->prod.lost > 0);
+	assert_int_equal(emitted + f->prod.lost, 4 * SUBBUF);
+	f->cons.consumed = NR;				/* a consumer took them all */
+	assert_int_equal(emit(f, 1000 + v, 1, v), 1);
+	assert_int_equal(closed_seen, NR);		/* a packet opened, none closed */
+	hvt_rb_close_packet(&f->rb);
+	assert_int_equal(closed_seen, NR);		/* closed by hand: no call */
+	hvt_rb_init(&f->rb, &f->prod, &f->cons, f->data, SUBBUF, NR);
+	assert_null(f->rb.packet_closed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_events_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_closed_once_per_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_accounting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_packet_recovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consumer_rejects_corruption, setup, teardown),
