@@ -148,10 +148,20 @@ void hvt_frame_reader_free(struct hvt_frame_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Moves unparsed bytes to the front so a whole frame always fits. */
-static void compact(struct hvt_frame_reader *r)
+/*
+ * Moves unparsed bytes to the front so that a whole frame always fits after
+ * them: only when the room after them is less than a largest frame (half
+ * the buffer), or when @need more bytes must fit. At full speed most reads
+ * end on a frame boundary or leave a part frame early in the buffer, so
+ * bytes move about once per half buffer consumed, not once per read.
+ */
+static void compact(struct hvt_frame_reader *r, size_t need)
 {
-	if (r->start == 0)
+	if (r->start == r->end) {
+		r->start = r->end = 0;
+		return;
+	}
+	if (r->start == 0 || (r->cap - r->end >= r->cap / 2 && r->cap - r->end >= need))
 		return;
 	memmove(r->buf, r->buf + r->start, r->end - r->start);
 	r->end -= r->start;
@@ -162,7 +172,7 @@ ssize_t hvt_frame_reader_fill(struct hvt_frame_reader *r, int fd)
 {
 	ssize_t n;
 
-	compact(r);
+	compact(r, 0);
 	if (r->end == r->cap) {
 		errno = ENOBUFS;
 		return -1;
@@ -177,7 +187,7 @@ ssize_t hvt_frame_reader_fill(struct hvt_frame_reader *r, int fd)
 
 int hvt_frame_reader_feed(struct hvt_frame_reader *r, const void *data, size_t len)
 {
-	compact(r);
+	compact(r, len);
 	if (len > r->cap - r->end)
 		return -1;
 	memcpy(r->buf + r->end, data, len);
