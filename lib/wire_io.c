@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <poll.h>
@@ -248,17 +249,27 @@ int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint3
 int hvt_wire_send_within(int fd, int timeout_ms, uint16_t type, uint32_t id,
 			 const void *payload, uint32_t len)
 {
-	struct hvt_wire_hdr h = {
-		.magic = HVT_WIRE_MAGIC, .type = type, .len = len, .id = id,
-	};
+	struct hvt_wire_hdr h;
 	struct iovec iov[2] = {
 		{ &h, sizeof(h) },
 		{ (void *)payload, len },
 	};
-	int n_iov = 2, i = 0;
+
+	hvt_wire_hdr_init(&h, type, id, len);
+	return hvt_wire_writev(fd, iov, 2, timeout_ms);
+}
+
+void hvt_wire_hdr_init(struct hvt_wire_hdr *h, uint16_t type, uint32_t id, uint32_t len)
+{
+	*h = (struct hvt_wire_hdr){ .magic = HVT_WIRE_MAGIC, .type = type, .len = len, .id = id };
+}
+
+int hvt_wire_writev(int fd, struct iovec *iov, int n_iov, int timeout_ms)
+{
+	int i = 0;
 
 	while (i < n_iov) {
-		ssize_t n = writev(fd, iov + i, n_iov - i);
+		ssize_t n = writev(fd, iov + i, n_iov - i > IOV_MAX ? IOV_MAX : n_iov - i);
 
 		if (n < 0) {
 			if (errno == EINTR)

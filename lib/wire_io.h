@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <hvtrace/wire.h>
 
 /* The clock frequencies a TRACE_OPEN may claim: 1 MHz to 100 GHz. */
@@ -87,5 +88,14 @@ int hvt_frame_reader_next(struct hvt_frame_reader *r, int from_guest,
 int hvt_wire_send(int fd, uint16_t type, uint32_t id, const void *payload, uint32_t len);
 int hvt_wire_send_within(int fd, int timeout_ms, uint16_t type, uint32_t id,
 			 const void *payload, uint32_t len);
+
+/*
+ * Several frames in one system call: the caller lays out each frame's
+ * header (hvt_wire_hdr_init(), @len = the payload bytes that follow) and
+ * payload pieces in @iov, which this consumes. The same waiting and errors
+ * as hvt_wire_send(), with the timeout given.
+ */
+void hvt_wire_hdr_init(struct hvt_wire_hdr *h, uint16_t type, uint32_t id, uint32_t len);
+int hvt_wire_writev(int fd, struct iovec *iov, int n_iov, int timeout_ms);
 
 #endif

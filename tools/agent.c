@@ -85,21 +85,31 @@ void agent_log(struct agent *a, const char *fmt, ...)
 		agent_send(a, HVT_W_LOG, 0, text, (uint32_t)strlen(text));
 }
 
+/* A send failed: the link is lost, and with it the recording. */
+static int link_lost(struct agent *a)
+{
+	if (errno == ETIMEDOUT)
+		hvt_err("lost the host link: the host read nothing for %d s",
+			HVT_WIRE_SEND_TIMEOUT_MS / 1000);
+	else
+		hvt_err("lost the host link: %s", strerror(errno));
+	a->host_gone = true;
+	a->done = true;
+	return -1;
+}
+
 int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len)
 {
 	if (a->host_gone)
 		return -1;
-	if (hvt_wire_send(a->port, type, id, payload, len)) {
-		if (errno == ETIMEDOUT)
-			hvt_err("lost the host link: the host read nothing for %d s",
-				HVT_WIRE_SEND_TIMEOUT_MS / 1000);
-		else
-			hvt_err("lost the host link: %s", strerror(errno));
-		a->host_gone = true;
-		a->done = true;
+	return hvt_wire_send(a->port, type, id, payload, len) ? link_lost(a) : 0;
+}
+
+int agent_sendv(struct agent *a, struct iovec *iov, int n_iov)
+{
+	if (a->host_gone)
 		return -1;
-	}
-	return 0;
+	return hvt_wire_writev(a->port, iov, n_iov, HVT_WIRE_SEND_TIMEOUT_MS) ? link_lost(a) : 0;
 }
 
 /*

@@ -87,6 +87,8 @@ struct agent {
 };
 
 int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len);
+/* Frames laid out by the caller (hvt_wire_writev()), in one system call where it can. */
+int agent_sendv(struct agent *a, struct iovec *iov, int n_iov);
 void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The next trace or stream id; -1 once the protocol's limit (wire.h) is reached. */
 int agent_new_trace_id(struct agent *a, uint32_t *id);

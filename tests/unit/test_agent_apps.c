@@ -586,6 +586,63 @@ static void test_corrupt_packet(void **state)
 	host_frame(t, HVT_W_STREAM_CLOSE);
 }
 
+/*
+ * Closed packets go out together; one whose header is bad ends the stream
+ * there, after the good ones before it, and none after it is sent.
+ */
+static void test_batch_stops_at_corrupt_packet(void **state)
+{
+	struct t *t = *state;
+	struct hvt_ctf_packet h;
+	struct hvt_frame f;
+	int i;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_true(register_buffer(t));
+	for (i = 0; i < 3; i++) {
+		write_events(t, 5);
+		hvt_rb_close_packet(&t->rb);
+	}
+	t->map[HVT_APP_PROD_PAGE + SUBBUF + 4] ^= 0xff;	/* packet 1's UUID */
+	agent_apps_drain(&t->a);
+	f = host_frame(t, HVT_W_PACKET);
+	memcpy(&h, f.payload, sizeof(h));
+	assert_int_equal(h.packet_seq_num, 0);
+	assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE + 5 * (4 + 8 + 8));
+	host_frame(t, HVT_W_LOG);
+	host_frame(t, HVT_W_STREAM_CLOSE);
+	assert_int_equal(t->rb.cons->consumed, 1);
+	assert_no_host_frame(t);
+}
+
+/* A full buffer's packets in one drain, in order, each as the host takes it. */
+static void test_batch_of_packets(void **state)
+{
+	struct t *t = *state;
+	struct hvt_ctf_packet h;
+	struct hvt_frame f;
+	uint64_t i;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_true(register_buffer(t));
+	for (i = 0; i < NR; i++) {
+		write_events(t, (int)i + 1);
+		hvt_rb_close_packet(&t->rb);
+	}
+	agent_apps_drain(&t->a);
+	for (i = 0; i < NR; i++) {
+		f = host_frame(t, HVT_W_PACKET);
+		memcpy(&h, f.payload, sizeof(h));
+		assert_int_equal(h.packet_seq_num, i);
+		assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE + (i + 1) * (4 + 8 + 8));
+		assert_memory_equal(f.payload, t->map + HVT_APP_PROD_PAGE + i * SUBBUF, f.hdr.len);
+	}
+	assert_int_equal(t->rb.cons->consumed, NR);
+	assert_no_host_frame(t);
+}
+
 static void test_garbage_message(void **state)
 {
 	struct t *t = *state;
@@ -771,6 +828,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets_flow_and_slots_come_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_forwards_packet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_of_packets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_stops_at_corrupt_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_application_last_events_recovered, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_losses_after_last_packet_counted, setup,
