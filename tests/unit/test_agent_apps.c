@@ -586,6 +586,20 @@ static void test_corrupt_packet(void **state)
 	host_frame(t, HVT_W_STREAM_CLOSE);
 }
 
+/* A traced thread's buffer holding @n closed packets of 5 events each. */
+static void registered_buffer_with_packets(struct t *t, unsigned int n)
+{
+	unsigned int i;
+
+	connect_app(t);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	assert_true(register_buffer(t));
+	for (i = 0; i < n; i++) {
+		write_events(t, 5);
+		hvt_rb_close_packet(&t->rb);
+	}
+}
+
 /*
  * Closed packets go out together; one whose header is bad ends the stream
  * there, after the good ones before it, and none after it is sent.
@@ -595,15 +609,8 @@ static void test_batch_stops_at_corrupt_packet(void **state)
 	struct t *t = *state;
 	struct hvt_ctf_packet h;
 	struct hvt_frame f;
-	int i;
 
-	connect_app(t);
-	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
-	assert_true(register_buffer(t));
-	for (i = 0; i < 3; i++) {
-		write_events(t, 5);
-		hvt_rb_close_packet(&t->rb);
-	}
+	registered_buffer_with_packets(t, 3);
 	t->map[HVT_APP_PROD_PAGE + SUBBUF + 4] ^= 0xff;	/* packet 1's UUID */
 	agent_apps_drain(&t->a);
 	f = host_frame(t, HVT_W_PACKET);
@@ -624,19 +631,13 @@ static void test_batch_of_packets(void **state)
 	struct hvt_frame f;
 	uint64_t i;
 
-	connect_app(t);
-	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
-	assert_true(register_buffer(t));
-	for (i = 0; i < NR; i++) {
-		write_events(t, (int)i + 1);
-		hvt_rb_close_packet(&t->rb);
-	}
+	registered_buffer_with_packets(t, NR);
 	agent_apps_drain(&t->a);
 	for (i = 0; i < NR; i++) {
 		f = host_frame(t, HVT_W_PACKET);
 		memcpy(&h, f.payload, sizeof(h));
 		assert_int_equal(h.packet_seq_num, i);
-		assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE + (i + 1) * (4 + 8 + 8));
+		assert_int_equal(f.hdr.len, HVT_CTF_PACKET_HEADER_SIZE + 5 * (4 + 8 + 8));
 		assert_memory_equal(f.payload, t->map + HVT_APP_PROD_PAGE + i * SUBBUF, f.hdr.len);
 	}
 	assert_int_equal(t->rb.cons->consumed, NR);
