@@ -174,10 +174,12 @@ bench-deps: deps
 	scripts/install-bench-deps
 
 bench: bench-deps
-	$(MAKE) $(BENCHES) $(LTTNG_REF) $(PACED_EVENTS) $(UST_STRESS) image
+	$(MAKE) $(BENCHES) $(LTTNG_REF) $(PACED_EVENTS) $(PACED_LTTNG) $(UST_STRESS) image
 	rm -f $(LTTNG_REF_OUT)
 	tests/bench/lttng_ref.sh $(LTTNG_REF) $(LTTNG_REF_OUT)
 	@for b in $(BENCHES); do echo "== $$b"; HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $$b || exit 1; done
+	@echo "== tests/bench/data_path.sh"
+	tests/bench/data_path.sh $(BUILD)
 	@echo "== tests/bench/guest_link.sh"
 	tests/bench/guest_link.sh $(BUILD)
 	@echo "== tests/bench/guest_sched_switch.sh"
@@ -273,8 +275,8 @@ kmod-rt:
 guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko: kmod ;
 $(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko: kmod-rt ;
 
-GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(LIBHVTRACE_SO) scripts/guest-image \
-	scripts/guest-init
+GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(PACED_EVENTS) $(LIBHVTRACE_SO) \
+	scripts/guest-image scripts/guest-init
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
 $(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko
 	scripts/guest-image $(BUILD)

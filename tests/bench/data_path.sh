@@ -202,8 +202,10 @@ lttng_run() {
 		-d "$secs" > "$work/$name.out" 2> "$work/$name.err" || die "$name: paced_lttng failed"
 	lt stop "$session"	# returns once the consumer wrote every sub-buffer
 	consumer_cpu=$(awk -v a="$c0" -v b="$(consumer_cpu_s)" 'BEGIN { printf "%.3f", b - a }')
+	# per channel; a count past 2^62 is LTTng's "unknown" (-1), shown as "?"
 	lost_tool=$(lttng_cmd list "$session" -u | sed -n 's/^ *Discarded events: *//p' |
-		awk '{ n += $1 } END { print n + 0 }')
+		awk '$1 + 0 >= 2 ^ 62 { unknown = 1 } { n += $1 }
+		     END { if (unknown) print "?"; else printf "%.0f\n", n }')
 	lt destroy "$session"
 	created=0
 	emitted=$(paced_total "$work/$name.out")
