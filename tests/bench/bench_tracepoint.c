@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -137,8 +138,13 @@ static int serve(int conn)
 		die("agent: malformed message");
 	if (h.type == HVT_A_HELLO) {
 		struct hvt_a_welcome w = { HVT_APP_VERSION, 1 };
+		/* as the agent does: the writers' wakeup per packet is part of the path */
+		int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
-		reply(conn, HVT_A_WELCOME, 0, &w, sizeof(w), -1);
+		if (wake < 0)
+			die("agent: no eventfd");
+		reply(conn, HVT_A_WELCOME, 0, &w, sizeof(w), wake);
+		close(wake);	/* the application holds it; its count is not read */
 	} else if (h.type == HVT_A_STREAM) {
 		on_stream(conn, &h, m.b + sizeof(h), fd);
 	}
