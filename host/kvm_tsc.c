@@ -25,18 +25,24 @@
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_VM_FDS	16
 
-static void debugfs_setup(struct hvt_kvm_tsc *k)
+int hvt_debugfs_mount(void)
 {
 	struct statfs sf;
 
-	if (statfs(DEBUGFS_ROOT, &sf) || (unsigned long)sf.f_type != DEBUGFS_MAGIC) {
-		if (mount("debugfs", DEBUGFS_ROOT, "debugfs", 0, NULL)) {
-			hvt_warn("debugfs is not mounted and mounting it on %s failed (%s): no "
-				 "KVM TSC snapshots, only the traced changes",
-				 DEBUGFS_ROOT, strerror(errno));
-			return;
-		}
-		hvt_debug("mounted debugfs on %s", DEBUGFS_ROOT);
+	if (!statfs(DEBUGFS_ROOT, &sf) && (unsigned long)sf.f_type == DEBUGFS_MAGIC)
+		return 0;
+	if (mount("debugfs", DEBUGFS_ROOT, "debugfs", 0, NULL))
+		return -1;
+	hvt_debug("mounted debugfs on %s", DEBUGFS_ROOT);
+	return 0;
+}
+
+static void debugfs_setup(struct hvt_kvm_tsc *k)
+{
+	if (hvt_debugfs_mount()) {
+		hvt_warn("debugfs is not mounted and mounting it on %s failed (%s): no "
+			 "KVM TSC snapshots, only the traced changes", DEBUGFS_ROOT, strerror(errno));
+		return;
 	}
 	if (access(DEBUGFS_ROOT "/kvm", R_OK)) {
 		hvt_warn("no %s/kvm (%s): no KVM TSC snapshots, only the traced changes",

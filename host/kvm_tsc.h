@@ -45,6 +45,13 @@ struct hvt_kvm_tsc {
 };
 
 /*
+ * Mounts debugfs on /sys/kernel/debug unless it is there: 0 if it is now,
+ * -1 with errno if it cannot be (not root). A freshly booted host may not
+ * have it; record and record --list both ask for it the same way.
+ */
+int hvt_debugfs_mount(void);
+
+/*
  * Creates @vm_dir/kvm_tsc.tsv for process @pid and mounts debugfs if it is
  * not. Without debugfs there are no snapshots: a warning, not an error.
  * -1 with @err if the file cannot be created.

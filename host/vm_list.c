@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <hvtrace/wire.h>
 
+#include "host/kvm_tsc.h"
 #include "host/libvirt.h"
 #include "host/qemu.h"
 #include "host/vm_list.h"
@@ -42,8 +43,10 @@ static int list_kvm(FILE *out)
 {
 	struct dirent *e;
 	int n = 0;
-	DIR *d = opendir(KVM_DEBUGFS);
+	DIR *d;
 
+	hvt_debugfs_mount();	/* as record does: a fresh host may not have it yet */
+	d = opendir(KVM_DEBUGFS);
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
