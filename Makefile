@@ -45,7 +45,9 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
 VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c lib/fdpass.c
-TOOL_SRC := $(wildcard tools/*.c) $(wildcard host/*.c)
+TOOL_SRC := $(filter-out tools/agent_main.c,$(wildcard tools/*.c)) $(wildcard host/*.c)
+# hvtrace-agent: the guest side alone, linking libc only (tools/agent_main.c)
+AGENT_SRC := tools/agent.c tools/agent_apps.c tools/agent_kernel.c tools/agent_main.c
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -56,6 +58,7 @@ CLOCKSYNC_LIB := $(BUILD)/libhvtclocksync.a
 LIBHVTRACE_A := $(BUILD)/libhvtrace.a
 LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
 HVTRACE := $(BUILD)/hvtrace
+AGENT := $(BUILD)/hvtrace-agent
 HVDEMO := $(BUILD)/hvdemo
 GUEST_TEST := $(BUILD)/hvtrace-guest-test
 GUEST_BENCH := $(BUILD)/hvtrace-guest-bench
@@ -64,7 +67,7 @@ KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
 UST_STRESS := $(BUILD)/hvtrace-ust-stress
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-all: $(HVTRACE) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
+all: $(HVTRACE) $(AGENT) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,6 +94,11 @@ $(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
 
 $(HVTRACE): $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB) $(HOST_LIBS) -lm
+
+# No host library: its objects use lib/ only, and libhvtcommon.a's members
+# that need jansson or libtracefs (none today) would fail this link.
+$(AGENT): $(call obj,$(AGENT_SRC)) $(COMMON_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_SRC)) $(COMMON_LIB)
 
 $(HVDEMO): $(call obj,vdso/example/hvdemo.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,vdso/example/hvdemo.c) -L$(BUILD) -lhvtrace -pthread \
@@ -275,7 +283,7 @@ kmod-rt:
 guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko: kmod ;
 $(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko: kmod-rt ;
 
-GUEST_DEPS := $(HVTRACE) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(PACED_EVENTS) $(LIBHVTRACE_SO) \
+GUEST_DEPS := $(AGENT) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(PACED_EVENTS) $(LIBHVTRACE_SO) \
 	scripts/guest-image scripts/guest-init
 GUEST_IMAGE := $(BUILD)/guest/initrd.gz
 $(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko
@@ -314,7 +322,7 @@ check: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/hvtrace
-	install -m 755 $(HVTRACE) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(HVTRACE) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/libhvtrace.so

@@ -40,6 +40,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: hvtrace agent [OPTIONS]\n"
+"   or: hvtrace-agent [OPTIONS]   (the same agent, needing libc only)\n"
 "\n"
 "Runs in the guest: connects to the host collector, records the guest kernel\n"
 "through the hvtrace module and serves traced applications (libhvtrace).\n"

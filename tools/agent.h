@@ -5,6 +5,7 @@
  *   agent.c         options, the host link (wire.h), the event loop
  *   agent_kernel.c  the guest module's session: per-CPU streams
  *   agent_apps.c    traced applications: their memfd ring buffers
+ *   agent_main.c    hvtrace-agent, these alone: the guest's binary (libc only)
  *
  * The agent holds the only connection to the host. It forwards packets as
  * they are, after checking them; it answers clock exchanges at once and

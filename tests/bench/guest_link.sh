@@ -220,7 +220,7 @@ guest_script() {
 	s+=' mount -t devtmpfs dev /dev; mount -t tmpfs run /run; mkdir -p /tmp;'
 	s+=' while read -r m; do insmod /lib/modules/$m.ko; done < /lib/modules/load-order;'
 	s+=' insmod /lib/modules/hvtrace.ko || echo hvbench: no hvtrace.ko;'
-	s+=' hvtrace agent --wait 90 & a=$!; i=0;'
+	s+=' hvtrace-agent --wait 90 & a=$!; i=0;'
 	s+=' while [ ! -S /run/hvtrace/agent.sock ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done;'
 	s+=' [ -S /run/hvtrace/agent.sock ] || echo hvbench: the agent did not start;'
 	s+=' if [ -x /usr/bin/paced_events ]; then echo hvbench: generator paced_events;'
