@@ -319,10 +319,9 @@ check: deps
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include/hvtrace
-	install -m 755 $(HVTRACE) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
+# libhvtrace for programs to build and run against: both installs.
+install-lib: $(LIBHVTRACE_SO) $(LIBHVTRACE_A)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/hvtrace
 	install -m 644 $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(DESTDIR)$(PREFIX)/lib/libhvtrace.so
@@ -336,11 +335,43 @@ install: all
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
+install: all install-lib
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(HVTRACE) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
+
+# The guest side, as a VM owner installs it once (README, "In the guest"):
+# hvtrace-agent and libhvtrace (no host library needed to build them), a
+# systemd unit that runs the agent while the port org.hvtrace.0 exists
+# (a udev rule gives the port a device unit), hvtrace.ko loaded at boot,
+# and the module's sources for DKMS, which rebuilds it for every guest
+# kernel: after the install, dkms install hvtrace/$(HVTRACE_VERSION).
+HVTRACE_VERSION := $(shell sed -n 's/^\#define HVTRACE_VERSION "\(.*\)"/\1/p' tools/hvtrace.c)
+UNITDIR ?= /etc/systemd/system
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODULESLOADDIR ?= /etc/modules-load.d
+DKMSSRCDIR ?= /usr/src
+DKMS_TREE = $(DESTDIR)$(DKMSSRCDIR)/hvtrace-$(HVTRACE_VERSION)
+install-guest: $(AGENT) install-lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
+		$(DESTDIR)$(MODULESLOADDIR) $(DKMS_TREE)/events $(DKMS_TREE)/include/hvtrace
+	install -m 755 $(AGENT) $(DESTDIR)$(PREFIX)/bin/
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/guest/hvtrace-agent.service.in \
+		> $(DESTDIR)$(UNITDIR)/hvtrace-agent.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/hvtrace-agent.service
+	install -m 644 scripts/guest/60-hvtrace.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -m 644 scripts/guest/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/hvtrace.conf
+	install -m 644 guest-kmod/Kbuild $(filter-out %.mod.c,$(wildcard guest-kmod/*.c)) \
+		guest-kmod/*.h $(DKMS_TREE)/
+	install -m 644 guest-kmod/events/*.h $(DKMS_TREE)/events/
+	install -m 644 include/hvtrace/*.h $(DKMS_TREE)/include/hvtrace/
+	sed 's|@VERSION@|$(HVTRACE_VERSION)|' guest-kmod/dkms.conf > $(DKMS_TREE)/dkms.conf
+
 clean:
 	rm -rf build build-san build-fuzz $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
 	-$(MAKE) -C guest-kmod clean
 
-.PHONY: all kmod kmod-rt image image-rt fuzz fuzz-build fuzz-replay deps unit tests bench demo check install clean
+.PHONY: all kmod kmod-rt image image-rt fuzz fuzz-build fuzz-replay deps unit tests bench demo check install \
+	install-lib install-guest clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
