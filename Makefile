@@ -10,6 +10,8 @@
 #   make check      every test: unit tests (plain and ASan+UBSan), end to end
 #   make fuzz       the fuzz targets (libFuzzer), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make install-guest   in a VM: the agent, libhvtrace, its systemd unit and
+#                   udev rule, the module's autoload and DKMS sources
 #
 # Objects go to $(BUILD) (build/, or build-san/ with SANITIZE=1). The unit
 # tests of make unit and make check are built twice whatever SANITIZE says:
