@@ -60,7 +60,8 @@ static void usage(FILE *out)
 "  --drain-interval MS also forward every buffer's complete packets this often\n"
 "                      (default 100); packets are forwarded as they complete\n"
 "                      whatever it is, this only catches stragglers\n"
-"  --wait SECONDS      how long to wait for the host (default 120)\n"
+"  --wait SECONDS      how long to wait for the host (default 120; 0: no limit,\n"
+"                      as the systemd unit runs it)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
 "  -h, --help          this text\n"
 "\n"
@@ -190,7 +191,7 @@ static int connect_link(const char *spec, int wait_s)
 		}
 		if (waited_ms == 2000)
 			hvt_info("waiting for the host collector on %s", spec);
-		if (waited_ms >= wait_s * 1000) {
+		if (wait_s && waited_ms >= wait_s * 1000) {
 			hvt_err("no host collector on %s after %d s (%s); start 'hvtrace record "
 				"--listen %s' on the host", spec, wait_s, strerror(errno), spec);
 			return -1;
@@ -214,7 +215,7 @@ static int wait_for_host(int fd, const char *path, int seconds)
 		if (p.revents)	/* no collector yet: poll returned at once */
 			usleep(100000);
 		waited_ms += 100;
-		if (waited_ms >= seconds * 1000) {
+		if (seconds && waited_ms >= seconds * 1000) {
 			hvt_err("no host collector on %s after %d s; start 'hvtrace record' on the host",
 				path, seconds);
 			return -1;
@@ -643,7 +644,9 @@ int hvt_cmd_agent(int argc, char **argv)
 			}
 			break;
 		case 'w':
-			if (parse_size(optarg, &wait_s)) {
+			if (!strcmp(optarg, "0"))
+				wait_s = 0;	/* no limit */
+			else if (parse_size(optarg, &wait_s)) {
 				hvt_err("invalid --wait: %s", optarg);
 				return 2;
 			}

@@ -32,7 +32,7 @@ done
 check "the installed agent needs libc only" \
 	test "$(ldd "$r/usr/bin/hvtrace-agent" | grep -c '=>')" -eq 1
 check "the unit runs the installed agent" \
-	grep -qx 'ExecStart=/usr/bin/hvtrace-agent' "$r/etc/systemd/system/hvtrace-agent.service"
+	grep -qx 'ExecStart=/usr/bin/hvtrace-agent --wait 0' "$r/etc/systemd/system/hvtrace-agent.service"
 check "dkms.conf carries the version ($version)" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$r/usr/src/hvtrace-$version/dkms.conf"
 check "the module loads at boot" grep -qx hvtrace "$r/etc/modules-load.d/hvtrace.conf"
