@@ -206,8 +206,13 @@ reap "$ref_rec" 30 || log "the reference collector exited with status $?"
 echo "collector summary (reference):"
 sed -n '/^  vm /,$p' "$work/ref-rec.out" | grep -v '^merge it'
 [ "$best_rate" -gt 0 ] || die "the reference lost events at every rate tried"
+if [ "$hi" -gt 0 ]; then
+	over="$hi events/s per thread lost some"
+else
+	over="no rate tried lost any (the ladder stops at 3200000 per thread)"
+fi
 echo "host reference: $threads threads x $best_rate events/s: $best_bytes bytes in $best_s s," \
-	"0 events lost; $hi events/s per thread lost some"
+	"0 events lost; $over"
 
 # --- 2. the guest -------------------------------------------------------
 # The guest's /init, on the kernel command line: scripts/guest-init's
