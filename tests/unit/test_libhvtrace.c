@@ -537,6 +537,8 @@ static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t le
 
 /* Like an agent at its limits: refuse the buffers of threads other than the main one. */
 static bool refuse_other_threads;
+/* The agent's eventfd at its highest count, so that every write to it fails. */
+static bool wake_counter_full;
 
 static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p, int memfd)
 {
@@ -587,6 +589,11 @@ static int serve(struct conn *c)
 		assert_int_equal(hello.version, HVT_APP_VERSION);
 		c->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		assert_true(c->wake >= 0);
+		if (wake_counter_full) {	/* every wakeup's write then fails: EAGAIN */
+			uint64_t most = 0xfffffffffffffffeull;
+
+			assert_int_equal(write(c->wake, &most, sizeof(most)), sizeof(most));
+		}
 		assert_int_equal(hello.domain, HVT_DOMAIN_MONOTONIC_RAW);	/* no module here */
 		assert_int_equal(hello.freq_hz, 1000000000);
 		c->pid = hello.pid;
@@ -854,6 +861,29 @@ static void test_buffer_cap(void **state)
 	free_conns(conns, nconn);
 }
 
+/*
+ * A wakeup that fails (the eventfd's counter is full: EAGAIN) changes
+ * nothing the program sees: errno stays as it was (scenario "wake" checks
+ * it after every event) and every event is recorded.
+ */
+static void test_wakeup_failure_keeps_errno(void **state)
+{
+	struct conn conns[2];
+	unsigned int nconn;
+
+	(void)state;
+	setenv("HVTRACE_SUBBUF_SIZE", "4096", 1);
+	setenv("HVTRACE_NR_SUBBUFS", "64", 1);
+	wake_counter_full = true;
+	trace_to_agent("wake", conns, &nconn);	/* fails if the child saw errno change */
+	wake_counter_full = false;
+	unsetenv("HVTRACE_SUBBUF_SIZE");
+	unsetenv("HVTRACE_NR_SUBBUFS");
+	assert_int_equal(nconn, 1);
+	assert_int_equal(read_stream(&conns[0], &conns[0].streams[0]).three, 5000);
+	free_conns(conns, nconn);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -879,6 +909,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_untraced_without_agent),
 		cmocka_unit_test(test_trace_to_agent),
 		cmocka_unit_test(test_wakeup_per_packet),
+		cmocka_unit_test(test_wakeup_failure_keeps_errno),
 		cmocka_unit_test(test_buffer_cap),
 		cmocka_unit_test(test_refused_thread),
 		cmocka_unit_test(test_unregister),
