@@ -280,14 +280,12 @@ static int send_hello(struct agent *a)
 	return agent_send(a, HVT_W_HELLO, 0, &h, sizeof(h));
 }
 
-static int have_rdtscp;
-
 /* The TSC and the CPU it was read on: one RDTSCP where the CPU has it. */
-static uint64_t read_tsc_cpu(uint32_t *cpu)
+static uint64_t read_tsc_cpu(const struct agent *a, uint32_t *cpu)
 {
 	uint64_t t;
 
-	if (have_rdtscp)
+	if (a->have_rdtscp)
 		return hvt_tsc_read_cpu(cpu);
 	t = __rdtsc();
 	*cpu = (uint32_t)sched_getcpu();
@@ -305,7 +303,7 @@ static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t rec
 	rep.host_send = req.host_send;
 	rep.guest_recv = recv_tsc;
 	rep.cpu_recv = recv_cpu;
-	rep.guest_send = read_tsc_cpu(&rep.cpu_send);
+	rep.guest_send = read_tsc_cpu(a, &rep.cpu_send);
 	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
 }
 
@@ -340,8 +338,6 @@ static void on_start(struct agent *a)
 	hvt_info("tracing started; applications register at %s", a->socket_path);
 }
 
-static time_t finish_deadline;
-
 static void begin_finish(struct agent *a)
 {
 	struct hvt_w_finish fin = { 0 };
@@ -361,7 +357,7 @@ static void begin_finish(struct agent *a)
 	fin.traces = a->next_trace_id;
 	fin.streams = a->next_stream_id;
 	agent_send(a, HVT_W_FINISH, 0, &fin, sizeof(fin));
-	finish_deadline = time(NULL) + FINISH_WAIT_S;
+	a->finish_deadline = time(NULL) + FINISH_WAIT_S;
 	hvt_info("tracing stopped: %llu packets sent, %llu events lost",
 		 (unsigned long long)a->packets_sent, (unsigned long long)a->lost);
 }
@@ -396,7 +392,7 @@ static void on_port_readable(struct agent *a)
 	uint32_t cpu;
 	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
 	/* Read right after the data arrived: an upper bound of its arrival time. */
-	uint64_t tsc = read_tsc_cpu(&cpu);
+	uint64_t tsc = read_tsc_cpu(a, &cpu);
 	int r;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -433,7 +429,7 @@ static void on_tick(struct agent *a, unsigned long tick)
 			a->packets_reported = a->packets_sent;
 		}
 	}
-	if (a->finishing && time(NULL) > finish_deadline) {
+	if (a->finishing && time(NULL) > a->finish_deadline) {
 		hvt_warn("no GOODBYE from the host after %d s; exiting", FINISH_WAIT_S);
 		a->done = true;
 	}
@@ -678,7 +674,7 @@ int hvt_cmd_agent(int argc, char **argv)
 	if (!a.nr_events)
 		for (c = 0; default_events[c]; c++)
 			a.events[a.nr_events++] = default_events[c];
-	have_rdtscp = hvt_tsc_have_rdtscp();
+	a.have_rdtscp = hvt_tsc_have_rdtscp();
 	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (a.dev < 0)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,

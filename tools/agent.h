@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <hvtrace/app_proto.h>
 #include <hvtrace/wire.h>
 
@@ -68,6 +69,7 @@ struct agent {
 	int dev;			/* /dev/hvtrace, -1 without the module */
 	uint64_t tsc_khz;
 	uint32_t clock_flags;
+	bool have_rdtscp;		/* TSC and CPU in one instruction */
 	uint32_t subbuf_size, nr_subbufs;
 	bool overwrite;			/* kernel buffers in flight-recorder mode */
 	const char *events[AGENT_MAX_EVENTS];
@@ -82,6 +84,7 @@ struct agent {
 	uint64_t packets_sent, lost;
 	uint64_t packets_reported;	/* packets_sent at the last -v report */
 	bool started, finishing, done, host_gone;
+	time_t finish_deadline;		/* finishing: when to stop waiting for GOODBYE */
 	unsigned char *pkt;		/* scratch: one application packet, HVT_RB_MAX_SUBBUF bytes */
 	unsigned char *msg;		/* scratch: one application message */
 	char why[HVT_WIRE_WHY_MAX];	/* scratch: why a payload is refused */
