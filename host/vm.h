@@ -30,6 +30,13 @@
 #define HVT_SYNC_TIMEOUT_S	10
 /* The guest's transform is refreshed this often while it traces. */
 #define HVT_PARAMS_REFRESH_S	10
+/*
+ * A guest's LOG lines shown on the collector's stderr: HVT_LOG_PER_S a
+ * second, HVT_LOG_BURST at once; the others are counted, said about once
+ * a second, and kept in info.json (logs_dropped).
+ */
+#define HVT_LOG_PER_S		20
+#define HVT_LOG_BURST		100
 
 /* What one guest may use of the collector (hvtrace record's per-VM quotas). */
 struct hvt_vm_limits {
@@ -105,6 +112,10 @@ struct hvt_vm {
 	int64_t rate_credit;		/* bytes the link may still read now (limits.rate) */
 	int64_t rate_refilled_ns;	/* CLOCK_MONOTONIC of the last refill */
 	uint64_t throttled_ticks;	/* ticks the link was not read: over its rate */
+	int64_t log_credit;		/* LOG lines that may still be shown now */
+	int64_t log_refilled_ns;	/* CLOCK_MONOTONIC of the last refill */
+	uint64_t logs_dropped;		/* LOG lines not shown: over HVT_LOG_PER_S */
+	uint64_t logs_dropped_said;	/* of those, how many a warning counted */
 	/* data */
 	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
@@ -125,6 +136,8 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 bool hvt_vm_wants_input(const struct hvt_vm *vm);
 void hvt_vm_attach(struct hvt_vm *vm, int fd);
 void hvt_vm_readable(struct hvt_vm *vm);
+/* Warns of the guest's LOG lines not shown since the last warning, if any. */
+void hvt_vm_say_logs_dropped(struct hvt_vm *vm);
 void hvt_vm_tick(struct hvt_vm *vm);
 /*
  * KVM's TSC offset, the same on every vCPU and unscaled (@known), from the

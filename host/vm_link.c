@@ -53,6 +53,8 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 	vm->limits = *limits;
 	vm->rate_credit = (int64_t)limits->rate;	/* a second's worth to start */
 	vm->rate_refilled_ns = now_ns();
+	vm->log_credit = HVT_LOG_BURST;
+	vm->log_refilled_ns = vm->rate_refilled_ns;
 	hvt_offset_fit_init(&vm->fit);
 	if (hvt_frame_reader_init(&vm->reader)) {
 		snprintf(err, errlen, "out of memory");
@@ -83,6 +85,7 @@ void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	memcpy(vm->end_reason, reason, sizeof(reason));
+	hvt_vm_say_logs_dropped(vm);
 	if (!vm->finished && !vm->no_link)
 		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
 	if (hvt_log_verbose()) {
@@ -313,12 +316,43 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 	return 0;
 }
 
+/* Shows a guest's LOG line, unless it is over its share of the collector's output. */
 static void on_log(struct hvt_vm *vm, const struct hvt_frame *f)
 {
 	char text[HVT_W_LOG_MAX + 1];
 
+	if (vm->log_credit <= 0) {
+		vm->logs_dropped++;
+		return;
+	}
+	vm->log_credit--;
 	hvt_vm_sanitize(text, f->payload, f->hdr.len);
 	hvt_info("vm %s says: %s", vm->name, text);
+}
+
+/* Refills the LOG line budget; says how many lines were not shown since it last did. */
+static void log_refill(struct hvt_vm *vm, int64_t now)
+{
+	int64_t earned = (now - vm->log_refilled_ns) * HVT_LOG_PER_S / 1000000000;
+
+	if (earned <= 0)
+		return;
+	vm->log_credit = vm->log_credit + earned > HVT_LOG_BURST ? HVT_LOG_BURST :
+							       vm->log_credit + earned;
+	vm->log_refilled_ns = now;
+	hvt_vm_say_logs_dropped(vm);
+}
+
+void hvt_vm_say_logs_dropped(struct hvt_vm *vm)
+{
+	if (vm->logs_dropped == vm->logs_dropped_said)
+		return;
+	hvt_warn("vm %s: %llu log lines from the guest not shown (more than %d a second; "
+		 "%llu in all, counted in info.json)", vm->name,
+		 (unsigned long long)(vm->logs_dropped - vm->logs_dropped_said), HVT_LOG_PER_S,
+		 (unsigned long long)vm->logs_dropped);
+	vm->logs_dropped_said = vm->logs_dropped;
+	vm->info_dirty = true;
 }
 
 static void on_finish(struct hvt_vm *vm)
@@ -448,6 +482,7 @@ void hvt_vm_tick(struct hvt_vm *vm)
 	if (vm->state == HVT_VM_ENDED)
 		return;
 	rate_refill(vm, now);
+	log_refill(vm, now);
 	if (hvt_vm_flush(vm)) {
 		hvt_vm_end(vm, "%s", vm->why);
 		return;

@@ -422,13 +422,14 @@ static int write_info(struct hvt_vm *vm)
 	int ret;
 
 	hvt_vm_sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
-	info = json_pack("{s:s, s:i, s:s, s:{s:i, s:I, s:i, s:s}, s:o, s:o, s:o, s:b, s:s*}",
+	info = json_pack("{s:s, s:i, s:s, s:{s:i, s:I, s:i, s:s}, s:o, s:o, s:o, s:I, s:b, s:s*}",
 			 "name", vm->name, "qemu_pid", vm->qemu_pid, "accel", vm->accel,
 			 "guest", "nr_cpus", (int)vm->hello.nr_cpus,
 			 "tsc_khz", (json_int_t)vm->hello.tsc_khz,
 			 "clock_flags", (int)vm->hello.clock_flags, "kernel_release", release,
 			 "sync", sync_json(vm), "traces", traces_json(vm),
 			 "streams", streams_json(vm),
+			 "logs_dropped", (json_int_t)vm->logs_dropped,
 			 "finished", vm->finished,
 			 /* absent while the link lasts: nothing has ended yet */
 			 "end_reason", vm->end_reason[0] ? vm->end_reason : NULL);

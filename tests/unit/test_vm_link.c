@@ -443,6 +443,46 @@ static void test_rate_quota(void **state)
 	assert_false(hvt_vm_wants_input(&f->vm));
 }
 
+/*
+ * LOG lines: at most HVT_LOG_BURST shown at once, then HVT_LOG_PER_S a
+ * second; the rest are counted, said, and kept in info.json. The guest's
+ * recording goes on.
+ */
+static void test_log_flood(void **state)
+{
+	struct fake *f = *state;
+	const char line[] = "flooding the host's stderr";
+	char path[256];
+	json_t *info;
+	int i;
+
+	after_one_packet(f);
+	for (i = 0; i < 1000; i++)
+		guest_send(f, HVT_W_LOG, 0, line, sizeof(line) - 1);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(f->vm.logs_dropped, 1000 - HVT_LOG_BURST);
+	assert_int_equal(f->vm.log_credit, 0);
+	/* half a second later: ten more lines may be shown, and the drop is said */
+	f->vm.log_refilled_ns -= 500000000;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.log_credit, HVT_LOG_PER_S / 2);
+	assert_int_equal(f->vm.logs_dropped_said, 1000 - HVT_LOG_BURST);
+	for (i = 0; i < 20; i++)
+		guest_send(f, HVT_W_LOG, 0, line, sizeof(line) - 1);
+	assert_int_equal(f->vm.logs_dropped, 1000 - HVT_LOG_BURST + 10);
+	/* a minute idle: the burst again, no more */
+	f->vm.log_refilled_ns -= 60000000000ll;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.log_credit, HVT_LOG_BURST);
+	hvt_vm_end(&f->vm, "test over");
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	info = json_load_file(path, 0, NULL);
+	assert_non_null(info);
+	assert_int_equal(json_integer_value(json_object_get(info, "logs_dropped")),
+			 1000 - HVT_LOG_BURST + 10);
+	json_decref(info);
+}
+
 static void test_registry_garbage(void **state)
 {
 	struct fake *f = *state;
@@ -882,6 +922,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_hangs_up_before_hello, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_refused, setup, teardown),
 	};
