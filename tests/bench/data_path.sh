@@ -41,7 +41,7 @@ build=$(cd "$build" && pwd) || exit 1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/e2e/lib.sh
-. "$root/tests/e2e/lib.sh"	# start_bg, reap, stop_all (scripts/proc.sh)
+. "$root/tests/e2e/lib.sh"	# start_bg, reap, stop_all, paced_total, paced_secs
 # shellcheck source=tests/bench/lttng_session.sh
 . "$here/lttng_session.sh"
 
@@ -113,8 +113,6 @@ proc_cpu_s() {
 }
 per_m() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? c / (n / 1e6) : 0) }'; }
 pct() { awk -v r="$1" -v e="$2" 'BEGIN { printf "%.3f", (e > 0 ? 100 * (e - r) / e : 0) }'; }
-paced_total() { sed -n 's/^paced: .*, \([0-9]*\) events$/\1/p' "$1"; }
-paced_secs() { sed -n 's/^paced: .*, \([0-9.]*\) s, .*/\1/p' "$1"; }
 
 # rtt_us ARCHIVE [FROM_NS TO_NS]: "p50 p99 n" of the clock exchanges' round
 # trip in microseconds, those sent between the two CLOCK_MONOTONIC instants

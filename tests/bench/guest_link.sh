@@ -172,7 +172,7 @@ echo "host stress: hvtrace-ust-stress -t $threads at full speed: $run_bytes byte
 # paced_trial RATE: sets ok (1: nothing lost), t_bytes, t_s, t_lost, t_mbps.
 paced_trial() {
 	host_run "$work/paced-$1.out" "$bin/paced_events" -t "$threads" -r "$1" -d "$trial_s"
-	t_s=$(sed -n 's/^paced: .*, \([0-9.]*\) s, .*/\1/p' "$work/paced-$1.out")
+	t_s=$(paced_secs "$work/paced-$1.out")
 	t_bytes=$run_bytes t_lost=$run_lost t_mbps=$(mbps "$run_bytes" "$t_s")
 	ok=0; [ "$t_lost" -eq 0 ] && ok=1
 	echo "host paced: $threads x $1 events/s: $t_bytes bytes in $t_s s: $t_mbps MB/s," \

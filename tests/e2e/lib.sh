@@ -121,6 +121,11 @@ guest_hang_report() {
 		!task || !kthread' | head -n 1000
 }
 
+# paced_total OUT, paced_secs OUT: the events and seconds of the summary line
+# of tests/bench/paced_events.c's output OUT ("paced: ..., S s, N events").
+paced_total() { sed -n 's/^paced: .*, \([0-9]*\) events$/\1/p' "$1"; }
+paced_secs() { sed -n 's/^paced: .*, \([0-9.]*\) s, .*/\1/p' "$1"; }
+
 summary() {
 	echo "$1: $e2e_passed passed, $e2e_failed failed"
 	[ "$e2e_failed" -eq 0 ]

@@ -146,7 +146,7 @@ reap "$agent" 10
 check "third agent exits cleanly" test $? -eq 0
 reap "$rec" 20
 check "third collector exits cleanly" test $? -eq 0
-emitted=$(sed -n 's/^paced: .*, \([0-9]*\) events$/\1/p' "$work/c.out")
+emitted=$(paced_total "$work/c.out")
 recorded=$(babeltrace2 "$work/c/vm/local" 2> /dev/null | grep -c 'bench:paced')
 check "every event reached the archive with the periodic drain off ($recorded of ${emitted:-?})" \
 	test -n "$emitted" -a "$recorded" -eq "${emitted:-0}"
