@@ -47,9 +47,9 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
 VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c lib/fdpass.c
-TOOL_SRC := $(filter-out tools/agent_main.c,$(wildcard tools/*.c)) $(wildcard host/*.c)
-# hvtrace-agent: the guest side alone, linking libc only (tools/agent_main.c)
-AGENT_SRC := tools/agent.c tools/agent_apps.c tools/agent_kernel.c tools/agent_main.c
+TOOL_SRC := $(filter-out tools/agent/agent_main.c,$(wildcard tools/*.c tools/*/*.c)) $(wildcard host/*.c)
+# hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
+AGENT_SRC := $(wildcard tools/agent/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -153,7 +153,7 @@ LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
 $(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB) | $(HVTRACE)
-$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o archive_writer.o tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o archive_writer.o host_tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
@@ -209,11 +209,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 3000
 FUZZ_TARGETS := guest_link archive_readers
 FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c \
-	host/archive_writer.c host/tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
+	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
 # merge, check and tsc: every tool but the command's main, the agent and drift
 FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive_readers.c \
 	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) \
-	$(filter-out tools/hvtrace.c tools/agent%.c tools/drift.c,$(wildcard tools/*.c))
+	$(filter-out tools/hvtrace.c tools/agent/% tools/cmd_drift.c,$(wildcard tools/*.c tools/*/*.c))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 
 $(FUZZ_BUILD)/obj/%.o: %.c

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "host/archive_writer.h"
-#include "host/tsc.h"
+#include "host/host_tsc.h"
 #include "lib/archive_format.h"
 #include "lib/fileio.h"
 

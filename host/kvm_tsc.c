@@ -15,7 +15,7 @@
 #include "clocksync/tsc_timeline.h"
 #include "host/kvm_tsc.h"
 #include "host/qemu.h"
-#include "host/tsc.h"
+#include "host/host_tsc.h"
 #include "lib/archive_format.h"
 #include "lib/fileio.h"
 #include "lib/grow.h"

@@ -20,7 +20,7 @@
 #include "clocksync/clocksync.h"
 #include "host/archive_writer.h"
 #include "lib/names.h"
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 #include "lib/wire_io.h"
 
 #define HVT_VM_MAX_TRACES	HVT_W_MAX_TRACES

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <hvtrace/abi.h>
 
-#include "host/tsc.h"
+#include "host/host_tsc.h"
 #include "host/vm.h"
 #include "lib/log.h"
 #include "lib/names.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include <hvtrace/ctf.h>
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 
 struct hvt_tsdl_trace {
 	const __u8 *uuid;		/* HVT_UUID_LEN bytes */

@@ -65,7 +65,7 @@
 
 #include "host/archive_writer.h"
 #include "host/ftrace_capture.h"
-#include "host/tsc.h"
+#include "host/host_tsc.h"
 #include "host/vm.h"
 #include "lib/fileio.h"
 #include "lib/log.h"

@@ -29,7 +29,7 @@
 #include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 #include "lib/fileio.h"
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 #include "lib/tsdl.h"
 #include "lib/archive_format.h"
 #include "tests/unit/archive_fixture.h"

@@ -30,7 +30,7 @@
 #include <hvtrace/ringbuf.h>
 
 #include "lib/fdpass.h"
-#include "tools/agent.h"
+#include "tools/agent/agent.h"
 
 #define SUBBUF 4096u
 #define NR 4u

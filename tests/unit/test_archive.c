@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
-#include "tools/archive.h"
+#include "tools/archive/archive.h"
 
 static int setup(void **state)
 {

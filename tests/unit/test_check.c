@@ -16,11 +16,11 @@
 
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
-#include "tools/archive.h"
-#include "tools/bound_hist.h"
-#include "tools/check.h"
+#include "tools/archive/archive.h"
+#include "tools/check/bound_hist.h"
+#include "tools/cmd_check.h"
 #include "tools/commands.h"
-#include "tools/timeline.h"
+#include "tools/merge/timeline.h"
 
 struct ctx {
 	char root[64];

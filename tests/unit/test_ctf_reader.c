@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
-#include "tools/ctf_reader.h"
+#include "tools/read/ctf_reader.h"
 
 static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static const uint8_t other_uuid[16] = { 9 };

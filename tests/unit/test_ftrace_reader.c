@@ -26,7 +26,7 @@
 
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
-#include "tools/ftrace_reader.h"
+#include "tools/read/ftrace_reader.h"
 
 #define MAX_OUT 512
 

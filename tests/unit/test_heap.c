@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "tools/heap.h"
+#include "tools/merge/heap.h"
 
 static void test_key_order(void **state)
 {

@@ -40,7 +40,7 @@
 #include <hvtrace/wire.h>
 
 #include "lib/fdpass.h"
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 
 HVT_TRACEPOINT_EVENT(t, three,
 	HVT_PROTO(uint64_t a, uint64_t b, uint64_t c),

@@ -23,8 +23,8 @@
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
 #include "tools/commands.h"
-#include "tools/merge.h"
-#include "tools/progress.h"
+#include "tools/out/text_out.h"
+#include "tools/out/progress.h"
 
 struct ctx {
 	char root[64];

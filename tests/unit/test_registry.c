@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <hvtrace/event.h>
 
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 
 /* An event defined the way applications and the module define them. */
 HVT_EVENT_RECORD(rec_sample, HVT_FIELDS((int, uint64_t, a), (int, int32_t, b),

@@ -20,8 +20,8 @@
 
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
-#include "tools/align.h"
-#include "tools/timeline.h"
+#include "tools/align/align.h"
+#include "tools/merge/timeline.h"
 
 static int setup(void **state)
 {

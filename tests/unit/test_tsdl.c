@@ -17,7 +17,7 @@
 #include <hvtrace/ringbuf.h>
 
 #include "lib/fileio.h"
-#include "lib/registry.h"
+#include "lib/event_registry.h"
 #include "lib/tsdl.h"
 
 HVT_EVENT_RECORD(rec_t, HVT_FIELDS((int, uint64_t, seq), (int, int32_t, delta),

@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * agent.c - `hvtrace agent`: options, the link to the host, the event loop.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <hvtrace/abi.h>
+#include <hvtrace/ringbuf.h>
+
+#include "lib/evloop.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/netaddr.h"
+#include "lib/tsc.h"
+#include "tools/agent/agent.h"
+#include "tools/commands.h"
+
+#define TICK_MS		100	/* housekeeping period; the default drain period */
+#define FLUSH_TICKS	10	/* close partial kernel packets every second */
+#define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
+#define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: hvtrace agent [OPTIONS]\n"
+"   or: hvtrace-agent [OPTIONS]   (the same agent, needing libc only)\n"
+"\n"
+"Runs in the guest: connects to the host collector, records the guest kernel\n"
+"through the hvtrace module and serves traced applications (libhvtrace).\n"
+"\n"
+"  --port PATH         virtio-serial port to the host (default: the port named\n"
+"                      " HVT_WIRE_PORT_NAME ", found in /sys/class/virtio-ports)\n"
+"  --connect ADDR      connect to a collector's socket instead: unix:PATH,\n"
+"                      tcp:HOST:PORT, or vsock:2:PORT (the host, by vhost-vsock)\n"
+"  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
+"  -e, --event NAME    kernel event to record (repeatable; default sched_switch\n"
+"                      and the module's own: hvtrace_sync_begin, _end,\n"
+"                      _unavailable, hvtrace_clock_change)\n"
+"  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
+"  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
+"  --overwrite         kernel buffers in flight-recorder mode: when the host\n"
+"                      falls behind, the oldest packets go, not the newest\n"
+"  --drain-interval MS also forward every buffer's complete packets this often\n"
+"                      (default 100); packets are forwarded as they complete\n"
+"                      whatever it is, this only catches stragglers\n"
+"  --wait SECONDS      how long to wait for the host (default 120; 0: no limit,\n"
+"                      as the systemd unit runs it)\n"
+"  -v, --verbose       also say what happens to applications, streams, packets\n"
+"  -h, --help          this text\n"
+"\n"
+"Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
+}
+
+/* Sync points and clock changes are what merge aligns each vCPU with. */
+static const char *const default_events[] = {
+	"sched_switch", "hvtrace_sync_begin", "hvtrace_sync_end", "hvtrace_sync_unavailable",
+	"hvtrace_clock_change", NULL
+};
+
+void agent_log(struct agent *a, const char *fmt, ...)
+{
+	char text[HVT_W_LOG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	hvt_warn("%s", text);
+	if (a->port >= 0 && !a->host_gone && text[0])	/* LOG carries 1..512 bytes */
+		agent_send(a, HVT_W_LOG, 0, text, (uint32_t)strlen(text));
+}
+
+/* A send failed: the link is lost, and with it the recording. */
+static int link_lost(struct agent *a)
+{
+	if (errno == ETIMEDOUT)
+		hvt_err("lost the host link: the host read nothing for %d s",
+			HVT_WIRE_SEND_TIMEOUT_MS / 1000);
+	else
+		hvt_err("lost the host link: %s", strerror(errno));
+	a->host_gone = true;
+	a->done = true;
+	return -1;
+}
+
+int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len)
+{
+	if (a->host_gone)
+		return -1;
+	return hvt_wire_send(a->port, type, id, payload, len) ? link_lost(a) : 0;
+}
+
+int agent_sendv(struct agent *a, struct iovec *iov, int n_iov)
+{
+	if (a->host_gone)
+		return -1;
+	return hvt_wire_writev(a->port, iov, n_iov, HVT_WIRE_SEND_TIMEOUT_MS) ? link_lost(a) : 0;
+}
+
+/*
+ * The host keeps every id it was given for the whole recording (a stream
+ * file is named by its id), so ids are not reused: past the limits of
+ * wire.h the agent refuses new traces and streams rather than end the link.
+ */
+int agent_new_trace_id(struct agent *a, uint32_t *id)
+{
+	if (a->next_trace_id >= HVT_W_MAX_TRACES)
+		return -1;
+	*id = a->next_trace_id++;
+	return 0;
+}
+
+int agent_new_stream_id(struct agent *a, uint32_t *id)
+{
+	if (a->next_stream_id >= HVT_W_MAX_STREAMS)
+		return -1;
+	*id = a->next_stream_id++;
+	return 0;
+}
+
+/* The port named HVT_WIRE_PORT_NAME, as /dev/vportNpM. */
+static int find_virtio_port(char *path, size_t size)
+{
+	DIR *d = opendir("/sys/class/virtio-ports");
+	struct dirent *e;
+	int found = -1;
+
+	if (!d)
+		return -1;
+	while (found && (e = readdir(d))) {
+		char file[512], *name = NULL;
+		size_t len;
+
+		if (e->d_name[0] == '.' ||
+		    hvt_path(file, sizeof(file), "/sys/class/virtio-ports/%s/name", e->d_name) ||
+		    hvt_read_file(file, 256, &name, &len))
+			continue;
+		if (len && name[len - 1] == '\n')
+			name[len - 1] = '\0';
+		if (!strcmp(name, HVT_WIRE_PORT_NAME) &&
+		    !hvt_path(path, size, "/dev/%s", e->d_name))
+			found = 0;
+		free(name);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * --connect: a collector's socket (unix, tcp, vsock), tried every 100 ms
+ * until it listens or @wait_s passed.
+ */
+static int connect_link(const char *spec, int wait_s)
+{
+	struct hvt_netaddr addr;
+	char err[300];
+	int waited_ms, fd;
+
+	if (hvt_netaddr_parse(spec, false, &addr, err, sizeof(err))) {
+		hvt_err("--connect %s", err);
+		return -1;
+	}
+	for (waited_ms = 0;; waited_ms += 100) {
+		fd = hvt_netaddr_connect(&addr);
+		if (fd >= 0) {
+			fcntl(fd, F_SETFL, O_NONBLOCK);
+			return fd;
+		}
+		if (errno != ENOENT && errno != ECONNREFUSED && errno != ETIMEDOUT &&
+		    errno != ECONNRESET && errno != EAGAIN && errno != EHOSTUNREACH &&
+		    errno != ENETUNREACH) {
+			hvt_err("cannot connect to %s: %s", spec, strerror(errno));
+			return -1;
+		}
+		if (waited_ms == 2000)
+			hvt_info("waiting for the host collector on %s", spec);
+		if (wait_s && waited_ms >= wait_s * 1000) {
+			hvt_err("no host collector on %s after %d s (%s); start 'hvtrace record "
+				"--listen %s' on the host", spec, wait_s, strerror(errno), spec);
+			return -1;
+		}
+		usleep(100000);
+	}
+}
+
+/* A virtio port reports POLLHUP until the host side is connected. */
+static int wait_for_host(int fd, const char *path, int seconds)
+{
+	int waited_ms = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&p, 1, 100) == 1 && !(p.revents & (POLLHUP | POLLERR)))
+			return 0;
+		if (waited_ms == 2000)
+			hvt_info("waiting for the host collector on %s", path);
+		if (p.revents)	/* no collector yet: poll returned at once */
+			usleep(100000);
+		waited_ms += 100;
+		if (seconds && waited_ms >= seconds * 1000) {
+			hvt_err("no host collector on %s after %d s; start 'hvtrace record' on the host",
+				path, seconds);
+			return -1;
+		}
+	}
+}
+
+static int open_port(const char *spec, int wait_s)
+{
+	char path[300];
+	int fd;
+
+	if (spec)
+		snprintf(path, sizeof(path), "%s", spec);
+	else if (find_virtio_port(path, sizeof(path))) {
+		hvt_err("no virtio-serial port named %s; give the VM one "
+			"(-device virtserialport,name=%s) or pass --port", HVT_WIRE_PORT_NAME,
+			HVT_WIRE_PORT_NAME);
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		hvt_err("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (wait_for_host(fd, path, wait_s)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The module's clock page says what the guest clock is. */
+static void read_clock_page(struct agent *a)
+{
+	const struct hvt_clock_page *page;
+
+	page = mmap(NULL, HVT_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, a->dev, 0);
+	if (page == MAP_FAILED)
+		return;
+	if (hvt_clock_page_ok(page)) {
+		a->tsc_khz = page->tsc_khz;
+		a->clock_flags = page->flags;
+	} else {
+		hvt_warn("%s: clock page not understood (another hvtrace version?)",
+			 HVTRACE_DEVICE);
+	}
+	munmap((void *)page, HVT_CLOCK_PAGE_SIZE);
+}
+
+static int send_hello(struct agent *a)
+{
+	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION };
+	struct utsname u;
+
+	h.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	h.tsc_khz = a->tsc_khz;
+	h.clock_flags = a->clock_flags;
+	if (!uname(&u))
+		memcpy(h.kernel_release, u.release,
+		       strnlen(u.release, sizeof(h.kernel_release) - 1));
+	return agent_send(a, HVT_W_HELLO, 0, &h, sizeof(h));
+}
+
+/* The TSC and the CPU it was read on: one RDTSCP where the CPU has it. */
+static uint64_t read_tsc_cpu(const struct agent *a, uint32_t *cpu)
+{
+	uint64_t t;
+
+	if (a->have_rdtscp)
+		return hvt_tsc_read_cpu(cpu);
+	t = __rdtsc();
+	*cpu = (uint32_t)sched_getcpu();
+	return t;
+}
+
+static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t recv_tsc,
+			uint32_t recv_cpu)
+{
+	struct hvt_w_sync_req req;
+	struct hvt_w_sync_reply rep;
+
+	memcpy(&req, f->payload, sizeof(req));
+	rep.seq = req.seq;
+	rep.host_send = req.host_send;
+	rep.guest_recv = recv_tsc;
+	rep.cpu_recv = recv_cpu;
+	rep.guest_send = read_tsc_cpu(a, &rep.cpu_send);
+	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+}
+
+static void on_params(struct agent *a, const struct hvt_frame *f)
+{
+	struct hvtrace_set_clock set = { 0 };
+	struct hvt_w_params p;
+
+	memcpy(&p, f->payload, sizeof(p));
+	hvt_debug("clock transform from the host: error bound %llu ns%s",
+		  (unsigned long long)p.params.error_ns, a->dev < 0 ? " (no module: unused)" : "");
+	if (a->dev < 0)
+		return;
+	set.flags = p.page_flags;
+	set.cpu = p.cpu;
+	set.set = p.set;
+	set.params = p.params;
+	if (ioctl(a->dev, HVTRACE_IOC_SET_CLOCK, &set))
+		agent_log(a, "clock transform from the host refused by the module: %s",
+			  strerror(errno));
+}
+
+static void on_start(struct agent *a)
+{
+	if (a->started)
+		return;
+	a->started = true;
+	if (a->dev >= 0 && agent_kernel_start(a))
+		agent_log(a, "recording without the guest kernel layer");
+	if (agent_apps_listen(a))
+		agent_log(a, "applications cannot register: no socket at %s", a->socket_path);
+	hvt_info("tracing started; applications register at %s", a->socket_path);
+}
+
+static void begin_finish(struct agent *a)
+{
+	struct hvt_w_finish fin = { 0 };
+
+	if (a->finishing)
+		return;
+	a->finishing = true;
+	if (!a->started) {	/* the host accepts FINISH only once tracing runs */
+		hvt_info("stopped before tracing started");
+		a->done = true;
+		return;
+	}
+	agent_kernel_stop(a);
+	agent_apps_close_all(a);
+	fin.packets = a->packets_sent;
+	fin.lost = a->lost;
+	fin.traces = a->next_trace_id;
+	fin.streams = a->next_stream_id;
+	agent_send(a, HVT_W_FINISH, 0, &fin, sizeof(fin));
+	a->finish_deadline = time(NULL) + FINISH_WAIT_S;
+	hvt_info("tracing stopped: %llu packets sent, %llu events lost",
+		 (unsigned long long)a->packets_sent, (unsigned long long)a->lost);
+}
+
+static void on_frame(struct agent *a, const struct hvt_frame *f, uint64_t tsc, uint32_t cpu)
+{
+	switch (f->hdr.type) {
+	case HVT_W_WELCOME:
+		break;
+	case HVT_W_SYNC_REQ:
+		on_sync_req(a, f, tsc, cpu);
+		break;
+	case HVT_W_PARAMS:
+		on_params(a, f);
+		break;
+	case HVT_W_START:
+		on_start(a);
+		break;
+	case HVT_W_STOP:
+		begin_finish(a);
+		break;
+	case HVT_W_GOODBYE:
+		a->done = true;
+		break;
+	}
+}
+
+static void on_port_readable(struct agent *a)
+{
+	struct hvt_frame f;
+	const char *why;
+	uint32_t cpu;
+	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
+	/* Read right after the data arrived: an upper bound of its arrival time. */
+	uint64_t tsc = read_tsc_cpu(a, &cpu);
+	int r;
+
+	if (n == 0 || (n < 0 && errno != EAGAIN)) {
+		if (!a->done)
+			hvt_err("the host closed the link");
+		a->host_gone = true;
+		a->done = true;
+		return;
+	}
+	while ((r = hvt_frame_reader_next(&a->reader, 0, &f, &why)) == 1)
+		on_frame(a, &f, tsc, cpu);
+	if (r < 0) {
+		hvt_err("malformed frame from the host: %s", why);
+		a->host_gone = true;
+		a->done = true;
+	}
+}
+
+static void on_tick(struct agent *a, unsigned long tick)
+{
+	if (a->started && !a->finishing) {
+		bool drain = tick % a->drain_ticks == 0, flush = tick % FLUSH_TICKS == 0;
+
+		/* Wakeups drain as packets complete; this catches what they missed. */
+		if (drain || flush)
+			agent_kernel_drain(a, flush);
+		if (drain)
+			agent_apps_drain(a);
+		if (tick % REPORT_TICKS == 0 && a->packets_sent != a->packets_reported) {
+			hvt_debug("%llu packets forwarded (%llu in the last %d s)",
+				  (unsigned long long)a->packets_sent,
+				  (unsigned long long)(a->packets_sent - a->packets_reported),
+				  REPORT_TICKS * TICK_MS / 1000);
+			a->packets_reported = a->packets_sent;
+		}
+	}
+	if (a->finishing && time(NULL) > a->finish_deadline) {
+		hvt_warn("no GOODBYE from the host after %d s; exiting", FINISH_WAIT_S);
+		a->done = true;
+	}
+}
+
+/* What each entry of the poll set is; built anew on every turn of the loop. */
+enum poll_kind { POLL_PORT, POLL_SIGNALS, POLL_TIMER, POLL_LISTEN, POLL_APP, POLL_APP_WAKE,
+		 POLL_KERNEL };
+
+struct poll_set {
+	struct pollfd *fds;
+	struct { enum poll_kind kind; unsigned int index; } *slots;
+	nfds_t n, cap;
+};
+
+static int poll_add(struct poll_set *p, enum poll_kind kind, unsigned int index, int fd)
+{
+	if (p->n == p->cap) {
+		nfds_t cap = p->cap ? 2 * p->cap : 64;
+		void *fds = realloc(p->fds, cap * sizeof(*p->fds)), *slots;
+
+		if (fds)
+			p->fds = fds;
+		slots = fds ? realloc(p->slots, cap * sizeof(*p->slots)) : NULL;
+		if (!slots)
+			return -1;
+		p->slots = slots;
+		p->cap = cap;
+	}
+	p->fds[p->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	p->slots[p->n].kind = kind;
+	p->slots[p->n].index = index;
+	p->n++;
+	return 0;
+}
+
+/*
+ * The port, signals, timer, listener, applications and their eventfds, and
+ * the kernel's stream fds (a stream fd of -1, closed, is skipped by poll).
+ */
+static int poll_build(struct poll_set *p, struct agent *a, int sfd, int tfd)
+{
+	unsigned int slot, cpu;
+	int bad = 0;
+
+	p->n = 0;
+	bad |= poll_add(p, POLL_PORT, 0, a->port);
+	bad |= poll_add(p, POLL_SIGNALS, 0, sfd);
+	bad |= poll_add(p, POLL_TIMER, 0, tfd);
+	if (a->listen_fd >= 0)
+		bad |= poll_add(p, POLL_LISTEN, 0, a->listen_fd);
+	for (slot = 0; slot < AGENT_MAX_APPS; slot++) {
+		if (!a->apps[slot])
+			continue;
+		bad |= poll_add(p, POLL_APP, slot, a->apps[slot]->fd);
+		if (a->apps[slot]->wake_fd >= 0)
+			bad |= poll_add(p, POLL_APP_WAKE, slot, a->apps[slot]->wake_fd);
+	}
+	/* woken once per delivered packet */
+	if (a->started && !a->finishing && a->kernel.session >= 0)
+		for (cpu = 0; cpu < a->kernel.nr_cpus; cpu++)
+			bad |= poll_add(p, POLL_KERNEL, cpu, a->kernel.streams[cpu]);
+	return bad ? -1 : 0;
+}
+
+/* One ready entry; an application's slot may have been emptied earlier this turn. */
+static void poll_dispatch(struct agent *a, const struct poll_set *p, nfds_t i, int sfd,
+			  int tfd, unsigned long *tick)
+{
+	unsigned int index = p->slots[i].index;
+	struct signalfd_siginfo si;
+	uint64_t expirations;
+
+	switch (p->slots[i].kind) {
+	case POLL_PORT:
+		on_port_readable(a);
+		break;
+	case POLL_SIGNALS:
+		if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			begin_finish(a);
+		break;
+	case POLL_TIMER:
+		if (read(tfd, &expirations, sizeof(expirations)) > 0)
+			on_tick(a, ++*tick);
+		break;
+	case POLL_LISTEN:
+		if (a->listen_fd >= 0)
+			agent_apps_accept(a);
+		break;
+	case POLL_APP:
+		if (a->apps[index] && a->apps[index]->fd == p->fds[i].fd)
+			agent_apps_handle(a, index);
+		break;
+	case POLL_APP_WAKE:
+		if (a->apps[index] && a->apps[index]->wake_fd == p->fds[i].fd &&
+		    a->started && !a->finishing)
+			agent_apps_wake(a, index);
+		break;
+	case POLL_KERNEL:
+		if (a->started && !a->finishing)
+			agent_kernel_on_ready(a, index);
+		break;
+	}
+}
+
+static int run(struct agent *a)
+{
+	struct poll_set p = { 0 };
+	unsigned long tick = 0;
+	int sfd, tfd, failed;
+	bool oom = false;
+	nfds_t i;
+
+	if (hvt_evloop_fds(TICK_MS, &sfd, &tfd)) {
+		hvt_err("cannot set up signals and timers: %s", strerror(errno));
+		return 1;
+	}
+	while (!a->done) {
+		if (poll_build(&p, a, sfd, tfd)) {
+			hvt_err("out of memory");
+			oom = true;
+			break;
+		}
+		if (poll(p.fds, p.n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < p.n && !a->done; i++)
+			if (p.fds[i].revents)
+				poll_dispatch(a, &p, i, sfd, tfd, &tick);
+	}
+	/* the link was lost rather than ended, or the loop ran out of memory */
+	failed = (a->host_gone && !a->finishing) || oom;
+	if (!a->finishing)
+		begin_finish(a);
+	close(sfd);
+	close(tfd);
+	free(p.fds);
+	free(p.slots);
+	return failed ? 1 : 0;
+}
+
+static int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (*s == '\0' || *end || v == 0 || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int hvt_cmd_agent(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "subbuf-size", required_argument, NULL, 'S' },
+		{ "nr-subbufs", required_argument, NULL, 'N' },
+		{ "overwrite", no_argument, NULL, 'O' },
+		{ "drain-interval", required_argument, NULL, 'D' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct agent a = {
+		.port = -1, .dev = -1, .listen_fd = -1, .kernel.session = -1,
+		.socket_path = HVT_APP_SOCKET, .subbuf_size = 65536, .nr_subbufs = 8,
+		.next_trace_id = 1,
+	};
+	const char *port = NULL, *connect_to = NULL;
+	uint32_t wait_s = 120, drain_ms = TICK_MS;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': port = optarg; break;
+		case 'c': connect_to = optarg; break;
+		case 's': a.socket_path = optarg; break;
+		case 'e':
+			if (a.nr_events == AGENT_MAX_EVENTS) {
+				hvt_err("at most %d kernel events", AGENT_MAX_EVENTS);
+				return 2;
+			}
+			a.events[a.nr_events++] = optarg;
+			break;
+		case 'O':
+			a.overwrite = true;
+			break;
+		case 'S':
+		case 'N':
+			if (parse_size(optarg, c == 'S' ? &a.subbuf_size : &a.nr_subbufs)) {
+				hvt_err("invalid number for --%s: %s",
+					c == 'S' ? "subbuf-size" : "nr-subbufs", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			if (parse_size(optarg, &drain_ms)) {
+				hvt_err("invalid --drain-interval: %s (milliseconds, at least 1)",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			if (!strcmp(optarg, "0"))
+				wait_s = 0;	/* no limit */
+			else if (parse_size(optarg, &wait_s)) {
+				hvt_err("invalid --wait: %s", optarg);
+				return 2;
+			}
+			break;
+		case 'v': hvt_log_set_verbose(1); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		hvt_err("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (connect_to) {
+		struct hvt_netaddr addr;
+		char err[300];
+
+		if (hvt_netaddr_parse(connect_to, false, &addr, err, sizeof(err))) {
+			hvt_err("--connect %s", err);
+			return 2;
+		}
+	}
+	if (!hvt_rb_geometry_ok(a.subbuf_size, a.nr_subbufs)) {
+		hvt_err("buffer geometry %u x %u: sizes must be powers of two, "
+			"4 KiB..1 MiB sub-buffers, 2..1024 of them", a.nr_subbufs, a.subbuf_size);
+		return 2;
+	}
+	a.drain_ticks = (drain_ms + TICK_MS - 1) / TICK_MS;
+	if (!a.nr_events)
+		for (c = 0; default_events[c]; c++)
+			a.events[a.nr_events++] = default_events[c];
+	a.have_rdtscp = hvt_tsc_have_rdtscp();
+	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (a.dev < 0)
+		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
+			 strerror(errno));
+	else
+		read_clock_page(&a);
+	a.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
+	a.msg = malloc(HVT_APP_MAX_MSG);
+	if (!a.pkt || !a.msg || hvt_frame_reader_init(&a.reader)) {
+		hvt_err("out of memory");
+		return 1;
+	}
+	a.port = connect_to ? connect_link(connect_to, (int)wait_s) : open_port(port, (int)wait_s);
+	if (a.port < 0)
+		return 1;
+	ret = send_hello(&a) ? 1 : run(&a);
+	close(a.port);
+	if (a.dev >= 0)
+		close(a.dev);
+	hvt_frame_reader_free(&a.reader);
+	free(a.pkt);
+	free(a.msg);
+	return ret;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * align.c - a VM's clock from its exchanges and sync points (align.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/align/align.h"
+
+/* A sync point: the guest read @before, then the host's instant, then @after. */
+static enum hvt_est_result sync_point(struct hvt_estimator *est, const struct hvt_sync_point *p)
+{
+	enum hvt_est_result r1 = hvt_est_g2h(est, p->before, p->host);
+	enum hvt_est_result r2 = hvt_est_h2g(est, p->host, p->after);
+
+	return r1 == HVT_EST_SPLIT || r2 == HVT_EST_SPLIT ? HVT_EST_SPLIT : r2;
+}
+
+/* after - before of the widest sync point: guest ticks, close to host ticks. */
+static uint64_t widest_point(const struct hvt_sync_point *points, size_t n)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (points[i].after - points[i].before > w)
+			w = points[i].after - points[i].before;
+	return w;
+}
+
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+		       const struct hvt_sync_point *points, size_t nr_points)
+{
+	size_t i = 0, j = 0, in_segment = 0;
+	uint64_t seg_first = 0;
+
+	memset(c, 0, sizeof(*c));
+	hvt_tsc_timeline_init(&c->tl);
+	if ((!n && !nr_points) || !(c->est = hvt_est_new()))
+		return -1;
+	if (!n)		/* no round trips: the widest sync point bounds a delay */
+		hvt_est_set_max_delay(c->est, widest_point(points, nr_points));
+	/* both in host time order, fed merged so that the estimator goes forward */
+	while (i < n || j < nr_points) {
+		bool exchange = j == nr_points || (i < n && recs[i].ex.host_send <= points[j].host);
+		uint64_t seq = exchange ? recs[i].seq : points[j].seq;
+		enum hvt_est_result r = exchange ? hvt_est_exchange(c->est, &recs[i++].ex) :
+						   sync_point(c->est, &points[j++]);
+
+		if (r == HVT_EST_SPLIT) {
+			/* the segment that just ended was short and not the first: a glitch */
+			if (hvt_est_nr_segments(c->est) > 2 && in_segment < HVT_GLITCH_EXCHANGES &&
+			    !c->glitch) {
+				c->glitch = 1;
+				c->glitch_seq = seg_first;
+			}
+			in_segment = 0;
+			seg_first = seq;
+		}
+		in_segment++;
+	}
+	c->nr_points = nr_points;
+	if (hvt_est_timeline(c->est, &c->tl)) {
+		hvt_vm_clock_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+void hvt_vm_clock_free(struct hvt_vm_clock *c)
+{
+	hvt_est_free(c->est);
+	hvt_tsc_timeline_free(&c->tl);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
+							const struct hvt_sync_rec *recs,
+							size_t n, size_t *exempt)
+{
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	size_t i;
+
+	*exempt = 0;
+	for (i = 0; i < n; i++) {
+		const struct hvt_exchange *ex = &recs[i].ex;
+		/* one stream in order: recv, then send, of each exchange */
+		uint64_t recv = hvt_vm_clock_to_host(c, &cur, ex->guest_recv);
+		uint64_t send = hvt_vm_clock_to_host(c, &cur, ex->guest_send);
+
+		if (hvt_est_in_window(c->est, ex->host_send) ||
+		    hvt_est_in_window(c->est, ex->host_recv)) {
+			(*exempt)++;
+			continue;
+		}
+		if (recv + 1 < ex->host_send || send > ex->host_recv + 1)
+			return &recs[i];
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Half of [lo, hi] at host instant @host, in host ticks. */
+static uint64_t host_half_width(const struct hvt_vm_clock *c, uint64_t host,
+				const struct hvt_est_value *v)
+{
+	const struct hvt_tsc_xform *x = &hvt_tsc_timeline_at(&c->tl, host)->x;
+
+	return (hvt_tsc_to_host(x, v->hi) - hvt_tsc_to_host(x, v->lo) + 1) / 2;
+}
+
+int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *ticks)
+{
+	struct hvt_est_value v;
+
+	if (!c->est || hvt_est_eval(c->est, host, &v) || !v.bounded)
+		return -1;
+	*ticks = host_half_width(c, host, &v);
+	return 0;
+}
+
+void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+			  struct hvt_vm_clock_quality *q)
+{
+	uint64_t half[HVT_QUALITY_POINTS], from, span;
+	size_t i;
+
+	memset(q, 0, sizeof(*q));
+	if (!n || !c->est)
+		return;
+	from = recs[0].ex.host_send;
+	span = recs[n - 1].ex.host_recv > from ? recs[n - 1].ex.host_recv - from : 0;
+	q->host_mid = from + span / 2;
+	for (i = 0; i < HVT_QUALITY_POINTS; i++) {
+		uint64_t host = from + (uint64_t)((unsigned __int128)span * i / (HVT_QUALITY_POINTS - 1));
+		struct hvt_est_value v;
+
+		if (hvt_est_eval(c->est, host, &v))
+			return;
+		if (v.in_window)
+			q->in_window++;
+		else if (!v.bounded)
+			q->unbounded++;
+		else
+			half[q->measured++] = host_half_width(c, host, &v);
+	}
+	if (!q->measured)
+		return;
+	qsort(half, q->measured, sizeof(half[0]), cmp_u64);
+	q->half_p50 = half[q->measured / 2];
+	q->half_max = half[q->measured - 1];
+}

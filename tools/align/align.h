@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * align.h - putting every layer on the host's time line.
+ *
+ * Host TSC -> host CLOCK_MONOTONIC through the pairs of host/clock.tsv
+ * (clocksync/host_clock.h); "time since trace start" is measured from the
+ * first pair. Guest TSC -> host TSC through the VM's clock: the estimator
+ * fed with every exchange of sync.tsv (clocksync/estimator.h), turned into a
+ * timeline of one line per segment (docs/clock-model.md). Each guest stream
+ * converts through it with a cursor of its own, so that values repeated
+ * after a backwards jump land in the right segment.
+ */
+#ifndef HVT_TOOLS_ALIGN_ALIGN_H
+#define HVT_TOOLS_ALIGN_ALIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocksync/clocksync.h"
+#include "clocksync/estimator.h"
+#include "clocksync/host_clock.h"
+#include "clocksync/tsc_timeline.h"
+#include "tools/archive/archive.h"
+#include "tools/align/sync_points.h"
+
+#define HVT_GLITCH_EXCHANGES 3	/* fewer in a segment between two: not a real change */
+
+struct hvt_vm_clock {
+	struct hvt_estimator *est;
+	struct hvt_tsc_timeline tl;
+	uint64_t glitch_seq;		/* first sample of a too-short middle segment */
+	int glitch;
+	size_t nr_points;		/* sync points used */
+};
+
+/*
+ * Fits the VM's clock from its exchanges and sync points (each in host time
+ * order); -1 if there are none (or no memory). A segment of fewer than
+ * HVT_GLITCH_EXCHANGES samples between two others is reported in
+ * glitch/glitch_seq (an exchange's or sync point's seq): a stamp error, not
+ * a clock change.
+ */
+int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+		       const struct hvt_sync_point *points, size_t nr_points);
+void hvt_vm_clock_free(struct hvt_vm_clock *c);
+/* Segments of the fitted clock: more than one where the guest clock changed. */
+static inline size_t hvt_vm_clock_segments(const struct hvt_vm_clock *c)
+{
+	return c->est ? hvt_est_nr_segments(c->est) : 0;
+}
+/* Host TSC of a guest value of the stream behind @cur. */
+static inline uint64_t hvt_vm_clock_to_host(const struct hvt_vm_clock *c,
+					    struct hvt_tsc_cursor *cur, uint64_t guest)
+{
+	return hvt_tsc_timeline_to_host(&c->tl, cur, guest);
+}
+/*
+ * The first exchange that is not causal once aligned (host_send <= guest_recv
+ * and guest_send <= host_recv on the host's time line, within the one tick
+ * of fixed-point rounding); exchanges inside a change window may straddle
+ * the change and are only counted in *exempt. NULL if every other exchange is
+ * causal.
+ */
+const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
+							const struct hvt_sync_rec *recs,
+							size_t n, size_t *exempt);
+
+/*
+ * The guaranteed interval's half-width at host TSC @host, in host ticks
+ * through the segment's line (in a change window: the union of both
+ * sides'); -1 where the interval is open on a side.
+ */
+int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *ticks);
+
+/*
+ * How tightly the exchanges pin the VM's clock: the guaranteed interval's
+ * half-width at HVT_QUALITY_POINTS instants spread evenly from the first
+ * exchange to the last, taken to host ticks through the segment's line (so
+ * that a scaled guest TSC does not skew it). Instants in a change window or
+ * where the interval is open on a side are counted, not measured.
+ */
+#define HVT_QUALITY_POINTS 257
+
+struct hvt_vm_clock_quality {
+	size_t measured, in_window, unbounded;
+	uint64_t half_p50, half_max;	/* host ticks, over the measured instants */
+	uint64_t host_mid;		/* host TSC of the middle instant */
+};
+
+void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+			  struct hvt_vm_clock_quality *q);
+
+#endif

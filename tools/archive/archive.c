@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * archive.c - the manifest, hvtrace.json, and the helpers every archive
+ * reader shares (archive.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "tools/archive/archive.h"
+
+const char *hvt_layer_name(enum hvt_layer layer)
+{
+	switch (layer) {
+	case HVT_LAYER_HOST:
+		return "host";
+	case HVT_LAYER_KERNEL:
+		return "kernel";
+	case HVT_LAYER_USER:
+		return "user";
+	default:
+		return "?";
+	}
+}
+
+/*
+ * Paths in the archive's JSON files are joined to the archive root: accept
+ * only relative paths made of safe components (lib/names.h), so a damaged or
+ * hostile file can never point outside the archive.
+ */
+int hvt_relpath_ok(const char *rel)
+{
+	const char *comp = rel, *slash;
+
+	if (strlen(rel) > 255)
+		return 0;
+	while ((slash = strchr(comp, '/'))) {
+		if (!hvt_path_component_ok(comp, (size_t)(slash - comp)))
+			return 0;
+		comp = slash + 1;
+	}
+	return hvt_path_component_ok(comp, strlen(comp));
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The canonical 8-4-4-4-12 form (hvt_uuid_format) or 32 bare hex digits. */
+int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN])
+{
+	size_t len = strlen(text), i, nibbles = 0;
+
+	if (len != 36 && len != 32)
+		return -1;
+	for (i = 0; i < len; i++) {
+		int v;
+
+		if (len == 36 && (i == 8 || i == 13 || i == 18 || i == 23)) {
+			if (text[i] != '-')
+				return -1;
+			continue;
+		}
+		v = hex_value(text[i]);
+		if (v < 0)
+			return -1;
+		if (nibbles % 2 == 0)
+			uuid[nibbles / 2] = (__u8)(v << 4);
+		else
+			uuid[nibbles / 2] |= (__u8)v;
+		nibbles++;
+	}
+	return 0;	/* either length leaves exactly 32 digits */
+}
+
+char *hvt_join(const char *dir, const char *rel)
+{
+	size_t len = strlen(dir) + strlen(rel) + 2;
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, "%s/%s", dir, rel);
+	return s;
+}
+
+/* Host ftrace sub-buffers: what the kernel allows for buffer_subbuf_size_kb. */
+static int page_size_ok(json_int_t size)
+{
+	return size >= 4096 && size <= (1 << 20) && !(size & (size - 1));
+}
+
+static int parse_ftrace_cpus(struct hvt_archive *a, json_t *cpus, const char *dir)
+{
+	size_t i;
+
+	if (!json_is_array(cpus) || json_array_size(cpus) > HVT_MAX_HOST_CPUS) {
+		hvt_err("%s/hvtrace.json: host.ftrace.cpus is not an array of at most %d CPUs",
+			a->root, HVT_MAX_HOST_CPUS);
+		return -1;
+	}
+	a->cpus = calloc(json_array_size(cpus) + 1, sizeof(*a->cpus));
+	if (!a->cpus)
+		return -1;
+	for (i = 0; i < json_array_size(cpus); i++) {
+		struct hvt_ftrace_cpu_info *c = &a->cpus[a->nr_cpus];
+		const char *file;
+		json_int_t cpu;
+		json_error_t jerr;
+
+		if (json_unpack_ex(json_array_get(cpus, i), &jerr, 0, "{s:I, s:s}",
+				   "cpu", &cpu, "file", &file) ||
+		    cpu < 0 || cpu >= HVT_MAX_HOST_CPUS || !hvt_relpath_ok(file)) {
+			hvt_warn("%s/hvtrace.json: host.ftrace.cpus[%zu] is invalid; skipping that CPU",
+				 a->root, i);
+			a->warnings++;
+			continue;
+		}
+		c->cpu = (int)cpu;
+		c->path = hvt_join(dir, file);
+		if (!c->path)
+			return -1;
+		a->nr_cpus++;
+	}
+	return 0;
+}
+
+static int parse_ftrace(struct hvt_archive *a, json_t *ftrace)
+{
+	const char *dir;
+	json_int_t page_size;
+	json_t *cpus;
+	json_error_t jerr;
+
+	if (json_is_null(ftrace))
+		return 0;	/* recorded with --no-host-trace */
+	if (json_unpack_ex(ftrace, &jerr, 0, "{s:s, s:I, s:o}", "dir", &dir,
+			   "page_size", &page_size, "cpus", &cpus)) {
+		hvt_err("%s/hvtrace.json: host.ftrace: %s", a->root, jerr.text);
+		return -1;
+	}
+	if (!hvt_relpath_ok(dir) || !page_size_ok(page_size)) {
+		hvt_err("%s/hvtrace.json: host.ftrace has an invalid dir or page_size", a->root);
+		return -1;
+	}
+	a->page_size = (uint32_t)page_size;
+	a->ftrace_dir = hvt_join(a->root, dir);
+	if (!a->ftrace_dir)
+		return -1;
+	return parse_ftrace_cpus(a, cpus, a->ftrace_dir);
+}
+
+static int parse_vms(struct hvt_archive *a, json_t *vms)
+{
+	size_t i, j;
+
+	if (!json_is_array(vms)) {
+		hvt_err("%s/hvtrace.json: \"vms\" is not an array", a->root);
+		return -1;
+	}
+	a->vms = calloc(json_array_size(vms) + 1, sizeof(*a->vms));
+	if (!a->vms)
+		return -1;
+	for (i = 0; i < json_array_size(vms); i++) {
+		struct hvt_vm_ref *v = &a->vms[a->nr_vms];
+		const char *name, *dir;
+		json_error_t jerr;
+		int dup = 0;
+
+		if (json_unpack_ex(json_array_get(vms, i), &jerr, 0, "{s:s, s:s}",
+				   "name", &name, "dir", &dir) ||
+		    !hvt_vm_name_ok(name) || !hvt_relpath_ok(dir)) {
+			hvt_warn("%s/hvtrace.json: vms[%zu] is invalid; skipping that VM", a->root, i);
+			a->warnings++;
+			continue;
+		}
+		for (j = 0; j < a->nr_vms; j++)
+			dup |= !strcmp(a->vms[j].name, name);
+		if (dup) {
+			hvt_warn("%s/hvtrace.json: VM %s listed twice; using the first", a->root, name);
+			a->warnings++;
+			continue;
+		}
+		snprintf(v->name, sizeof(v->name), "%s", name);
+		v->dir = hvt_join(a->root, dir);
+		if (!v->dir)
+			return -1;
+		a->nr_vms++;
+	}
+	return 0;
+}
+
+/* The manifest's fixed part; the caller owns @json. */
+static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pairs)
+{
+	const char *format, *status, *clock, *pairs;
+	json_int_t version, freq = 0;
+	json_t *ftrace, *vms;
+	json_error_t jerr;
+
+	if (json_unpack_ex(json, &jerr, 0, "{s:s, s:I, s:s, s:{s:s, s:s, s?I, s:o}, s:o}",
+			   "format", &format, "version", &version, "status", &status,
+			   "host", "clock", &clock, "clock_pairs", &pairs,
+			   "tsc_freq_hz", &freq, "ftrace", &ftrace, "vms", &vms)) {
+		hvt_err("%s/hvtrace.json: %s", a->root, jerr.text);
+		return -1;
+	}
+	if (strcmp(format, "hvtrace-archive") || version != 1) {
+		hvt_err("%s/hvtrace.json: not a version 1 hvtrace archive", a->root);
+		return -1;
+	}
+	if (strcmp(clock, "x86-tsc")) {
+		hvt_err("%s/hvtrace.json: host clock \"%s\" is not supported (only x86-tsc)",
+			a->root, clock);
+		return -1;
+	}
+	if (!hvt_relpath_ok(pairs)) {
+		hvt_err("%s/hvtrace.json: invalid host.clock_pairs path", a->root);
+		return -1;
+	}
+	a->complete = !strcmp(status, "complete");
+	a->tsc_freq_hz = freq > 0 ? (uint64_t)freq : 0;
+	*clock_pairs = hvt_join(a->root, pairs);
+	if (!*clock_pairs || parse_ftrace(a, ftrace) || parse_vms(a, vms))
+		return -1;
+	return 0;
+}
+
+/* Reads and parses a JSON file of the archive; NULL (after an error) if it cannot. */
+json_t *hvt_json_load(const char *path, const char *hint)
+{
+	json_error_t jerr;
+	json_t *json = NULL;
+	char *text = NULL;
+	size_t len;
+
+	if (hvt_read_file(path, HVT_JSON_MAX, &text, &len))
+		hvt_err("cannot read %s: %s%s", path, strerror(errno), hint ? hint : "");
+	else if (!(json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+		hvt_err("%s: line %d: %s", path, jerr.line, jerr.text);
+	free(text);
+	return json;
+}
+
+static int load_manifest(struct hvt_archive *a, char **clock_pairs)
+{
+	char *path = hvt_join(a->root, "hvtrace.json"), hint[4200];
+	json_t *json;
+	int ret = -1;
+
+	if (!path)
+		return -1;
+	snprintf(hint, sizeof(hint), "; is %s an hvtrace archive?", a->root);
+	json = hvt_json_load(path, hint);
+	if (json)
+		ret = parse_manifest(a, json, clock_pairs);
+	json_decref(json);
+	free(path);
+	return ret;
+}
+
+/*
+ * A recording that crashed within its first second has a single pair: the
+ * host clock (clocksync/host_clock.h) is then a line of the manifest's
+ * nominal frequency through it, if there is one. Whether the pairs define a
+ * clock is hvt_host_clock_init()'s to say.
+ */
+static void note_pairs(struct hvt_archive *a, const char *path)
+{
+	if (a->nr_pairs != 1)
+		return;
+	if (a->tsc_freq_hz)
+		hvt_warn("%s: a single clock pair; the host TSC's rate is only the manifest's "
+			 "nominal frequency, %llu Hz", path, (unsigned long long)a->tsc_freq_hz);
+	else
+		hvt_warn("%s: a single clock pair, and the manifest has no tsc_freq_hz", path);
+	a->warnings++;
+}
+
+int hvt_archive_open(struct hvt_archive *a, const char *root)
+{
+	char *clock_pairs = NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->root = strdup(root);
+	if (!a->root)
+		goto fail;
+	if (load_manifest(a, &clock_pairs))
+		goto fail;
+	if (hvt_clock_tsv_read(clock_pairs, &a->pairs, &a->nr_pairs, &a->warnings))
+		goto fail;
+	note_pairs(a, clock_pairs);
+	free(clock_pairs);
+	return 0;
+fail:
+	free(clock_pairs);
+	hvt_archive_close(a);
+	return -1;
+}
+
+void hvt_archive_close(struct hvt_archive *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_cpus; i++)
+		free(a->cpus[i].path);
+	for (i = 0; i < a->nr_vms; i++)
+		free(a->vms[i].dir);
+	free(a->cpus);
+	free(a->vms);
+	free(a->pairs);
+	free(a->ftrace_dir);
+	free(a->root);
+	memset(a, 0, sizeof(*a));
+}

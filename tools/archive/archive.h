@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * archive.h - reading an hvtrace archive's descriptions (docs/format.md,
+ * section 1): the manifest hvtrace.json with host/clock.tsv, and per VM its
+ * info.json with sync.tsv.
+ *
+ * Everything is validated before use: an archive may be truncated by a crash
+ * or damaged on disk, and info.json repeats values that came from a guest.
+ * Paths from the files are only accepted as plain relative paths inside the
+ * archive. Problems in one entry (a trace, a stream, a line of a .tsv file)
+ * are warnings that skip that entry and are counted in the owner's
+ * `warnings`; only what makes the whole file unusable is an error. What is
+ * valid but worth a warning (an unfinished recording, a guest that ended
+ * early) is left to the users of these structures.
+ */
+#ifndef HVT_TOOLS_ARCHIVE_ARCHIVE_H
+#define HVT_TOOLS_ARCHIVE_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include <hvtrace/ctf.h>
+#include <hvtrace/wire.h>
+#include "clocksync/clocksync.h"
+#include "lib/names.h"
+
+#define HVT_MAX_TRACES		HVT_W_MAX_TRACES	/* per VM, as the wire protocol limits */
+#define HVT_MAX_STREAMS		HVT_W_MAX_STREAMS	/* per VM */
+#define HVT_MAX_HOST_CPUS	HVT_W_MAX_CPUS
+#define HVT_JSON_MAX		(16u << 20)	/* bytes of a .json file */
+
+/* enum hvt_layer and enum hvt_clock_domain are the wire protocol's (wire.h). */
+
+struct hvt_ftrace_cpu_info {
+	int cpu;
+	char *path;			/* ROOT/host/ftrace/cpuN.raw */
+};
+
+struct hvt_vm_ref {
+	char name[HVT_VM_NAME_MAX + 1];
+	char *dir;			/* ROOT/vm/NAME */
+};
+
+struct hvt_archive {
+	char *root;
+	bool complete;			/* "status": "complete" */
+	uint64_t tsc_freq_hz;		/* informational; 0 if absent */
+	struct hvt_clock_pair *pairs;	/* host/clock.tsv, TSC increasing */
+	size_t nr_pairs;
+	char *ftrace_dir;		/* NULL: the host layer was not recorded */
+	uint32_t page_size;
+	struct hvt_ftrace_cpu_info *cpus;
+	size_t nr_cpus;
+	struct hvt_vm_ref *vms;
+	size_t nr_vms;
+	unsigned long warnings;		/* entries or lines skipped */
+};
+
+struct hvt_trace_info {
+	uint32_t id;
+	enum hvt_layer layer;		/* HVT_LAYER_KERNEL or HVT_LAYER_USER */
+	enum hvt_clock_domain domain;	/* GUEST_TSC is aligned through sync.tsv */
+	char *dir;			/* ROOT/vm/NAME/kernel */
+	char *rel;			/* vm/NAME/kernel, for messages */
+	__u8 uuid[HVT_UUID_LEN];
+	uint32_t pid;
+};
+
+struct hvt_stream_info {
+	uint32_t id;
+	size_t trace;			/* index into hvt_vm.traces */
+	char *path;			/* ROOT/vm/NAME/kernel/stream-0 */
+	char *rel;			/* vm/NAME/kernel/stream-0, for messages */
+	int32_t cpu;			/* -1: a per-thread stream */
+	int32_t tid;
+};
+
+/* One line of sync.tsv. */
+struct hvt_sync_rec {
+	uint64_t seq;
+	struct hvt_exchange ex;
+	uint32_t cpu_recv, cpu_send;	/* guest CPUs that took the two stamps */
+};
+
+/* One line of kvm_tsc.tsv: a vCPU's KVM TSC parameters, read between two host TSC values. */
+struct hvt_kvm_reading {
+	uint64_t before, after;
+	uint32_t source;		/* HVT_TSC_SRC_DEBUGFS, the only one so far */
+	uint32_t vm_fd, vcpu;
+	uint64_t offset;		/* two's complement */
+	uint64_t ratio;			/* 0: the CPU does not scale (frac is 0 too) */
+	uint32_t frac;
+};
+
+struct hvt_vm_info {
+	char name[HVT_VM_NAME_MAX + 1];
+	char *dir;
+	struct hvt_trace_info *traces;
+	size_t nr_traces;
+	struct hvt_stream_info *streams;
+	size_t nr_streams;
+	struct hvt_sync_rec *sync;	/* sync.tsv, in file order */
+	size_t nr_sync;
+	bool finished;
+	bool tcg;			/* accel "tcg": no sync points to look for */
+	bool kvm;			/* accel "kvm": KVM TSC changes in the host layer */
+	char *end_reason;		/* NULL if absent */
+	unsigned long warnings;		/* about info.json */
+	unsigned long sync_warnings;	/* about sync.tsv */
+};
+
+/*
+ * Reads ROOT/hvtrace.json and host/clock.tsv. Returns 0, or -1 after an error
+ * message when the archive cannot be used at all. Whether the clock pairs
+ * define a host clock is hvt_host_clock_init()'s decision.
+ */
+int hvt_archive_open(struct hvt_archive *a, const char *root);
+void hvt_archive_close(struct hvt_archive *a);
+
+/* Reads a VM's info.json and sync.tsv; -1 after an error message. */
+int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
+void hvt_vm_info_free(struct hvt_vm_info *vm);
+
+/*
+ * The .tsv files; lines that do not parse are warned about and skipped. A
+ * missing or unusable file is an error for clock.tsv (nothing can be placed in
+ * time without it) but only a warning for sync.tsv (that VM is not aligned).
+ */
+int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *n,
+		       unsigned long *warnings);
+int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
+		      unsigned long *warnings);
+/* vm/NAME/kvm_tsc.tsv, in file order; a missing file is 0 readings, not an error. */
+int hvt_kvm_tsc_tsv_read(const char *path, struct hvt_kvm_reading **readings, size_t *n,
+			 unsigned long *warnings);
+
+/* Helpers shared by the readers. */
+int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
+int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
+char *hvt_join(const char *dir, const char *rel);	/* malloc'd "dir/rel" */
+/* A parsed JSON file, or NULL after an error message ending with @hint. */
+json_t *hvt_json_load(const char *path, const char *hint);
+const char *hvt_layer_name(enum hvt_layer layer);
+
+#endif

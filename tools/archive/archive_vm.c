@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * archive_vm.c - a VM's info.json and sync.tsv (docs/format.md,
+ * "vm/NAME/info.json").
+ *
+ * A trace or stream entry that breaks a rule is skipped with a warning (with
+ * the streams that belong to it), so one bad entry does not hide the rest.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "tools/archive/archive.h"
+
+/* "vm/NAME/@file", malloc'd: how messages name a file of the VM. */
+static char *vm_rel(const struct hvt_vm_info *vm, const char *file)
+{
+	size_t len = strlen(vm->name) + strlen(file) + 5;
+	char *rel = malloc(len);
+
+	if (rel)
+		snprintf(rel, len, "vm/%s/%s", vm->name, file);
+	return rel;
+}
+
+static void vm_warn_entry(struct hvt_vm_info *vm, const char *what, size_t i, const char *why)
+{
+	hvt_warn("%s/info.json: %s[%zu]: %s; skipping it", vm->dir, what, i, why);
+	vm->warnings++;
+}
+
+static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
+{
+	const char *layer, *domain, *uuid;
+	json_int_t id, pid = 0;
+	json_error_t jerr;
+
+	/* freq_hz is informational: alignment works in ticks, from the exchanges. */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I}", "id", &id,
+			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
+			   "pid", &pid))
+		return "missing or mistyped members";
+	if (id < 0 || id >= HVT_MAX_TRACES)
+		return "id out of range";
+	if (!strcmp(layer, "kernel"))
+		t->layer = HVT_LAYER_KERNEL;
+	else if (!strcmp(layer, "user"))
+		t->layer = HVT_LAYER_USER;
+	else
+		return "unknown layer";
+	if (!strcmp(domain, "guest_tsc"))
+		t->domain = HVT_DOMAIN_GUEST_TSC;
+	else if (!strcmp(domain, "monotonic_raw"))
+		t->domain = HVT_DOMAIN_MONOTONIC_RAW;
+	else
+		return "unknown clock domain";
+	if (pid < 0 || pid > INT32_MAX)
+		return "pid out of range";
+	if (hvt_uuid_parse(uuid, t->uuid))
+		return "invalid uuid";
+	if (!hvt_relpath_ok(*dir))
+		return "invalid dir";
+	t->id = (uint32_t)id;
+	t->pid = (uint32_t)pid;
+	return NULL;
+}
+
+static const struct hvt_trace_info *trace_by_id(const struct hvt_vm_info *vm, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nr_traces; i++)
+		if (vm->traces[i].id == id)
+			return &vm->traces[i];
+	return NULL;
+}
+
+static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
+{
+	size_t i;
+
+	if (!json_is_array(traces)) {
+		hvt_err("%s/info.json: \"traces\" is not an array", vm->dir);
+		return -1;
+	}
+	vm->traces = calloc(json_array_size(traces) + 1, sizeof(*vm->traces));
+	if (!vm->traces)
+		return -1;
+	for (i = 0; i < json_array_size(traces); i++) {
+		struct hvt_trace_info *t = &vm->traces[vm->nr_traces];
+		const char *dir = NULL, *why;
+
+		why = trace_fields(t, json_array_get(traces, i), &dir);
+		if (!why && trace_by_id(vm, t->id))
+			why = "duplicate id";
+		if (why) {
+			vm_warn_entry(vm, "traces", i, why);
+			continue;
+		}
+		t->dir = hvt_join(vm->dir, dir);
+		t->rel = vm_rel(vm, dir);
+		if (!t->dir || !t->rel)
+			return -1;
+		vm->nr_traces++;
+	}
+	return 0;
+}
+
+static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream_info *s,
+				 json_t *j, const char **file)
+{
+	json_int_t id, trace, cpu = -1, tid = 0;
+	const struct hvt_trace_info *t;
+	json_error_t jerr;
+	size_t i;
+
+	/* lost and closed are informational: the packets carry what was lost. */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I}", "id", &id,
+			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid))
+		return "missing or mistyped members";
+	if (id < 0 || id >= HVT_MAX_STREAMS)
+		return "id out of range";
+	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX)
+		return "cpu or tid out of range";
+	if (!hvt_relpath_ok(*file))
+		return "invalid file";
+	if (trace < 0 || trace >= HVT_MAX_TRACES || !(t = trace_by_id(vm, (uint32_t)trace)))
+		return "refers to an unknown or skipped trace";
+	for (i = 0; i < vm->nr_streams; i++)
+		if (vm->streams[i].id == (uint32_t)id)
+			return "duplicate id";
+	s->id = (uint32_t)id;
+	s->trace = (size_t)(t - vm->traces);
+	s->cpu = (int32_t)cpu;
+	s->tid = (int32_t)tid;
+	return NULL;
+}
+
+static int parse_streams(struct hvt_vm_info *vm, json_t *streams)
+{
+	size_t i;
+
+	if (!json_is_array(streams) || json_array_size(streams) > HVT_MAX_STREAMS) {
+		hvt_err("%s/info.json: \"streams\" is not an array of at most %d streams",
+			vm->dir, HVT_MAX_STREAMS);
+		return -1;
+	}
+	vm->streams = calloc(json_array_size(streams) + 1, sizeof(*vm->streams));
+	if (!vm->streams)
+		return -1;
+	for (i = 0; i < json_array_size(streams); i++) {
+		struct hvt_stream_info *s = &vm->streams[vm->nr_streams];
+		const char *file = NULL, *why;
+
+		why = stream_fields(vm, s, json_array_get(streams, i), &file);
+		if (why) {
+			vm_warn_entry(vm, "streams", i, why);
+			continue;
+		}
+		s->path = hvt_join(vm->dir, file);
+		s->rel = vm_rel(vm, file);
+		if (!s->path || !s->rel)
+			return -1;
+		vm->nr_streams++;
+	}
+	return 0;
+}
+
+static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
+{
+	const char *name, *sync_file, *end_reason = NULL, *accel = NULL;
+	json_t *traces, *streams;
+	json_error_t jerr;
+	int finished = 0;
+
+	if (json_unpack_ex(json, &jerr, 0, "{s:s, s:{s:s}, s:o, s:o, s?b, s?s, s?s}", "name",
+			   &name, "sync", "file", &sync_file, "traces", &traces, "streams",
+			   &streams, "finished", &finished, "end_reason", &end_reason, "accel",
+			   &accel)) {
+		hvt_err("%s/info.json: %s", vm->dir, jerr.text);
+		return -1;
+	}
+	if (strcmp(name, vm->name)) {
+		hvt_warn("%s/info.json: names VM \"%s\", the manifest \"%s\"; using the manifest's",
+			 vm->dir, hvt_vm_name_ok(name) ? name : "(invalid)", vm->name);
+		vm->warnings++;
+	}
+	if (!hvt_relpath_ok(sync_file)) {
+		hvt_err("%s/info.json: invalid sync.file", vm->dir);
+		return -1;
+	}
+	vm->finished = finished;
+	vm->tcg = accel && !strcmp(accel, "tcg");
+	vm->kvm = accel && !strcmp(accel, "kvm");
+	if (end_reason && !(vm->end_reason = strdup(end_reason)))
+		return -1;
+	*sync_path = hvt_join(vm->dir, sync_file);
+	if (!*sync_path || parse_traces(vm, traces) || parse_streams(vm, streams))
+		return -1;
+	return 0;
+}
+
+static int load_info(struct hvt_vm_info *vm, char **sync_path)
+{
+	char *path = hvt_join(vm->dir, "info.json");
+	json_t *json;
+	int ret = -1;
+
+	if (!path)
+		return -1;
+	json = hvt_json_load(path, NULL);
+	if (json)
+		ret = parse_info(vm, json, sync_path);
+	json_decref(json);
+	free(path);
+	return ret;
+}
+
+int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
+{
+	char *sync_path = NULL;
+
+	memset(vm, 0, sizeof(*vm));
+	snprintf(vm->name, sizeof(vm->name), "%s", ref->name);
+	vm->dir = strdup(ref->dir);
+	if (!vm->dir || load_info(vm, &sync_path))
+		goto fail;
+	/* Without exchanges the VM cannot be aligned, but it is still described. */
+	if (hvt_sync_tsv_read(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
+		vm->sync_warnings++;
+	free(sync_path);
+	return 0;
+fail:
+	free(sync_path);
+	hvt_vm_info_free(vm);
+	return -1;
+}
+
+void hvt_vm_info_free(struct hvt_vm_info *vm)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nr_traces; i++) {
+		free(vm->traces[i].dir);
+		free(vm->traces[i].rel);
+	}
+	for (i = 0; i < vm->nr_streams; i++) {
+		free(vm->streams[i].path);
+		free(vm->streams[i].rel);
+	}
+	free(vm->traces);
+	free(vm->streams);
+	free(vm->sync);
+	free(vm->end_reason);
+	free(vm->dir);
+	memset(vm, 0, sizeof(*vm));
+}

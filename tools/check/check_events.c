@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check_events.c - the checks of `hvtrace check` made event by event while
+ * the merge runs (check_events.h): every guest event's error bound, and
+ * where it falls against its vCPU's kvm_entry -> kvm_exit windows.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/check/check_events.h"
+
+/*
+ * Host ticks a guest value may have been read before the host TSC that
+ * KVM's exact transform @x gives it: hvt_tsc_to_host() rounds up to the
+ * first host tick showing the value, and a guest TSC slower than the host's
+ * shows each value for up to 2^frac / ratio host ticks.
+ */
+static uint64_t exact_slack(const struct hvt_tsc_xform *x)
+{
+	unsigned __int128 one = (unsigned __int128)1 << x->frac;
+
+	if (x->ratio >= one)
+		return 0;
+	return (uint64_t)((one + x->ratio - 1) / x->ratio) - 1;
+}
+
+/* The host layer's kvm_entry/kvm_exit events belong to one VM only if the
+ * archive has one KVM VM: they do not say which VM they are of. */
+static struct hvt_vm_state *windows_vm(struct hvt_timeline *tl, const char **why)
+{
+	struct hvt_vm_state *found = NULL;
+	size_t i, kvm = 0;
+
+	for (i = 0; i < tl->archive.nr_vms; i++)
+		if (tl->vms[i].loaded && tl->vms[i].vm.kvm) {
+			found = &tl->vms[i];
+			kvm++;
+		}
+	*why = NULL;
+	if (kvm > 1) {
+		*why = "the archive has several KVM VMs, and the host's kvm_entry/kvm_exit "
+		       "do not say which VM they are of";
+		return NULL;
+	}
+	if (found && !tl->ftrace)
+		*why = "the host layer was not recorded";
+	return found;
+}
+
+int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl)
+{
+	size_t i;
+
+	memset(ce, 0, sizeof(*ce));
+	ce->tl = tl;
+	ce->vms = calloc(tl->archive.nr_vms ? tl->archive.nr_vms : 1, sizeof(*ce->vms));
+	ce->host_losses = calloc(tl->nr_sources ? tl->nr_sources : 1, sizeof(*ce->host_losses));
+	if (!ce->vms || !ce->host_losses) {
+		hvt_check_events_free(ce);
+		return -1;
+	}
+	ce->windows_vm = windows_vm(tl, &ce->windows_why);
+	hvt_vcpu_windows_init(&ce->windows);
+	/* Pages lost or damaged before a host CPU's first event. */
+	for (i = 0; i < tl->nr_sources; i++) {
+		struct hvt_source *s = &tl->sources[i];
+
+		if (s->layer != HVT_LAYER_HOST)
+			continue;
+		ce->host_losses[i] = hvt_source_lost(s) + hvt_source_warnings(s);
+		if (ce->host_losses[i])
+			hvt_vcpu_windows_host_lost(&ce->windows, s->host_tsc);
+	}
+	return 0;
+}
+
+void hvt_check_events_free(struct hvt_check_events *ce)
+{
+	hvt_vcpu_windows_free(&ce->windows);
+	free(ce->vms);
+	free(ce->host_losses);
+	memset(ce, 0, sizeof(*ce));
+}
+
+/*
+ * @s was advanced past the event at @was: if it lost events or skipped a
+ * page on the way, the loss lasts until its next event (or forever).
+ */
+static void note_host_loss(struct hvt_check_events *ce, struct hvt_source *s, uint64_t was)
+{
+	size_t i = (size_t)(s - ce->tl->sources);
+	uint64_t now = hvt_source_lost(s) + hvt_source_warnings(s);
+
+	if (now == ce->host_losses[i])
+		return;
+	ce->host_losses[i] = now;
+	hvt_vcpu_windows_host_lost(&ce->windows, s->host_tsc > was ? s->host_tsc : UINT64_MAX);
+}
+
+static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
+{
+	const char *name = hvt_source_event_name(s);
+	bool entry = !strcmp(name, "kvm_entry");
+	uint64_t vcpu;
+
+	if (!entry && strcmp(name, "kvm_exit"))
+		return;
+	if (hvt_ftrace_field_u64(s->ftrace, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
+		return;
+	hvt_vcpu_windows_host(&ce->windows, (uint32_t)vcpu, entry, s->host_tsc);
+}
+
+/* Its error bound in host ticks; -1 where there is none. */
+static int event_bound(struct hvt_vm_state *st, const struct hvt_source *s, uint64_t *bound)
+{
+	if (st->exact) {
+		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
+		return 0;
+	}
+	return hvt_vm_clock_half_width(&st->clock, s->host_tsc, bound);
+}
+
+static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
+{
+	size_t vm = hvt_source_vm_number(ce->tl, s);
+	struct hvt_vm_state *st;
+	struct hvt_event_bounds *b;
+	uint32_t cpu;
+	uint64_t bound;
+
+	if (!vm)
+		return;
+	st = &ce->tl->vms[vm - 1];
+	b = &ce->vms[vm - 1];
+	if (event_bound(st, s, &bound)) {
+		b->unbounded++;
+		return;
+	}
+	hvt_hist_add(&b->hist, bound);
+	if (st != ce->windows_vm || ce->windows_why)
+		return;
+	cpu = hvt_source_cpu(s);
+	if (cpu == HVT_CTF_NO_CPU)
+		ce->windows.unjudged++;
+	else
+		hvt_vcpu_windows_guest(&ce->windows, cpu, s->host_tsc, bound, s, s->events);
+}
+
+void hvt_check_events_next(struct hvt_check_events *ce, struct hvt_source *s)
+{
+	if (ce->prev && ce->prev->layer == HVT_LAYER_HOST)
+		note_host_loss(ce, ce->prev, ce->prev_tsc);
+	ce->prev = s;
+	ce->prev_tsc = s->host_tsc;
+	if (s->layer == HVT_LAYER_HOST)
+		host_event(ce, s);
+	else
+		guest_event(ce, s);
+}
+
+void hvt_check_events_finish(struct hvt_check_events *ce)
+{
+	hvt_vcpu_windows_finish(&ce->windows);
+}

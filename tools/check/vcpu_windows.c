@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vcpu_windows.c - guest events against their vCPU's kvm_entry -> kvm_exit
+ * windows (vcpu_windows.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "tools/check/vcpu_windows.h"
+
+enum vcpu_mode { VCPU_UNSEEN, VCPU_IN_GUEST, VCPU_OUT };
+
+struct waiting {
+	uint64_t host, bound;
+	const void *tag;
+	uint64_t index;
+};
+
+struct hvt_vcpu_state {
+	enum vcpu_mode mode;
+	uint64_t exit;			/* the last kvm_exit, in mode VCPU_OUT */
+	struct waiting *wait;		/* guest events after it, in time order */
+	size_t nr_wait, cap;
+};
+
+void hvt_vcpu_windows_init(struct hvt_vcpu_windows *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void hvt_vcpu_windows_free(struct hvt_vcpu_windows *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_vcpus; i++)
+		free(w->vcpus[i].wait);
+	free(w->vcpus);
+	memset(w, 0, sizeof(*w));
+}
+
+/* vCPU @id's state, the array grown to hold it; NULL beyond the limit or memory. */
+static struct hvt_vcpu_state *vcpu(struct hvt_vcpu_windows *w, uint32_t id)
+{
+	struct hvt_vcpu_state *v;
+	size_t n;
+
+	if (id < w->nr_vcpus)
+		return &w->vcpus[id];
+	if (id >= HVT_VCPU_WINDOWS_MAX_VCPUS)
+		return NULL;
+	n = (size_t)id + 1;
+	v = realloc(w->vcpus, n * sizeof(*v));
+	if (!v) {
+		w->failed = true;
+		return NULL;
+	}
+	memset(v + w->nr_vcpus, 0, (n - w->nr_vcpus) * sizeof(*v));
+	w->vcpus = v;
+	w->nr_vcpus = n;
+	return &v[id];
+}
+
+static void miss(struct hvt_vcpu_windows *w, uint32_t id, const struct waiting *e,
+		 uint64_t exit, uint64_t entry)
+{
+	if (!w->outside++)
+		w->first = (struct hvt_window_miss){ .host = e->host, .bound = e->bound,
+			.exit = exit, .entry = entry, .vcpu = id, .tag = e->tag,
+			.tag_index = e->index };
+}
+
+/* vCPU @id enters guest mode at @entry: judge the events that waited for it. */
+static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_vcpu_state *v,
+		   uint64_t entry)
+{
+	bool blind = w->loss_end > v->exit;	/* an entry/exit pair may be lost */
+	size_t i;
+
+	for (i = 0; i < v->nr_wait; i++) {
+		const struct waiting *e = &v->wait[i];
+
+		if (e->bound >= entry || e->host >= entry - e->bound)
+			w->inside++;
+		else if (blind)
+			w->unjudged++;
+		else
+			miss(w, id, e, v->exit, entry);
+	}
+	v->nr_wait = 0;
+}
+
+void hvt_vcpu_windows_host(struct hvt_vcpu_windows *w, uint32_t id, bool entry, uint64_t host)
+{
+	struct hvt_vcpu_state *v = vcpu(w, id);
+
+	if (!v)
+		return;
+	w->host_events++;
+	if (entry) {
+		settle(w, id, v, host);
+		v->mode = VCPU_IN_GUEST;
+		return;
+	}
+	/* Two exits in a row: the entry between them was not recorded. */
+	w->unjudged += v->nr_wait;
+	v->nr_wait = 0;
+	v->mode = VCPU_OUT;
+	v->exit = host;
+}
+
+void hvt_vcpu_windows_host_lost(struct hvt_vcpu_windows *w, uint64_t until)
+{
+	if (until > w->loss_end)
+		w->loss_end = until;
+}
+
+void hvt_vcpu_windows_guest(struct hvt_vcpu_windows *w, uint32_t id, uint64_t host,
+			    uint64_t bound, const void *tag, uint64_t index)
+{
+	struct hvt_vcpu_state *v = vcpu(w, id);
+	struct waiting *grown;
+
+	if (!v || v->mode == VCPU_UNSEEN) {
+		w->unjudged++;
+		return;
+	}
+	if (v->mode == VCPU_IN_GUEST || host <= v->exit || host - v->exit <= bound) {
+		w->inside++;
+		return;
+	}
+	grown = hvt_grow(v->wait, v->nr_wait, &v->cap, sizeof(*v->wait));
+	if (!grown) {
+		w->failed = true;
+		return;
+	}
+	v->wait = grown;
+	v->wait[v->nr_wait++] = (struct waiting){ host, bound, tag, index };
+}
+
+void hvt_vcpu_windows_finish(struct hvt_vcpu_windows *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_vcpus; i++) {
+		w->unjudged += w->vcpus[i].nr_wait;
+		w->vcpus[i].nr_wait = 0;
+	}
+}

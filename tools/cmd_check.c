@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check.c - `hvtrace check`: is an archive sound, and does its alignment hold?
+ *
+ * One line per check, "PASS name" or "FAIL name: reason", then exactly
+ * "N passed, M failed". Checks, with the item they are about in brackets:
+ *
+ *   manifest                  hvtrace.json and host/clock.tsv parse
+ *   info-json[VM]             the VM's info.json parses
+ *   sync-causal[VM]           every exchange of sync.tsv stays causal once
+ *                             aligned with the VM's clock (KVM's parameters
+ *                             where merge uses them, else the fitted one)
+ *   kvm-tsc[VM]               a KVM VM whose recording has KVM's TSC
+ *                             parameters is aligned with them, and their
+ *                             sources (tracepoint, debugfs) agree
+ *   registry[TRACE]           the trace's registry file validates
+ *   stream-decodes[FILE]      every packet and event of a stream decodes
+ *   timeline-ordered          merged times never go backwards
+ *   layers-present            which layers have events (fails only if none)
+ *   error-bound[VM]           a report, INFO: the distribution of the merged
+ *                             guest events' error bounds (check_events.h)
+ *   vcpu-windows[VM]          a KVM VM's guest events fall inside their
+ *                             vCPU's kvm_entry -> kvm_exit windows, up to
+ *                             their error bound (vcpu_windows.h)
+ *
+ * A check that cannot be made on this archive says "SKIP name: why"; the
+ * last line then adds ", K skipped". INFO lines are reports, not counted.
+ * The merge itself decodes the aligned streams, so each stream's warnings
+ * are known after it; streams that cannot be aligned are decoded on their
+ * own. Messages about problems go to stderr as the readers find them.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/cmd_check.h"
+#include "tools/check/check_events.h"
+#include "tools/commands.h"
+#include "tools/merge/timeline.h"
+
+struct tally {
+	unsigned int passed, failed, skipped;
+};
+
+enum verdict { FAIL, PASS, SKIP, INFO };
+
+/*
+ * One line of check's output. @fmt is NULL for a bare verdict; a PASS may
+ * still carry a detail after the name. INFO is a report, not a check:
+ * counted neither way.
+ */
+static void report(struct tally *t, enum verdict v, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void report(struct tally *t, enum verdict v, const char *name, const char *fmt, ...)
+{
+	static const char *const word[] = { "FAIL", "PASS", "SKIP", "INFO" };
+	va_list ap;
+
+	printf("%s %s", word[v], name);
+	if (fmt) {
+		fputs(": ", stdout);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
+	if (v == PASS)
+		t->passed++;
+	else if (v == FAIL)
+		t->failed++;
+	else if (v == SKIP)
+		t->skipped++;
+}
+
+static void summary(const struct tally *t)
+{
+	printf("%u passed, %u failed", t->passed, t->failed);
+	if (t->skipped)
+		printf(", %u skipped", t->skipped);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void named(char *buf, size_t len, const char *check, const char *item)
+{
+	snprintf(buf, len, "%s[%s]", check, item);
+}
+
+/* Every line of sync.tsv was usable. */
+static bool sync_tsv_sound(const struct hvt_vm_info *vm, char *reason, size_t len)
+{
+	if (vm->sync_warnings)
+		snprintf(reason, len, "sync.tsv: %lu problem%s (see the warnings)",
+			 vm->sync_warnings, vm->sync_warnings == 1 ? "" : "s");
+	return !vm->sync_warnings;
+}
+
+bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
+		    char *reason, size_t len)
+{
+	const struct hvt_sync_rec *bad;
+	size_t exempt;
+
+	if (!sync_tsv_sound(vm, reason, len))
+		return false;
+	if (!clock) {
+		snprintf(reason, len, "no clock exchanges: the guest cannot be aligned");
+		return false;
+	}
+	if (clock->glitch) {
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal: it contradicts the "
+			 "exchanges around it", clock->glitch_seq);
+		return false;
+	}
+	bad = hvt_vm_clock_first_violation(clock, vm->sync, vm->nr_sync, &exempt);
+	if (bad) {
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal once aligned", bad->seq);
+		return false;
+	}
+	return true;
+}
+
+
+/* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
+static void check_kvm_tsc(struct tally *t, const struct hvt_vm_state *st)
+{
+	unsigned long disagreements = 0;
+	char name[512];
+	size_t i;
+
+	named(name, sizeof(name), "kvm-tsc", st->vm.name);
+	for (i = 0; i < st->kvm.nr_vcpus; i++)
+		disagreements += st->kvm.vcpus[i].disagreements;
+	if (!st->exact)
+		report(t, FAIL, name, "not aligned with KVM's TSC parameters: %s", st->kvm_why);
+	else if (disagreements)
+		report(t, FAIL, name, "%lu snapshot(s) or previous offsets disagree with the traced "
+		       "changes (hvtrace tsc)", disagreements);
+	else
+		report(t, PASS, name, NULL);
+}
+
+static void check_vms(struct tally *t, struct hvt_timeline *tl)
+{
+	char name[512], reason[256];
+	size_t i, j;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_vm_state *st = &tl->vms[i];
+
+		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
+		if (!st->loaded) {
+			report(t, FAIL, name, "cannot be used (see the errors)");
+			continue;
+		}
+		if (st->vm.warnings)
+			report(t, FAIL, name, "%lu entr%s skipped (see the warnings)",
+			       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
+		else
+			report(t, PASS, name, NULL);
+		named(name, sizeof(name), "sync-causal", st->vm.name);
+		/*
+		 * An exactly aligned VM's exchanges were judged against KVM's
+		 * parameters when the timeline opened (it is exact only if none
+		 * contradicted them): what is left is sync.tsv itself.
+		 */
+		if (st->exact ? sync_tsv_sound(&st->vm, reason, sizeof(reason)) :
+		    hvt_check_sync(&st->vm, st->aligned ? &st->clock : NULL, reason,
+				   sizeof(reason)))
+			report(t, PASS, name, NULL);
+		else
+			report(t, FAIL, name, "%s", reason);
+		if (st->kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
+			check_kvm_tsc(t, st);
+		for (j = 0; j < st->vm.nr_traces; j++) {
+			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
+			if (st->reg_warnings[j])
+				report(t, FAIL, name, "fails validation (see the warnings)");
+			else
+				report(t, PASS, name, NULL);
+		}
+	}
+}
+
+static void check_streams(struct tally *t, struct hvt_timeline *tl)
+{
+	char name[512];
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		struct hvt_source *s = &tl->sources[i];
+		unsigned long warnings;
+
+		/* Not merged: decode it here, on its own. */
+		if (!s->aligned)
+			while (hvt_source_next(s))
+				;
+		warnings = hvt_source_warnings(s);
+		named(name, sizeof(name), "stream-decodes", s->name);
+		if (!s->ftrace && !s->ctf)
+			report(t, FAIL, name, "cannot be opened");
+		else if (warnings)
+			report(t, FAIL, name, "%lu problem%s (see the warnings)", warnings,
+			       warnings == 1 ? "" : "s");
+		else
+			report(t, PASS, name, NULL);
+	}
+}
+
+struct merge_result {
+	uint64_t events;
+	uint64_t backwards;		/* events printed before an earlier one */
+	uint64_t first_backwards;	/* its index in the merged output */
+};
+
+/* The merge, without printing, watching the times it would print and each event. */
+static void run_merge(struct hvt_timeline *tl, struct hvt_check_events *ce,
+		      struct merge_result *r)
+{
+	struct hvt_source *s;
+	int64_t prev = INT64_MIN;
+
+	memset(r, 0, sizeof(*r));
+	while ((s = hvt_timeline_next(tl))) {
+		int64_t ns = hvt_host_clock_since_start(&tl->clock, s->host_tsc);
+
+		if (ns < prev && !r->backwards++)
+			r->first_backwards = r->events;
+		prev = ns;
+		r->events++;
+		hvt_check_events_next(ce, s);
+	}
+	hvt_check_events_finish(ce);
+}
+
+static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
+			   const struct merge_result *r)
+{
+	const uint64_t *e = tl->events;
+
+	if (r->backwards)
+		report(t, FAIL, "timeline-ordered", "%" PRIu64 " events go back in time, the "
+		       "first is event %" PRIu64, r->backwards, r->first_backwards);
+	else
+		report(t, PASS, "timeline-ordered", NULL);
+	report(t, r->events > 0 ? PASS : FAIL, "layers-present", "host=%" PRIu64 " kernel=%" PRIu64
+	       " user=%" PRIu64 "%s", e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
+	       e[HVT_LAYER_USER], r->events ? "" : " (no events at all)");
+}
+
+/* @ticks host ticks in µs of the host clock, at the trace start. */
+static double us(struct hvt_timeline *tl, uint64_t ticks)
+{
+	return hvt_host_clock_ticks_us(&tl->clock, tl->archive.pairs[0].tsc, ticks);
+}
+
+static void bounds_text(struct hvt_timeline *tl, const struct hvt_bound_hist *h, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "median +/-%.3f us, p90 +/-%.3f us, p99 +/-%.3f us, worst +/-%.3f us",
+		 us(tl, hvt_hist_quantile(h, 0.5)), us(tl, hvt_hist_quantile(h, 0.9)),
+		 us(tl, hvt_hist_quantile(h, 0.99)), us(tl, h->max));
+}
+
+/*
+ * error-bound[VM], a report: how the merged guest events' bounds spread,
+ * and how many have none (the estimate leaves the clock open there).
+ */
+static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
+				const struct hvt_check_events *ce)
+{
+	char name[512], dist[192];
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		const struct hvt_event_bounds *b = &ce->vms[i];
+		uint64_t n = b->hist.n + b->unbounded;
+
+		named(name, sizeof(name), "error-bound", tl->archive.vms[i].name);
+		if (!n) {
+			report(t, INFO, name, "no guest event of this VM was merged");
+			continue;
+		}
+		bounds_text(tl, &b->hist, dist, sizeof(dist));
+		report(t, INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
+		     "guaranteed bound", n, tl->vms[i].exact ? "exact by KVM's TSC parameters" :
+		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
+	}
+}
+
+/* Where the first event outside every window lies, in @buf. */
+static void miss_text(struct hvt_timeline *tl, const struct hvt_window_miss *m, char *buf,
+		      size_t len)
+{
+	const struct hvt_source *s = m->tag;
+	char next[96] = "the vCPU did not enter guest mode again";
+
+	if (m->entry)
+		snprintf(next, sizeof(next), "%.3f us before its next kvm_entry",
+			 us(tl, m->entry - m->host));
+	snprintf(buf, len, "the first is event %" PRIu64 " of %s on vCPU %u at %.9f s: %.3f us "
+		 "after its vCPU's kvm_exit and %s, with an error bound of +/-%.3f us",
+		 m->tag_index, s->name, m->vcpu,
+		 (double)hvt_host_clock_since_start(&tl->clock, m->host) / 1e9,
+		 us(tl, m->host - m->exit), next, us(tl, m->bound));
+}
+
+/* vcpu-windows[VM]: a KVM VM's guest events inside their vCPU's windows. */
+static void check_windows(struct tally *t, struct hvt_timeline *tl,
+			  const struct hvt_check_events *ce)
+{
+	const struct hvt_vcpu_windows *w = &ce->windows;
+	uint64_t judged = w->inside + w->outside;
+	char name[512], where[512];
+
+	if (!ce->windows_vm && !ce->windows_why)
+		return;		/* no KVM VM: nothing to compare with */
+	named(name, sizeof(name), "vcpu-windows", ce->windows_vm ? ce->windows_vm->vm.name : "*");
+	if (ce->windows_why)
+		report(t, SKIP, name, "%s", ce->windows_why);
+	else if (w->failed)
+		report(t, FAIL, name, "out of memory");
+	else if (!w->host_events)
+		report(t, SKIP, name, "the host layer has no kvm_entry or kvm_exit event");
+	else if (w->outside) {
+		miss_text(tl, &w->first, where, sizeof(where));
+		report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
+		       "kvm_entry -> kvm_exit window of their vCPU by more than their error "
+		       "bound; %s", w->outside, judged, where);
+	} else if (!judged)
+		report(t, SKIP, name, "no guest event could be judged (%" PRIu64 " fell where the host "
+		     "did not record their vCPU)", w->unjudged);
+	else
+		report(t, PASS, name, "%" PRIu64 " guest events inside their vCPU's windows, %"
+		       PRIu64 " not judged (no CPU, or where the host did not record their vCPU)",
+		       w->inside, w->unjudged);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hvtrace check ARCHIVE\n\n"
+		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
+		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
+		"parameters are used and agree among their sources, the merged time line\n"
+		"is ordered, and a KVM guest's events fall inside their vCPU's\n"
+		"kvm_entry -> kvm_exit windows as the host recorded them. Prints PASS,\n"
+		"FAIL or SKIP (cannot be checked here, and why) per check, INFO lines\n"
+		"with each VM's distribution of per-event error bounds, then\n"
+		"\"N passed, M failed\" (\", K skipped\" if any).\n"
+		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
+		"2 usage error.\n");
+}
+
+static int parse_args(int argc, char **argv, const char **archive)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		hvt_err("unknown option '%s'; see 'hvtrace check --help'", argv[optind - 1]);
+		return -1;
+	}
+	if (optind != argc - 1) {
+		hvt_err("expected one ARCHIVE directory; see 'hvtrace check --help'");
+		return -1;
+	}
+	*archive = argv[optind];
+	return 0;
+}
+
+int hvt_cmd_check(int argc, char **argv)
+{
+	struct tally t = { 0, 0, 0 };
+	struct hvt_check_events ce;
+	struct merge_result r;
+	struct hvt_timeline tl;
+	const char *archive;
+	int ret = parse_args(argc, argv, &archive);
+
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (hvt_timeline_open(&tl, archive, true)) {
+		report(&t, FAIL, "manifest", "the archive cannot be read (see the errors)");
+		summary(&t);
+		return 1;
+	}
+	if (hvt_check_events_init(&ce, &tl)) {
+		hvt_err("out of memory");
+		hvt_timeline_close(&tl);
+		return 1;
+	}
+	run_merge(&tl, &ce, &r);
+	if (tl.archive.warnings)
+		report(&t, FAIL, "manifest", "%lu entr%s or lines skipped (see the warnings)",
+		       tl.archive.warnings, tl.archive.warnings == 1 ? "y" : "ies");
+	else
+		report(&t, PASS, "manifest", NULL);
+	check_vms(&t, &tl);
+	check_streams(&t, &tl);
+	check_timeline(&t, &tl, &r);
+	report_error_bounds(&t, &tl, &ce);
+	check_windows(&t, &tl, &ce);
+	summary(&t);
+	hvt_check_events_free(&ce);
+	hvt_timeline_close(&tl);
+	return t.failed ? 1 : 0;
+}

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * merge.c - `hvtrace merge`: an archive as one time line, one line per event.
+ *
+ *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
+ *       0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=...
+ *       0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77
+ *
+ * time, layer, VM ('-' on the host), CPU, thread, event, fields. The order
+ * and its tie-break are heap.h's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "tools/commands.h"
+#include "tools/out/ctf_out.h"
+#include "tools/out/json_out.h"
+#include "tools/out/text_out.h"
+#include "tools/out/merge_report.h"
+#include "tools/out/progress.h"
+#include "tools/merge/select.h"
+#include "tools/util/textout.h"
+#include "tools/merge/timeline.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hvtrace merge ARCHIVE [--format=text|json|ctf|null] [--output PATH]\n"
+		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
+		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
+		"                     [--print-fmt] [--host-trace TRACE.DAT] [--stats]\n\n"
+		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
+		"on the host's time line, ordered by host time.\n\n"
+		"Output:\n"
+		"  --format=text     one line per event (default): time, layer, VM, CPU,\n"
+		"                    thread, event, fields\n"
+		"  --format=json     Chrome trace-event JSON, for Perfetto UI: a process per\n"
+		"                    host and VM, a thread per CPU and per traced task\n"
+		"  --format=ctf      a CTF 1.8 trace on one clock, the host TSC, for\n"
+		"                    babeltrace2 and Trace Compass: --output names its\n"
+		"                    directory, which must be new or empty\n"
+		"  --format=null     decode and merge, print nothing (benchmarks, --stats)\n"
+		"  --output PATH     write the events to the file PATH instead of standard\n"
+		"                    output (with ctf: into the directory PATH)\n"
+		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
+		"  --time=host-tsc   the host TSC value\n"
+		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
+		"  --print-fmt       text: host events as ftrace and trace-cmd print them (their\n"
+		"                    format's print fmt: 'prev_state=S ==> next_comm=...'),\n"
+		"                    several times slower, instead of name=value per field\n\n"
+		"Selection (LIST: comma-separated; each option may be repeated):\n"
+		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
+		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
+		"  --layer LIST      host, kernel, user\n"
+		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
+		"                    them with --layer kernel,user)\n"
+		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column)\n"
+		"  --event LIST      event names or shell patterns, like 'sched_*,hvdemo:*'\n\n"
+		"  --host-trace FILE the host layer from FILE, a trace.dat recorded by\n"
+		"                    'trace-cmd record -C x86-tsc' on the same host and boot,\n"
+		"                    instead of the archive's own (for a recording made\n"
+		"                    without hvtrace's host layer, or beside it)\n\n"
+		"  --stats           instead of the summary, a table on standard error: per\n"
+		"                    stream the events read and shown, lost (discarded or\n"
+		"                    overwritten), pkt-gaps (packets missing from the\n"
+		"                    sequence) and warnings; per VM how its clock was\n"
+		"                    aligned and how precisely\n\n"
+		"On a terminal, a merge that takes longer than a second shows its progress\n"
+		"on standard error. Unless --format=null, a summary goes to standard error.\n"
+		"Exit status: 0 merged (maybe with warnings), 1 the archive could not be\n"
+		"read, 2 usage error.\n");
+}
+
+/* [-]seconds.nanoseconds; returns the length. */
+static unsigned int format_ns(char *buf, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000000000u;
+	char *p = buf;
+	int i;
+
+	if (ns < 0)
+		*p++ = '-';
+	p += hvt_u64_text(p, mag / 1000000000u);
+	*p++ = '.';
+	for (i = 8; i >= 0; i--, frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	p[9] = '\0';
+	return (unsigned int)(p + 9 - buf);
+}
+
+unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+			     struct hvt_host_clock *clock, uint64_t host_tsc)
+{
+	switch (mode) {
+	case HVT_TIME_HOST_TSC:
+		return hvt_u64_text(buf, host_tsc);
+	case HVT_TIME_REALTIME:
+		return format_ns(buf, hvt_host_clock_realtime(clock, host_tsc));
+	default:
+		return format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
+	}
+}
+
+#define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
+#define LAYER_WIDTH	6
+#define VM_WIDTH	5
+#define CPU_WIDTH	4
+#define OUTPUT_BUFFER	(1u << 20)
+
+int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+		     enum hvt_time_mode mode, FILE *out)
+{
+	char *buf = malloc(OUTPUT_BUFFER);
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->cols = calloc(tl->nr_sources + 1, sizeof(*p->cols));
+	if (!buf || !p->cols) {
+		free(buf);
+		free(p->cols);
+		return -1;
+	}
+	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
+	p->mode = mode;
+	p->clock = &tl->clock;
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+		struct hvt_source_cols *c = &p->cols[s->index];
+		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
+				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");
+
+		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
+	}
+	return 0;
+}
+
+void hvt_printer_free(struct hvt_printer *p)
+{
+	free(p->text.buf);
+	free(p->cols);
+	memset(p, 0, sizeof(*p));
+}
+
+void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
+{
+	struct hvt_text *t = &pr->text;
+	uint32_t cpu = hvt_source_cpu(s);
+	char time[HVT_TIME_TEXT_MAX], *p;
+	unsigned int len = hvt_format_time(time, pr->mode, pr->clock, s->host_tsc), pad, n;
+
+	/* time, right-aligned */
+	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;
+	p = hvt_text_room(t, TIME_WIDTH + HVT_TIME_TEXT_MAX);
+	memset(p, ' ', pad);
+	memcpy(p + pad, time, len);
+	p[pad + len] = ' ';
+	t->p += pad + len + 1;
+	/* layer and VM: the same for every line of the source */
+	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
+	/* cpuN or -, then tid=N */
+	p = hvt_text_room(t, 48);
+	if (cpu != HVT_CTF_NO_CPU) {
+		memcpy(p, "cpu", 3);
+		n = 3 + hvt_u64_text(p + 3, cpu);
+	} else {
+		*p = '-';
+		n = 1;
+	}
+	while (n < CPU_WIDTH)
+		p[n++] = ' ';
+	memcpy(p + n, " tid=", 5);
+	t->p += n + 5;
+	hvt_text_s64(t, hvt_source_tid(s));
+	hvt_text_char(t, ' ');
+	hvt_source_print_name(s, t);
+	hvt_source_print_fields(s, t, pr->print_fmt);
+	hvt_text_char(t, '\n');
+}
+
+enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };
+
+struct merge_opts {
+	const char *archive;
+	const char *output;
+	const char *host_trace;
+	enum merge_format format;
+	enum hvt_time_mode time;
+	bool print_fmt;
+	bool stats;
+	struct hvt_select sel;
+};
+
+static int parse_format(const char *value, struct merge_opts *o)
+{
+	static const char *const names[] = { "text", "json", "null", "ctf" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(value, names[i])) {
+			o->format = (enum merge_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_time_mode(const char *value, struct merge_opts *o)
+{
+	if (!strcmp(value, "ns"))
+		o->time = HVT_TIME_NS;
+	else if (!strcmp(value, "host-tsc"))
+		o->time = HVT_TIME_HOST_TSC;
+	else if (!strcmp(value, "realtime"))
+		o->time = HVT_TIME_REALTIME;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct merge_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "time", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "layer", required_argument, NULL, 'L' },
+		{ "vm", required_argument, NULL, 'V' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "event", required_argument, NULL, 'E' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "print-fmt", no_argument, NULL, 'P' },
+		{ "host-trace", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, i;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, &i)) != -1) {
+		switch (c) {
+		case 'f':
+			if (parse_format(optarg, o))
+				goto bad_value;
+			break;
+		case 't':
+			if (parse_time_mode(optarg, o))
+				goto bad_value;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'F': case 'T': case 'L': case 'V': case 'C': case 'E':
+			if (hvt_select_add(&o->sel, longopts[i].name, optarg))
+				return -1;
+			break;
+		case 's':
+			o->stats = true;
+			break;
+		case 'P':
+			o->print_fmt = true;
+			break;
+		case 'H':
+			o->host_trace = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			hvt_err("unknown option or missing value: '%s'; see 'hvtrace merge --help'",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		hvt_err("expected one ARCHIVE directory; see 'hvtrace merge --help'");
+		return -1;
+	}
+	o->archive = argv[optind];
+	if (o->format == FORMAT_JSON && o->time != HVT_TIME_NS) {
+		hvt_err("--format=json has its own time: microseconds since the trace start; "
+			"leave out --time");
+		return -1;
+	}
+	if (o->format == FORMAT_CTF && o->time != HVT_TIME_NS) {
+		hvt_err("--format=ctf has its own clock: the host TSC; leave out --time");
+		return -1;
+	}
+	if (o->print_fmt && o->format != FORMAT_TEXT) {
+		hvt_err("--print-fmt is for --format=text: the other formats keep every field "
+			"on its own");
+		return -1;
+	}
+	if (o->format == FORMAT_CTF && !o->output) {
+		hvt_err("--format=ctf writes a directory: name it with --output DIR");
+		return -1;
+	}
+	return hvt_select_finish(&o->sel, o->time);
+bad_value:
+	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", optarg,
+		argv[optind - 1]);
+	return -1;
+}
+
+/* Every --vm must name a VM of the archive: a typo would otherwise merge nothing. */
+static int check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
+{
+	char names[256] = "";
+	size_t i, j, len = 0;
+
+	for (j = 0; j < a->nr_vms && len < sizeof(names); j++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
+					a->vms[j].name);
+	for (i = 0; i < sel->nr_vms; i++) {
+		for (j = 0; j < a->nr_vms && strcmp(sel->vms[i], a->vms[j].name); j++)
+			;
+		if (j == a->nr_vms) {
+			hvt_err("--vm %s: %s has no VM of that name (%s%s)", sel->vms[i], a->root,
+				a->nr_vms ? "its VMs: " : "it has no VM", names);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where the events go: one of the two printers, a CTF trace, or nowhere. */
+struct merge_out {
+	FILE *file;			/* NULL: --format=ctf or null */
+	struct hvt_printer text;
+	struct hvt_json_printer json;
+	bool is_json;
+	struct hvt_ctf_out ctf;
+	bool is_ctf;
+};
+
+/*
+ * Our own stream, also for standard output (on a duplicate of fd 1), and
+ * unbuffered: lines are assembled in the printer's buffer, which goes out
+ * in one write when full.
+ */
+static FILE *open_output(const char *path)
+{
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
+		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!out) {
+		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	setvbuf(out, NULL, _IONBF, 0);
+	return out;
+}
+
+static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_timeline *tl)
+{
+	memset(m, 0, sizeof(*m));
+	if (o->format == FORMAT_NULL)
+		return 0;
+	if (o->format == FORMAT_CTF) {
+		m->is_ctf = true;
+		return hvt_ctf_out_open(&m->ctf, tl, o->output);
+	}
+	m->file = open_output(o->output);
+	if (!m->file)
+		return -1;
+	m->is_json = o->format == FORMAT_JSON;
+	if (m->is_json ? hvt_json_init(&m->json, tl, m->file) :
+			 hvt_printer_init(&m->text, tl, o->time, m->file)) {
+		hvt_err("out of memory");
+		fclose(m->file);
+		m->file = NULL;
+		return -1;
+	}
+	m->text.print_fmt = o->print_fmt;
+	return 0;
+}
+
+static void out_event(struct merge_out *m, struct hvt_source *s)
+{
+	if (m->is_json)
+		hvt_json_event(&m->json, s);
+	else if (m->is_ctf)
+		hvt_ctf_out_event(&m->ctf, s);
+	else if (m->file)
+		hvt_print_event(&m->text, s);
+}
+
+static int out_close(struct merge_out *m, const char *path)
+{
+	int failed;
+
+	if (m->is_ctf)
+		return hvt_ctf_out_close(&m->ctf);
+	if (!m->file)
+		return 0;
+	if (m->is_json) {
+		hvt_json_finish(&m->json);
+		hvt_json_free(&m->json);
+	} else {
+		hvt_text_flush(&m->text.text);
+		hvt_printer_free(&m->text);
+	}
+	failed = ferror(m->file);
+	failed |= fclose(m->file) != 0;
+	if (failed)
+		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
+	return failed ? -1 : 0;
+}
+
+/*
+ * The progress line goes to a terminal on standard error, unless the events
+ * go to the same terminal on standard output.
+ */
+static FILE *progress_out(const struct merge_opts *o)
+{
+	if (!isatty(STDERR_FILENO))
+		return NULL;
+	if (o->format != FORMAT_NULL && !o->output && isatty(STDOUT_FILENO))
+		return NULL;
+	return stderr;
+}
+
+/* Merges, selects and writes out; the count of events shown per source in @shown. */
+static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct merge_out *m,
+			 uint64_t *shown, struct hvt_progress *progress)
+{
+	bool selecting = hvt_select_any(sel);
+	struct hvt_source *s;
+	int r;
+
+	while ((s = hvt_timeline_next(tl))) {
+		hvt_progress_tick(progress);
+		if (selecting && (r = hvt_select_event(sel, &tl->clock, s)) <= 0) {
+			if (r < 0)
+				break;		/* past --to */
+			continue;
+		}
+		shown[s->index]++;
+		out_event(m, s);
+	}
+	hvt_progress_end(progress);
+}
+
+int hvt_cmd_merge(int argc, char **argv)
+{
+	struct merge_opts o;
+	struct hvt_timeline tl;
+	struct merge_out m;
+	struct hvt_progress progress;
+	uint64_t *shown = NULL;
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret) {
+		hvt_select_free(&o.sel);
+		return ret > 0 ? 0 : 2;
+	}
+	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
+		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace })) {
+		hvt_select_free(&o.sel);
+		return 1;
+	}
+	ret = 1;
+	if (check_vms(&o.sel, &tl.archive)) {
+		ret = 2;
+		goto out;
+	}
+	shown = calloc(tl.nr_sources + 1, sizeof(*shown));
+	if (!shown) {
+		hvt_err("out of memory");
+		goto out;
+	}
+	if (out_open(&m, &o, &tl))
+		goto out;
+	hvt_progress_init(&progress, &tl, progress_out(&o), 1000000000, HVT_PROGRESS_EVERY);
+	merge_events(&tl, &o.sel, &m, shown, &progress);
+	ret = out_close(&m, o.output) ? 1 : 0;
+	if (o.stats)
+		hvt_merge_stats(&tl, shown, stderr);
+	else if (o.format != FORMAT_NULL)
+		hvt_merge_summary(&tl, shown);	/* null prints nothing but problems */
+out:
+	free(shown);
+	hvt_timeline_close(&tl);
+	hvt_select_free(&o.sel);
+	return ret;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * select.c - which events a merge keeps (select.h).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/merge/select.h"
+
+static int add_name(char ***list, size_t *n, const char *name)
+{
+	char **l = realloc(*list, (*n + 1) * sizeof(*l));
+
+	if (!l)
+		return -1;
+	*list = l;
+	l[*n] = strdup(name);
+	if (!l[*n])
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int add_layer(struct hvt_select *sel, const char *name)
+{
+	unsigned int l;
+
+	for (l = 0; l < HVT_NR_LAYERS; l++) {
+		if (!strcmp(name, hvt_layer_name(l))) {
+			sel->layers |= 1u << l;
+			return 0;
+		}
+	}
+	hvt_err("--layer: unknown layer '%s' (host, kernel or user)", name);
+	return -1;
+}
+
+static int parse_u32(const char *text, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (errno || *end || n > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)n;
+	return 0;
+}
+
+/* "3" or "0-7". */
+static int add_cpus(struct hvt_select *sel, char *item)
+{
+	char *dash = strchr(item, '-');
+	uint32_t lo, hi, c, *cpus;
+
+	if (dash)
+		*dash = '\0';
+	if (parse_u32(item, &lo) || (dash ? parse_u32(dash + 1, &hi) : (hi = lo, 0)) ||
+	    hi < lo || hi - lo >= 4096u) {
+		hvt_err("--cpu: '%s%s%s' is not a CPU number or range (like 3 or 0-7)", item,
+			dash ? "-" : "", dash ? dash + 1 : "");
+		return -1;
+	}
+	cpus = realloc(sel->cpus, (sel->nr_cpus + (hi - lo) + 1) * sizeof(*cpus));
+	if (!cpus)
+		return -1;
+	sel->cpus = cpus;
+	for (c = lo; c <= hi; c++)
+		cpus[sel->nr_cpus++] = c;
+	return 0;
+}
+
+static int add_item(struct hvt_select *sel, const char *opt, char *item)
+{
+	if (!*item) {
+		hvt_err("--%s: empty name in the list", opt);
+		return -1;
+	}
+	if (!strcmp(opt, "layer"))
+		return add_layer(sel, item);
+	if (!strcmp(opt, "cpu"))
+		return add_cpus(sel, item);
+	if (!strcmp(opt, "vm"))
+		return add_name(&sel->vms, &sel->nr_vms, item);
+	return add_name(&sel->events, &sel->nr_events, item);
+}
+
+int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value)
+{
+	char *copy, *item, *save = NULL;
+	int ret = 0;
+
+	if (!strcmp(opt, "from") || !strcmp(opt, "to")) {
+		*(!strcmp(opt, "from") ? &sel->from_text : &sel->to_text) = value;
+		return 0;
+	}
+	copy = strdup(value);
+	if (!copy) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	/* strtok_r would skip empty items; they are mistakes worth naming */
+	for (item = copy; !ret && item; item = save) {
+		save = strchr(item, ',');
+		if (save)
+			*save++ = '\0';
+		ret = add_item(sel, opt, item);
+	}
+	free(copy);
+	return ret;
+}
+
+/* [-]S[.N] with at most 9 digits of N, as nanoseconds. */
+static int parse_seconds(const char *text, int64_t *ns)
+{
+	const char *p = text + (*text == '-');
+	uint64_t sec = 0, frac = 0;
+	unsigned int digits = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (uint64_t)INT64_MAX / 1000000000u / 10u)
+			return -1;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (digits < 9)
+				frac = frac * 10 + (uint64_t)(*p - '0');
+			else if (*p != '0')
+				return -1;	/* below a nanosecond */
+		}
+	}
+	if (*p)
+		return -1;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	if (sec * 1000000000u + frac > (uint64_t)INT64_MAX)
+		return -1;
+	*ns = (int64_t)(sec * 1000000000u + frac);
+	if (*text == '-')
+		*ns = -*ns;
+	return 0;
+}
+
+static int parse_time(const char *opt, const char *text, enum hvt_time_mode mode,
+		      int64_t *ns, uint64_t *tsc)
+{
+	unsigned long long v;
+	char *end;
+
+	if (mode == HVT_TIME_HOST_TSC) {
+		errno = 0;
+		v = *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
+		if (*text >= '0' && *text <= '9' && !errno && !*end) {
+			*tsc = v;
+			return 0;
+		}
+		hvt_err("--%s: '%s' is not a host TSC value (with --time=host-tsc, times are "
+			"TSC ticks)", opt, text);
+		return -1;
+	}
+	if (!parse_seconds(text, ns))
+		return 0;
+	hvt_err("--%s: '%s' is not a time in seconds (like 1.5 or 0.000123456; %s)", opt, text,
+		mode == HVT_TIME_REALTIME ? "with --time=realtime, seconds since the epoch" :
+		"seconds since the trace started, as merge prints them");
+	return -1;
+}
+
+int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
+{
+	sel->mode = mode;
+	if ((sel->from_text && parse_time("from", sel->from_text, mode, &sel->from_ns,
+					 &sel->from_tsc)) ||
+	    (sel->to_text && parse_time("to", sel->to_text, mode, &sel->to_ns, &sel->to_tsc)))
+		return -1;
+	if (sel->from_text && sel->to_text &&
+	    (mode == HVT_TIME_HOST_TSC ? sel->to_tsc < sel->from_tsc : sel->to_ns < sel->from_ns)) {
+		hvt_err("--to %s is before --from %s", sel->to_text, sel->from_text);
+		return -1;
+	}
+	return 0;
+}
+
+bool hvt_select_any(const struct hvt_select *sel)
+{
+	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_events || sel->from_text ||
+	       sel->to_text;
+}
+
+static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nr_cpus; i++)
+		if (sel->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+bool hvt_select_source(const struct hvt_source *s, void *ctx)
+{
+	const struct hvt_select *sel = ctx;
+	size_t i;
+
+	if (sel->layers && !(sel->layers & (1u << s->layer)))
+		return false;
+	if (sel->nr_vms && s->vm) {
+		for (i = 0; i < sel->nr_vms && strcmp(sel->vms[i], s->vm); i++)
+			;
+		if (i == sel->nr_vms)
+			return false;
+	}
+	/* a host CPU file holds that CPU's events only */
+	if (sel->nr_cpus && s->host_cpu >= 0 && !cpu_selected(sel, (uint32_t)s->host_cpu))
+		return false;
+	return true;
+}
+
+static bool name_selected(struct hvt_select *sel, const char *name)
+{
+	size_t slot = ((uintptr_t)name >> 3) % HVT_SELECT_CACHE, i;
+	bool match = false;
+
+	if (sel->cache[slot].name == name)
+		return sel->cache[slot].match;
+	for (i = 0; i < sel->nr_events && !match; i++)
+		match = !fnmatch(sel->events[i], name, 0);
+	sel->cache[slot].name = name;
+	sel->cache[slot].match = match;
+	return match;
+}
+
+/* -1 before --from, 1 after --to, else 0. */
+static int time_place(const struct hvt_select *sel, struct hvt_host_clock *clock, uint64_t tsc)
+{
+	int64_t ns;
+
+	if (sel->mode == HVT_TIME_HOST_TSC)
+		return sel->from_text && tsc < sel->from_tsc ? -1 :
+		       sel->to_text && tsc > sel->to_tsc ? 1 : 0;
+	ns = sel->mode == HVT_TIME_REALTIME ? hvt_host_clock_realtime(clock, tsc) :
+	     hvt_host_clock_since_start(clock, tsc);
+	return sel->from_text && ns < sel->from_ns ? -1 : sel->to_text && ns > sel->to_ns ? 1 : 0;
+}
+
+int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
+		     const struct hvt_source *s)
+{
+	if (sel->from_text || sel->to_text) {
+		int place = time_place(sel, clock, s->host_tsc);
+
+		if (place > 0)
+			return sel->mode == HVT_TIME_REALTIME ? 0 : -1;
+		if (place < 0)
+			return 0;
+	}
+	if (sel->nr_cpus && !cpu_selected(sel, hvt_source_cpu(s)))
+		return 0;
+	return !sel->nr_events || name_selected(sel, hvt_source_event_name(s));
+}
+
+void hvt_select_free(struct hvt_select *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nr_vms; i++)
+		free(sel->vms[i]);
+	for (i = 0; i < sel->nr_events; i++)
+		free(sel->events[i]);
+	free(sel->vms);
+	free(sel->events);
+	free(sel->cpus);
+	memset(sel, 0, sizeof(*sel));
+}

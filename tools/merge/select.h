@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * select.h - which events a merge keeps: `hvtrace merge`'s --from, --to,
+ * --layer, --vm, --cpu and --event.
+ *
+ * What a whole stream decides (its layer, its VM, a per-CPU stream's CPU) is
+ * decided once, before the stream is read (hvt_select_source(), for
+ * hvt_timeline_open_some()); the rest per event. Times are given in the unit
+ * the output shows (--time): seconds.nanoseconds since the trace start or
+ * since the epoch, or host TSC ticks, so a time copied from one merge's
+ * output can be passed to the next. Both ends are included. Since the time
+ * line is in host TSC order, the merge stops at --to unless times are
+ * CLOCK_REALTIME, which may step back.
+ */
+#ifndef HVT_TOOLS_MERGE_SELECT_H
+#define HVT_TOOLS_MERGE_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/out/text_out.h"
+#include "tools/merge/timeline.h"
+
+#define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */
+
+struct hvt_select {
+	unsigned int layers;		/* 1 << enum hvt_layer; 0: every layer */
+	char **vms;			/* guest events of these VMs only */
+	size_t nr_vms;
+	uint32_t *cpus;			/* events on these CPUs only (the CPU column) */
+	size_t nr_cpus;
+	char **events;			/* names matching one of these fnmatch() patterns only */
+	size_t nr_events;
+	const char *from_text, *to_text;	/* as given; NULL: no such bound */
+	enum hvt_time_mode mode;
+	int64_t from_ns, to_ns;		/* mode ns or realtime */
+	uint64_t from_tsc, to_tsc;	/* mode host-tsc */
+	struct {
+		const char *name;	/* an event name, compared by address */
+		bool match;
+	} cache[HVT_SELECT_CACHE];
+};
+
+/*
+ * Adds the value of option @opt ("layer", "vm", "cpu", "event", "from",
+ * "to") to @sel; -1 after an error message naming the option and value.
+ */
+int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
+/* Parses the times for time mode @mode; -1 after an error message. */
+int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode);
+/* Whether any event can be left out. */
+bool hvt_select_any(const struct hvt_select *sel);
+/* Whether stream @s may hold selected events (@sel is a struct hvt_select). */
+bool hvt_select_source(const struct hvt_source *s, void *sel);
+/*
+ * Whether the current event of @s is selected: 1 yes, 0 no, -1 no and no
+ * later event of the time line can be (past --to).
+ */
+int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
+		     const struct hvt_source *s);
+void hvt_select_free(struct hvt_select *sel);
+
+#endif

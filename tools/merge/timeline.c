@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * timeline.c - sources, alignment and the k-way merge (timeline.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/util/stream_warn.h"
+#include "tools/merge/timeline.h"
+
+/*
+ * A source's events must come out in time order for the merge. Its reader
+ * hands them out in stream order; a guest stream may legitimately step back
+ * in guest time (a backwards TSC jump, which its VM's clock places), so the
+ * order is judged here, on the host time alignment gave.
+ */
+static void warn_backwards(struct hvt_source *s, uint64_t t)
+{
+	if (s->ftrace)
+		hvt_stream_warn(&s->warnings, s->name, "record at offset %" PRIu64 ": timestamp %"
+				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
+				s->ft_ev.offset, t, s->host_tsc);
+	else if (s->guest_tl)
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": guest "
+				"timestamp %" PRIu64 " places it at host TSC %" PRIu64 ", before "
+				"the previous event (%" PRIu64 "), and no clock change in sync.tsv "
+				"explains the step back; dropping it", s->ctf_ev.offset,
+				s->ctf_ev.ts, t, s->host_tsc);
+	else
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": timestamp %"
+				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
+				s->ctf_ev.offset, t, s->host_tsc);
+}
+
+int hvt_source_next(struct hvt_source *s)
+{
+	for (;;) {
+		uint64_t t;
+
+		if (s->ftrace) {
+			if (!hvt_ftrace_cpu_next(s->ftrace, &s->ft_ev))
+				return 0;
+			t = s->ft_ev.ts;
+		} else if (s->ctf) {
+			if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
+				return 0;
+			/* Every event through the cursor, in stream order, dropped ones too. */
+			t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur,
+								   s->ctf_ev.ts) :
+			    s->ctf_ev.ts;
+		} else {
+			return 0;
+		}
+		if (s->events && t < s->host_tsc) {
+			warn_backwards(s, t);
+			continue;
+		}
+		s->host_tsc = t;
+		s->events++;
+		return 1;
+	}
+}
+
+uint32_t hvt_source_cpu(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.cpu : s->ctf_ev.cpu;
+}
+
+int32_t hvt_source_tid(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.tid : s->ctf_ev.tid;
+}
+
+const char *hvt_source_event_name(const struct hvt_source *s)
+{
+	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->reg->name;
+}
+
+void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
+{
+	if (s->ftrace)
+		hvt_text_mem(t, s->ft_ev.name, strlen(s->ft_ev.name));
+	else
+		hvt_text_mem(t, s->ctf_ev.type->reg->name, s->ctf_ev.type->name_len);
+}
+
+size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
+{
+	size_t j;
+
+	for (j = 0; s->vm && j < tl->archive.nr_vms; j++)
+		if (!strcmp(s->vm, tl->archive.vms[j].name))
+			return j + 1;
+	return 0;
+}
+
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
+{
+	if (s->ftrace && print_fmt)
+		hvt_ftrace_print_info(s->ftrace, t);
+	else if (s->ftrace)
+		hvt_ftrace_print_fields(s->ftrace, t);
+	else
+		hvt_ctf_print_fields(t, &s->ctf_ev);
+}
+
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
+{
+	if (s->ftrace)
+		hvt_ftrace_json_fields(s->ftrace, t);
+	else
+		hvt_ctf_json_fields(t, &s->ctf_ev);
+}
+
+bool hvt_source_merged(const struct hvt_source *s)
+{
+	return s->aligned && !s->unwanted && (s->ftrace || s->ctf);
+}
+
+uint64_t hvt_source_lost(const struct hvt_source *s)
+{
+	if (s->ftrace)
+		return hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
+	if (s->ctf)
+		return hvt_ctf_stats(s->ctf)->lost_events;
+	return 0;
+}
+
+uint64_t hvt_source_missing_packets(const struct hvt_source *s)
+{
+	return s->ctf ? hvt_ctf_stats(s->ctf)->lost_packets : 0;
+}
+
+unsigned long hvt_source_warnings(const struct hvt_source *s)
+{
+	unsigned long n = s->warnings;
+
+	if (s->ftrace)
+		n += hvt_ftrace_cpu_stats(s->ftrace)->warnings;
+	if (s->ctf)
+		n += hvt_ctf_stats(s->ctf)->warnings;
+	return n;
+}
+
+/* Sources are only added while opening, before the heap points into the array. */
+static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer layer,
+				     const char *vm, const char *name)
+{
+	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	tl->sources = s;
+	s = &tl->sources[tl->nr_sources];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	s->layer = layer;
+	s->vm = vm;
+	s->host_cpu = -1;
+	s->index = (uint32_t)tl->nr_sources++;
+	return s;
+}
+
+/*
+ * The host layer from a trace-cmd trace.dat: it replaces the archive's own
+ * (a->ftrace_dir and a->cpus then name the file), so that the pre-passes
+ * over the host layer read it too. -1 after an error message.
+ */
+static int use_host_trace(struct hvt_timeline *tl, const char *path)
+{
+	struct hvt_archive *a = &tl->archive;
+	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
+	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
+	int i, n;
+
+	tl->ftrace = hvt_ftrace_open_tracedat(path, &tl->warnings);
+	if (!tl->ftrace)
+		return -1;
+	ts = hvt_ftrace_first_ts(tl->ftrace);
+	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
+		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
+			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
+			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
+		return -1;
+	}
+	n = hvt_ftrace_nr_cpus(tl->ftrace);
+	for (i = 0; (size_t)i < a->nr_cpus; i++)
+		free(a->cpus[i].path);
+	free(a->cpus);
+	free(a->ftrace_dir);
+	a->nr_cpus = 0;
+	a->ftrace_dir = strdup(path);
+	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	if (!a->ftrace_dir || !a->cpus) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++, a->nr_cpus++) {
+		a->cpus[i].cpu = i;
+		a->cpus[i].path = strdup(path);
+		if (!a->cpus[i].path) {
+			hvt_err("out of memory");
+			return -1;
+		}
+	}
+	tl->host_trace = true;
+	return 0;
+}
+
+/* A host source's name: its file in the archive, or "trace.dat:cpuN". */
+static const char *host_source_name(const struct hvt_timeline *tl, size_t i, char *buf,
+				    size_t size)
+{
+	const struct hvt_archive *a = &tl->archive;
+	const char *base = strrchr(a->ftrace_dir, '/');
+
+	if (!tl->host_trace)
+		return a->cpus[i].path + strlen(a->root) + 1;
+	snprintf(buf, size, "%s:cpu%d", base ? base + 1 : a->ftrace_dir, a->cpus[i].cpu);
+	return buf;
+}
+
+static int open_host(struct hvt_timeline *tl)
+{
+	const struct hvt_archive *a = &tl->archive;
+	char name[256];
+	size_t i;
+
+	if (!a->ftrace_dir)
+		return 0;
+	if (!tl->ftrace)
+		tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
+	if (!tl->ftrace) {
+		hvt_warn("the host layer cannot be decoded; merging the guests only");
+		tl->warnings++;
+		return 0;
+	}
+	for (i = 0; i < a->nr_cpus; i++) {
+		const char *rel = host_source_name(tl, i, name, sizeof(name));
+		struct hvt_source *s = add_source(tl, HVT_LAYER_HOST, NULL, rel);
+
+		if (!s)
+			return -1;
+		s->aligned = true;
+		s->host_cpu = a->cpus[i].cpu;
+		s->ftrace = hvt_ftrace_cpu_open(tl->ftrace, a->cpus[i].path, rel,
+						a->cpus[i].cpu, &s->warnings);
+	}
+	return 0;
+}
+
+/* The guest side may have stopped early; its events are then incomplete. */
+/* info.json's "finished" decides; end_reason is written only when the link ended. */
+static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
+{
+	if (vm->finished)
+		return;
+	if (vm->end_reason)
+		hvt_warn("vm %s: the guest's recording ended early (%s); its events may be "
+			 "incomplete", vm->name, vm->end_reason);
+	else
+		hvt_warn("vm %s: the collector did not finish writing this VM (no end_reason); "
+			 "its events may be incomplete", vm->name);
+	tl->warnings++;
+}
+
+/*
+ * The VM's sync points. The host layer is scanned once, for the first VM
+ * whose guest recorded any. -1 if out of memory.
+ */
+static int vm_sync_points(struct hvt_timeline *tl, struct hvt_vm_state *st,
+			  struct hvt_sync_point **points, size_t *n)
+{
+	size_t guest;
+
+	*points = NULL;
+	*n = 0;
+	if (!tl->ftrace || st->vm.tcg)	/* TCG: the module never makes sync points */
+		return 0;
+	if (hvt_vm_sync_ends(&st->vm, st->types, points, &guest))
+		return -1;
+	if (!guest)
+		return 0;
+	if (!tl->calls_read) {
+		tl->calls_read = true;
+		if (hvt_host_calls_read(&tl->archive, tl->ftrace, &tl->calls)) {
+			free(*points);
+			*points = NULL;
+			return -1;
+		}
+	}
+	*n = hvt_sync_points_join(*points, guest, &tl->calls);
+	if (*n < guest)
+		hvt_info("vm %s: %zu of %zu sync points are not in the host layer (kvm:kvm_hypercall "
+			 "not recorded, or lost); not used", st->vm.name, guest - *n, guest);
+	return 0;
+}
+
+/* Fits the VM's clock; false if it has neither exchanges nor sync points. */
+static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st,
+		     const struct hvt_sync_point *points, size_t nr_points)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+
+	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync, points, nr_points)) {
+		hvt_warn("vm %s: no clock exchanges in sync.tsv and no sync points; its guest "
+			 "events cannot be aligned and are skipped", vm->name);
+		tl->warnings++;
+		return false;
+	}
+	if (st->clock.glitch) {
+		hvt_warn("vm %s: clock exchange seq %" PRIu64 " contradicts the exchanges around it; "
+			 "guest events near it may be misplaced", vm->name, st->clock.glitch_seq);
+		tl->warnings++;
+	} else if (hvt_vm_clock_segments(&st->clock) > 1) {
+		size_t changes = hvt_vm_clock_segments(&st->clock) - 1;
+
+		hvt_info("vm %s: the guest clock changed %zu time%s during the recording; "
+			 "aligned piecewise", vm->name, changes, changes == 1 ? "" : "s");
+	}
+	return true;
+}
+
+/* Guest CPUs with a per-CPU stream on the guest TSC. */
+static size_t guest_cpus(const struct hvt_vm_info *vm)
+{
+	bool seen[HVT_W_MAX_CPUS] = { false };
+	size_t i, n = 0;
+
+	for (i = 0; i < vm->nr_streams; i++) {
+		int32_t cpu = vm->streams[i].cpu;
+
+		if (cpu >= 0 && cpu < HVT_W_MAX_CPUS && !seen[cpu] &&
+		    vm->traces[vm->streams[i].trace].domain == HVT_DOMAIN_GUEST_TSC) {
+			seen[cpu] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Why the model cannot place every stream of the VM, or NULL. */
+static const char *kvm_uncovered(const struct hvt_vm_state *st, char *buf, size_t len)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	size_t i, cpus = guest_cpus(vm);
+
+	/* All vCPUs in step says nothing of vCPUs the recording lacks. */
+	if (st->kvm.nr_vcpus < cpus) {
+		snprintf(buf, len, "the recording has %zu vCPUs, the guest's streams %zu CPUs",
+			 st->kvm.nr_vcpus, cpus);
+		return buf;
+	}
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+
+		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC ||
+		    hvt_kvm_model_stream(&st->kvm, si->cpu))
+			continue;
+		if (si->cpu < 0)
+			return "its vCPUs' transforms differ, and per-thread streams do not say "
+			       "which vCPU each event ran on";
+		snprintf(buf, len, "its vCPUs' transforms differ, and guest CPU %d has no vCPU "
+			 "%d in the recording", si->cpu, si->cpu);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * Aligns a KVM VM with KVM's own TSC parameters, if the host layer recorded
+ * them, they cover every stream, and no clock exchange contradicts them.
+ * Otherwise the estimate stays, with the reason said. -1 if out of memory.
+ */
+static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
+{
+	const char *name = st->vm.name, *why;
+	const struct hvt_sync_rec *bad;
+	unsigned long changes = 0, disagreements = 0;
+	char buf[128];
+	size_t i, exempt;
+
+	if (!tl->ftrace) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "the host layer was not recorded");
+		return 0;
+	}
+	if (!tl->kvm_changes_read) {
+		tl->kvm_changes_read = true;
+		if (hvt_kvm_changes_read(&tl->archive, tl->ftrace, &tl->kvm_changes))
+			return -1;
+	}
+	if (hvt_kvm_model_build(&st->kvm, &st->vm, &tl->kvm_changes))
+		return -1;
+	tl->warnings += st->kvm.warnings;
+	why = st->kvm.unusable ? st->kvm.unusable : kvm_uncovered(st, buf, sizeof(buf));
+	if (why) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "%s", why);
+		hvt_info("vm %s: not aligned with KVM's TSC parameters: %s", name, why);
+		return 0;
+	}
+	bad = hvt_kvm_model_first_violation(&st->kvm, st->vm.sync, st->vm.nr_sync, &exempt);
+	if (bad) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "they contradict clock exchange seq %"
+			 PRIu64 " (guest CPUs %u/%u)", bad->seq, bad->cpu_recv, bad->cpu_send);
+		hvt_warn("vm %s: KVM's recorded TSC parameters: %s; aligning with the estimate "
+			 "instead (hvtrace tsc shows the parameters)", name, st->kvm_why);
+		tl->warnings++;
+		return 0;
+	}
+	for (i = 0; i < st->kvm.nr_vcpus; i++) {
+		changes += st->kvm.vcpus[i].changes;
+		disagreements += st->kvm.vcpus[i].disagreements;
+	}
+	st->exact = true;
+	hvt_info("vm %s: aligned exactly with KVM's TSC parameters (%zu vCPUs, %lu offset "
+		 "changes; %zu of %zu exchanges agree, %zu during a change)", name,
+		 st->kvm.nr_vcpus, changes, st->vm.nr_sync - exempt, st->vm.nr_sync, exempt);
+	if (disagreements)
+		hvt_info("vm %s: %lu debugfs snapshot(s) or previous offsets disagree with the "
+			 "traced changes; the changes are used (hvtrace tsc shows them)", name,
+			 disagreements);
+	return 0;
+}
+
+static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st,
+			  const struct hvt_trace_info *t)
+{
+	if (t->domain == HVT_DOMAIN_GUEST_TSC)
+		return st->aligned || st->exact;
+	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
+		 "with the host; skipping it", t->rel, t->pid);
+	tl->warnings++;
+	return false;
+}
+
+/*
+ * Loads the registry of every trace that can be aligned (the guest TSC
+ * ones), and with @all of the others too.
+ */
+static int load_registries(struct hvt_vm_state *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	size_t i;
+
+	st->regs = calloc(vm->nr_traces + 1, sizeof(*st->regs));
+	st->types = calloc(vm->nr_traces + 1, sizeof(*st->types));
+	st->reg_warnings = calloc(vm->nr_traces + 1, sizeof(*st->reg_warnings));
+	if (!st->regs || !st->types || !st->reg_warnings)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++) {
+		const struct hvt_trace_info *t = &vm->traces[i];
+		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
+
+		hvt_registry_init(&st->regs[i]);
+		if (t->domain != HVT_DOMAIN_GUEST_TSC && !all)
+			continue;
+		path = hvt_join(t->dir, "hvtrace/registry");
+		name = hvt_join(t->rel, "hvtrace/registry");
+		if (path && name)
+			st->reg_warnings[i] = hvt_ctf_registry_load(&st->regs[i], path, name);
+		free(path);
+		free(name);
+		if (!path || !name || hvt_ctf_types_init(&st->types[i], &st->regs[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
+	size_t i;
+
+	if (!aligned)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++)
+		aligned[i] = trace_aligned(tl, st, &vm->traces[i]);
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+		const struct hvt_trace_info *t = &vm->traces[si->trace];
+		struct hvt_source *s;
+
+		if (!aligned[si->trace] && !all)
+			continue;
+		s = add_source(tl, t->layer, vm->name, si->rel);
+		if (!s) {
+			free(aligned);
+			return -1;
+		}
+		s->aligned = aligned[si->trace];
+		if (s->aligned)
+			s->guest_tl = st->exact ? hvt_kvm_model_stream(&st->kvm, si->cpu) :
+						  &st->clock.tl;
+		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->types[si->trace],
+				      &s->warnings);
+	}
+	free(aligned);
+	return 0;
+}
+
+static int open_vms(struct hvt_timeline *tl, bool all)
+{
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_sync_point *points;
+		size_t nr_points;
+
+		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
+			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
+			tl->warnings++;
+			continue;
+		}
+		st->loaded = true;
+		note_end(tl, &st->vm);
+		if (load_registries(st, all) || vm_sync_points(tl, st, &points, &nr_points))
+			return -1;
+		st->aligned = align_vm(tl, st, points, nr_points);
+		free(points);
+		if (st->vm.kvm && kvm_exact(tl, st) < 0)
+			return -1;
+		if (open_vm_streams(tl, st, all))
+			return -1;
+	}
+	return 0;
+}
+
+static struct hvt_merge_key key_of(const struct hvt_source *s)
+{
+	return (struct hvt_merge_key){ s->host_tsc, s->layer, s->index };
+}
+
+int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_streams)
+{
+	const struct hvt_timeline_opts o = { .all_streams = all_streams };
+
+	return hvt_timeline_open_some(tl, root, &o);
+}
+
+int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
+			   const struct hvt_timeline_opts *o)
+{
+	static const struct hvt_timeline_opts defaults;
+	size_t i;
+
+	if (!o)
+		o = &defaults;
+	memset(tl, 0, sizeof(*tl));
+	if (hvt_archive_open(&tl->archive, root))
+		return -1;
+	if (!tl->archive.complete) {
+		hvt_warn("%s: the recording did not finish (status is not \"complete\"); "
+			 "merging what was written", root);
+		tl->warnings++;
+	}
+	if (hvt_host_clock_init(&tl->clock, tl->archive.pairs, tl->archive.nr_pairs,
+				tl->archive.tsc_freq_hz)) {
+		hvt_err("%s: the host clock pairs do not map the host TSC to time: that needs two "
+			"valid pairs, or one and the manifest's tsc_freq_hz", root);
+		goto fail;
+	}
+	if (o->host_trace && use_host_trace(tl, o->host_trace))
+		goto fail;
+	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
+	if (!tl->vms || open_host(tl) || open_vms(tl, o->all_streams) ||
+	    hvt_heap_init(&tl->heap, tl->nr_sources)) {
+		hvt_err("out of memory opening %s", root);
+		goto fail;
+	}
+	for (i = 0; i < tl->nr_sources; i++) {
+		struct hvt_source *s = &tl->sources[i];
+		struct hvt_merge_key key;
+
+		if (!s->aligned)
+			continue;
+		s->unwanted = o->want && !o->want(s, o->ctx);
+		if (s->unwanted || !hvt_source_next(s))
+			continue;
+		key = key_of(s);
+		hvt_heap_push(&tl->heap, &key, s);	/* cannot fail: one entry per source */
+	}
+	return 0;
+fail:
+	hvt_timeline_close(tl);
+	return -1;
+}
+
+struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
+{
+	struct hvt_source *s = tl->current;
+
+	/*
+	 * The previous event has been used: its source, still the heap's top,
+	 * moves on and is re-keyed in place, or leaves at its end.
+	 */
+	if (s) {
+		if (hvt_source_next(s)) {
+			struct hvt_merge_key key = key_of(s);
+
+			hvt_heap_replace_top(&tl->heap, &key);
+		} else {
+			hvt_heap_pop(&tl->heap, NULL);
+		}
+	}
+	s = hvt_heap_top(&tl->heap);
+	tl->current = s;
+	if (s)
+		tl->events[s->layer]++;
+	return s;
+}
+
+unsigned long hvt_timeline_warnings(const struct hvt_timeline *tl)
+{
+	unsigned long n = tl->warnings + tl->archive.warnings;
+	size_t i, j;
+
+	for (i = 0; i < tl->nr_sources; i++)
+		n += hvt_source_warnings(&tl->sources[i]);
+	for (i = 0; tl->vms && i < tl->archive.nr_vms; i++) {
+		n += tl->vms[i].vm.warnings + tl->vms[i].vm.sync_warnings;
+		for (j = 0; tl->vms[i].reg_warnings && j < tl->vms[i].vm.nr_traces; j++)
+			n += tl->vms[i].reg_warnings[j];
+	}
+	return n;
+}
+
+uint64_t hvt_timeline_lost(const struct hvt_timeline *tl)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++)
+		n += hvt_source_lost(&tl->sources[i]);
+	return n;
+}
+
+static void free_vm_state(struct hvt_vm_state *st)
+{
+	size_t i;
+
+	for (i = 0; st->types && i < st->vm.nr_traces; i++)
+		hvt_ctf_types_free(&st->types[i]);
+	for (i = 0; st->regs && i < st->vm.nr_traces; i++)
+		hvt_registry_free(&st->regs[i]);
+	free(st->types);
+	free(st->regs);
+	free(st->reg_warnings);
+	hvt_vm_clock_free(&st->clock);
+	hvt_kvm_model_free(&st->kvm);
+	hvt_vm_info_free(&st->vm);
+}
+
+void hvt_timeline_close(struct hvt_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		hvt_ftrace_cpu_close(tl->sources[i].ftrace);
+		hvt_ctf_close(tl->sources[i].ctf);
+		free(tl->sources[i].name);
+	}
+	for (i = 0; tl->vms && i < tl->archive.nr_vms; i++)
+		if (tl->vms[i].loaded)
+			free_vm_state(&tl->vms[i]);
+	free(tl->vms);
+	free(tl->sources);
+	hvt_heap_free(&tl->heap);
+	hvt_host_clock_free(&tl->clock);
+	hvt_ftrace_close(tl->ftrace);
+	hvt_host_calls_free(&tl->calls);
+	hvt_kvm_changes_free(&tl->kvm_changes);
+	hvt_archive_close(&tl->archive);
+	memset(tl, 0, sizeof(*tl));
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ctf_out.h - merged events as one CTF 1.8 trace (merge --format=ctf,
+ * docs/format.md section 9).
+ *
+ * One clock, the host TSC, for every event; one stream class; one stream
+ * file per source of the merge (a host CPU, a guest CPU or thread), so that
+ * readers see the archive's structure, with each event's layer and VM in
+ * its context. Stream ids follow the merge's tie-break (heap.h), so that
+ * babeltrace2, which orders events of equal time by stream id, puts them in
+ * hvtrace's order.
+ *
+ * Event classes are numbered as they first occur: guest events keep their
+ * registry's fields, byte for byte; host events get their format file's
+ * fields (hvt_ftrace_tsdl_fields()). The metadata, which lists them, is
+ * written last, by hvt_ctf_out_close().
+ *
+ * Memory: one packet buffer per source that has events.
+ */
+#ifndef HVT_TOOLS_OUT_CTF_OUT_H
+#define HVT_TOOLS_OUT_CTF_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hvtrace/ctf.h>
+#include "tools/merge/timeline.h"
+
+#define HVT_CTF_OUT_PACKET	(64u << 10)	/* bytes; larger for an event that needs it */
+
+struct hvt_ctf_out_stream;
+struct hvt_ctf_out_class;
+struct hvt_ctf_out_key;
+
+struct hvt_ctf_out {
+	struct hvt_timeline *tl;
+	char *dir;
+	int dirfd;
+	__u8 uuid[HVT_UUID_LEN];
+	struct hvt_ctf_out_stream *streams;	/* by source index */
+	struct hvt_ctf_out_class *classes;	/* by event class id */
+	uint32_t nr_classes, cap_classes;
+	struct hvt_ctf_out_key *keys;		/* event type -> class id, open addressing */
+	size_t cap_keys;
+	int error;				/* errno of the first failed write */
+	char *failed;				/* the file it failed on */
+};
+
+/*
+ * Creates @dir (it may exist if empty) for @tl's events; -1 after an error
+ * message naming the problem.
+ */
+int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_timeline *tl, const char *dir);
+/* Appends the current event of @s. */
+void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s);
+/* Writes the last packets and the metadata and frees @o; -1 after an error message. */
+int hvt_ctf_out_close(struct hvt_ctf_out *o);
+
+#endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * json_out.c - Chrome trace-event JSON (json_out.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/out/json_out.h"
+
+#define OUTPUT_BUFFER	(1u << 20)
+#define HOST_PID	1u
+#define NO_CPU_TRACK	(HVT_JSON_CPU_TRACK - 1u)
+#define TEXT_LIT(t, s)	hvt_text_mem(t, s, sizeof(s) - 1)
+
+static void process_meta(struct hvt_text *t, uint32_t pid, const char *what, const char *vm)
+{
+	/* the host's comes first: every later entry starts with the comma */
+	if (pid != HOST_PID)
+		TEXT_LIT(t, ",\n");
+	TEXT_LIT(t, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"args\":{\"name\":");
+	if (vm) {
+		TEXT_LIT(t, "\"vm ");
+		hvt_text_mem(t, vm, strlen(vm));	/* a checked VM name (lib/names.h) */
+		hvt_text_char(t, '"');
+	} else {
+		hvt_text_json_str(t, what, strlen(what));
+	}
+	TEXT_LIT(t, "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"args\":{\"sort_index\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, "}}");
+}
+
+int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out)
+{
+	char *buf = malloc(OUTPUT_BUFFER);
+	size_t i, j;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = calloc(tl->nr_sources + 1, sizeof(*p->pid));
+	p->cap_tracks = 256;
+	p->tracks = calloc(p->cap_tracks, sizeof(*p->tracks));
+	if (!buf || !p->pid || !p->tracks) {
+		free(buf);
+		hvt_json_free(p);
+		return -1;
+	}
+	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
+	p->tl = tl;
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+
+		p->pid[s->index] = HOST_PID + (uint32_t)hvt_source_vm_number(tl, s);
+	}
+	TEXT_LIT(&p->text, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
+		     "\"hvtrace merge\",\"ts\":\"microseconds since the trace start, host "
+		     "CLOCK_MONOTONIC\"},\n\"traceEvents\":[\n");
+	process_meta(&p->text, HOST_PID, "host", NULL);
+	for (j = 0; j < tl->archive.nr_vms; j++)
+		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, tl->archive.vms[j].name);
+	return 0;
+}
+
+/* Adds @key to the set of named threads: true if it was not there yet. */
+static bool track_is_new(struct hvt_json_printer *p, uint64_t key)
+{
+	size_t mask = p->cap_tracks - 1, i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & mask;
+
+	while (p->tracks[i]) {
+		if (p->tracks[i] == key)
+			return false;
+		i = (i + 1) & mask;
+	}
+	if (2 * (p->nr_tracks + 1) > p->cap_tracks) {
+		uint64_t *old = p->tracks, *grown = calloc(2 * p->cap_tracks, sizeof(*grown));
+		size_t n = p->cap_tracks;
+
+		if (!grown)
+			return true;	/* named again later: harmless */
+		p->tracks = grown;
+		p->cap_tracks *= 2;
+		p->nr_tracks = 0;
+		for (i = 0; i < n; i++)
+			if (old[i])
+				track_is_new(p, old[i]);
+		free(old);
+		return track_is_new(p, key);
+	}
+	p->tracks[i] = key;
+	p->nr_tracks++;
+	return true;
+}
+
+static void thread_meta(struct hvt_text *t, uint32_t pid, uint32_t tid, bool vm)
+{
+	bool cpu = tid >= NO_CPU_TRACK;
+
+	TEXT_LIT(t, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, tid);
+	TEXT_LIT(t, ",\"args\":{\"name\":\"");
+	if (tid == NO_CPU_TRACK) {
+		TEXT_LIT(t, "no cpu");
+	} else if (cpu) {
+		if (vm)
+			hvt_text_char(t, 'v');
+		TEXT_LIT(t, "cpu ");
+		hvt_text_u64(t, tid - HVT_JSON_CPU_TRACK);
+	} else {
+		TEXT_LIT(t, "tid ");
+		hvt_text_u64(t, tid);
+	}
+	/* CPUs first, in order; tasks after them */
+	TEXT_LIT(t, "\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, tid);
+	TEXT_LIT(t, ",\"args\":{\"sort_index\":");
+	hvt_text_s64(t, cpu ? (int64_t)tid - HVT_JSON_CPU_TRACK - HVT_JSON_MAX_CPU : (int64_t)tid);
+	TEXT_LIT(t, "}}");
+}
+
+/* [-]microseconds.nnn */
+static void write_us(struct hvt_text *t, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000u;
+	char *p;
+
+	if (ns < 0)
+		hvt_text_char(t, '-');
+	hvt_text_u64(t, mag / 1000u);
+	p = hvt_text_room(t, 4);
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100u);
+	p[2] = (char)('0' + frac / 10u % 10u);
+	p[3] = (char)('0' + frac % 10u);
+	t->p += 4;
+}
+
+void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
+{
+	struct hvt_text *t = &p->text;
+	uint32_t pid = p->pid[s->index], cpu = hvt_source_cpu(s), tid;
+	int32_t task = hvt_source_tid(s);
+	const char *name = hvt_source_event_name(s);
+
+	if (s->layer == HVT_LAYER_USER && task > 0)
+		tid = (uint32_t)task;
+	else
+		tid = cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + cpu : NO_CPU_TRACK;
+	if (track_is_new(p, (uint64_t)pid << 32 | tid))
+		thread_meta(t, pid, tid, s->vm != NULL);
+	TEXT_LIT(t, ",\n{\"name\":");
+	hvt_text_json_str(t, name, strlen(name));
+	TEXT_LIT(t, ",\"cat\":\"");
+	hvt_text_mem(t, hvt_layer_name(s->layer), strlen(hvt_layer_name(s->layer)));
+	TEXT_LIT(t, "\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+	write_us(t, hvt_host_clock_since_start(&p->tl->clock, s->host_tsc));
+	TEXT_LIT(t, ",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, tid);
+	TEXT_LIT(t, ",\"args\":{\"cpu\":");
+	if (cpu == HVT_CTF_NO_CPU)
+		TEXT_LIT(t, "null");
+	else
+		hvt_text_u64(t, cpu);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_s64(t, task);
+	hvt_source_json_fields(s, t);
+	TEXT_LIT(t, "}}");
+}
+
+void hvt_json_finish(struct hvt_json_printer *p)
+{
+	TEXT_LIT(&p->text, "\n]}\n");
+	hvt_text_flush(&p->text);
+}
+
+void hvt_json_free(struct hvt_json_printer *p)
+{
+	free(p->text.buf);
+	free(p->pid);
+	free(p->tracks);
+	memset(p, 0, sizeof(*p));
+}

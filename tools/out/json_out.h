@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * json_out.h - merged events as Chrome trace-event JSON (`hvtrace merge
+ * --format=json`), which Perfetto UI and chrome://tracing load.
+ *
+ * One process per machine: the host is pid 1, the archive's VMs pid 2, 3, ...
+ * in manifest order. Host and guest kernel events sit on one thread per CPU
+ * (tid 1073741824 + CPU, named "cpu N" or "vcpu N"), guest user events on
+ * their own thread (the task's tid). Every event is an instant ("ph":"i",
+ * thread scope) whose "ts" is in microseconds since the trace start with
+ * three decimals, written exactly, so no nanosecond is lost; its "args" hold
+ * the CPU, the thread and the event's fields (ctf_reader.h, ftrace_reader.h).
+ */
+#ifndef HVT_TOOLS_OUT_JSON_OUT_H
+#define HVT_TOOLS_OUT_JSON_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/util/textout.h"
+#include "tools/merge/timeline.h"
+
+#define HVT_JSON_CPU_TRACK	(1u << 30)	/* tid of CPU 0's thread; above any real tid */
+#define HVT_JSON_MAX_CPU	(1u << 20)	/* beyond: a damaged stream's, on "no cpu" */
+
+struct hvt_json_printer {
+	struct hvt_text text;
+	struct hvt_timeline *tl;
+	uint32_t *pid;			/* per source index */
+	uint64_t *tracks;		/* threads named so far: pid << 32 | tid; 0 free */
+	size_t nr_tracks, cap_tracks;
+};
+
+/* The opening of the document, for @tl's sources, to @out; -1 if out of memory. */
+int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out);
+void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s);
+/* Closes the document and writes out what the buffer holds. */
+void hvt_json_finish(struct hvt_json_printer *p);
+void hvt_json_free(struct hvt_json_printer *p);
+
+#endif

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * merge_report.c - the summary and the --stats table of `hvtrace merge`
+ * (merge_report.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/out/merge_report.h"
+
+/* How precisely VM @st sits on the host's time line, in @buf. */
+static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_vm_state *st, char *buf,
+				size_t len)
+{
+	struct hvt_vm_clock_quality q;
+	size_t segs;
+
+	if (!st->loaded)
+		return "not read (info.json unusable)";
+	if (st->exact)
+		return "exact, by KVM's own TSC parameters (kvm_tsc.tsv and the host layer)";
+	if (!st->aligned)
+		return "not aligned, its streams not merged (see the warnings)";
+	segs = hvt_vm_clock_segments(&st->clock);
+	hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);
+	if (!q.measured)
+		snprintf(buf, len, "clock from %zu exchange%s; too few to bound its error",
+			 st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "clock from %zu exchanges and %zu sync points, %zu segment%s; "
+			 "guest events are within +/-%.3f us of their host time (median; worst "
+			 "%.3f us) between the first and last exchange%s", st->vm.nr_sync,
+			 st->clock.nr_points, segs, segs == 1 ? "" : "s",
+			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_p50),
+			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_max),
+			 q.in_window ? ", except around each clock change" : "");
+	return buf;
+}
+
+void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
+{
+	uint64_t lost = hvt_timeline_lost(tl), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
+	char lost_text[96] = "", buf[320];
+	unsigned long warnings = hvt_timeline_warnings(tl);
+	size_t i, streams = 0;
+
+	for (i = 0; i < tl->nr_sources; i++) {
+		e[tl->sources[i].layer] += shown[tl->sources[i].index];
+		streams += hvt_source_merged(&tl->sources[i]);
+		gaps += hvt_source_missing_packets(&tl->sources[i]);
+	}
+	if (lost || gaps)
+		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
+			 gaps ? " (and packets missing: see --stats)" : "");
+	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
+		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
+		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
+		 streams, lost_text, warnings, warnings == 1 ? "" : "s");
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_vm_state *st = &tl->vms[i];
+
+		/* the others were warned about, or said when opened (exact) */
+		if (st->loaded && st->aligned && !st->exact)
+			hvt_info("vm %s: %s", st->vm.name, vm_alignment(tl, st, buf, sizeof(buf)));
+	}
+}
+
+static const char *stream_state(const struct hvt_source *s)
+{
+	if (!s->ftrace && !s->ctf)
+		return "unreadable";
+	if (!s->aligned)
+		return "not aligned";
+	return s->unwanted ? "not selected" : "merged";
+}
+
+void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out)
+{
+	size_t i, width = 6;
+	char buf[320];
+
+	for (i = 0; i < tl->nr_sources; i++)
+		if (strlen(tl->sources[i].name) > width)
+			width = strlen(tl->sources[i].name);
+	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %s\n", (int)width, "stream",
+		"layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state");
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+
+		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
+			" %8lu  %s\n", (int)width, s->name, hvt_layer_name(s->layer),
+			s->vm ? s->vm : "-", s->events, shown[s->index], hvt_source_lost(s),
+			hvt_source_missing_packets(s), hvt_source_warnings(s), stream_state(s));
+	}
+	for (i = 0; i < tl->archive.nr_vms; i++)
+		fprintf(out, "vm %s: %s\n", tl->archive.vms[i].name,
+			vm_alignment(tl, &tl->vms[i], buf, sizeof(buf)));
+	fprintf(out, "%lu warning%s in all\n", hvt_timeline_warnings(tl),
+		hvt_timeline_warnings(tl) == 1 ? "" : "s");
+}

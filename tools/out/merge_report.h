@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * merge_report.h - what `hvtrace merge` says on standard error after the
+ * events: a summary (events per layer, streams, lost events, warnings, each
+ * estimated VM's alignment), or with --stats a table per stream and a line
+ * per VM.
+ */
+#ifndef HVT_TOOLS_OUT_MERGE_REPORT_H
+#define HVT_TOOLS_OUT_MERGE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/merge/timeline.h"
+
+/* The summary, through hvt_info(); @shown as for hvt_merge_stats(). */
+void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown);
+/*
+ * Per stream (@shown[source index]: events written out after selection)
+ * its layer, VM, events read, shown and lost, warnings and whether it was
+ * merged; per VM how its clock was aligned and how precisely. To @out.
+ */
+void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out);
+
+#endif

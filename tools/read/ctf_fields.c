@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ctf_fields.c - an event's payload as its registry record describes it
+ * (docs/format.md, section 3): its size, and its text form "name=value" or
+ * JSON form "name":value.
+ *
+ * The registry was validated (lib/registry.c), so kinds and integer widths
+ * are known to be sane; the payload bytes were not, hence the bounds checks.
+ */
+#include <string.h>
+
+#include "tools/read/ctf_reader.h"
+#include "tools/util/textout.h"
+
+/* Bytes of one field at @p, at most @avail; -1 if it does not fit. */
+static long field_size(const struct hvt_reg_field *f, const unsigned char *p, size_t avail)
+{
+	const unsigned char *nul;
+	size_t n;
+
+	switch (f->kind) {
+	case HVT_FIELD_INT:
+		n = f->int_bits / 8u;
+		break;
+	case HVT_FIELD_ARRAY:
+		n = (size_t)f->length * (f->int_bits / 8u);
+		break;
+	case HVT_FIELD_STRING:
+		nul = memchr(p, '\0', avail);
+		if (!nul)
+			return -1;
+		n = (size_t)(nul - p) + 1;
+		break;
+	case HVT_FIELD_BLOB:
+		if (avail < 4)
+			return -1;
+		n = 4 + (size_t)hvt_get_u32(p);
+		break;
+	default:
+		return -1;
+	}
+	return n <= avail ? (long)n : -1;
+}
+
+long hvt_ctf_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
+			  size_t avail)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < type->nr_fields; i++) {
+		long n = field_size(&type->fields[i], p + off, avail - off);
+
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return (long)off;
+}
+
+static uint64_t get_uint(const unsigned char *p, unsigned int bits)
+{
+	uint16_t v16;
+
+	switch (bits) {
+	case 8:
+		return p[0];
+	case 16:
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
+	case 32:
+		return hvt_get_u32(p);
+	default:
+		return hvt_get_u64(p);
+	}
+}
+
+static int64_t sign_extend(uint64_t v, unsigned int bits)
+{
+	if (bits < 64 && (v & (1ull << (bits - 1))))
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+static void print_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
+{
+	uint64_t v = get_uint(p, f->int_bits);
+
+	if (f->flags & HVT_FIELD_F_HEX)
+		hvt_text_hex(t, v);
+	else if (f->flags & HVT_FIELD_F_SIGNED)
+		hvt_text_s64(t, sign_extend(v, f->int_bits));
+	else
+		hvt_text_u64(t, v);
+}
+
+typedef void (*write_int_fn)(struct hvt_text *t, const struct hvt_reg_field *f,
+			     const unsigned char *p);
+
+/* [a,b,c], each element written by @write_int; the same in text and JSON. */
+static void write_ints(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p,
+		       write_int_fn write_int)
+{
+	unsigned int i, step = f->int_bits / 8u;
+
+	hvt_text_char(t, '[');
+	for (i = 0; i < f->length; i++) {
+		if (i)
+			hvt_text_char(t, ',');
+		write_int(t, f, p + (size_t)i * step);
+	}
+	hvt_text_char(t, ']');
+}
+
+/* Integer arrays as [a,b,c]; char arrays with the text flag as text. */
+static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
+			const unsigned char *p)
+{
+	if (f->flags & HVT_FIELD_F_TEXT)
+		hvt_text_escaped(t, p, f->length);
+	else
+		write_ints(t, f, p, print_int);
+}
+
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
+{
+	const struct hvt_ctf_type *type = ev->type;
+	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
+	unsigned int i, prefix = 0;
+
+	for (i = 0; i < type->reg->nr_fields; i++) {
+		const struct hvt_reg_field *f = &type->reg->fields[i];
+		long n = field_size(f, p, (size_t)(end - p));
+
+		if (n < 0)
+			return;		/* cannot happen: the reader sized the payload */
+		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[i] - prefix);
+		prefix = type->prefix_end[i];
+		switch (f->kind) {
+		case HVT_FIELD_INT:
+			print_int(t, f, p);
+			break;
+		case HVT_FIELD_ARRAY:
+			print_array(t, f, p);
+			break;
+		case HVT_FIELD_STRING:
+			hvt_text_escaped(t, p, (size_t)n);
+			break;
+		case HVT_FIELD_BLOB:
+			hvt_text_char(t, '<');
+			hvt_text_u64(t, n - 4);
+			hvt_text_mem(t, " bytes>", 7);
+			break;
+		}
+		p += n;
+	}
+}
+
+static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
+{
+	uint64_t v = get_uint(p, f->int_bits);
+
+	if (f->flags & HVT_FIELD_F_HEX) {
+		hvt_text_char(t, '"');
+		hvt_text_hex(t, v);
+		hvt_text_char(t, '"');
+	} else if (f->flags & HVT_FIELD_F_SIGNED) {
+		hvt_text_json_s64(t, sign_extend(v, f->int_bits));
+	} else {
+		hvt_text_json_u64(t, v);
+	}
+}
+
+static void json_array(struct hvt_text *t, const struct hvt_reg_field *f,
+		       const unsigned char *p)
+{
+	if (f->flags & HVT_FIELD_F_TEXT)
+		hvt_text_json_str(t, (const char *)p, f->length);
+	else
+		write_ints(t, f, p, json_int);
+}
+
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
+{
+	const struct hvt_event_type *reg = ev->type->reg;
+	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
+	unsigned int i;
+
+	for (i = 0; i < reg->nr_fields; i++) {
+		const struct hvt_reg_field *f = &reg->fields[i];
+		long n = field_size(f, p, (size_t)(end - p));
+
+		if (n < 0)
+			return;		/* cannot happen: the reader sized the payload */
+		hvt_text_mem(t, ",\"", 2);
+		hvt_text_mem(t, f->name, strlen(f->name));	/* an identifier */
+		hvt_text_mem(t, "\":", 2);
+		switch (f->kind) {
+		case HVT_FIELD_INT:
+			json_int(t, f, p);
+			break;
+		case HVT_FIELD_ARRAY:
+			json_array(t, f, p);
+			break;
+		case HVT_FIELD_STRING:
+			hvt_text_json_str(t, (const char *)p, (size_t)n);
+			break;
+		case HVT_FIELD_BLOB:
+			hvt_text_mem(t, "{\"blob\":", 8);
+			hvt_text_json_str(t, f->decoder, sizeof(f->decoder));
+			hvt_text_mem(t, ",\"bytes\":", 9);
+			hvt_text_u64(t, (uint64_t)n - 4);
+			hvt_text_char(t, '}');
+			break;
+		}
+		p += n;
+	}
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ctf_reader.c - one guest CTF stream, packet by packet (ctf_reader.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/packet.h"
+#include "tools/read/ctf_reader.h"
+#include "tools/util/stream_warn.h"
+
+#define EVENT_CONTEXT	HVT_CTF_EVENT_CONTEXT_SIZE
+
+struct hvt_ctf_stream {
+	int fd;
+	char *name;			/* for messages */
+	__u8 uuid[HVT_UUID_LEN];
+	const struct hvt_ctf_types *types;
+	uint64_t file_size;		/* at open: a stream is only ever appended */
+	uint64_t next_packet;		/* file offset of the packet to read next */
+	uint64_t packet_off;		/* file offset of the loaded packet */
+	unsigned char *buf;		/* the loaded packet */
+	size_t cap;
+	size_t pos, end;		/* next event and content end in buf */
+	uint64_t prev_ts;		/* base of compact timestamps */
+	uint64_t next_seq;
+	bool have_seq;
+	bool stopped;			/* the rest of the file is unusable */
+	struct hvt_ctf_stats stats;
+};
+
+struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
+				    const __u8 uuid[HVT_UUID_LEN],
+				    const struct hvt_ctf_types *types, unsigned long *warnings)
+{
+	struct hvt_ctf_stream *s = calloc(1, sizeof(*s));
+	struct stat st;
+
+	if (!s || !(s->name = strdup(name))) {
+		hvt_err("out of memory opening %s", name);
+		free(s);
+		(*warnings)++;
+		return NULL;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0 || fstat(s->fd, &st)) {
+		hvt_warn("%s: cannot open: %s; skipping the stream", name, strerror(errno));
+		(*warnings)++;
+		hvt_ctf_close(s);
+		return NULL;
+	}
+	s->file_size = (uint64_t)st.st_size;
+	memcpy(s->uuid, uuid, HVT_UUID_LEN);
+	s->types = types;
+	return s;
+}
+
+void hvt_ctf_close(struct hvt_ctf_stream *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->name);
+	free(s);
+}
+
+const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s)
+{
+	return &s->stats;
+}
+
+static int reserve(struct hvt_ctf_stream *s, size_t len)
+{
+	unsigned char *p;
+
+	if (len <= s->cap)
+		return 0;
+	p = realloc(s->buf, len);
+	if (!p)
+		return -1;
+	s->buf = p;
+	s->cap = len;
+	return 0;
+}
+
+static void stream_warn_stop(struct hvt_ctf_stream *s, uint64_t off, const char *why)
+{
+	hvt_stream_warn(&s->stats.warnings, s->name,
+			"packet at offset %" PRIu64 ": %s; skipping the rest of the stream",
+			off, why);
+	s->stopped = true;
+}
+
+/* Reads and checks the packet at @off; 1 loaded, 0 skipped, -1 stream stopped. */
+static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
+{
+	uint64_t left = s->file_size - off, size_bits, size;
+	struct hvt_ctf_packet pkt;
+	const char *why;
+	size_t want;
+
+	if (left < HVT_CTF_PACKET_HEADER_SIZE) {
+		stream_warn_stop(s, off, "truncated packet header");
+		return -1;
+	}
+	want = HVT_CTF_PACKET_HEADER_SIZE;
+	if (reserve(s, want) || hvt_pread_all(s->fd, s->buf, want, (off_t)off)) {
+		stream_warn_stop(s, off, "read error");
+		return -1;
+	}
+	size_bits = hvt_get_u64(s->buf + offsetof(struct hvt_ctf_packet, packet_size));
+	size = size_bits / 8;
+	if (size > want)
+		want = size > left ? left : size;
+	if (want > HVT_CTF_MAX_PACKET)
+		want = HVT_CTF_MAX_PACKET;	/* memory stays bounded; the check refuses it */
+	if (reserve(s, want) || hvt_pread_all(s->fd, s->buf, want, (off_t)off)) {
+		stream_warn_stop(s, off, "read error");
+		return -1;
+	}
+	why = hvt_packet_check(s->buf, want, s->uuid, &pkt);
+	if (!why) {
+		s->packet_off = off;
+		s->next_packet = off + size;
+		s->pos = HVT_CTF_PACKET_HEADER_SIZE;
+		s->end = pkt.content_size / 8;
+		s->prev_ts = pkt.timestamp_begin;
+		if (s->have_seq && pkt.packet_seq_num > s->next_seq)
+			s->stats.lost_packets += pkt.packet_seq_num - s->next_seq;
+		s->next_seq = pkt.packet_seq_num + 1;
+		s->have_seq = true;
+		if (pkt.events_discarded > s->stats.lost_events)
+			s->stats.lost_events = pkt.events_discarded;
+		s->stats.packets++;
+		return 1;
+	}
+	/* The size of a packet with the right magic still finds the next one. */
+	if (hvt_get_u32(s->buf) == HVT_CTF_MAGIC && size_bits % 8 == 0 &&
+	    size >= HVT_CTF_PACKET_HEADER_SIZE && size <= left) {
+		hvt_stream_warn(&s->stats.warnings, s->name,
+				"packet at offset %" PRIu64 ": %s; skipping the packet", off, why);
+		s->next_packet = off + size;
+		return 0;
+	}
+	stream_warn_stop(s, off, why);
+	return -1;
+}
+
+/* Loads the next usable packet; false at the end of the stream. */
+static bool load_packet(struct hvt_ctf_stream *s)
+{
+	while (!s->stopped && s->next_packet < s->file_size) {
+		int ret = read_packet(s, s->next_packet);
+
+		if (ret > 0)
+			return true;
+		if (ret < 0)
+			break;
+	}
+	s->pos = s->end = 0;
+	return false;
+}
+
+static int event_bad(struct hvt_ctf_stream *s, const char *why, uint32_t id)
+{
+	hvt_stream_warn(&s->stats.warnings, s->name,
+			"event at offset %" PRIu64 " (id %u): %s; skipping the rest of the packet",
+			s->packet_off + s->pos, id, why);
+	s->pos = s->end;
+	return 0;
+}
+
+/* Decodes the event at pos: 1 returned in @ev, 0 dropped or packet abandoned. */
+static int decode_event(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
+{
+	const unsigned char *p = s->buf + s->pos;
+	size_t avail = s->end - s->pos, hdr;
+	uint32_t id;
+	uint64_t ts;
+	long len;
+
+	if ((p[0] & 31) == HVT_CTF_EXTENDED_ID) {
+		if (avail < HVT_CTF_EXTENDED_HEADER_SIZE)
+			return event_bad(s, "truncated event header", HVT_CTF_EXTENDED_ID);
+		id = hvt_get_u32(p + 1);
+		ts = hvt_get_u64(p + 5);
+		hdr = HVT_CTF_EXTENDED_HEADER_SIZE;
+	} else {
+		if (avail < HVT_CTF_COMPACT_HEADER_SIZE)
+			return event_bad(s, "truncated event header", p[0] & 31);
+		id = hvt_get_u32(p) & 31;
+		ts = hvt_ctf_expand_ts(s->prev_ts, hvt_get_u32(p) >> HVT_CTF_COMPACT_ID_BITS);
+		hdr = HVT_CTF_COMPACT_HEADER_SIZE;
+	}
+	if (avail < hdr + EVENT_CONTEXT)
+		return event_bad(s, "event context runs past content_size", id);
+	ev->type = hvt_ctf_type_get(s->types, id);
+	if (!ev->type)
+		return event_bad(s, "unknown event id", id);
+	len = hvt_ctf_payload_size(ev->type->reg, p + hdr + EVENT_CONTEXT,
+				   avail - hdr - EVENT_CONTEXT);
+	if (len < 0)
+		return event_bad(s, "payload runs past content_size", id);
+	ev->offset = s->packet_off + s->pos;
+	ev->ts = ts;
+	ev->cpu = hvt_get_u32(p + hdr);
+	ev->tid = (int32_t)hvt_get_u32(p + hdr + 4);
+	ev->payload = p + hdr + EVENT_CONTEXT;
+	ev->payload_len = (uint32_t)len;
+	s->prev_ts = ts;	/* the writer compacts against every event it wrote */
+	s->pos += hdr + EVENT_CONTEXT + (size_t)len;
+	return 1;
+}
+
+int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
+{
+	for (;;) {
+		if (s->pos >= s->end && !load_packet(s))
+			return 0;
+		if (s->pos < s->end && decode_event(s, ev))
+			return 1;
+	}
+}
+
+static struct hvt_ctf_type *type_new(const struct hvt_event_type *reg)
+{
+	struct hvt_ctf_type *t = calloc(1, sizeof(*t));
+	size_t len = 0;
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < reg->nr_fields; i++)
+		len += strlen(reg->fields[i].name) + 2;
+	t->prefixes = malloc(len + 1);
+	if (!t->prefixes) {
+		free(t);
+		return NULL;
+	}
+	t->reg = reg;
+	t->name_len = (unsigned int)strlen(reg->name);
+	for (len = 0, i = 0; i < reg->nr_fields; i++) {
+		/* names are at most 31 characters: 64 prefixes fit in 16 bits */
+		len += (size_t)sprintf(t->prefixes + len, " %s=", reg->fields[i].name);
+		t->prefix_end[i] = (uint16_t)len;
+	}
+	return t;
+}
+
+int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *reg)
+{
+	unsigned int id;
+
+	types->nr = 0;
+	types->by_id = NULL;
+	for (id = 0; reg->by_id && id < HVT_REG_MAX_EVENTS; id++)
+		if (reg->by_id[id])
+			types->nr = id + 1;
+	if (!types->nr)
+		return 0;
+	types->by_id = calloc(types->nr, sizeof(*types->by_id));
+	if (!types->by_id)
+		return -1;
+	for (id = 0; id < types->nr; id++)
+		if (reg->by_id[id] && !(types->by_id[id] = type_new(reg->by_id[id]))) {
+			hvt_ctf_types_free(types);
+			return -1;
+		}
+	return 0;
+}
+
+void hvt_ctf_types_free(struct hvt_ctf_types *types)
+{
+	unsigned int id;
+
+	for (id = 0; id < types->nr; id++) {
+		if (types->by_id[id])
+			free(types->by_id[id]->prefixes);
+		free(types->by_id[id]);
+	}
+	free(types->by_id);
+	types->by_id = NULL;
+	types->nr = 0;
+}
+
+unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
+				    const char *name)
+{
+	char *data = NULL, err[256];
+	size_t len, off = 0;
+
+	if (hvt_read_file(path, HVT_REGISTRY_FILE_MAX, &data, &len)) {
+		hvt_warn("%s: cannot read: %s; the trace's events cannot be decoded", name,
+			 strerror(errno));
+		return 1;
+	}
+	/* One record at a time, so that a bad one can be located and the good kept. */
+	while (off < len) {
+		uint64_t left = len - off;
+		uint32_t size = left >= 8 ? hvt_get_u32(data + off + 4) : 0;
+		size_t chunk = size >= sizeof(struct hvt_reg_event) && size <= left ? size : left;
+
+		if (hvt_registry_add(reg, data + off, chunk, err, sizeof(err)) < 0) {
+			hvt_warn("%s: record at offset %zu: %s; ignoring the rest of the registry",
+				 name, off, err);
+			free(data);
+			return 1;
+		}
+		off += chunk;
+	}
+	free(data);
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ctf_reader.h - decoding one guest CTF stream file (docs/format.md, sections
+ * 2 and 3), packet by packet, with its trace's registry.
+ *
+ * Memory stays bounded by one packet per stream: the reader pread()s a
+ * packet, hands out its events one at a time (pointing into that packet) and
+ * only then reads the next packet.
+ *
+ * Input is untrusted. Every problem is a warning naming the file and byte
+ * offset, counted in the stream's stats, and costs as little as possible:
+ *   - a bad event (unknown id, running past content_size): the rest of its
+ *     packet;
+ *   - a packet whose header fails hvt_packet_check() but whose size can still
+ *     be trusted (right magic, size within the file): that packet;
+ *   - otherwise (bad magic, truncated packet): the rest of the stream.
+ *
+ * Events come out in stream order, as recorded. Whether a step back in time
+ * is an error depends on the VM's clock (a backwards guest TSC jump repeats
+ * values), so the timeline judges it after alignment (timeline.h).
+ */
+#ifndef HVT_TOOLS_READ_CTF_READER_H
+#define HVT_TOOLS_READ_CTF_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hvtrace/ctf.h>
+#include "lib/event_registry.h"
+#include "tools/util/textout.h"
+
+#define HVT_REGISTRY_FILE_MAX	(64u << 20)
+
+/*
+ * A trace's event types as its streams are decoded and printed: the
+ * registry's descriptions, with what printing needs computed once per type
+ * rather than per event.
+ */
+struct hvt_ctf_type {
+	const struct hvt_event_type *reg;
+	unsigned int name_len;			/* of reg->name */
+	char *prefixes;				/* every field's " name=", back to back */
+	uint16_t prefix_end[HVT_REG_MAX_FIELDS];	/* where field i's ends in prefixes */
+};
+
+struct hvt_ctf_types {
+	struct hvt_ctf_type **by_id;		/* NULL: no such event */
+	unsigned int nr;			/* ids below */
+};
+
+/* The types of @reg, which must outlive them; -1 if out of memory. */
+int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *reg);
+void hvt_ctf_types_free(struct hvt_ctf_types *types);
+
+static inline const struct hvt_ctf_type *hvt_ctf_type_get(const struct hvt_ctf_types *types,
+							  uint32_t id)
+{
+	return id < types->nr ? types->by_id[id] : NULL;
+}
+
+struct hvt_ctf_event {
+	uint64_t ts;				/* the trace's clock */
+	const struct hvt_ctf_type *type;
+	uint32_t cpu;				/* event context; HVT_CTF_NO_CPU if none */
+	int32_t tid;
+	const unsigned char *payload;		/* valid until the next hvt_ctf_next() */
+	uint32_t payload_len;
+	uint64_t offset;			/* of the event header in the file */
+};
+
+struct hvt_ctf_stats {
+	uint64_t packets;		/* decoded */
+	uint64_t lost_events;		/* events_discarded of the last packet */
+	uint64_t lost_packets;		/* gaps in packet_seq_num */
+	unsigned long warnings;
+};
+
+struct hvt_ctf_stream;
+
+/*
+ * Opens @path (named @name in messages) for decoding with @uuid and @types,
+ * which must outlive the stream. NULL after a warning if the file cannot be
+ * opened; the warning is counted in *@warnings.
+ */
+struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
+				    const __u8 uuid[HVT_UUID_LEN],
+				    const struct hvt_ctf_types *types, unsigned long *warnings);
+/* The next event in stream order: 1, or 0 at the end of the stream (or of what is usable). */
+int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
+const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
+void hvt_ctf_close(struct hvt_ctf_stream *s);
+
+/*
+ * Loads a registry file record by record. A record that fails validation is
+ * warned about with its byte offset, and it and the rest of the file are
+ * ignored: events with the ids it would have described are then reported as
+ * unknown. Returns the warnings issued (0: the whole file was valid).
+ */
+unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
+				    const char *name);
+
+/* Payload fields (ctf_fields.c). */
+
+/* Bytes of a payload of variable size at @p, field by field, at most @avail; -1: too long. */
+long hvt_ctf_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
+			  size_t avail);
+
+/* Bytes of @type's payload at @p, at most @avail; -1 if it does not fit. */
+static inline long hvt_ctf_payload_size(const struct hvt_event_type *type,
+					const unsigned char *p, size_t avail)
+{
+	if (type->fixed_size >= 0)
+		return (unsigned long)type->fixed_size <= avail ? type->fixed_size : -1;
+	return hvt_ctf_payload_walk(type, p, avail);
+}
+/* Writes " name=value" for each field, in registry order. */
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+/*
+ * Writes ,"name":value for each field: integers as numbers (hex ones as
+ * "0x.." strings), arrays as arrays, strings and text arrays as strings, a
+ * blob as {"blob":"DECODER","bytes":N}.
+ */
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+
+#endif

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftrace_reader.c - the host layer's raw ring-buffer pages (ftrace_reader.h).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <trace-seq.h>
+
+#include <hvtrace/compat.h>
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/event_registry.h"
+#include "lib/tsdl.h"
+#include "tools/archive/archive.h"
+#include "tools/read/ftrace_private.h"
+#include "tools/read/ftrace_reader.h"
+#include "tools/util/stream_warn.h"
+
+#define FORMAT_MAX		(1u << 20)
+/* A page's commit word: data bytes in the low bits, flags above (kbuffer's masks). */
+#define COMMIT_MASK		((1u << 27) - 1)
+#define COMMIT_MISSED		(1ull << 31)
+#define COMMIT_MISSED_STORED	(1ull << 30)	/* the count follows the data */
+/*
+ * Zeros after the data a damaged record may make libtraceevent read:
+ * __data_loc fields hold a 16-bit offset and a 16-bit length.
+ */
+#define SCRATCH_PAD		(2u * 65536u + 64u)
+/* kbuffer reads an event header (up to 8 bytes) or a missed count past the data. */
+#define PAGE_PAD		64u
+
+
+static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
+{
+	char *path = hvt_join(dir, "header_page"), *text = NULL;
+	size_t len;
+	int ret = -1;
+
+	if (!path)
+		return -1;
+	if (hvt_read_file(path, FORMAT_MAX, &text, &len))
+		hvt_err("cannot read %s: %s", path, strerror(errno));
+	else if (tep_parse_header_page(ft->tep, text, len, 8))
+		hvt_err("%s: does not parse", path);
+	else
+		ret = 0;
+	free(text);
+	free(path);
+	if (ret)
+		return -1;
+	ft->commit_size = (uint32_t)tep_get_header_page_size(ft->tep);
+	ft->data_offset = (uint32_t)tep_get_header_timestamp_size(ft->tep) + ft->commit_size;
+	/* kbuffer assumes an 8-byte timestamp and a long-sized commit. */
+	if (tep_get_header_timestamp_size(ft->tep) != 8 ||
+	    (ft->commit_size != 4 && ft->commit_size != 8) || ft->data_offset >= ft->page_size) {
+		hvt_err("%s/header_page: page layout not supported", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* A handle for little-endian, 64-bit pages of @page_size bytes; NULL if out of memory. */
+static struct tep_handle *tep_new(uint32_t page_size)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (tep) {
+		tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+		tep_set_long_size(tep, 8);
+		tep_set_page_size(tep, (int)page_size);
+	}
+	return tep;
+}
+
+const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
+							uint32_t max)
+{
+	for (; f; f = f->next)
+		if (f->offset < 0 || f->size < 0 || (int64_t)f->offset + f->size > (int64_t)max)
+			return f;
+	return NULL;
+}
+
+/*
+ * Whether the format in @text may be used: it parses, and every field, the
+ * common ones included, lies inside the data a record can have. libtraceevent
+ * reads fields where the format says, unchecked, so a damaged offset would
+ * send it far past the record. Parsed into a handle of its own, as a
+ * refused event must not stay in ft->tep.
+ */
+static bool format_usable(const struct hvt_ftrace *ft, const char *path, const char *text,
+			  size_t len, const char *sys)
+{
+	const uint32_t max = ft->page_size - ft->data_offset;
+	const struct tep_format_field *bad;
+	struct tep_handle *tep = tep_new(ft->page_size);
+	struct tep_event *ev = NULL;
+	enum tep_errno err;
+	char msg[128];
+
+	if (!tep) {
+		hvt_warn("%s: out of memory; that event will not be decoded", path);
+		return false;
+	}
+	err = tep_parse_format(tep, &ev, text, len, sys);
+	if (err || !ev) {
+		tep_strerror(tep, err, msg, sizeof(msg));
+		hvt_warn("%s: %s; that event will not be decoded", path, msg);
+		tep_free(tep);
+		return false;
+	}
+	bad = hvt_ftrace_field_outside(ev->format.common_fields, max);
+	if (!bad)
+		bad = hvt_ftrace_field_outside(ev->format.fields, max);
+	if (bad)
+		hvt_warn("%s: field %s (offset %d, size %d) lies outside any record of a "
+			 "%u-byte page (at most %u bytes of data); that event will not be decoded",
+			 path, bad->name, bad->offset, bad->size, ft->page_size, max);
+	tep_free(tep);
+	return !bad;
+}
+
+static void parse_format(struct hvt_ftrace *ft, const char *path, const char *sys,
+			 unsigned long *warnings)
+{
+	enum tep_errno err;
+	char *text = NULL, msg[128];
+	size_t len;
+
+	if (hvt_read_file(path, FORMAT_MAX, &text, &len)) {
+		hvt_warn("cannot read %s: %s; that event will not be decoded", path,
+			 strerror(errno));
+		(*warnings)++;
+		return;
+	}
+	if (!format_usable(ft, path, text, len, sys)) {
+		(*warnings)++;
+	} else if ((err = tep_parse_event(ft->tep, text, len, sys))) {
+		tep_strerror(ft->tep, err, msg, sizeof(msg));
+		hvt_warn("%s: %s; that event will not be decoded", path, msg);
+		(*warnings)++;
+	}
+	free(text);
+}
+
+/* events/SYS/EVENT/format; names come from readdir, never from the files. */
+static void parse_system(struct hvt_ftrace *ft, const char *sysdir, const char *sys,
+			 unsigned long *warnings)
+{
+	DIR *d = opendir(sysdir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    hvt_path(path, sizeof(path), "%s/%s/format", sysdir, de->d_name) ||
+		    stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		parse_format(ft, path, sys, warnings);
+	}
+	closedir(d);
+}
+
+static void parse_formats(struct hvt_ftrace *ft, const char *dir, unsigned long *warnings)
+{
+	char *events = hvt_join(dir, "events");
+	struct dirent *de;
+	DIR *d;
+
+	d = events ? opendir(events) : NULL;
+	if (!d) {
+		hvt_warn("cannot open %s/events: %s; host events cannot be decoded", dir,
+			 strerror(errno));
+		(*warnings)++;
+		free(events);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char sysdir[4096];
+
+		if (de->d_name[0] == '.' ||
+		    hvt_path(sysdir, sizeof(sysdir), "%s/%s", events, de->d_name))
+			continue;
+		parse_system(ft, sysdir, de->d_name, warnings);
+	}
+	closedir(d);
+	free(events);
+}
+
+struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
+				   unsigned long *warnings)
+{
+	struct hvt_ftrace *ft = calloc(1, sizeof(*ft));
+
+	if (!ft || !(ft->tep = tep_new(page_size))) {
+		hvt_err("out of memory");
+		free(ft);
+		return NULL;
+	}
+	ft->page_size = page_size;
+	if (parse_header_page(ft, dir)) {
+		hvt_ftrace_close(ft);
+		return NULL;
+	}
+	parse_formats(ft, dir, warnings);
+	return ft;
+}
+
+void hvt_ftrace_close(struct hvt_ftrace *ft)
+{
+	if (!ft)
+		return;
+	if (ft->tc)
+		hvt_tracedat_close(ft);	/* the tep is the trace.dat handle's */
+	else
+		tep_free(ft->tep);
+	free(ft->unsafe);
+	free(ft);
+}
+
+struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *path,
+					   const char *name, int cpu,
+					   unsigned long *warnings)
+{
+	struct hvt_ftrace_cpu *c = calloc(1, sizeof(*c));
+	struct stat st;
+
+	if (!c)
+		goto nomem;
+	c->fd = -1;
+	c->ft = ft;
+	c->cpu = (uint32_t)cpu;
+	trace_seq_init(&c->seq);
+	c->name = strdup(name);
+	c->page = calloc(1, ft->page_size + PAGE_PAD);
+	c->scratch = calloc(1, ft->page_size + SCRATCH_PAD);
+	c->kbuf = kbuffer_alloc(ft->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				KBUFFER_ENDIAN_LITTLE);
+	if (!c->name || !c->page || !c->scratch || !c->kbuf)
+		goto nomem;
+	if (ft->tc) {		/* a trace.dat: tracedat.c reads it, from its start */
+		c->first = true;
+		return c;
+	}
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st)) {
+		hvt_warn("%s: cannot open: %s; skipping that CPU", name, strerror(errno));
+		(*warnings)++;
+		hvt_ftrace_cpu_close(c);
+		return NULL;
+	}
+	c->file_size = (uint64_t)st.st_size;
+	return c;
+nomem:
+	hvt_err("out of memory opening %s", name);
+	(*warnings)++;
+	hvt_ftrace_cpu_close(c);
+	return NULL;
+}
+
+void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	kbuffer_free(c->kbuf);
+	trace_seq_destroy(&c->seq);
+	free(c->scratch);
+	free(c->page);
+	free(c->name);
+	free(c);
+}
+
+const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c)
+{
+	return &c->stats;
+}
+
+/* Checks the page's commit word before kbuffer trusts it: 1 usable, 0 skip. */
+static int check_page(struct hvt_ftrace_cpu *c)
+{
+	const struct hvt_ftrace *ft = c->ft;
+	uint64_t commit = ft->commit_size == 8 ? hvt_get_u64(c->page + 8) :
+			  hvt_get_u32(c->page + 8);
+
+	c->data_size = (uint32_t)(commit & COMMIT_MASK);
+	if (c->data_size > ft->page_size - ft->data_offset) {
+		hvt_stream_warn(&c->stats.warnings, c->name,
+				"page at offset %" PRIu64 ": %u data bytes do not fit in a page;"
+				" skipping the page", c->page_off, c->data_size);
+		return 0;
+	}
+	if (commit & COMMIT_MISSED) {
+		uint32_t at = ft->data_offset + c->data_size;
+
+		/* The kernel stores the count only when it fits after the data. */
+		c->stats.lost_events += (commit & COMMIT_MISSED_STORED) && at + 8 <= ft->page_size ?
+					hvt_get_u64(c->page + at) : 1;
+	}
+	return c->data_size > 0;
+}
+
+/* Loads the next page with events; false at the end of the file. */
+static bool load_page(struct hvt_ftrace_cpu *c)
+{
+	while (c->next_page < c->file_size) {
+		uint64_t left = c->file_size - c->next_page;
+
+		c->page_off = c->next_page;
+		if (left < c->ft->page_size ||
+		    hvt_pread_all(c->fd, c->page, c->ft->page_size, (off_t)c->page_off)) {
+			hvt_stream_warn(&c->stats.warnings, c->name,
+					"page at offset %" PRIu64 ": truncated (%" PRIu64
+					" bytes left); ignoring them", c->page_off, left);
+			c->next_page = c->file_size;
+			break;
+		}
+		c->next_page += c->ft->page_size;
+		if (!check_page(c))
+			continue;
+		kbuffer_load_subbuffer(c->kbuf, c->page);
+		c->stats.pages++;
+		c->loaded = true;
+		c->first = true;
+		return true;
+	}
+	c->loaded = false;
+	return false;
+}
+
+/* Copies the record into the zero-padded scratch buffer. */
+static void load_record(struct hvt_ftrace_cpu *c, const void *data, size_t size,
+			unsigned long long ts)
+{
+	memcpy(c->scratch, data, size);
+	if (c->scratch_used > size)
+		memset(c->scratch + size, 0, c->scratch_used - size);
+	c->scratch_used = size;
+	memset(&c->record, 0, sizeof(c->record));
+	c->record.ts = ts;
+	c->record.data = c->scratch;
+	c->record.size = (int)size;
+	c->record.cpu = (int)c->cpu;
+	c->record.locked = 1;		/* ours, not libtraceevent's to free */
+}
+
+int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
+		    unsigned long long ts, uint64_t off, struct hvt_ftrace_event *ev)
+{
+	struct tep_event *type;
+
+	load_record(c, data, size, ts);
+	type = tep_find_event_by_record(c->ft->tep, &c->record);
+	if (type && c->ft->nr_unsafe && hvt_ftrace_unsafe(c->ft, type->id)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": event %s has a field outside any record; skipping it", off,
+				type->name);
+		return 0;
+	}
+	if (!type) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": unknown event type %u; skipping it", off,
+				size >= 2 ? (unsigned int)(c->scratch[0] | c->scratch[1] << 8) : 0u);
+		return 0;
+	}
+	ev->ts = ts;
+	ev->cpu = c->cpu;
+	ev->tid = tep_data_pid(c->ft->tep, &c->record);
+	ev->name = type->name;
+	ev->offset = off;
+	return 1;
+}
+
+/* The event kbuffer points at: 1 returned, 0 skipped, -1 rest of the page unusable. */
+static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long long ts,
+		  struct hvt_ftrace_event *ev)
+{
+	uint64_t off = c->page_off + (uint64_t)kbuffer_curr_offset(c->kbuf);
+	long start = (long)(data - c->page), size = kbuffer_event_size(c->kbuf);
+
+	if (size < 0 || start < 0 || start + size > (long)(c->ft->data_offset + c->data_size)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				" runs past its page's data; skipping the rest of the page", off);
+		return -1;
+	}
+	return hvt_ftrace_take(c, data, (size_t)size, ts, off, ev);
+}
+
+int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
+{
+	if (c->ft->tc)
+		return hvt_tracedat_next(c, ev);
+	for (;;) {
+		unsigned long long ts;
+		unsigned char *data;
+		int ret;
+
+		if (!c->loaded && !load_page(c))
+			return 0;
+		data = c->first ? kbuffer_read_event(c->kbuf, &ts) :
+				  kbuffer_next_event(c->kbuf, &ts);
+		c->first = false;
+		if (!data) {
+			c->loaded = false;
+			continue;
+		}
+		ret = decode(c, data, ts, ev);
+		if (ret > 0)
+			return 1;
+		if (ret < 0)
+			c->loaded = false;
+	}
+}
+
+int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	unsigned long long val;
+
+	if (!type || tep_get_field_val(NULL, type, name, &c->record, &val, 0))
+		return -1;
+	*v = val;
+	return 0;
+}
+
+void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	const char *p, *end, *nl;
+
+	trace_seq_reset(&c->seq);
+	tep_print_event(c->ft->tep, &c->seq, &c->record, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&c->seq);
+	hvt_text_char(t, ' ');
+	/* One event, one line, whatever a print format says. */
+	for (p = c->seq.buffer, end = p + c->seq.len; (nl = memchr(p, '\n', (size_t)(end - p)));
+	     p = nl + 1) {
+		hvt_text_mem(t, p, (size_t)(nl - p));
+		hvt_text_char(t, ' ');
+	}
+	hvt_text_mem(t, p, (size_t)(end - p));
+}
+
+static int64_t sign_extend(uint64_t v, int size)
+{
+	unsigned int bits = (unsigned int)size * 8u;
+
+	if (bits && bits < 64 && (v & (1ull << (bits - 1))))
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/* Whether a number of @bytes bytes has a C integer type. */
+static bool int_width(unsigned int bytes)
+{
+	return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
+}
+
+/* One number of @size bytes at @p, as the field's flags say. */
+static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	uint64_t v;
+
+	if (size < 0 || !int_width((unsigned int)size)) {
+		hvt_text_mem(t, "null", 4);	/* no integer of that width */
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
+	if (f->flags & TEP_FIELD_IS_POINTER) {
+		hvt_text_char(t, '"');
+		hvt_text_hex(t, v);
+		hvt_text_char(t, '"');
+	} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+		hvt_text_json_s64(t, sign_extend(v, size));
+	} else {
+		hvt_text_json_u64(t, v);
+	}
+}
+
+/*
+ * A __data_loc (or __rel_loc) field: its data, which must lie inside the
+ * record; NULL if it does not.
+ */
+static const unsigned char *dynamic_data(const struct hvt_ftrace_cpu *c,
+					 const struct tep_format_field *f, uint32_t *len)
+{
+	uint32_t loc = 0;
+	uint64_t off;
+
+	if (f->size == 4)
+		memcpy(&loc, c->scratch + f->offset, sizeof(loc));
+	off = loc & 0xffff;
+
+	*len = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (uint64_t)f->offset + (uint64_t)f->size;
+	if (off + *len > (uint64_t)c->record.size)
+		return NULL;
+	return c->scratch + off;
+}
+
+/* How an output format writes a host field's parts: JSON or text. */
+struct field_writer {
+	void (*number)(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+		       const unsigned char *p, int size, struct hvt_text *t);
+	void (*text)(struct hvt_text *t, const unsigned char *p, size_t size);
+	const char *outside;		/* for a __data_loc pointing outside its record */
+};
+
+static void write_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			struct hvt_text *t, const struct field_writer *w)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	int size = f->size, step;
+	uint32_t len, i;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = dynamic_data(c, f, &len);
+		if (!p) {
+			hvt_text_mem(t, w->outside, strlen(w->outside));
+			return;
+		}
+		size = (int)len;
+	}
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		w->text(t, p, (size_t)size);
+		return;
+	}
+	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
+		w->number(c, f, p, size, t);
+		return;
+	}
+	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
+	hvt_text_char(t, '[');
+	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
+		if (i)
+			hvt_text_char(t, ',');
+		w->number(c, f, p + i, step, t);
+	}
+	hvt_text_char(t, ']');
+}
+
+static void json_text(struct hvt_text *t, const unsigned char *p, size_t size)
+{
+	hvt_text_json_str(t, (const char *)p, size);
+}
+
+static const struct field_writer json_writer = { json_number, json_text, "null" };
+
+/* One number of @size bytes at @p as text: hex for pointers and odd widths. */
+static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	uint64_t v;
+	int i;
+
+	if (size < 0 || !int_width((unsigned int)size)) {
+		hvt_text_mem(t, "0x", 2);	/* the bytes of a little-endian number */
+		for (i = size - 1; i >= 0; i--) {
+			hvt_text_char(t, xdigits[p[i] >> 4]);
+			hvt_text_char(t, xdigits[p[i] & 15]);
+		}
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
+	if (f->flags & TEP_FIELD_IS_POINTER)
+		hvt_text_hex(t, v);
+	else if (f->flags & TEP_FIELD_IS_SIGNED)
+		hvt_text_s64(t, sign_extend(v, size));
+	else
+		hvt_text_u64(t, v);
+}
+
+
+static const struct field_writer text_writer = { text_number, hvt_text_escaped, "?" };
+
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ' ');
+		hvt_text_mem(t, f->name, strlen(f->name));
+		hvt_text_char(t, '=');
+		write_field(c, f, t, &text_writer);
+	}
+}
+
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ',');
+		hvt_text_json_str(t, f->name, strlen(f->name));
+		hvt_text_char(t, ':');
+		write_field(c, f, t, &json_writer);
+	}
+}
+
+/*
+ * How a field goes into CTF. The TSDL type and the payload bytes are both
+ * written from this, so that they always agree.
+ */
+enum ctf_shape {
+	SHAPE_NUMBER,		/* an integer of 1, 2, 4 or 8 bytes */
+	SHAPE_BYTES,		/* anything else static: its bytes, in hex */
+	SHAPE_CHARS,		/* a static char array */
+	SHAPE_ARRAY,		/* a static array of integers */
+	SHAPE_STRING,		/* a __data_loc char[]: up to its first NUL */
+	SHAPE_SEQUENCE,		/* another __data_loc array: u32 count, elements */
+};
+
+/* The field's shape, and in *@es the bytes of one element of an array or sequence. */
+static enum ctf_shape ctf_shape(const struct tep_format_field *f, unsigned int *es)
+{
+	unsigned int e = f->elementsize > 0 ? (unsigned int)f->elementsize : 1;
+
+	*es = int_width(e) ? e : 1;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return f->flags & TEP_FIELD_IS_STRING ? SHAPE_STRING : SHAPE_SEQUENCE;
+	if (f->flags & TEP_FIELD_IS_STRING)
+		return SHAPE_CHARS;
+	if (f->flags & TEP_FIELD_IS_ARRAY)
+		return int_width(e) && f->size % (int)e == 0 ? SHAPE_ARRAY : SHAPE_BYTES;
+	return int_width((unsigned int)f->size) ? SHAPE_NUMBER : SHAPE_BYTES;
+}
+
+static unsigned int int_flags(const struct tep_format_field *f)
+{
+	return (f->flags & TEP_FIELD_IS_SIGNED ? HVT_FIELD_F_SIGNED : 0u) |
+	       (f->flags & TEP_FIELD_IS_POINTER ? HVT_FIELD_F_HEX : 0u);
+}
+
+/* "_name", with anything but letters, digits and '_' as '_': a TSDL identifier. */
+static void put_tsdl_name(FILE *out, const char *name, const char *suffix)
+{
+	fputc('_', out);
+	for (; *name; name++)
+		fputc(isalnum((unsigned char)*name) ? *name : '_', out);
+	fputs(suffix, out);
+}
+
+int hvt_ftrace_tsdl_fields(struct hvt_ftrace *ft, int id, FILE *out)
+{
+	struct tep_event *type = tep_find_event(ft->tep, id);
+	const struct tep_format_field *f;
+	unsigned int es;
+
+	if (!type)
+		return -1;
+	for (f = type->format.fields; f; f = f->next) {
+		fputs("\t\t", out);
+		switch (ctf_shape(f, &es)) {
+		case SHAPE_NUMBER:
+			hvt_tsdl_put_int_type(out, 8u * (unsigned int)f->size, int_flags(f));
+			put_tsdl_name(out, f->name, ";\n");
+			break;
+		case SHAPE_BYTES:
+			hvt_tsdl_put_int_type(out, 8, HVT_FIELD_F_HEX);
+			put_tsdl_name(out, f->name, "");
+			fprintf(out, "[%d];\n", f->size);
+			break;
+		case SHAPE_CHARS:
+			hvt_tsdl_put_int_type(out, 8, HVT_FIELD_F_TEXT);
+			put_tsdl_name(out, f->name, "");
+			fprintf(out, "[%d];\n", f->size);
+			break;
+		case SHAPE_ARRAY:
+			hvt_tsdl_put_int_type(out, 8u * es, int_flags(f));
+			put_tsdl_name(out, f->name, "");
+			fprintf(out, "[%u];\n", (unsigned int)f->size / es);
+			break;
+		case SHAPE_STRING:
+			fputs("string { encoding = UTF8; } ", out);
+			put_tsdl_name(out, f->name, ";\n");
+			break;
+		case SHAPE_SEQUENCE:
+			fputs("uint32_t ", out);
+			put_tsdl_name(out, f->name, "_len;\n\t\t");
+			hvt_tsdl_put_int_type(out, 8u * es, int_flags(f));
+			put_tsdl_name(out, f->name, "[");
+			put_tsdl_name(out, f->name, "_len];\n");
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Bytes of one field's CTF form, written at @dst unless it is NULL. */
+static size_t ctf_field(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			unsigned char *dst)
+{
+	const unsigned char *p;
+	unsigned int es;
+	uint32_t len = 0, n;
+
+	switch (ctf_shape(f, &es)) {
+	case SHAPE_STRING:
+		p = dynamic_data(c, f, &len);
+		n = p ? (uint32_t)strnlen((const char *)p, len) : 0;
+		if (dst) {
+			if (n)
+				memcpy(dst, p, n);
+			dst[n] = '\0';
+		}
+		return n + 1u;
+	case SHAPE_SEQUENCE:
+		p = dynamic_data(c, f, &len);
+		n = p ? len / es : 0;	/* elements */
+		if (dst) {
+			hvt_put_u32(dst, n);
+			if (n)
+				memcpy(dst + 4, p, (size_t)n * es);
+		}
+		return 4u + (size_t)n * es;
+	default:
+		/* inside the record, or in the zeros after it (format_usable()) */
+		if (dst)
+			memcpy(dst, c->scratch + f->offset, (size_t)f->size);
+		return (size_t)f->size;
+	}
+}
+
+int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c)
+{
+	return tep_data_type(c->ft->tep, (struct tep_record *)&c->record);
+}
+
+size_t hvt_ftrace_ctf_payload_size(struct hvt_ftrace_cpu *c)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+	size_t size = 0;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next)
+		size += ctf_field(c, f, NULL);
+	return size;
+}
+
+void hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next)
+		dst += ctf_field(c, f, dst);
+}
+
+static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
+		    const char *event, hvt_ftrace_scan_fn fn, void *ctx)
+{
+	unsigned long warnings = 0;
+	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
+						       &warnings);
+	struct hvt_ftrace_event ev;
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0)
+		if (!strcmp(ev.name, event))
+			ret = fn(c, &ev, ctx);
+	hvt_ftrace_cpu_close(c);
+	return ret;
+}
+
+int hvt_ftrace_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, const char *event,
+		    hvt_ftrace_scan_fn fn, void *ctx)
+{
+	size_t i;
+	int ret = 0;
+
+	hvt_log_mute();
+	for (i = 0; i < a->nr_cpus && !ret; i++)
+		ret = scan_cpu(ft, &a->cpus[i], event, fn, ctx);
+	hvt_log_unmute();
+	return ret;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ftrace_reader.h - decoding the host layer: host/ftrace/cpuN.raw, the raw
+ * ring-buffer pages of one CPU, with libtraceevent (docs/format.md,
+ * "host/ftrace").
+ *
+ * hvt_ftrace_open() parses header_page and every events/SYS/EVENT/format
+ * once; each CPU file then reads one page at a time (bounded memory) and
+ * hands out its events through kbuffer. Before kbuffer or libtraceevent see
+ * a page, the reader checks what they do not: the page's commit size, and
+ * that each event lies inside the page's data; before a format is used, that
+ * each of its fields lies inside the data a record can hold. Event data is
+ * copied into a zero-padded scratch buffer so that field reads a damaged
+ * record could direct past its end stay inside memory we own.
+ */
+#ifndef HVT_TOOLS_READ_FTRACE_READER_H
+#define HVT_TOOLS_READ_FTRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/util/textout.h"
+
+struct hvt_ftrace;
+struct hvt_ftrace_cpu;
+
+struct hvt_ftrace_event {
+	uint64_t ts;			/* x86-tsc trace clock: host TSC */
+	uint32_t cpu;
+	int32_t tid;
+	const char *name;		/* "sched_switch" */
+	uint64_t offset;		/* of the record in the file */
+};
+
+struct hvt_ftrace_stats {
+	uint64_t pages;
+	uint64_t lost_events;		/* the kernel's missed-events counts */
+	unsigned long warnings;
+};
+
+/*
+ * Parses @dir/header_page and @dir/events/SYS/EVENT/format for pages of
+ * @page_size bytes. NULL after an error message if header_page is unusable;
+ * a format file that does not parse, or has a field outside any record, is a
+ * warning counted in *@warnings, and its events are then of an unknown type.
+ */
+struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
+				   unsigned long *warnings);
+/*
+ * The same from a trace-cmd recording (tracedat.c), which must be on the
+ * host TSC (trace-cmd record -C x86-tsc): NULL after an error message if
+ * it is not, or cannot be read. Its CPU files are opened with any path.
+ */
+struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *warnings);
+/* Of a trace.dat: its CPUs (0 to N - 1), and its first timestamp. */
+int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft);
+uint64_t hvt_ftrace_first_ts(const struct hvt_ftrace *ft);
+void hvt_ftrace_close(struct hvt_ftrace *ft);
+
+/* Opens one CPU's pages; NULL after a warning counted in *@warnings. */
+struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *path,
+					   const char *name, int cpu,
+					   unsigned long *warnings);
+/* The next event in file order, as recorded: 1, or 0 at the end of the file. */
+int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
+/* A numeric field of the event last returned: 0, or -1 if it has none of that name. */
+int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
+/*
+ * Writes " name=value" for each field of the event last returned (not the
+ * common ones): numbers in decimal, pointers and numbers of widths other
+ * than 1, 2, 4 or 8 bytes in hex, char arrays and strings as text
+ * (hvt_text_escaped()), other arrays as [a,b]; '?' for data outside its
+ * record.
+ */
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/*
+ * Writes " " and the event last returned as its format's print fmt says,
+ * on one line: ftrace's own text, through libtraceevent (some microseconds).
+ */
+void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/*
+ * Writes ,"name":value for each field of the event last returned (not the
+ * common ones): numbers, pointers as "0x.." strings, char arrays and strings
+ * as strings, other arrays as arrays of numbers; a number of a width other
+ * than 1, 2, 4 or 8 bytes, or data outside its record, as null.
+ */
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+/* CTF (merge --format=ctf, tools/ctf_out.h). */
+
+/* The ftrace id of the event last returned. */
+int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c);
+/*
+ * The payload of the event last returned, as hvt_ftrace_tsdl_fields()
+ * declares it: its size, and the bytes, written at @dst, which must have
+ * room for them. Data a damaged record places outside itself reads as empty.
+ */
+size_t hvt_ftrace_ctf_payload_size(struct hvt_ftrace_cpu *c);
+void hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst);
+/*
+ * The member lines of a TSDL struct for the payload of event @id: integers
+ * as wide as ftrace's (pointers in hex), char arrays as text, __data_loc
+ * strings as strings, other __data_loc arrays as sequences after a u32
+ * count, fields of any other width as byte arrays. -1 if there is no such
+ * event.
+ */
+int hvt_ftrace_tsdl_fields(struct hvt_ftrace *ft, int id, FILE *out);
+
+const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
+void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
+
+struct hvt_archive;
+typedef int (*hvt_ftrace_scan_fn)(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
+				  void *ctx);
+/*
+ * A pre-pass over the host layer: calls @fn for every event named @event in
+ * every CPU file of @a, file by file, with the readers' warnings muted (the
+ * merge's own pass reports them). Stops at the first nonzero return of @fn
+ * and returns it; 0 otherwise.
+ */
+int hvt_ftrace_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, const char *event,
+		    hvt_ftrace_scan_fn fn, void *ctx);
+
+#endif
