@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * tsc.h - the host TSC and paired reads of the host clocks (clocksync/host_clock.h
+ * host_tsc.h - the host TSC and paired reads of the host clocks (clocksync/host_clock.h
  * maps them offline).
  */
 #ifndef HVT_HOST_HOST_TSC_H

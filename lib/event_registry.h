@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * registry.h - validated, in-memory event registries (hvtrace/registry.h).
+ * event_registry.h - validated, in-memory event registries (hvtrace/registry.h).
  *
  * Records come from the guest kernel, from applications and from archive
  * files: all untrusted. hvt_registry_add() checks every record completely

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * check.c - `hvtrace check`: is an archive sound, and does its alignment hold?
+ * cmd_check.c - `hvtrace check`: is an archive sound, and does its alignment hold?
  *
  * One line per check, "PASS name" or "FAIL name: reason", then exactly
  * "N passed, M failed". Checks, with the item they are about in brackets:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * check.h - the verdicts of `hvtrace check` that tests call directly.
+ * cmd_check.h - the verdicts of `hvtrace check` that tests call directly.
  */
 #ifndef HVT_TOOLS_CMD_CHECK_H
 #define HVT_TOOLS_CMD_CHECK_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * drift.c - `hvtrace drift`: the clock-drift test suite
+ * cmd_drift.c - `hvtrace drift`: the clock-drift test suite
  * (clocksync/drift_suite.h).
  */
 #include <getopt.h>

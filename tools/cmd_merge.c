@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * merge.c - `hvtrace merge`: an archive as one time line, one line per event.
+ * cmd_merge.c - `hvtrace merge`: an archive as one time line, one line per event.
  *
  *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
  *       0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=...
@@ -76,112 +76,6 @@ static void usage(FILE *out)
 		"on standard error. Unless --format=null, a summary goes to standard error.\n"
 		"Exit status: 0 merged (maybe with warnings), 1 the archive could not be\n"
 		"read, 2 usage error.\n");
-}
-
-/* [-]seconds.nanoseconds; returns the length. */
-static unsigned int format_ns(char *buf, int64_t ns)
-{
-	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000000000u;
-	char *p = buf;
-	int i;
-
-	if (ns < 0)
-		*p++ = '-';
-	p += hvt_u64_text(p, mag / 1000000000u);
-	*p++ = '.';
-	for (i = 8; i >= 0; i--, frac /= 10)
-		p[i] = (char)('0' + frac % 10);
-	p[9] = '\0';
-	return (unsigned int)(p + 9 - buf);
-}
-
-unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-			     struct hvt_host_clock *clock, uint64_t host_tsc)
-{
-	switch (mode) {
-	case HVT_TIME_HOST_TSC:
-		return hvt_u64_text(buf, host_tsc);
-	case HVT_TIME_REALTIME:
-		return format_ns(buf, hvt_host_clock_realtime(clock, host_tsc));
-	default:
-		return format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
-	}
-}
-
-#define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
-#define LAYER_WIDTH	6
-#define VM_WIDTH	5
-#define CPU_WIDTH	4
-#define OUTPUT_BUFFER	(1u << 20)
-
-int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
-		     enum hvt_time_mode mode, FILE *out)
-{
-	char *buf = malloc(OUTPUT_BUFFER);
-	size_t i;
-
-	memset(p, 0, sizeof(*p));
-	p->cols = calloc(tl->nr_sources + 1, sizeof(*p->cols));
-	if (!buf || !p->cols) {
-		free(buf);
-		free(p->cols);
-		return -1;
-	}
-	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
-	p->mode = mode;
-	p->clock = &tl->clock;
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
-		struct hvt_source_cols *c = &p->cols[s->index];
-		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
-				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");
-
-		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
-	}
-	return 0;
-}
-
-void hvt_printer_free(struct hvt_printer *p)
-{
-	free(p->text.buf);
-	free(p->cols);
-	memset(p, 0, sizeof(*p));
-}
-
-void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
-{
-	struct hvt_text *t = &pr->text;
-	uint32_t cpu = hvt_source_cpu(s);
-	char time[HVT_TIME_TEXT_MAX], *p;
-	unsigned int len = hvt_format_time(time, pr->mode, pr->clock, s->host_tsc), pad, n;
-
-	/* time, right-aligned */
-	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;
-	p = hvt_text_room(t, TIME_WIDTH + HVT_TIME_TEXT_MAX);
-	memset(p, ' ', pad);
-	memcpy(p + pad, time, len);
-	p[pad + len] = ' ';
-	t->p += pad + len + 1;
-	/* layer and VM: the same for every line of the source */
-	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
-	/* cpuN or -, then tid=N */
-	p = hvt_text_room(t, 48);
-	if (cpu != HVT_CTF_NO_CPU) {
-		memcpy(p, "cpu", 3);
-		n = 3 + hvt_u64_text(p + 3, cpu);
-	} else {
-		*p = '-';
-		n = 1;
-	}
-	while (n < CPU_WIDTH)
-		p[n++] = ' ';
-	memcpy(p + n, " tid=", 5);
-	t->p += n + 5;
-	hvt_text_s64(t, hvt_source_tid(s));
-	hvt_text_char(t, ' ');
-	hvt_source_print_name(s, t);
-	hvt_source_print_fields(s, t, pr->print_fmt);
-	hvt_text_char(t, '\n');
 }
 
 enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };

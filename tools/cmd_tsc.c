@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tsc.c - `hvtrace tsc ARCHIVE`: each KVM VM's guest TSC timeline per vCPU,
- * as merge uses it (tools/kvm_tsc.h), with every disagreement between the
+ * cmd_tsc.c - `hvtrace tsc ARCHIVE`: each KVM VM's guest TSC timeline per vCPU,
+ * as merge uses it (tools/align/kvm_model.h), with every disagreement between the
  * recorded sources.
  */
 #include <getopt.h>

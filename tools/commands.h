@@ -7,10 +7,10 @@
 #define HVT_COMMANDS_H
 
 int hvt_cmd_record(int argc, char **argv);	/* host/record.c */
-int hvt_cmd_agent(int argc, char **argv);	/* tools/agent.c */
-int hvt_cmd_merge(int argc, char **argv);	/* tools/merge.c */
-int hvt_cmd_check(int argc, char **argv);	/* tools/check.c */
-int hvt_cmd_drift(int argc, char **argv);	/* tools/drift.c */
-int hvt_cmd_tsc(int argc, char **argv);		/* tools/tsc.c */
+int hvt_cmd_agent(int argc, char **argv);	/* tools/agent/agent.c */
+int hvt_cmd_merge(int argc, char **argv);	/* tools/cmd_merge.c */
+int hvt_cmd_check(int argc, char **argv);	/* tools/cmd_check.c */
+int hvt_cmd_drift(int argc, char **argv);	/* tools/cmd_drift.c */
+int hvt_cmd_tsc(int argc, char **argv);		/* tools/cmd_tsc.c */
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_kvm_tsc.c - the exact KVM timeline per vCPU (tools/kvm_tsc.c) from a
+ * test_kvm_model.c - the exact KVM timeline per vCPU (tools/align/kvm_model.c) from a
  * synthetic archive: kvm_write_tsc_offset records in the host layer and
  * debugfs snapshots in vm/demo/kvm_tsc.tsv. Which source is used where, the
  * scaling ratio, every disagreement found, and bad input refused.

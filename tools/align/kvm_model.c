@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kvm_tsc.c - the exact per-vCPU guest TSC timeline of a KVM VM (kvm_tsc.h).
+ * kvm_model.c - the exact per-vCPU guest TSC timeline of a KVM VM (kvm_model.h).
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kvm_tsc.h - a KVM VM's exact guest TSC timeline per vCPU, from what the
+ * kvm_model.h - a KVM VM's exact guest TSC timeline per vCPU, from what the
  * collector recorded (docs/clock-model.md, "KVM: the exact path"):
  *
  *   kvm:kvm_write_tsc_offset in the host layer: every offset change, at the

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/out/text_out.h"
+#include "tools/util/time_text.h"
 #include "tools/merge/timeline.h"
 
 #define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */

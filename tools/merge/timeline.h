@@ -12,7 +12,7 @@
  *
  * Guest sources are aligned through their VM's clock: under KVM, KVM's own
  * TSC parameters per vCPU where the recording has them and the clock
- * exchanges do not contradict them (kvm_tsc.h); else the estimate (align.h).
+ * exchanges do not contradict them (align/kvm_model.h); else the estimate (align.h).
  * Every event goes through it
  * in stream order, so that guest values repeated after a backwards TSC jump
  * land after the jump. Only then is a source's order checked: an event whose

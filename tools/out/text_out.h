@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * merge.h - the text form of merged events (merge.c).
+ * text_out.h - the text form of merged events, merge's default output.
  */
 #ifndef HVT_TOOLS_OUT_TEXT_OUT_H
 #define HVT_TOOLS_OUT_TEXT_OUT_H
@@ -9,21 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/align/align.h"
 #include "tools/util/textout.h"
+#include "tools/util/time_text.h"
 #include "tools/merge/timeline.h"
 
-enum hvt_time_mode {
-	HVT_TIME_NS,		/* seconds.nanoseconds since the first clock pair */
-	HVT_TIME_HOST_TSC,	/* the host TSC */
-	HVT_TIME_REALTIME,	/* host CLOCK_REALTIME, seconds.nanoseconds */
-};
-
-#define HVT_TIME_TEXT_MAX	32
-
-/* @host_tsc as text, NUL-terminated; returns its length. */
-unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
-			     struct hvt_host_clock *clock, uint64_t host_tsc);
 /* The layer and VM columns, the same on every line of a source. */
 struct hvt_source_cols {
 	unsigned int len;

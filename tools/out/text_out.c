@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * text_out.c - merged events as text, one line per event:
+ *
+ *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
+ *
+ * time, layer, VM ('-' on the host), CPU, thread, event, fields.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/out/text_out.h"
+
+#define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
+#define LAYER_WIDTH	6
+#define VM_WIDTH	5
+#define CPU_WIDTH	4
+#define OUTPUT_BUFFER	(1u << 20)
+
+int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+		     enum hvt_time_mode mode, FILE *out)
+{
+	char *buf = malloc(OUTPUT_BUFFER);
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->cols = calloc(tl->nr_sources + 1, sizeof(*p->cols));
+	if (!buf || !p->cols) {
+		free(buf);
+		free(p->cols);
+		return -1;
+	}
+	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
+	p->mode = mode;
+	p->clock = &tl->clock;
+	for (i = 0; i < tl->nr_sources; i++) {
+		const struct hvt_source *s = &tl->sources[i];
+		struct hvt_source_cols *c = &p->cols[s->index];
+		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
+				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");
+
+		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
+	}
+	return 0;
+}
+
+void hvt_printer_free(struct hvt_printer *p)
+{
+	free(p->text.buf);
+	free(p->cols);
+	memset(p, 0, sizeof(*p));
+}
+
+void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
+{
+	struct hvt_text *t = &pr->text;
+	uint32_t cpu = hvt_source_cpu(s);
+	char time[HVT_TIME_TEXT_MAX], *p;
+	unsigned int len = hvt_format_time(time, pr->mode, pr->clock, s->host_tsc), pad, n;
+
+	/* time, right-aligned */
+	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;
+	p = hvt_text_room(t, TIME_WIDTH + HVT_TIME_TEXT_MAX);
+	memset(p, ' ', pad);
+	memcpy(p + pad, time, len);
+	p[pad + len] = ' ';
+	t->p += pad + len + 1;
+	/* layer and VM: the same for every line of the source */
+	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
+	/* cpuN or -, then tid=N */
+	p = hvt_text_room(t, 48);
+	if (cpu != HVT_CTF_NO_CPU) {
+		memcpy(p, "cpu", 3);
+		n = 3 + hvt_u64_text(p + 3, cpu);
+	} else {
+		*p = '-';
+		n = 1;
+	}
+	while (n < CPU_WIDTH)
+		p[n++] = ' ';
+	memcpy(p + n, " tid=", 5);
+	t->p += n + 5;
+	hvt_text_s64(t, hvt_source_tid(s));
+	hvt_text_char(t, ' ');
+	hvt_source_print_name(s, t);
+	hvt_source_print_fields(s, t, pr->print_fmt);
+	hvt_text_char(t, '\n');
+}
