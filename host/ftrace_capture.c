@@ -36,7 +36,7 @@ static int remove_if_stale(const char *name, void *ctx)
 	return 0;
 }
 
-void hvt_ftrace_remove_stale(void)
+void hvt_capture_remove_stale(void)
 {
 	tracefs_instances_walk(remove_if_stale, NULL);
 }
@@ -72,7 +72,7 @@ static int save_tracefs_file(const char *dir, const char *rel, const char *dst)
 	return ret;
 }
 
-static int enable_event(struct hvt_ftrace *ft, const char *spec, char *err, size_t errlen)
+static int enable_event(struct hvt_capture *ft, const char *spec, char *err, size_t errlen)
 {
 	char sys[128], rel[300];
 	const char *colon = strchr(spec, ':');
@@ -120,7 +120,7 @@ static size_t pid_list(const pid_t *pids, size_t n, char *buf, size_t size)
 }
 
 /* Appends @pids to set_event_pid a page at a time: any number of threads. */
-int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
+int hvt_capture_add_pids(struct hvt_capture *ft, const pid_t *pids, size_t n)
 {
 	char buf[4096];
 
@@ -135,7 +135,7 @@ int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n)
 	return 0;
 }
 
-static int open_cpus(struct hvt_ftrace *ft, char *err, size_t errlen)
+static int open_cpus(struct hvt_capture *ft, char *err, size_t errlen)
 {
 	int cpu;
 
@@ -148,7 +148,7 @@ static int open_cpus(struct hvt_ftrace *ft, char *err, size_t errlen)
 	for (cpu = 0; cpu < ft->nr_cpus; cpu++)
 		ft->cpu[cpu].fd = -1;
 	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
-		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		struct hvt_capture_cpu *c = &ft->cpu[cpu];
 		char path[4200];
 
 		c->tcpu = tracefs_cpu_open(ft->instance, cpu, true);
@@ -166,7 +166,7 @@ static int open_cpus(struct hvt_ftrace *ft, char *err, size_t errlen)
 	return 0;
 }
 
-static int setup_instance(struct hvt_ftrace *ft, char *err, size_t errlen)
+static int setup_instance(struct hvt_capture *ft, char *err, size_t errlen)
 {
 	char *clocks;
 
@@ -200,7 +200,7 @@ static int setup_instance(struct hvt_ftrace *ft, char *err, size_t errlen)
 	return 0;
 }
 
-int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events,
+int hvt_capture_start(struct hvt_capture *ft, const char *dir, char *const *events,
 		     int nr_events, const pid_t *pids, size_t nr_pids, char *err, size_t errlen)
 {
 	int i;
@@ -221,7 +221,7 @@ int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events
 		snprintf(err, errlen, "cannot save the ring buffer headers: %s", strerror(errno));
 		goto fail;
 	}
-	if (nr_pids && hvt_ftrace_add_pids(ft, pids, nr_pids)) {
+	if (nr_pids && hvt_capture_add_pids(ft, pids, nr_pids)) {
 		snprintf(err, errlen, "cannot filter host events to the VM's threads");
 		goto fail;
 	}
@@ -236,7 +236,7 @@ int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events
 	}
 	return 0;
 fail:
-	hvt_ftrace_stop(ft);
+	hvt_capture_stop(ft);
 	return -1;
 }
 
@@ -245,7 +245,7 @@ fail:
  * saved whole (a short write before the error included), and that CPU is
  * saved no more.
  */
-static void save_failed(const struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c, int cpu)
+static void save_failed(const struct hvt_capture *ft, struct hvt_capture_cpu *c, int cpu)
 {
 	c->error = errno;
 	if (ft->page_size > 0)
@@ -256,12 +256,12 @@ static void save_failed(const struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c, i
 		hvt_warn("host CPU %d: cannot trim a partial page: %s", cpu, strerror(errno));
 }
 
-void hvt_ftrace_pump(struct hvt_ftrace *ft)
+void hvt_capture_pump(struct hvt_capture *ft)
 {
 	int cpu;
 
 	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
-		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		struct hvt_capture_cpu *c = &ft->cpu[cpu];
 		int n;
 
 		if (!c->tcpu || c->error)
@@ -273,15 +273,15 @@ void hvt_ftrace_pump(struct hvt_ftrace *ft)
 	}
 }
 
-void hvt_ftrace_stop(struct hvt_ftrace *ft)
+void hvt_capture_stop(struct hvt_capture *ft)
 {
 	int cpu;
 
 	if (ft->instance)
 		tracefs_trace_off(ft->instance);
-	hvt_ftrace_pump(ft);
+	hvt_capture_pump(ft);
 	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
-		struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		struct hvt_capture_cpu *c = &ft->cpu[cpu];
 		int n = 0;
 
 		if (c->tcpu && !c->error) {
@@ -304,7 +304,7 @@ void hvt_ftrace_stop(struct hvt_ftrace *ft)
 	}
 }
 
-void hvt_ftrace_free(struct hvt_ftrace *ft)
+void hvt_capture_free(struct hvt_capture *ft)
 {
 	int i;
 
@@ -315,7 +315,7 @@ void hvt_ftrace_free(struct hvt_ftrace *ft)
 	ft->cpu = NULL;
 }
 
-json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft, const pid_t *pids, size_t nr_pids)
+json_t *hvt_capture_manifest(const struct hvt_capture *ft, const pid_t *pids, size_t nr_pids)
 {
 	json_t *o = json_object(), *events = json_array(), *jpids = json_array();
 	json_t *cpus = json_array();
@@ -327,7 +327,7 @@ json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft, const pid_t *pids, size
 	for (i = 0; i < nr_pids; i++)
 		json_array_append_new(jpids, json_integer(pids[i]));
 	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
-		const struct hvt_ftrace_cpu *c = &ft->cpu[cpu];
+		const struct hvt_capture_cpu *c = &ft->cpu[cpu];
 		json_t *entry;
 		char file[32];
 

@@ -18,7 +18,7 @@
 struct tracefs_instance;
 struct tracefs_cpu;
 
-struct hvt_ftrace_cpu {
+struct hvt_capture_cpu {
 	bool present;			/* online when tracing started: has a file */
 	struct tracefs_cpu *tcpu;	/* NULL once stopped, or if not present */
 	int fd;				/* cpuN.raw, -1 if none */
@@ -26,38 +26,38 @@ struct hvt_ftrace_cpu {
 	int error;			/* errno of the failure that stopped saving, or 0 */
 };
 
-struct hvt_ftrace {
+struct hvt_capture {
 	struct tracefs_instance *instance;
 	char name[64];
 	char dir[4096];			/* ARCHIVE/host/ftrace */
 	int nr_cpus;
-	struct hvt_ftrace_cpu *cpu;	/* nr_cpus entries */
+	struct hvt_capture_cpu *cpu;	/* nr_cpus entries */
 	int page_size;
 	char *events[HVT_FTRACE_MAX_EVENTS];	/* "system:event" */
 	int nr_events;
 };
 
 /* Removes instances left by collectors that died (hvtrace-PID, PID gone). */
-void hvt_ftrace_remove_stale(void);
+void hvt_capture_remove_stale(void);
 /*
  * Creates the instance, enables @events (SYSTEM:EVENT) filtered to @pids (if
  * any), saves their formats under @dir and starts tracing. On failure the
  * instance is gone again and @err says why.
  */
-int hvt_ftrace_start(struct hvt_ftrace *ft, const char *dir, char *const *events,
+int hvt_capture_start(struct hvt_capture *ft, const char *dir, char *const *events,
 		     int nr_events, const pid_t *pids, size_t nr_pids, char *err, size_t errlen);
 /* Adds threads to the pid filter. */
-int hvt_ftrace_add_pids(struct hvt_ftrace *ft, const pid_t *pids, size_t n);
+int hvt_capture_add_pids(struct hvt_capture *ft, const pid_t *pids, size_t n);
 /*
  * Moves every full page the kernel has to the files; never blocks. A CPU
  * whose file cannot be written (ENOSPC...) is warned about once and no longer
  * saved, so that its file stays a sequence of whole pages.
  */
-void hvt_ftrace_pump(struct hvt_ftrace *ft);
+void hvt_capture_pump(struct hvt_capture *ft);
 /* Stops tracing, saves the last partial pages, removes the instance. */
-void hvt_ftrace_stop(struct hvt_ftrace *ft);
+void hvt_capture_stop(struct hvt_capture *ft);
 /* The manifest's "ftrace" object; @pids are the threads events are filtered to. */
-json_t *hvt_ftrace_manifest(const struct hvt_ftrace *ft, const pid_t *pids, size_t nr_pids);
-void hvt_ftrace_free(struct hvt_ftrace *ft);
+json_t *hvt_capture_manifest(const struct hvt_capture *ft, const pid_t *pids, size_t nr_pids);
+void hvt_capture_free(struct hvt_capture *ft);
 
 #endif

@@ -121,7 +121,7 @@ static void write_manifest(struct hvt_recorder *r, const char *status)
 	unsigned int i;
 
 	if (r->ftrace_on)
-		ft = hvt_ftrace_manifest(&r->ftrace, tids, n > 0 ? (size_t)n : 0);
+		ft = hvt_capture_manifest(&r->ftrace, tids, n > 0 ? (size_t)n : 0);
 	free(tids);
 	for (i = 0; i < r->nr_targets; i++)
 		json_array_append_new(vms, hvt_target_manifest_entry(r->targets[i]));
@@ -468,9 +468,9 @@ static int start_host_layer(struct hvt_recorder *r)
 	/* Filtered from the start; before any VM runs, to the collector alone. */
 	if (follow && !nr_tids)
 		tids[nr_tids++] = getpid();
-	hvt_ftrace_remove_stale();
+	hvt_capture_remove_stale();
 	snprintf(dir, sizeof(dir), "%s/host/ftrace", r->archive.dir);
-	ret = hvt_ftrace_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
+	ret = hvt_capture_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
 			       follow ? (size_t)nr_tids : 0, err, sizeof(err));
 	free(tids);
 	if (ret) {
@@ -582,7 +582,7 @@ static void watch_libvirt(struct hvt_recorder *r)
 
 		hvt_info("VM %s joins the recording", t->vm.name);
 		if (r->ftrace_on && t->qemu.nr_tids &&
-		    hvt_ftrace_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids)) {
+		    hvt_capture_add_pids(&r->ftrace, t->qemu.tids, t->qemu.nr_tids)) {
 			/* the manifest lists only threads the filter has */
 			hvt_warn("VM %s: cannot add its QEMU threads to the host filter", t->vm.name);
 			t->qemu.nr_tids = 0;
@@ -699,7 +699,7 @@ void hvt_recorder_run(struct hvt_recorder *r)
 			uint64_t ticks;
 
 			if (read(pfd, &ticks, sizeof(ticks)) > 0)
-				hvt_ftrace_pump(&r->ftrace);
+				hvt_capture_pump(&r->ftrace);
 		}
 		if (fds[TICK].revents) {
 			uint64_t ticks;
@@ -768,7 +768,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 	for (i = 0; i < r->nr_targets; i++)
 		hvt_target_finish(r->targets[i]);
 	if (r->ftrace_on)
-		hvt_ftrace_stop(&r->ftrace);
+		hvt_capture_stop(&r->ftrace);
 	if (r->archive_made) {
 		hvt_archive_writer_clock_pair(&r->archive);
 		write_manifest(r, "complete");
@@ -776,7 +776,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		ret = r->ran && succeeded(r) ? 0 : 1;
 	}
 	hvt_archive_writer_close(&r->archive);
-	hvt_ftrace_free(&r->ftrace);
+	hvt_capture_free(&r->ftrace);
 	stop_listener(r);
 	for (i = 0; i < r->nr_targets; i++) {
 		hvt_target_free(r->targets[i]);

@@ -55,7 +55,7 @@ struct hvt_recorder {
 	struct hvt_archive_writer archive;
 	bool archive_made;
 	bool ran;			/* prepared and run: the outcome counts */
-	struct hvt_ftrace ftrace;
+	struct hvt_capture ftrace;
 	bool ftrace_on;
 	struct hvt_target *targets[HVT_REC_MAX_TARGETS];
 	unsigned int nr_targets;

@@ -150,14 +150,14 @@ void hvt_target_polled(struct hvt_target *t, const struct pollfd p[2])
  * qemu.tids stays the list of threads filtered to: threads that could not be
  * added are forgotten, to be found and tried again at the next scan.
  */
-static void follow_threads(struct hvt_target *t, struct hvt_ftrace *ft)
+static void follow_threads(struct hvt_target *t, struct hvt_capture *ft)
 {
 	size_t before = t->qemu.nr_tids;
 	int added = hvt_qemu_scan_threads(&t->qemu);
 
 	if (added <= 0 || !ft)
 		return;
-	if (hvt_ftrace_add_pids(ft, t->qemu.tids + before, (size_t)added)) {
+	if (hvt_capture_add_pids(ft, t->qemu.tids + before, (size_t)added)) {
 		hvt_warn("VM %s: cannot add new QEMU threads to the host filter", t->vm.name);
 		t->qemu.nr_tids = before;
 	} else {
@@ -178,7 +178,7 @@ static void try_connect(struct hvt_target *t)
 	hvt_vm_attach(&t->vm, fd);
 }
 
-static void each_second(struct hvt_target *t, struct hvt_ftrace *ft)
+static void each_second(struct hvt_target *t, struct hvt_capture *ft)
 {
 	if (!t->have_qemu)
 		return;
@@ -194,7 +194,7 @@ static void each_second(struct hvt_target *t, struct hvt_ftrace *ft)
 }
 
 void hvt_target_tick(struct hvt_target *t, unsigned long tick, const struct hvt_target_clock *c,
-		     struct hvt_ftrace *ft)
+		     struct hvt_capture *ft)
 {
 	struct hvt_vm *vm = &t->vm;
 

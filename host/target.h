@@ -79,7 +79,7 @@ void hvt_target_polled(struct hvt_target *t, const struct pollfd p[2]);
  * host layer's filter in @ft (NULL if none).
  */
 void hvt_target_tick(struct hvt_target *t, unsigned long tick, const struct hvt_target_clock *c,
-		     struct hvt_ftrace *ft);
+		     struct hvt_capture *ft);
 void hvt_target_request_stop(struct hvt_target *t, const char *why);
 /* Ends it if it has not ended: the last snapshot, the link closed, files completed. */
 void hvt_target_finish(struct hvt_target *t);

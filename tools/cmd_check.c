@@ -126,7 +126,7 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 
 
 /* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
-static void check_kvm_tsc(struct tally *t, const struct hvt_vm_state *st)
+static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
 {
 	unsigned long disagreements = 0;
 	char name[512];
@@ -150,7 +150,7 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 	size_t i, j;
 
 	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_timeline_vm *st = &tl->vms[i];
 
 		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
 		if (!st->loaded) {

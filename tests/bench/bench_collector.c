@@ -26,9 +26,9 @@
  *    Two threads of this process, pinned to one CPU, ping-pong a byte over
  *    two pipes as fast as they can: up to two sched_wakeup and two
  *    sched_switch events per round trip (fewer when a woken thread preempts
- *    the other before it sleeps). hvt_ftrace_start() records both events in
+ *    the other before it sleeps). hvt_capture_start() records both events in
  *    its own instance (hvtrace-PID), filtered to the two threads, and the
- *    main thread calls hvt_ftrace_pump() every 20 ms, as the recorder does.
+ *    main thread calls hvt_capture_pump() every 20 ms, as the recorder does.
  *    CPU time is the main thread's inside the pump; the events are those
  *    the saved pages hold (decoded with libtraceevent's kbuffer), the lost
  *    ones the instance's per-CPU overrun and dropped counts. Reference: the
@@ -91,7 +91,7 @@ static const struct hvt_vm_limits limits = {
 };
 
 static char root[] = "/tmp/hvtrace-bench-collector-XXXXXX";
-static struct hvt_ftrace *active_ft;	/* torn down by an early exit */
+static struct hvt_capture *active_ft;	/* torn down by an early exit */
 
 /* Removes what it can: one entry that resists must not keep the rest. */
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -110,7 +110,7 @@ static void rm_rf(const char *path)
 static void cleanup(void)
 {
 	if (active_ft)
-		hvt_ftrace_stop(active_ft);
+		hvt_capture_stop(active_ft);
 	active_ft = NULL;
 	rm_rf(root);
 }
@@ -752,7 +752,7 @@ static void pingpong_stop(struct pingpong *pp)
 }
 
 /* Events lost in the instance: overwritten (overrun) or dropped, over all CPUs. */
-static uint64_t instance_lost(const struct hvt_ftrace *ft)
+static uint64_t instance_lost(const struct hvt_capture *ft)
 {
 	uint64_t lost = 0;
 	int cpu;
@@ -812,13 +812,13 @@ struct capture {
 };
 
 /* Saves what the instance holds; @last: the workload is over, take everything. */
-typedef void (*drain_fn)(struct hvt_ftrace *ft, const int *out, bool last);
+typedef void (*drain_fn)(struct hvt_capture *ft, const int *out, bool last);
 
-/* The collector's way: hvt_ftrace_pump() splices full pages into its own files. */
-static void drain_pump(struct hvt_ftrace *ft, const int *out, bool last)
+/* The collector's way: hvt_capture_pump() splices full pages into its own files. */
+static void drain_pump(struct hvt_capture *ft, const int *out, bool last)
 {
-	(void)out, (void)last;	/* hvt_ftrace_stop() saves the partial pages */
-	hvt_ftrace_pump(ft);
+	(void)out, (void)last;	/* hvt_capture_stop() saves the partial pages */
+	hvt_capture_pump(ft);
 }
 
 /*
@@ -837,7 +837,7 @@ static bool partial(const unsigned char *page, int page_size)
 }
 
 /* The plain way: every page the kernel hands out, read() and write(). */
-static void drain_read(struct hvt_ftrace *ft, const int *out, bool last)
+static void drain_read(struct hvt_capture *ft, const int *out, bool last)
 {
 	static unsigned char page[1 << 16];
 	int cpu, n, pages;
@@ -859,7 +859,7 @@ static void drain_read(struct hvt_ftrace *ft, const int *out, bool last)
 	}
 }
 
-static void timed_drain(drain_fn drain, struct hvt_ftrace *ft, const int *out, bool last,
+static void timed_drain(drain_fn drain, struct hvt_capture *ft, const int *out, bool last,
 			struct capture *c)
 {
 	double c0 = thread_cpu_ns();
@@ -871,7 +871,7 @@ static void timed_drain(drain_fn drain, struct hvt_ftrace *ft, const int *out, b
 
 /* Runs the workload for @seconds, draining every PUMP_MS as the recorder does. */
 static void run_workload(struct pingpong *pp, unsigned int seconds, drain_fn drain,
-			 struct hvt_ftrace *ft, const int *out, struct capture *c)
+			 struct hvt_capture *ft, const int *out, struct capture *c)
 {
 	struct timespec next;
 	double t0;
@@ -897,7 +897,7 @@ static void run_workload(struct pingpong *pp, unsigned int seconds, drain_fn dra
 }
 
 /* Opens the reference's files, ARCHIVE/plain/cpuN.raw, for the CPUs the instance reads. */
-static void open_plain(const struct hvt_ftrace *ft, const char *dir, int *out)
+static void open_plain(const struct hvt_capture *ft, const char *dir, int *out)
 {
 	int cpu;
 
@@ -916,7 +916,7 @@ static void open_plain(const struct hvt_ftrace *ft, const char *dir, int *out)
 	}
 }
 
-static int buffer_kb(const struct hvt_ftrace *ft)
+static int buffer_kb(const struct hvt_capture *ft)
 {
 	char *text = tracefs_instance_file_read(ft->instance, "buffer_size_kb", NULL);
 	int kb = text ? atoi(text) : 0;
@@ -926,7 +926,7 @@ static int buffer_kb(const struct hvt_ftrace *ft)
 }
 
 /* Adds the events and pages of @dir/cpuN.raw, for every CPU the instance had, to @c. */
-static void count_saved(const struct hvt_ftrace *ft, const char *dir, struct capture *c)
+static void count_saved(const struct hvt_capture *ft, const char *dir, struct capture *c)
 {
 	int cpu;
 
@@ -949,7 +949,7 @@ static void capture_side(const char *name, bool plain, unsigned int seconds, int
 			 struct capture *c)
 {
 	static char *const events[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	struct hvt_ftrace ft;
+	struct hvt_capture ft;
 	struct pingpong pp;
 	char dir[128], plain_dir[160], err[512];
 	int *out = NULL, i;
@@ -958,8 +958,8 @@ static void capture_side(const char *name, bool plain, unsigned int seconds, int
 	snprintf(dir, sizeof(dir), "%s/%s/host/ftrace", root, name);
 	snprintf(plain_dir, sizeof(plain_dir), "%s/%s/plain", root, name);
 	pingpong_start(&pp, cpu);
-	if (hvt_ftrace_start(&ft, dir, events, 2, pp.tid, 2, err, sizeof(err)))
-		die("hvt_ftrace_start: %s", err);
+	if (hvt_capture_start(&ft, dir, events, 2, pp.tid, 2, err, sizeof(err)))
+		die("hvt_capture_start: %s", err);
 	active_ft = &ft;
 	out = calloc((size_t)ft.nr_cpus, sizeof(*out));
 	if (!out)
@@ -970,14 +970,14 @@ static void capture_side(const char *name, bool plain, unsigned int seconds, int
 	c->lost = instance_lost(&ft);
 	c->page_size = ft.page_size;
 	c->buffer_kb = buffer_kb(&ft);
-	hvt_ftrace_stop(&ft);
+	hvt_capture_stop(&ft);
 	active_ft = NULL;
 	for (i = 0; plain && i < ft.nr_cpus; i++)
 		if (out[i] >= 0)
 			close(out[i]);
 	count_saved(&ft, plain ? plain_dir : dir, c);
 	free(out);
-	hvt_ftrace_free(&ft);
+	hvt_capture_free(&ft);
 	if (!c->events)
 		die("%s: no host event was saved", name);
 }
@@ -1020,7 +1020,7 @@ static void print_capture(const struct capture *pump, const struct capture *plai
 	printf("\nhost layer capture: 2 threads ping-ponging on CPU %d, sched_switch and "
 	       "sched_wakeup filtered to them, drained every %d ms\n", cpu, PUMP_MS);
 	bench_header("capture: one host event, CPU of the draining thread");
-	bench_row("hvt_ftrace_pump (splice)", pump_ns, "read() loop to a file", plain_ns);
+	bench_row("hvt_capture_pump (splice)", pump_ns, "read() loop to a file", plain_ns);
 	printf("workload:  %llu and %llu round trips (%.2f and %.2f events each: up to 2 "
 	       "wakeups and 2 switches)\n", (unsigned long long)pump->round_trips,
 	       (unsigned long long)plain->round_trips,

@@ -41,7 +41,7 @@ static int teardown(void **state)
 }
 
 /* The pids set_event_pid lists, each checked against 1..@max; -1 if unreadable. */
-static long filtered_pids(struct hvt_ftrace *ft, long max)
+static long filtered_pids(struct hvt_capture *ft, long max)
 {
 	char *text = tracefs_instance_file_read(ft->instance, "set_event_pid", NULL);
 	char *tok, *save = NULL;
@@ -63,7 +63,7 @@ static void test_pid_filter_takes_every_pid(void **state)
 {
 	char *events[] = { "sched:sched_switch" };
 	static pid_t pids[FIRST_PIDS + ADDED_PIDS];
-	struct hvt_ftrace ft;
+	struct hvt_capture ft;
 	char err[512], dir[128];
 	size_t i;
 
@@ -76,13 +76,13 @@ static void test_pid_filter_takes_every_pid(void **state)
 	for (i = 0; i < FIRST_PIDS + ADDED_PIDS; i++)
 		pids[i] = (pid_t)(i + 1);	/* need not run: the filter takes any pid */
 	snprintf(dir, sizeof(dir), "%s/ftrace", workdir);
-	if (hvt_ftrace_start(&ft, dir, events, 1, pids, FIRST_PIDS, err, sizeof(err)))
-		fail_msg("hvt_ftrace_start: %s", err);
+	if (hvt_capture_start(&ft, dir, events, 1, pids, FIRST_PIDS, err, sizeof(err)))
+		fail_msg("hvt_capture_start: %s", err);
 	assert_int_equal(filtered_pids(&ft, FIRST_PIDS), FIRST_PIDS);
-	assert_int_equal(hvt_ftrace_add_pids(&ft, pids + FIRST_PIDS, ADDED_PIDS), 0);
+	assert_int_equal(hvt_capture_add_pids(&ft, pids + FIRST_PIDS, ADDED_PIDS), 0);
 	assert_int_equal(filtered_pids(&ft, FIRST_PIDS + ADDED_PIDS), FIRST_PIDS + ADDED_PIDS);
-	hvt_ftrace_stop(&ft);
-	hvt_ftrace_free(&ft);
+	hvt_capture_stop(&ft);
+	hvt_capture_free(&ft);
 }
 
 int main(void)

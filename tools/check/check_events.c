@@ -27,9 +27,9 @@ static uint64_t exact_slack(const struct hvt_tsc_xform *x)
 
 /* The host layer's kvm_entry/kvm_exit events belong to one VM only if the
  * archive has one KVM VM: they do not say which VM they are of. */
-static struct hvt_vm_state *windows_vm(struct hvt_timeline *tl, const char **why)
+static struct hvt_timeline_vm *windows_vm(struct hvt_timeline *tl, const char **why)
 {
-	struct hvt_vm_state *found = NULL;
+	struct hvt_timeline_vm *found = NULL;
 	size_t i, kvm = 0;
 
 	for (i = 0; i < tl->archive.nr_vms; i++)
@@ -112,7 +112,7 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 }
 
 /* Its error bound in host ticks; -1 where there is none. */
-static int event_bound(struct hvt_vm_state *st, const struct hvt_source *s, uint64_t *bound)
+static int event_bound(struct hvt_timeline_vm *st, const struct hvt_source *s, uint64_t *bound)
 {
 	if (st->exact) {
 		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
@@ -124,7 +124,7 @@ static int event_bound(struct hvt_vm_state *st, const struct hvt_source *s, uint
 static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 {
 	size_t vm = hvt_source_vm_number(ce->tl, s);
-	struct hvt_vm_state *st;
+	struct hvt_timeline_vm *st;
 	struct hvt_event_bounds *b;
 	uint32_t cpu;
 	uint64_t bound;

@@ -27,7 +27,7 @@ struct hvt_event_bounds {
 struct hvt_check_events {
 	struct hvt_timeline *tl;
 	struct hvt_event_bounds *vms;		/* one per VM of the archive */
-	struct hvt_vm_state *windows_vm;	/* the KVM VM whose windows are judged */
+	struct hvt_timeline_vm *windows_vm;	/* the KVM VM whose windows are judged */
 	const char *windows_why;		/* it cannot be: why (NULL: it can) */
 	struct hvt_vcpu_windows windows;
 	uint64_t *host_losses;		/* per source: lost events and warnings so far */

@@ -272,7 +272,7 @@ static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
  * The VM's sync points. The host layer is scanned once, for the first VM
  * whose guest recorded any. -1 if out of memory.
  */
-static int vm_sync_points(struct hvt_timeline *tl, struct hvt_vm_state *st,
+static int vm_sync_points(struct hvt_timeline *tl, struct hvt_timeline_vm *st,
 			  struct hvt_sync_point **points, size_t *n)
 {
 	size_t guest;
@@ -301,7 +301,7 @@ static int vm_sync_points(struct hvt_timeline *tl, struct hvt_vm_state *st,
 }
 
 /* Fits the VM's clock; false if it has neither exchanges nor sync points. */
-static bool align_vm(struct hvt_timeline *tl, struct hvt_vm_state *st,
+static bool align_vm(struct hvt_timeline *tl, struct hvt_timeline_vm *st,
 		     const struct hvt_sync_point *points, size_t nr_points)
 {
 	const struct hvt_vm_info *vm = &st->vm;
@@ -344,7 +344,7 @@ static size_t guest_cpus(const struct hvt_vm_info *vm)
 }
 
 /* Why the model cannot place every stream of the VM, or NULL. */
-static const char *kvm_uncovered(const struct hvt_vm_state *st, char *buf, size_t len)
+static const char *kvm_uncovered(const struct hvt_timeline_vm *st, char *buf, size_t len)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	size_t i, cpus = guest_cpus(vm);
@@ -376,7 +376,7 @@ static const char *kvm_uncovered(const struct hvt_vm_state *st, char *buf, size_
  * them, they cover every stream, and no clock exchange contradicts them.
  * Otherwise the estimate stays, with the reason said. -1 if out of memory.
  */
-static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
+static int kvm_exact(struct hvt_timeline *tl, struct hvt_timeline_vm *st)
 {
 	const char *name = st->vm.name, *why;
 	const struct hvt_sync_rec *bad;
@@ -426,7 +426,7 @@ static int kvm_exact(struct hvt_timeline *tl, struct hvt_vm_state *st)
 	return 0;
 }
 
-static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st,
+static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_timeline_vm *st,
 			  const struct hvt_trace_info *t)
 {
 	if (t->domain == HVT_DOMAIN_GUEST_TSC)
@@ -441,7 +441,7 @@ static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_vm_state *st
  * Loads the registry of every trace that can be aligned (the guest TSC
  * ones), and with @all of the others too.
  */
-static int load_registries(struct hvt_vm_state *st, bool all)
+static int load_registries(struct hvt_timeline_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	size_t i;
@@ -470,7 +470,7 @@ static int load_registries(struct hvt_vm_state *st, bool all)
 	return 0;
 }
 
-static int open_vm_streams(struct hvt_timeline *tl, struct hvt_vm_state *st, bool all)
+static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
@@ -508,7 +508,7 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 	size_t i;
 
 	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_timeline_vm *st = &tl->vms[i];
 		struct hvt_sync_point *points;
 		size_t nr_points;
 
@@ -640,7 +640,7 @@ uint64_t hvt_timeline_lost(const struct hvt_timeline *tl)
 	return n;
 }
 
-static void free_vm_state(struct hvt_vm_state *st)
+static void free_vm_state(struct hvt_timeline_vm *st)
 {
 	size_t i;
 

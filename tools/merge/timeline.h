@@ -58,7 +58,7 @@ struct hvt_source {
 	uint64_t events;		/* returned so far */
 };
 
-struct hvt_vm_state {
+struct hvt_timeline_vm {
 	struct hvt_vm_info vm;
 	bool loaded;			/* info.json was usable */
 	bool aligned;			/* its clock could be fitted */
@@ -80,7 +80,7 @@ struct hvt_timeline {
 	bool calls_read;
 	struct hvt_kvm_changes kvm_changes;	/* its kvm_write_tsc_offset, read for a KVM VM */
 	bool kvm_changes_read;
-	struct hvt_vm_state *vms;	/* archive.nr_vms */
+	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
 	size_t nr_sources;
 	struct hvt_heap heap;

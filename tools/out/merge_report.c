@@ -11,7 +11,7 @@
 #include "tools/out/merge_report.h"
 
 /* How precisely VM @st sits on the host's time line, in @buf. */
-static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_vm_state *st, char *buf,
+static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm *st, char *buf,
 				size_t len)
 {
 	struct hvt_vm_clock_quality q;
@@ -59,7 +59,7 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
 		 streams, lost_text, warnings, warnings == 1 ? "" : "s");
 	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_vm_state *st = &tl->vms[i];
+		struct hvt_timeline_vm *st = &tl->vms[i];
 
 		/* the others were warned about, or said when opened (exact) */
 		if (st->loaded && st->aligned && !st->exact)
