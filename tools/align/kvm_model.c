@@ -251,7 +251,7 @@ int hvt_kvm_model_build(struct hvt_kvm_model *m, const struct hvt_vm_info *vm,
 	memset(m, 0, sizeof(*m));
 	if (!path)
 		goto out;
-	if (hvt_kvm_tsc_tsv_read(path, &r, &m->nr_readings, &m->warnings)) {
+	if (hvt_tsv_read_kvm_tsc(path, &r, &m->nr_readings, &m->warnings)) {
 		m->unusable = "kvm_tsc.tsv cannot be read (see the warning)";
 		m->warnings++;
 		ret = 0;

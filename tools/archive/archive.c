@@ -297,7 +297,7 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 		goto fail;
 	if (load_manifest(a, &clock_pairs))
 		goto fail;
-	if (hvt_clock_tsv_read(clock_pairs, &a->pairs, &a->nr_pairs, &a->warnings))
+	if (hvt_tsv_read_clock(clock_pairs, &a->pairs, &a->nr_pairs, &a->warnings))
 		goto fail;
 	note_pairs(a, clock_pairs);
 	free(clock_pairs);

@@ -128,12 +128,12 @@ void hvt_vm_info_free(struct hvt_vm_info *vm);
  * missing or unusable file is an error for clock.tsv (nothing can be placed in
  * time without it) but only a warning for sync.tsv (that VM is not aligned).
  */
-int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *n,
+int hvt_tsv_read_clock(const char *path, struct hvt_clock_pair **pairs, size_t *n,
 		       unsigned long *warnings);
-int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
+int hvt_tsv_read_sync(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		      unsigned long *warnings);
 /* vm/NAME/kvm_tsc.tsv, in file order; a missing file is 0 readings, not an error. */
-int hvt_kvm_tsc_tsv_read(const char *path, struct hvt_kvm_reading **readings, size_t *n,
+int hvt_tsv_read_kvm_tsc(const char *path, struct hvt_kvm_reading **readings, size_t *n,
 			 unsigned long *warnings);
 
 /* Helpers shared by the readers. */

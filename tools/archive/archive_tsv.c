@@ -157,7 +157,7 @@ static int clock_row(void *vctx, const uint64_t *v, const char *path, unsigned l
 	return 0;
 }
 
-int hvt_clock_tsv_read(const char *path, struct hvt_clock_pair **pairs, size_t *n,
+int hvt_tsv_read_clock(const char *path, struct hvt_clock_pair **pairs, size_t *n,
 		       unsigned long *warnings)
 {
 	struct clock_ctx c = { NULL, 0, 0, warnings };
@@ -209,7 +209,7 @@ static int sync_row(void *vctx, const uint64_t *v, const char *path, unsigned lo
 	return 0;
 }
 
-int hvt_sync_tsv_read(const char *path, struct hvt_sync_rec **recs, size_t *n,
+int hvt_tsv_read_sync(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		      unsigned long *warnings)
 {
 	struct sync_ctx c = { NULL, 0, 0, warnings };
@@ -256,7 +256,7 @@ static int kvm_row(void *vctx, const uint64_t *v, const char *path, unsigned lon
 	return 0;
 }
 
-int hvt_kvm_tsc_tsv_read(const char *path, struct hvt_kvm_reading **readings, size_t *n,
+int hvt_tsv_read_kvm_tsc(const char *path, struct hvt_kvm_reading **readings, size_t *n,
 			 unsigned long *warnings)
 {
 	struct kvm_ctx c = { NULL, 0, 0, warnings };

@@ -230,7 +230,7 @@ int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 	if (!vm->dir || load_info(vm, &sync_path))
 		goto fail;
 	/* Without exchanges the VM cannot be aligned, but it is still described. */
-	if (hvt_sync_tsv_read(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
+	if (hvt_tsv_read_sync(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
 		vm->sync_warnings++;
 	free(sync_path);
 	return 0;
