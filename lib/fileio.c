@@ -162,3 +162,13 @@ int hvt_path(char *buf, size_t size, const char *fmt, ...)
 	}
 	return 0;
 }
+
+char *hvt_join(const char *dir, const char *rel)
+{
+	size_t len = strlen(dir) + strlen(rel) + 2;
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, "%s/%s", dir, rel);
+	return s;
+}

@@ -22,6 +22,8 @@ int hvt_read_file(const char *path, size_t max, char **data, size_t *len);
 int hvt_write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p @path with mode 0755. */
 int hvt_mkdir_p(const char *path);
+/* "@dir/@rel" in a new malloc'd string; NULL if out of memory. */
+char *hvt_join(const char *dir, const char *rel);
 /* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */
 int hvt_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

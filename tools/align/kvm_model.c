@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fileio.h"
 #include "lib/grow.h"
+#include "tools/align/host_scan.h"
 #include "tools/align/kvm_model.h"
 
 const char *hvt_tsc_source_name(enum hvt_tsc_source s)
@@ -51,7 +53,7 @@ static int cmp_change(const void *pa, const void *pb)
 int hvt_kvm_changes_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			 struct hvt_kvm_changes *out)
 {
-	if (hvt_ftrace_scan(a, ft, "kvm_write_tsc_offset", add_change, out))
+	if (hvt_host_scan(a, ft, "kvm_write_tsc_offset", add_change, out))
 		return -1;
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);

@@ -10,6 +10,7 @@
 #include "lib/grow.h"
 #include "lib/log.h"
 #include "tools/align/sync_points.h"
+#include "tools/align/host_scan.h"
 
 static int cmp_call(const void *pa, const void *pb)
 {
@@ -41,7 +42,7 @@ static int add_call(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
 int hvt_host_calls_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			struct hvt_host_calls *calls)
 {
-	if (hvt_ftrace_scan(a, ft, "kvm_hypercall", add_call, calls))
+	if (hvt_host_scan(a, ft, "kvm_hypercall", add_call, calls))
 		return -1;
 	if (calls->n)
 		qsort(calls->v, calls->n, sizeof(*calls->v), cmp_call);

@@ -84,16 +84,6 @@ int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN])
 	return 0;	/* either length leaves exactly 32 digits */
 }
 
-char *hvt_join(const char *dir, const char *rel)
-{
-	size_t len = strlen(dir) + strlen(rel) + 2;
-	char *s = malloc(len);
-
-	if (s)
-		snprintf(s, len, "%s/%s", dir, rel);
-	return s;
-}
-
 /* Host ftrace sub-buffers: what the kernel allows for buffer_subbuf_size_kb. */
 static int page_size_ok(json_int_t size)
 {

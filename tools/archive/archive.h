@@ -139,7 +139,6 @@ int hvt_tsv_read_kvm_tsc(const char *path, struct hvt_kvm_reading **readings, si
 /* Helpers shared by the readers. */
 int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
 int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
-char *hvt_join(const char *dir, const char *rel);	/* malloc'd "dir/rel" */
 /* A parsed JSON file, or NULL after an error message ending with @hint. */
 json_t *hvt_json_load(const char *path, const char *hint);
 const char *hvt_layer_name(enum hvt_layer layer);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/util/stream_warn.h"
 #include "tools/merge/timeline.h"

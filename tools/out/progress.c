@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/fileio.h"
 #include "tools/out/progress.h"
 
 #define REDRAW_NS	250000000	/* at most four lines a second */

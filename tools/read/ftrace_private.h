@@ -57,6 +57,16 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
 							uint32_t max);
 
+/* ftrace_fields.c, for ftrace_ctf.c */
+/* Whether a number of @bytes bytes has a C integer type. */
+bool hvt_ftrace_int_width(unsigned int bytes);
+/*
+ * A __data_loc (or __rel_loc) field of the current record: its data, which
+ * must lie inside the record; NULL if it does not.
+ */
+const unsigned char *hvt_ftrace_dynamic_data(const struct hvt_ftrace_cpu *c,
+					     const struct tep_format_field *f, uint32_t *len);
+
 /* tracedat.c */
 int hvt_tracedat_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 bool hvt_ftrace_unsafe(const struct hvt_ftrace *ft, int id);

@@ -109,16 +109,4 @@ int hvt_ftrace_tsdl_fields(struct hvt_ftrace *ft, int id, FILE *out);
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
 void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
 
-struct hvt_archive;
-typedef int (*hvt_ftrace_scan_fn)(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
-				  void *ctx);
-/*
- * A pre-pass over the host layer: calls @fn for every event named @event in
- * every CPU file of @a, file by file, with the readers' warnings muted (the
- * merge's own pass reports them). Stops at the first nonzero return of @fn
- * and returns it; 0 otherwise.
- */
-int hvt_ftrace_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, const char *event,
-		    hvt_ftrace_scan_fn fn, void *ctx);
-
 #endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftrace_fields.c - a host event's fields as text (" name=value", or as
+ * ftrace prints it) and as JSON (ftrace_reader.h).
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "tools/read/ftrace_private.h"
+#include "tools/util/textout.h"
+
+void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	const char *p, *end, *nl;
+
+	trace_seq_reset(&c->seq);
+	tep_print_event(c->ft->tep, &c->seq, &c->record, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&c->seq);
+	hvt_text_char(t, ' ');
+	/* One event, one line, whatever a print format says. */
+	for (p = c->seq.buffer, end = p + c->seq.len; (nl = memchr(p, '\n', (size_t)(end - p)));
+	     p = nl + 1) {
+		hvt_text_mem(t, p, (size_t)(nl - p));
+		hvt_text_char(t, ' ');
+	}
+	hvt_text_mem(t, p, (size_t)(end - p));
+}
+
+static int64_t sign_extend(uint64_t v, int size)
+{
+	unsigned int bits = (unsigned int)size * 8u;
+
+	if (bits && bits < 64 && (v & (1ull << (bits - 1))))
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/* Whether a number of @bytes bytes has a C integer type. */
+bool hvt_ftrace_int_width(unsigned int bytes)
+{
+	return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
+}
+
+/* One number of @size bytes at @p, as the field's flags say. */
+static void json_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	uint64_t v;
+
+	if (size < 0 || !hvt_ftrace_int_width((unsigned int)size)) {
+		hvt_text_mem(t, "null", 4);	/* no integer of that width */
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
+	if (f->flags & TEP_FIELD_IS_POINTER) {
+		hvt_text_char(t, '"');
+		hvt_text_hex(t, v);
+		hvt_text_char(t, '"');
+	} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+		hvt_text_json_s64(t, sign_extend(v, size));
+	} else {
+		hvt_text_json_u64(t, v);
+	}
+}
+
+/*
+ * A __data_loc (or __rel_loc) field: its data, which must lie inside the
+ * record; NULL if it does not.
+ */
+const unsigned char *hvt_ftrace_dynamic_data(const struct hvt_ftrace_cpu *c,
+					     const struct tep_format_field *f, uint32_t *len)
+{
+	uint32_t loc = 0;
+	uint64_t off;
+
+	if (f->size == 4)
+		memcpy(&loc, c->scratch + f->offset, sizeof(loc));
+	off = loc & 0xffff;
+
+	*len = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (uint64_t)f->offset + (uint64_t)f->size;
+	if (off + *len > (uint64_t)c->record.size)
+		return NULL;
+	return c->scratch + off;
+}
+
+/* How an output format writes a host field's parts: JSON or text. */
+struct field_writer {
+	void (*number)(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+		       const unsigned char *p, int size, struct hvt_text *t);
+	void (*text)(struct hvt_text *t, const unsigned char *p, size_t size);
+	const char *outside;		/* for a __data_loc pointing outside its record */
+};
+
+static void write_field(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			struct hvt_text *t, const struct field_writer *w)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	int size = f->size, step;
+	uint32_t len, i;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = hvt_ftrace_dynamic_data(c, f, &len);
+		if (!p) {
+			hvt_text_mem(t, w->outside, strlen(w->outside));
+			return;
+		}
+		size = (int)len;
+	}
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		w->text(t, p, (size_t)size);
+		return;
+	}
+	if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))) {
+		w->number(c, f, p, size, t);
+		return;
+	}
+	step = f->elementsize >= 1 && f->elementsize <= 8 ? (int)f->elementsize : 1;
+	hvt_text_char(t, '[');
+	for (i = 0; i + (uint32_t)step <= (uint32_t)size; i += (uint32_t)step) {
+		if (i)
+			hvt_text_char(t, ',');
+		w->number(c, f, p + i, step, t);
+	}
+	hvt_text_char(t, ']');
+}
+
+static void json_text(struct hvt_text *t, const unsigned char *p, size_t size)
+{
+	hvt_text_json_str(t, (const char *)p, size);
+}
+
+static const struct field_writer json_writer = { json_number, json_text, "null" };
+
+/* One number of @size bytes at @p as text: hex for pointers and odd widths. */
+static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			const unsigned char *p, int size, struct hvt_text *t)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	uint64_t v;
+	int i;
+
+	if (size < 0 || !hvt_ftrace_int_width((unsigned int)size)) {
+		hvt_text_mem(t, "0x", 2);	/* the bytes of a little-endian number */
+		for (i = size - 1; i >= 0; i--) {
+			hvt_text_char(t, xdigits[p[i] >> 4]);
+			hvt_text_char(t, xdigits[p[i] & 15]);
+		}
+		return;
+	}
+	v = tep_read_number(c->ft->tep, p, size);
+	if (f->flags & TEP_FIELD_IS_POINTER)
+		hvt_text_hex(t, v);
+	else if (f->flags & TEP_FIELD_IS_SIGNED)
+		hvt_text_s64(t, sign_extend(v, size));
+	else
+		hvt_text_u64(t, v);
+}
+
+
+static const struct field_writer text_writer = { text_number, hvt_text_escaped, "?" };
+
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ' ');
+		hvt_text_mem(t, f->name, strlen(f->name));
+		hvt_text_char(t, '=');
+		write_field(c, f, t, &text_writer);
+	}
+}
+
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f;
+
+	for (f = type ? type->format.fields : NULL; f; f = f->next) {
+		hvt_text_char(t, ',');
+		hvt_text_json_str(t, f->name, strlen(f->name));
+		hvt_text_char(t, ':');
+		write_field(c, f, t, &json_writer);
+	}
+}
