@@ -201,7 +201,7 @@ static void check_streams(struct tally *t, struct hvt_timeline *tl)
 				;
 		warnings = hvt_source_warnings(s);
 		named(name, sizeof(name), "stream-decodes", s->name);
-		if (!s->ftrace && !s->ctf)
+		if (!hvt_reader_opened(&s->rd))
 			report(t, FAIL, name, "cannot be opened");
 		else if (warnings)
 			report(t, FAIL, name, "%lu problem%s (see the warnings)", warnings,

@@ -32,6 +32,8 @@ struct decoded {
 	uint32_t cpu;
 	int32_t tid;
 	char text[512];
+	int b_rc, c_rc, arr_rc, none_rc;	/* hvt_ctf_field_u64() of these fields */
+	uint64_t b, c;
 };
 
 struct result {
@@ -103,6 +105,10 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 		d->id = ev.type->reg->id;
 		d->cpu = ev.cpu;
 		d->tid = ev.tid;
+		d->b_rc = hvt_ctf_field_u64(&ev, "b", &d->b);
+		d->c_rc = hvt_ctf_field_u64(&ev, "c", &d->c);
+		d->arr_rc = hvt_ctf_field_u64(&ev, "arr", &d->b);
+		d->none_rc = hvt_ctf_field_u64(&ev, "no_such_field", &d->b);
 		hvt_text_init(&t, f, buf, sizeof(buf));	/* the smallest: flushed mid-event */
 		hvt_ctf_print_fields(&t, &ev);
 		hvt_text_flush(&t);
@@ -207,6 +213,13 @@ static void test_field_kinds(void **state)
 	assert_string_equal(r->ev[0].text,
 			    " a=7 b=-5 c=0xbeef d=-1 s=he\"llo\\n\\x01\\\\ arr=[1,2,65535]"
 			    " data=<3 bytes>");
+	/* Integer fields by name, signed ones sign-extended; arrays are not integers. */
+	assert_int_equal(r->ev[0].b_rc, 0);
+	assert_int_equal(r->ev[0].b, (uint64_t)-5);
+	assert_int_equal(r->ev[0].c_rc, 0);
+	assert_int_equal(r->ev[0].c, 0xbeef);
+	assert_int_equal(r->ev[0].arr_rc, -1);
+	assert_int_equal(r->ev[0].none_rc, -1);
 	free(bytes);
 	free(payload);
 	/* A string longer than decode()'s whole text buffer (HVT_TEXT_MIN bytes). */

@@ -423,7 +423,7 @@ static void check_unaligned_vm(const char *root)
 		assert_null(s->guest_tl);
 		assert_int_equal(hvt_source_next(s), 1);
 		assert_int_equal(s->host_tsc, first_ts[i]);
-		assert_int_equal(s->host_tsc, s->ctf_ev.ts);
+		assert_int_equal(s->host_tsc, s->ev.ts);
 		for (n = 1; hvt_source_next(s); n++)
 			;
 		assert_int_equal(n, events[i]);
@@ -461,7 +461,7 @@ static void test_unalignable_traces(void **state)
 		n++;
 	assert_int_equal(n, 5);
 	assert_int_equal(hvt_source_next(raw), 1);
-	assert_int_equal(raw->ctf_ev.ts, 5000);
+	assert_int_equal(raw->ev.ts, 5000);
 	assert_int_equal(hvt_source_next(raw), 0);
 	hvt_timeline_close(&tl);
 	/* No exchanges at all: the whole VM cannot be aligned. */
@@ -529,13 +529,16 @@ static size_t merged_k0(const char *root, uint32_t *value, int64_t *ns, unsigned
 	struct hvt_timeline tl;
 	struct hvt_source *s;
 	size_t n = 0;
+	uint64_t v;
 
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
 	while ((s = hvt_timeline_next(&tl))) {
 		if (strcmp(s->name, K0))
 			continue;
 		assert_true(n < 8);
-		value[n] = hvt_get_u32(s->ctf_ev.payload);
+		assert_int_equal(hvt_source_field_u64(s, "value", &v), 0);
+		assert_int_equal(hvt_source_field_u64(s, "no_such_field", &v), -1);
+		value[n] = (uint32_t)v;
 		ns[n++] = hvt_host_clock_since_start(&tl.clock, s->host_tsc);
 	}
 	*warnings = hvt_timeline_warnings(&tl);
@@ -703,7 +706,7 @@ static void assert_guest_events_at(struct hvt_timeline *tl, uint64_t offset)
 	while ((s = hvt_timeline_next(tl))) {
 		if (s->layer == HVT_LAYER_HOST)
 			continue;
-		assert_int_equal(s->host_tsc, s->ctf_ev.ts - offset);
+		assert_int_equal(s->host_tsc, s->ev.ts - offset);
 		guest++;
 	}
 	assert_true(guest >= 5);

@@ -106,7 +106,7 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 
 	if (!entry && strcmp(name, "kvm_exit"))
 		return;
-	if (hvt_ftrace_field_u64(s->ftrace, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
+	if (hvt_source_field_u64(s, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
 		return;
 	hvt_vcpu_windows_host(&ce->windows, (uint32_t)vcpu, entry, s->host_tsc);
 }

@@ -19,20 +19,17 @@
  */
 static void warn_backwards(struct hvt_source *s, uint64_t t)
 {
-	if (s->ftrace)
-		hvt_stream_warn(&s->warnings, s->name, "record at offset %" PRIu64 ": timestamp %"
-				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
-				s->ft_ev.offset, t, s->host_tsc);
-	else if (s->guest_tl)
+	if (s->guest_tl)
 		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": guest "
 				"timestamp %" PRIu64 " places it at host TSC %" PRIu64 ", before "
 				"the previous event (%" PRIu64 "), and no clock change in sync.tsv "
-				"explains the step back; dropping it", s->ctf_ev.offset,
-				s->ctf_ev.ts, t, s->host_tsc);
+				"explains the step back; dropping it", s->ev.offset,
+				s->ev.ts, t, s->host_tsc);
 	else
-		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": timestamp %"
+		hvt_stream_warn(&s->warnings, s->name, "%s at offset %" PRIu64 ": timestamp %"
 				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
-				s->ctf_ev.offset, t, s->host_tsc);
+				s->layer == HVT_LAYER_HOST ? "record" : "event", s->ev.offset, t,
+				s->host_tsc);
 }
 
 int hvt_source_next(struct hvt_source *s)
@@ -40,20 +37,10 @@ int hvt_source_next(struct hvt_source *s)
 	for (;;) {
 		uint64_t t;
 
-		if (s->ftrace) {
-			if (!hvt_ftrace_cpu_next(s->ftrace, &s->ft_ev))
-				return 0;
-			t = s->ft_ev.ts;
-		} else if (s->ctf) {
-			if (!hvt_ctf_next(s->ctf, &s->ctf_ev))
-				return 0;
-			/* Every event through the cursor, in stream order, dropped ones too. */
-			t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur,
-								   s->ctf_ev.ts) :
-			    s->ctf_ev.ts;
-		} else {
+		if (!hvt_reader_next(&s->rd, &s->ev))
 			return 0;
-		}
+		/* Every event through the cursor, in stream order, dropped ones too. */
+		t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts) : s->ev.ts;
 		if (s->events && t < s->host_tsc) {
 			warn_backwards(s, t);
 			continue;
@@ -66,25 +53,22 @@ int hvt_source_next(struct hvt_source *s)
 
 uint32_t hvt_source_cpu(const struct hvt_source *s)
 {
-	return s->ftrace ? s->ft_ev.cpu : s->ctf_ev.cpu;
+	return s->ev.cpu;
 }
 
 int32_t hvt_source_tid(const struct hvt_source *s)
 {
-	return s->ftrace ? s->ft_ev.tid : s->ctf_ev.tid;
+	return s->ev.tid;
 }
 
 const char *hvt_source_event_name(const struct hvt_source *s)
 {
-	return s->ftrace ? s->ft_ev.name : s->ctf_ev.type->reg->name;
+	return s->ev.name;
 }
 
 void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
 {
-	if (s->ftrace)
-		hvt_text_mem(t, s->ft_ev.name, strlen(s->ft_ev.name));
-	else
-		hvt_text_mem(t, s->ctf_ev.type->reg->name, s->ctf_ev.type->name_len);
+	hvt_text_mem(t, s->ev.name, s->ev.name_len);
 }
 
 size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
@@ -99,50 +83,46 @@ size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_sour
 
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
 {
-	if (s->ftrace && print_fmt)
-		hvt_ftrace_print_info(s->ftrace, t);
-	else if (s->ftrace)
-		hvt_ftrace_print_fields(s->ftrace, t);
-	else
-		hvt_ctf_print_fields(t, &s->ctf_ev);
+	s->rd.ops->print_fields(s->rd.r, t, print_fmt);
 }
 
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
 {
-	if (s->ftrace)
-		hvt_ftrace_json_fields(s->ftrace, t);
-	else
-		hvt_ctf_json_fields(t, &s->ctf_ev);
+	s->rd.ops->json_fields(s->rd.r, t);
+}
+
+int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v)
+{
+	return s->rd.ops->field_u64(s->rd.r, name, v);
 }
 
 bool hvt_source_merged(const struct hvt_source *s)
 {
-	return s->aligned && !s->unwanted && (s->ftrace || s->ctf);
+	return s->aligned && !s->unwanted && hvt_reader_opened(&s->rd);
 }
 
 uint64_t hvt_source_lost(const struct hvt_source *s)
 {
-	if (s->ftrace)
-		return hvt_ftrace_cpu_stats(s->ftrace)->lost_events;
-	if (s->ctf)
-		return hvt_ctf_stats(s->ctf)->lost_events;
-	return 0;
+	struct hvt_reader_stats st;
+
+	hvt_reader_stats(&s->rd, &st);
+	return st.lost_events;
 }
 
 uint64_t hvt_source_missing_packets(const struct hvt_source *s)
 {
-	return s->ctf ? hvt_ctf_stats(s->ctf)->lost_packets : 0;
+	struct hvt_reader_stats st;
+
+	hvt_reader_stats(&s->rd, &st);
+	return st.lost_packets;
 }
 
 unsigned long hvt_source_warnings(const struct hvt_source *s)
 {
-	unsigned long n = s->warnings;
+	struct hvt_reader_stats st;
 
-	if (s->ftrace)
-		n += hvt_ftrace_cpu_stats(s->ftrace)->warnings;
-	if (s->ctf)
-		n += hvt_ctf_stats(s->ctf)->warnings;
-	return n;
+	hvt_reader_stats(&s->rd, &st);
+	return s->warnings + st.warnings;
 }
 
 /* Sources are only added while opening, before the heap points into the array. */
@@ -248,8 +228,8 @@ static int open_host(struct hvt_timeline *tl)
 			return -1;
 		s->aligned = true;
 		s->host_cpu = a->cpus[i].cpu;
-		s->ftrace = hvt_ftrace_cpu_open(tl->ftrace, a->cpus[i].path, rel,
-						a->cpus[i].cpu, &s->warnings);
+		hvt_reader_open_ftrace_cpu(&s->rd, tl->ftrace, a->cpus[i].path, rel,
+					   a->cpus[i].cpu, &s->warnings);
 	}
 	return 0;
 }
@@ -497,8 +477,8 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 		if (s->aligned)
 			s->guest_tl = st->exact ? hvt_kvm_model_stream(&st->kvm, si->cpu) :
 						  &st->clock.tl;
-		s->ctf = hvt_ctf_open(si->path, si->rel, t->uuid, &st->types[si->trace],
-				      &s->warnings);
+		hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
+				    &s->warnings);
 	}
 	free(aligned);
 	return 0;
@@ -662,8 +642,7 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	size_t i;
 
 	for (i = 0; i < tl->nr_sources; i++) {
-		hvt_ftrace_cpu_close(tl->sources[i].ftrace);
-		hvt_ctf_close(tl->sources[i].ctf);
+		hvt_reader_close(&tl->sources[i].rd);
 		free(tl->sources[i].name);
 	}
 	for (i = 0; tl->vms && i < tl->archive.nr_vms; i++)

@@ -33,6 +33,7 @@
 #include "tools/archive/archive.h"
 #include "tools/read/ctf_reader.h"
 #include "tools/read/ftrace_reader.h"
+#include "tools/read/reader.h"
 #include "tools/merge/heap.h"
 #include "tools/align/kvm_model.h"
 #include "tools/util/textout.h"
@@ -48,12 +49,9 @@ struct hvt_source {
 	bool aligned;			/* false: not part of the merge */
 	bool unwanted;			/* not part of the merge either: not selected */
 	int32_t host_cpu;		/* the host CPU of a host CPU file, else -1 */
-	struct hvt_ftrace_cpu *ftrace;	/* one of these two, or neither if it */
-	struct hvt_ctf_stream *ctf;	/* could not be opened */
+	struct hvt_reader rd;		/* no ops if it could not be opened */
 	unsigned long warnings;		/* opening it, events out of order */
-	/* The current event. */
-	struct hvt_ftrace_event ft_ev;
-	struct hvt_ctf_event ctf_ev;
+	struct hvt_reader_event ev;	/* the current event; ev.ts on its own clock */
 	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
 	uint64_t events;		/* returned so far */
 };
@@ -119,13 +117,15 @@ uint64_t hvt_timeline_lost(const struct hvt_timeline *tl);
 
 /* Reads a source's next event not earlier than the last: 1, or 0 at its end. */
 int hvt_source_next(struct hvt_source *s);
-uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_CTF_NO_CPU: none */
+uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
 void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
 /* " name=value" per field; host events with @print_fmt: as ftrace prints them. */
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt);
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
+/* An integer field of the current event: 0, or -1 if it has none of that name. */
+int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v);
 unsigned long hvt_source_warnings(const struct hvt_source *s);
 /* 0 for a host source, else 1 + the index of its VM in the archive's list. */
 size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s);

@@ -36,12 +36,12 @@ struct hvt_ctf_out_stream {
 
 struct hvt_ctf_out_class {
 	const char *name;
-	const struct hvt_ctf_type *guest;	/* NULL: a host event */
-	int ftrace_id;
+	const struct hvt_reader_ops *ops;	/* of the reader that met it first */
+	struct hvt_event_class class;
 };
 
 struct hvt_ctf_out_key {
-	uint64_t key;			/* 0: free */
+	struct hvt_event_class key;	/* owner NULL: free */
 	uint32_t id;
 };
 
@@ -128,12 +128,20 @@ static void failed(struct hvt_ctf_out *o, int err, const char *file)
 	o->failed = strdup(file ? file : "?");
 }
 
-/* Class id lookup in the open-addressing table; *@slot: where @key is or would go. */
-static struct hvt_ctf_out_key *key_slot(struct hvt_ctf_out_key *keys, size_t cap, uint64_t key)
+static bool same_class(const struct hvt_event_class *a, const struct hvt_event_class *b)
 {
-	size_t mask = cap - 1, i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 32) & mask;
+	return a->owner == b->owner && a->id == b->id;
+}
 
-	while (keys[i].key && keys[i].key != key)
+/* Class id lookup in the open-addressing table: where @key is or would go. */
+static struct hvt_ctf_out_key *key_slot(struct hvt_ctf_out_key *keys, size_t cap,
+					const struct hvt_event_class *key)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)key->owner ^ key->id * 0xff51afd7ed558ccdull) *
+		     0x9e3779b97f4a7c15ull;
+	size_t mask = cap - 1, i = (size_t)(h >> 32) & mask;
+
+	while (keys[i].key.owner && !same_class(&keys[i].key, key))
 		i = (i + 1) & mask;
 	return &keys[i];
 }
@@ -146,15 +154,16 @@ static int grow_keys(struct hvt_ctf_out *o)
 	if (!keys)
 		return -1;
 	for (i = 0; i < o->cap_keys; i++)
-		if (o->keys[i].key)
-			*key_slot(keys, cap, o->keys[i].key) = o->keys[i];
+		if (o->keys[i].key.owner)
+			*key_slot(keys, cap, &o->keys[i].key) = o->keys[i];
 	free(o->keys);
 	o->keys = keys;
 	o->cap_keys = cap;
 	return 0;
 }
 
-static uint32_t add_class(struct hvt_ctf_out *o, const struct hvt_source *s)
+static uint32_t add_class(struct hvt_ctf_out *o, const struct hvt_source *s,
+			  const struct hvt_event_class *class)
 {
 	struct hvt_ctf_out_class *c;
 
@@ -169,26 +178,25 @@ static uint32_t add_class(struct hvt_ctf_out *o, const struct hvt_source *s)
 	}
 	c = &o->classes[o->nr_classes];
 	c->name = hvt_source_event_name(s);
-	c->guest = s->ftrace ? NULL : s->ctf_ev.type;
-	c->ftrace_id = s->ftrace ? hvt_ftrace_cpu_event_id(s->ftrace) : -1;
+	c->ops = s->rd.ops;
+	c->class = *class;
 	return o->nr_classes++;
 }
 
 /* The class of @s's current event, added on its first occurrence. */
 static uint32_t class_of(struct hvt_ctf_out *o, const struct hvt_source *s)
 {
-	uint64_t key = s->ftrace ? (uint64_t)(uint32_t)hvt_ftrace_cpu_event_id(s->ftrace) << 1 | 1u
-				 : (uint64_t)(uintptr_t)s->ctf_ev.type;
-	struct hvt_ctf_out_key *k = key_slot(o->keys, o->cap_keys, key);
+	struct hvt_event_class key = s->rd.ops->event_class(s->rd.r);
+	struct hvt_ctf_out_key *k = key_slot(o->keys, o->cap_keys, &key);
 
-	if (k->key)
+	if (k->key.owner)
 		return k->id;
 	if (2 * (o->nr_classes + 1) > o->cap_keys) {
 		if (grow_keys(o))
 			return NO_CLASS;
-		k = key_slot(o->keys, o->cap_keys, key);
+		k = key_slot(o->keys, o->cap_keys, &key);
 	}
-	k->id = add_class(o, s);
+	k->id = add_class(o, s, &key);
 	if (k->id != NO_CLASS)
 		k->key = key;
 	return k->id;
@@ -270,7 +278,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 {
 	struct hvt_ctf_out_stream *st = &o->streams[s->index];
 	uint32_t id = class_of(o, s), cpu = hvt_source_cpu(s);
-	size_t len = s->ftrace ? hvt_ftrace_ctf_payload_size(s->ftrace) : s->ctf_ev.payload_len;
+	size_t len = s->rd.ops->payload_size(s->rd.r);
 	unsigned char *p;
 
 	if (id == NO_CLASS)
@@ -278,10 +286,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 	p = reserve(o, st, s, EVENT_HEAD + len);
 	if (!p)
 		goto oom;
-	if (s->ftrace)
-		hvt_ftrace_ctf_payload(s->ftrace, p + EVENT_HEAD);
-	else if (len)
-		memcpy(p + EVENT_HEAD, s->ctf_ev.payload, len);
+	s->rd.ops->payload(s->rd.r, p + EVENT_HEAD);
 	if (st->used == HEAD) {
 		st->first_ts = s->host_tsc;
 		st->cpu = s->layer == HVT_LAYER_USER ? HVT_CTF_NO_CPU : cpu;
@@ -377,17 +382,12 @@ static void put_stream(FILE *f)
 static void put_class(FILE *f, const struct hvt_ctf_out *o, uint32_t id)
 {
 	const struct hvt_ctf_out_class *c = &o->classes[id];
-	unsigned int i;
 
 	fputs("event {\n\tname = \"", f);
 	hvt_tsdl_put_escaped(f, c->name);
 	fprintf(f, "\";\n\tid = %u;\n\tstream_id = %u;\n\tfields := struct {\n", id,
 		HVT_CTF_STREAM_EVENTS);
-	if (c->guest)
-		for (i = 0; i < c->guest->reg->nr_fields; i++)
-			hvt_tsdl_put_field(f, &c->guest->reg->fields[i]);
-	else
-		hvt_ftrace_tsdl_fields(o->tl->ftrace, c->ftrace_id, f);
+	c->ops->tsdl_fields(&c->class, f);
 	fputs("\t} align(8);\n};\n\n", f);
 }
 

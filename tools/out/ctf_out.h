@@ -12,7 +12,7 @@
  *
  * Event classes are numbered as they first occur: guest events keep their
  * registry's fields, byte for byte; host events get their format file's
- * fields (hvt_ftrace_tsdl_fields()). The metadata, which lists them, is
+ * fields (each reader's tsdl_fields, reader.h). The metadata, which lists them, is
  * written last, by hvt_ctf_out_close().
  *
  * Memory: one packet buffer per source that has events.

@@ -69,7 +69,7 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 
 static const char *stream_state(const struct hvt_source *s)
 {
-	if (!s->ftrace && !s->ctf)
+	if (!hvt_reader_opened(&s->rd))
 		return "unreadable";
 	if (!s->aligned)
 		return "not aligned";

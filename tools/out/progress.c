@@ -58,7 +58,7 @@ static uint64_t bytes_done(const struct hvt_timeline *tl)
 		const struct hvt_source *s = &tl->sources[i];
 
 		if (hvt_source_merged(s) && s->events)
-			n += s->ftrace ? s->ft_ev.offset : s->ctf_ev.offset;
+			n += s->ev.offset;
 	}
 	return n;
 }

@@ -156,6 +156,30 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 	}
 }
 
+int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t *v)
+{
+	const struct hvt_event_type *type = ev->type->reg;
+	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
+	unsigned int i;
+
+	for (i = 0; i < type->nr_fields; i++) {
+		const struct hvt_reg_field *f = &type->fields[i];
+		long n = field_size(f, p, (size_t)(end - p));
+
+		if (n < 0)
+			return -1;
+		if (f->kind == HVT_FIELD_INT && !strncmp(f->name, name, sizeof(f->name)) &&
+		    strlen(name) < sizeof(f->name)) {
+			*v = get_uint(p, f->int_bits);
+			if (f->flags & HVT_FIELD_F_SIGNED)
+				*v = (uint64_t)sign_extend(*v, f->int_bits);
+			return 0;
+		}
+		p += n;
+	}
+	return -1;
+}
+
 static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)
 {
 	uint64_t v = get_uint(p, f->int_bits);

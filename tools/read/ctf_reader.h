@@ -123,5 +123,10 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
  * blob as {"blob":"DECODER","bytes":N}.
  */
 void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+/*
+ * The integer field @name of @ev (signed ones sign-extended): 0, or -1 if
+ * the event has no integer field of that name.
+ */
+int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t *v);
 
 #endif
