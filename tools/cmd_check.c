@@ -133,10 +133,10 @@ static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
 	size_t i;
 
 	named(name, sizeof(name), "kvm-tsc", st->vm.name);
-	for (i = 0; i < st->kvm.nr_vcpus; i++)
-		disagreements += st->kvm.vcpus[i].disagreements;
-	if (!st->exact)
-		report(t, FAIL, name, "not aligned with KVM's TSC parameters: %s", st->kvm_why);
+	for (i = 0; i < st->al.kvm.nr_vcpus; i++)
+		disagreements += st->al.kvm.vcpus[i].disagreements;
+	if (!st->al.exact)
+		report(t, FAIL, name, "not aligned with KVM's TSC parameters: %s", st->al.kvm_why);
 	else if (disagreements)
 		report(t, FAIL, name, "%lu snapshot(s) or previous offsets disagree with the traced "
 		       "changes (hvtrace tsc)", disagreements);
@@ -168,13 +168,13 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 		 * parameters when the timeline opened (it is exact only if none
 		 * contradicted them): what is left is sync.tsv itself.
 		 */
-		if (st->exact ? sync_tsv_sound(&st->vm, reason, sizeof(reason)) :
-		    hvt_check_sync(&st->vm, st->aligned ? &st->clock : NULL, reason,
+		if (st->al.exact ? sync_tsv_sound(&st->vm, reason, sizeof(reason)) :
+		    hvt_check_sync(&st->vm, st->al.aligned ? &st->al.clock : NULL, reason,
 				   sizeof(reason)))
 			report(t, PASS, name, NULL);
 		else
 			report(t, FAIL, name, "%s", reason);
-		if (st->kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
+		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
 			check_kvm_tsc(t, st);
 		for (j = 0; j < st->vm.nr_traces; j++) {
 			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
@@ -287,7 +287,7 @@ static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
 		}
 		bounds_text(tl, &b->hist, dist, sizeof(dist));
 		report(t, INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
-		     "guaranteed bound", n, tl->vms[i].exact ? "exact by KVM's TSC parameters" :
+		     "guaranteed bound", n, tl->vms[i].al.exact ? "exact by KVM's TSC parameters" :
 		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
 	}
 }

@@ -63,8 +63,8 @@ static bool sync_verdict(struct ctx *c, bool inconsistent, char *reason, size_t 
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
 	assert_int_equal(hvt_timeline_open(&tl, c->root, true), 0);
 	assert_int_equal(tl.vms[0].vm.nr_sync, 5);
-	assert_true(tl.vms[0].aligned);
-	ok = hvt_check_sync(&tl.vms[0].vm, &tl.vms[0].clock, reason, len);
+	assert_true(tl.vms[0].al.aligned);
+	ok = hvt_check_sync(&tl.vms[0].vm, &tl.vms[0].al.clock, reason, len);
 	hvt_timeline_close(&tl);
 	return ok;
 }

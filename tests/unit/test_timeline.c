@@ -303,8 +303,8 @@ static void test_merge_order(void **state)
 	while (hvt_timeline_next(&tl))
 		;
 	assert_int_equal(hvt_timeline_warnings(&tl), 0);
-	assert_true(tl.vms[0].aligned);
-	assert_int_equal(hvt_vm_clock_segments(&tl.vms[0].clock), 1);
+	assert_true(tl.vms[0].al.aligned);
+	assert_int_equal(hvt_vm_clock_segments(&tl.vms[0].al.clock), 1);
 	hvt_timeline_close(&tl);
 }
 
@@ -342,14 +342,14 @@ static void test_sync_points_from_archive(void **state)
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].aligned);
-	assert_int_equal(tl.vms[0].clock.nr_points, FX_SYNC_POINTS);
-	assert_int_equal(tl.calls.n, FX_SYNC_POINTS);
-	h = hvt_vm_clock_to_host(&tl.vms[0].clock, &cur, FX_GUEST_TSC(3000000));
+	assert_true(tl.vms[0].al.aligned);
+	assert_int_equal(tl.vms[0].al.clock.nr_points, FX_SYNC_POINTS);
+	assert_int_equal(tl.align_host.calls.n, FX_SYNC_POINTS);
+	h = hvt_vm_clock_to_host(&tl.vms[0].al.clock, &cur, FX_GUEST_TSC(3000000));
 	assert_true(h + FX_SYNC_HALF >= FX_HOST_TSC(3000000) &&
 		    h <= FX_HOST_TSC(3000000) + FX_SYNC_HALF);
 	/* the guaranteed interval there: the sync point's, not the exchanges' 200 ticks */
-	assert_int_equal(hvt_est_eval(tl.vms[0].clock.est, FX_HOST_TSC(3000000), &v), 0);
+	assert_int_equal(hvt_est_eval(tl.vms[0].al.clock.est, FX_HOST_TSC(3000000), &v), 0);
 	assert_true(v.bounded);
 	assert_true(v.hi - v.lo <= 2 * FX_SYNC_HALF);
 	while ((s = hvt_timeline_next(&tl))) {
@@ -368,8 +368,8 @@ static void test_sync_points_from_archive(void **state)
 	assert_int_equal(mkdir(root, 0700), 0);
 	assert_int_equal(fx_standard_archive(root, &(struct fx_options){ .sync_points = true }), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].aligned);
-	assert_int_equal(tl.vms[0].clock.nr_points, 0);
+	assert_true(tl.vms[0].al.aligned);
+	assert_int_equal(tl.vms[0].al.clock.nr_points, 0);
 	hvt_timeline_close(&tl);
 
 	/* under TCG the module makes no sync points: not even looked for */
@@ -378,8 +378,8 @@ static void test_sync_points_from_archive(void **state)
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	rewrite_accel(root, "tcg");
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_int_equal(tl.vms[0].clock.nr_points, 0);
-	assert_false(tl.calls_read);
+	assert_int_equal(tl.vms[0].al.clock.nr_points, 0);
+	assert_false(tl.align_host.calls_read);
 	hvt_timeline_close(&tl);
 }
 
@@ -413,7 +413,7 @@ static void check_unaligned_vm(const char *root)
 	size_t i, n;
 
 	assert_int_equal(hvt_timeline_open(&tl, root, true), 0);
-	assert_false(tl.vms[0].aligned);
+	assert_false(tl.vms[0].al.aligned);
 	assert_int_equal(tl.nr_sources, 4);
 	assert_null(hvt_timeline_next(&tl));
 	for (i = 0; i < tl.nr_sources; i++) {
@@ -468,7 +468,7 @@ static void test_unalignable_traces(void **state)
 	assert_int_equal(fx_printf(root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
 				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].aligned);
+	assert_false(tl.vms[0].al.aligned);
 	assert_null(hvt_timeline_next(&tl));
 	hvt_timeline_close(&tl);
 	check_unaligned_vm(root);
@@ -659,8 +659,8 @@ static void test_inconsistent_sync_still_merges(void **state)
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].aligned);
-	assert_true(tl.vms[0].clock.glitch);
+	assert_true(tl.vms[0].al.aligned);
+	assert_true(tl.vms[0].al.clock.glitch);
 	while (hvt_timeline_next(&tl))
 		n++;
 	assert_int_equal(n, 5);
@@ -729,23 +729,23 @@ static void test_kvm_exact_from_archive(void **state)
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(fx_write_kvm_snapshots(root, 2, near), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].exact);
-	assert_int_equal(tl.vms[0].kvm.nr_vcpus, 2);
+	assert_true(tl.vms[0].al.exact);
+	assert_int_equal(tl.vms[0].al.kvm.nr_vcpus, 2);
 	assert_guest_events_at(&tl, near);
 	assert_int_equal(hvt_timeline_warnings(&tl), 0);
 	hvt_timeline_close(&tl);
 
 	assert_int_equal(fx_write_kvm_snapshots(root, 2, far), 0);
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].exact);
-	assert_true(tl.vms[0].aligned);
+	assert_false(tl.vms[0].al.exact);
+	assert_true(tl.vms[0].al.aligned);
 	assert_int_equal(hvt_timeline_warnings(&tl), 1);
 	hvt_timeline_close(&tl);
 
 	assert_int_equal(fx_write_kvm_snapshots(root, 1, near), 0);	/* stream-1: CPU 1 */
 	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].exact);
-	assert_true(tl.vms[0].aligned);
+	assert_false(tl.vms[0].al.exact);
+	assert_true(tl.vms[0].al.aligned);
 	hvt_timeline_close(&tl);
 }
 

@@ -114,11 +114,11 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 /* Its error bound in host ticks; -1 where there is none. */
 static int event_bound(struct hvt_timeline_vm *st, const struct hvt_source *s, uint64_t *bound)
 {
-	if (st->exact) {
+	if (st->al.exact) {
 		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
 		return 0;
 	}
-	return hvt_vm_clock_half_width(&st->clock, s->host_tsc, bound);
+	return hvt_vm_clock_half_width(&st->al.clock, s->host_tsc, bound);
 }
 
 static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)

@@ -250,175 +250,6 @@ static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
 }
 
 /*
- * The VM's sync points. The host layer is scanned once, for the first VM
- * whose guest recorded any. -1 if out of memory.
- */
-static int vm_sync_points(struct hvt_timeline *tl, struct hvt_timeline_vm *st,
-			  struct hvt_sync_point **points, size_t *n)
-{
-	size_t guest;
-
-	*points = NULL;
-	*n = 0;
-	if (!tl->ftrace || st->vm.tcg)	/* TCG: the module never makes sync points */
-		return 0;
-	if (hvt_vm_sync_ends(&st->vm, st->types, points, &guest))
-		return -1;
-	if (!guest)
-		return 0;
-	if (!tl->calls_read) {
-		tl->calls_read = true;
-		if (hvt_host_calls_read(&tl->archive, tl->ftrace, &tl->calls)) {
-			free(*points);
-			*points = NULL;
-			return -1;
-		}
-	}
-	*n = hvt_sync_points_join(*points, guest, &tl->calls);
-	if (*n < guest)
-		hvt_info("vm %s: %zu of %zu sync points are not in the host layer (kvm:kvm_hypercall "
-			 "not recorded, or lost); not used", st->vm.name, guest - *n, guest);
-	return 0;
-}
-
-/* Fits the VM's clock; false if it has neither exchanges nor sync points. */
-static bool align_vm(struct hvt_timeline *tl, struct hvt_timeline_vm *st,
-		     const struct hvt_sync_point *points, size_t nr_points)
-{
-	const struct hvt_vm_info *vm = &st->vm;
-
-	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync, points, nr_points)) {
-		hvt_warn("vm %s: no clock exchanges in sync.tsv and no sync points; its guest "
-			 "events cannot be aligned and are skipped", vm->name);
-		tl->warnings++;
-		return false;
-	}
-	if (st->clock.glitch) {
-		hvt_warn("vm %s: clock exchange seq %" PRIu64 " contradicts the exchanges around it; "
-			 "guest events near it may be misplaced", vm->name, st->clock.glitch_seq);
-		tl->warnings++;
-	} else if (hvt_vm_clock_segments(&st->clock) > 1) {
-		size_t changes = hvt_vm_clock_segments(&st->clock) - 1;
-
-		hvt_info("vm %s: the guest clock changed %zu time%s during the recording; "
-			 "aligned piecewise", vm->name, changes, changes == 1 ? "" : "s");
-	}
-	return true;
-}
-
-/* Guest CPUs with a per-CPU stream on the guest TSC. */
-static size_t guest_cpus(const struct hvt_vm_info *vm)
-{
-	bool seen[HVT_W_MAX_CPUS] = { false };
-	size_t i, n = 0;
-
-	for (i = 0; i < vm->nr_streams; i++) {
-		int32_t cpu = vm->streams[i].cpu;
-
-		if (cpu >= 0 && cpu < HVT_W_MAX_CPUS && !seen[cpu] &&
-		    vm->traces[vm->streams[i].trace].domain == HVT_DOMAIN_GUEST_TSC) {
-			seen[cpu] = true;
-			n++;
-		}
-	}
-	return n;
-}
-
-/* Why the model cannot place every stream of the VM, or NULL. */
-static const char *kvm_uncovered(const struct hvt_timeline_vm *st, char *buf, size_t len)
-{
-	const struct hvt_vm_info *vm = &st->vm;
-	size_t i, cpus = guest_cpus(vm);
-
-	/* All vCPUs in step says nothing of vCPUs the recording lacks. */
-	if (st->kvm.nr_vcpus < cpus) {
-		snprintf(buf, len, "the recording has %zu vCPUs, the guest's streams %zu CPUs",
-			 st->kvm.nr_vcpus, cpus);
-		return buf;
-	}
-	for (i = 0; i < vm->nr_streams; i++) {
-		const struct hvt_stream_info *si = &vm->streams[i];
-
-		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC ||
-		    hvt_kvm_model_stream(&st->kvm, si->cpu))
-			continue;
-		if (si->cpu < 0)
-			return "its vCPUs' transforms differ, and per-thread streams do not say "
-			       "which vCPU each event ran on";
-		snprintf(buf, len, "its vCPUs' transforms differ, and guest CPU %d has no vCPU "
-			 "%d in the recording", si->cpu, si->cpu);
-		return buf;
-	}
-	return NULL;
-}
-
-/*
- * Aligns a KVM VM with KVM's own TSC parameters, if the host layer recorded
- * them, they cover every stream, and no clock exchange contradicts them.
- * Otherwise the estimate stays, with the reason said. -1 if out of memory.
- */
-static int kvm_exact(struct hvt_timeline *tl, struct hvt_timeline_vm *st)
-{
-	const char *name = st->vm.name, *why;
-	const struct hvt_sync_rec *bad;
-	unsigned long changes = 0, disagreements = 0;
-	char buf[128];
-	size_t i, exempt;
-
-	if (!tl->ftrace) {
-		snprintf(st->kvm_why, sizeof(st->kvm_why), "the host layer was not recorded");
-		return 0;
-	}
-	if (!tl->kvm_changes_read) {
-		tl->kvm_changes_read = true;
-		if (hvt_kvm_changes_read(&tl->archive, tl->ftrace, &tl->kvm_changes))
-			return -1;
-	}
-	if (hvt_kvm_model_build(&st->kvm, &st->vm, &tl->kvm_changes))
-		return -1;
-	tl->warnings += st->kvm.warnings;
-	why = st->kvm.unusable ? st->kvm.unusable : kvm_uncovered(st, buf, sizeof(buf));
-	if (why) {
-		snprintf(st->kvm_why, sizeof(st->kvm_why), "%s", why);
-		hvt_info("vm %s: not aligned with KVM's TSC parameters: %s", name, why);
-		return 0;
-	}
-	bad = hvt_kvm_model_first_violation(&st->kvm, st->vm.sync, st->vm.nr_sync, &exempt);
-	if (bad) {
-		snprintf(st->kvm_why, sizeof(st->kvm_why), "they contradict clock exchange seq %"
-			 PRIu64 " (guest CPUs %u/%u)", bad->seq, bad->cpu_recv, bad->cpu_send);
-		hvt_warn("vm %s: KVM's recorded TSC parameters: %s; aligning with the estimate "
-			 "instead (hvtrace tsc shows the parameters)", name, st->kvm_why);
-		tl->warnings++;
-		return 0;
-	}
-	for (i = 0; i < st->kvm.nr_vcpus; i++) {
-		changes += st->kvm.vcpus[i].changes;
-		disagreements += st->kvm.vcpus[i].disagreements;
-	}
-	st->exact = true;
-	hvt_info("vm %s: aligned exactly with KVM's TSC parameters (%zu vCPUs, %lu offset "
-		 "changes; %zu of %zu exchanges agree, %zu during a change)", name,
-		 st->kvm.nr_vcpus, changes, st->vm.nr_sync - exempt, st->vm.nr_sync, exempt);
-	if (disagreements)
-		hvt_info("vm %s: %lu debugfs snapshot(s) or previous offsets disagree with the "
-			 "traced changes; the changes are used (hvtrace tsc shows them)", name,
-			 disagreements);
-	return 0;
-}
-
-static bool trace_aligned(struct hvt_timeline *tl, const struct hvt_timeline_vm *st,
-			  const struct hvt_trace_info *t)
-{
-	if (t->domain == HVT_DOMAIN_GUEST_TSC)
-		return st->aligned || st->exact;
-	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
-		 "with the host; skipping it", t->rel, t->pid);
-	tl->warnings++;
-	return false;
-}
-
-/*
  * Loads the registry of every trace that can be aligned (the guest TSC
  * ones), and with @all of the others too.
  */
@@ -460,7 +291,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 	if (!aligned)
 		return -1;
 	for (i = 0; i < vm->nr_traces; i++)
-		aligned[i] = trace_aligned(tl, st, &vm->traces[i]);
+		aligned[i] = hvt_vm_align_trace(&tl->align_host, &st->al, &vm->traces[i]);
 	for (i = 0; i < vm->nr_streams; i++) {
 		const struct hvt_stream_info *si = &vm->streams[i];
 		const struct hvt_trace_info *t = &vm->traces[si->trace];
@@ -475,8 +306,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 		}
 		s->aligned = aligned[si->trace];
 		if (s->aligned)
-			s->guest_tl = st->exact ? hvt_kvm_model_stream(&st->kvm, si->cpu) :
-						  &st->clock.tl;
+			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
 		hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
 				    &s->warnings);
 	}
@@ -488,10 +318,10 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 {
 	size_t i;
 
+	tl->align_host.archive = &tl->archive;
+	tl->align_host.ftrace = tl->ftrace;
 	for (i = 0; i < tl->archive.nr_vms; i++) {
 		struct hvt_timeline_vm *st = &tl->vms[i];
-		struct hvt_sync_point *points;
-		size_t nr_points;
 
 		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
 			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
@@ -500,13 +330,9 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 		}
 		st->loaded = true;
 		note_end(tl, &st->vm);
-		if (load_registries(st, all) || vm_sync_points(tl, st, &points, &nr_points))
-			return -1;
-		st->aligned = align_vm(tl, st, points, nr_points);
-		free(points);
-		if (st->vm.kvm && kvm_exact(tl, st) < 0)
-			return -1;
-		if (open_vm_streams(tl, st, all))
+		if (load_registries(st, all) ||
+		    hvt_vm_align(&st->al, &tl->align_host, &st->vm, st->types) ||
+		    open_vm_streams(tl, st, all))
 			return -1;
 	}
 	return 0;
@@ -598,7 +424,7 @@ struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
 
 unsigned long hvt_timeline_warnings(const struct hvt_timeline *tl)
 {
-	unsigned long n = tl->warnings + tl->archive.warnings;
+	unsigned long n = tl->warnings + tl->archive.warnings + tl->align_host.warnings;
 	size_t i, j;
 
 	for (i = 0; i < tl->nr_sources; i++)
@@ -632,8 +458,7 @@ static void free_vm_state(struct hvt_timeline_vm *st)
 	free(st->types);
 	free(st->regs);
 	free(st->reg_warnings);
-	hvt_vm_clock_free(&st->clock);
-	hvt_kvm_model_free(&st->kvm);
+	hvt_vm_align_free(&st->al);
 	hvt_vm_info_free(&st->vm);
 }
 
@@ -653,8 +478,7 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	hvt_heap_free(&tl->heap);
 	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
-	hvt_host_calls_free(&tl->calls);
-	hvt_kvm_changes_free(&tl->kvm_changes);
+	hvt_host_layer_free(&tl->align_host);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));
 }

@@ -2,18 +2,18 @@
 /*
  * timeline.h - one time line from every stream of an archive.
  *
- * A source is one stream file: a host CPU's ftrace pages (or that CPU of
- * a trace-cmd trace.dat, merge --host-trace) or a guest CTF stream. Each
+ * A source is one stream file behind a reader (read/reader.h): a host
+ * CPU's ftrace pages (or that CPU of a trace-cmd trace.dat, merge
+ * --host-trace) or a guest CTF stream. Each
  * is already in time order, so the timeline is a k-way merge: a heap
  * (heap.h, which documents the tie-break) holds each source's next event
  * keyed by its host TSC; the smallest is returned, then that source reads
  * its next event and is re-keyed in place. Memory: one packet or page per
  * source.
  *
- * Guest sources are aligned through their VM's clock: under KVM, KVM's own
- * TSC parameters per vCPU where the recording has them and the clock
- * exchanges do not contradict them (align/kvm_model.h); else the estimate (align.h).
- * Every event goes through it
+ * The merge knows no format (read/reader.h) and no alignment policy:
+ * align/vm_align.h decides how each VM's clock is placed, exactly by KVM's
+ * TSC parameters or by the estimate. Every guest event goes through it
  * in stream order, so that guest values repeated after a backwards TSC jump
  * land after the jump. Only then is a source's order checked: an event whose
  * time goes back is dropped with a warning. Traces on
@@ -30,12 +30,12 @@
 
 #include "lib/event_registry.h"
 #include "tools/align/align.h"
+#include "tools/align/vm_align.h"
 #include "tools/archive/archive.h"
 #include "tools/read/ctf_reader.h"
 #include "tools/read/ftrace_reader.h"
 #include "tools/read/reader.h"
 #include "tools/merge/heap.h"
-#include "tools/align/kvm_model.h"
 #include "tools/util/textout.h"
 
 struct hvt_source {
@@ -59,11 +59,7 @@ struct hvt_source {
 struct hvt_timeline_vm {
 	struct hvt_vm_info vm;
 	bool loaded;			/* info.json was usable */
-	bool aligned;			/* its clock could be fitted */
-	struct hvt_vm_clock clock;
-	bool exact;			/* aligned by KVM's own TSC parameters instead */
-	struct hvt_kvm_model kvm;	/* ... these */
-	char kvm_why[192];		/* a KVM VM not aligned by them: why */
+	struct hvt_vm_align al;		/* how its guest clock is placed (vm_align.h) */
 	struct hvt_registry *regs;	/* one per trace of vm */
 	struct hvt_ctf_types *types;	/* one per trace, from its registry */
 	unsigned long *reg_warnings;	/* one per trace */
@@ -74,10 +70,7 @@ struct hvt_timeline {
 	struct hvt_host_clock clock;
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
-	struct hvt_host_calls calls;	/* its sync hypercalls, read when a VM has sync points */
-	bool calls_read;
-	struct hvt_kvm_changes kvm_changes;	/* its kvm_write_tsc_offset, read for a KVM VM */
-	bool kvm_changes_read;
+	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
 	size_t nr_sources;

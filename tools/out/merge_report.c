@@ -19,12 +19,12 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 
 	if (!st->loaded)
 		return "not read (info.json unusable)";
-	if (st->exact)
+	if (st->al.exact)
 		return "exact, by KVM's own TSC parameters (kvm_tsc.tsv and the host layer)";
-	if (!st->aligned)
+	if (!st->al.aligned)
 		return "not aligned, its streams not merged (see the warnings)";
-	segs = hvt_vm_clock_segments(&st->clock);
-	hvt_vm_clock_quality(&st->clock, st->vm.sync, st->vm.nr_sync, &q);
+	segs = hvt_vm_clock_segments(&st->al.clock);
+	hvt_vm_clock_quality(&st->al.clock, st->vm.sync, st->vm.nr_sync, &q);
 	if (!q.measured)
 		snprintf(buf, len, "clock from %zu exchange%s; too few to bound its error",
 			 st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
@@ -32,7 +32,7 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 		snprintf(buf, len, "clock from %zu exchanges and %zu sync points, %zu segment%s; "
 			 "guest events are within +/-%.3f us of their host time (median; worst "
 			 "%.3f us) between the first and last exchange%s", st->vm.nr_sync,
-			 st->clock.nr_points, segs, segs == 1 ? "" : "s",
+			 st->al.clock.nr_points, segs, segs == 1 ? "" : "s",
 			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_p50),
 			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_max),
 			 q.in_window ? ", except around each clock change" : "");
@@ -62,7 +62,7 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 		struct hvt_timeline_vm *st = &tl->vms[i];
 
 		/* the others were warned about, or said when opened (exact) */
-		if (st->loaded && st->aligned && !st->exact)
+		if (st->loaded && st->al.aligned && !st->al.exact)
 			hvt_info("vm %s: %s", st->vm.name, vm_alignment(tl, st, buf, sizeof(buf)));
 	}
 }

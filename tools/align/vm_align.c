@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vm_align.c - how each VM's guest clock is placed on the host's: the
+ * alignment policy (vm_align.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/align/vm_align.h"
+
+/*
+ * The VM's sync points. The host layer is scanned once, for the first VM
+ * whose guest recorded any. -1 if out of memory.
+ */
+static int vm_sync_points(struct hvt_host_layer *h, const struct hvt_vm_info *vm,
+			  const struct hvt_ctf_types *types, struct hvt_sync_point **points,
+			  size_t *n)
+{
+	size_t guest;
+
+	*points = NULL;
+	*n = 0;
+	if (!h->ftrace || vm->tcg)	/* TCG: the module never makes sync points */
+		return 0;
+	if (hvt_vm_sync_ends(vm, types, points, &guest))
+		return -1;
+	if (!guest)
+		return 0;
+	if (!h->calls_read) {
+		h->calls_read = true;
+		if (hvt_host_calls_read(h->archive, h->ftrace, &h->calls)) {
+			free(*points);
+			*points = NULL;
+			return -1;
+		}
+	}
+	*n = hvt_sync_points_join(*points, guest, &h->calls);
+	if (*n < guest)
+		hvt_info("vm %s: %zu of %zu sync points are not in the host layer (kvm:kvm_hypercall "
+			 "not recorded, or lost); not used", vm->name, guest - *n, guest);
+	return 0;
+}
+
+/* Fits the VM's clock; false if it has neither exchanges nor sync points. */
+static bool fit_clock(struct hvt_host_layer *h, struct hvt_vm_align *st,
+		      const struct hvt_vm_info *vm, const struct hvt_sync_point *points,
+		      size_t nr_points)
+{
+	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync, points, nr_points)) {
+		hvt_warn("vm %s: no clock exchanges in sync.tsv and no sync points; its guest "
+			 "events cannot be aligned and are skipped", vm->name);
+		h->warnings++;
+		return false;
+	}
+	if (st->clock.glitch) {
+		hvt_warn("vm %s: clock exchange seq %" PRIu64 " contradicts the exchanges around it; "
+			 "guest events near it may be misplaced", vm->name, st->clock.glitch_seq);
+		h->warnings++;
+	} else if (hvt_vm_clock_segments(&st->clock) > 1) {
+		size_t changes = hvt_vm_clock_segments(&st->clock) - 1;
+
+		hvt_info("vm %s: the guest clock changed %zu time%s during the recording; "
+			 "aligned piecewise", vm->name, changes, changes == 1 ? "" : "s");
+	}
+	return true;
+}
+
+/* Guest CPUs with a per-CPU stream on the guest TSC. */
+static size_t guest_cpus(const struct hvt_vm_info *vm)
+{
+	bool seen[HVT_W_MAX_CPUS] = { false };
+	size_t i, n = 0;
+
+	for (i = 0; i < vm->nr_streams; i++) {
+		int32_t cpu = vm->streams[i].cpu;
+
+		if (cpu >= 0 && cpu < HVT_W_MAX_CPUS && !seen[cpu] &&
+		    vm->traces[vm->streams[i].trace].domain == HVT_DOMAIN_GUEST_TSC) {
+			seen[cpu] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Why the model cannot place every stream of the VM, or NULL. */
+static const char *kvm_uncovered(const struct hvt_vm_align *st, const struct hvt_vm_info *vm,
+				 char *buf, size_t len)
+{	size_t i, cpus = guest_cpus(vm);
+
+	/* All vCPUs in step says nothing of vCPUs the recording lacks. */
+	if (st->kvm.nr_vcpus < cpus) {
+		snprintf(buf, len, "the recording has %zu vCPUs, the guest's streams %zu CPUs",
+			 st->kvm.nr_vcpus, cpus);
+		return buf;
+	}
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+
+		if (vm->traces[si->trace].domain != HVT_DOMAIN_GUEST_TSC ||
+		    hvt_kvm_model_stream(&st->kvm, si->cpu))
+			continue;
+		if (si->cpu < 0)
+			return "its vCPUs' transforms differ, and per-thread streams do not say "
+			       "which vCPU each event ran on";
+		snprintf(buf, len, "its vCPUs' transforms differ, and guest CPU %d has no vCPU "
+			 "%d in the recording", si->cpu, si->cpu);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * Aligns a KVM VM with KVM's own TSC parameters, if the host layer recorded
+ * them, they cover every stream, and no clock exchange contradicts them.
+ * Otherwise the estimate stays, with the reason said. -1 if out of memory.
+ */
+static int kvm_exact(struct hvt_host_layer *h, struct hvt_vm_align *st,
+		     const struct hvt_vm_info *vm)
+{
+	const char *name = vm->name, *why;
+	const struct hvt_sync_rec *bad;
+	unsigned long changes = 0, disagreements = 0;
+	char buf[128];
+	size_t i, exempt;
+
+	if (!h->ftrace) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "the host layer was not recorded");
+		return 0;
+	}
+	if (!h->kvm_changes_read) {
+		h->kvm_changes_read = true;
+		if (hvt_kvm_changes_read(h->archive, h->ftrace, &h->kvm_changes))
+			return -1;
+	}
+	if (hvt_kvm_model_build(&st->kvm, vm, &h->kvm_changes))
+		return -1;
+	h->warnings += st->kvm.warnings;
+	why = st->kvm.unusable ? st->kvm.unusable : kvm_uncovered(st, vm, buf, sizeof(buf));
+	if (why) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "%s", why);
+		hvt_info("vm %s: not aligned with KVM's TSC parameters: %s", name, why);
+		return 0;
+	}
+	bad = hvt_kvm_model_first_violation(&st->kvm, vm->sync, vm->nr_sync, &exempt);
+	if (bad) {
+		snprintf(st->kvm_why, sizeof(st->kvm_why), "they contradict clock exchange seq %"
+			 PRIu64 " (guest CPUs %u/%u)", bad->seq, bad->cpu_recv, bad->cpu_send);
+		hvt_warn("vm %s: KVM's recorded TSC parameters: %s; aligning with the estimate "
+			 "instead (hvtrace tsc shows the parameters)", name, st->kvm_why);
+		h->warnings++;
+		return 0;
+	}
+	for (i = 0; i < st->kvm.nr_vcpus; i++) {
+		changes += st->kvm.vcpus[i].changes;
+		disagreements += st->kvm.vcpus[i].disagreements;
+	}
+	st->exact = true;
+	hvt_info("vm %s: aligned exactly with KVM's TSC parameters (%zu vCPUs, %lu offset "
+		 "changes; %zu of %zu exchanges agree, %zu during a change)", name,
+		 st->kvm.nr_vcpus, changes, vm->nr_sync - exempt, vm->nr_sync, exempt);
+	if (disagreements)
+		hvt_info("vm %s: %lu debugfs snapshot(s) or previous offsets disagree with the "
+			 "traced changes; the changes are used (hvtrace tsc shows them)", name,
+			 disagreements);
+	return 0;
+}
+
+int hvt_vm_align(struct hvt_vm_align *st, struct hvt_host_layer *h,
+		 const struct hvt_vm_info *vm, const struct hvt_ctf_types *types)
+{
+	struct hvt_sync_point *points;
+	size_t nr_points;
+
+	memset(st, 0, sizeof(*st));
+	if (vm_sync_points(h, vm, types, &points, &nr_points))
+		return -1;
+	st->aligned = fit_clock(h, st, vm, points, nr_points);
+	free(points);
+	if (vm->kvm && kvm_exact(h, st, vm) < 0)
+		return -1;
+	return 0;
+}
+
+bool hvt_vm_align_trace(struct hvt_host_layer *h, const struct hvt_vm_align *st,
+			const struct hvt_trace_info *t)
+{
+	if (t->domain == HVT_DOMAIN_GUEST_TSC)
+		return st->aligned || st->exact;
+	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
+		 "with the host; skipping it", t->rel, t->pid);
+	h->warnings++;
+	return false;
+}
+
+const struct hvt_tsc_timeline *hvt_vm_align_stream(const struct hvt_vm_align *st, int32_t cpu)
+{
+	return st->exact ? hvt_kvm_model_stream(&st->kvm, cpu) : &st->clock.tl;
+}
+
+void hvt_vm_align_free(struct hvt_vm_align *st)
+{
+	hvt_vm_clock_free(&st->clock);
+	hvt_kvm_model_free(&st->kvm);
+}
+
+void hvt_host_layer_free(struct hvt_host_layer *h)
+{
+	hvt_host_calls_free(&h->calls);
+	hvt_kvm_changes_free(&h->kvm_changes);
+}
