@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * source.c - one source of the time line: its events in order on the host
+ * time line, and what the outputs ask of them (timeline.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "tools/util/stream_warn.h"
+#include "tools/merge/timeline.h"
+
+/*
+ * A source's events must come out in time order for the merge. Its reader
+ * hands them out in stream order; a guest stream may legitimately step back
+ * in guest time (a backwards TSC jump, which its VM's clock places), so the
+ * order is judged here, on the host time alignment gave.
+ */
+static void warn_backwards(struct hvt_source *s, uint64_t t)
+{
+	if (s->guest_tl)
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": guest "
+				"timestamp %" PRIu64 " places it at host TSC %" PRIu64 ", before "
+				"the previous event (%" PRIu64 "), and no clock change in sync.tsv "
+				"explains the step back; dropping it", s->ev.offset,
+				s->ev.ts, t, s->host_tsc);
+	else
+		hvt_stream_warn(&s->warnings, s->name, "%s at offset %" PRIu64 ": timestamp %"
+				PRIu64 " is before the previous one (%" PRIu64 "); dropping it",
+				s->layer == HVT_LAYER_HOST ? "record" : "event", s->ev.offset, t,
+				s->host_tsc);
+}
+
+int hvt_source_next(struct hvt_source *s)
+{
+	for (;;) {
+		uint64_t t;
+
+		if (!hvt_reader_next(&s->rd, &s->ev))
+			return 0;
+		/* Every event through the cursor, in stream order, dropped ones too. */
+		t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts) : s->ev.ts;
+		if (s->events && t < s->host_tsc) {
+			warn_backwards(s, t);
+			continue;
+		}
+		s->host_tsc = t;
+		s->events++;
+		return 1;
+	}
+}
+
+uint32_t hvt_source_cpu(const struct hvt_source *s)
+{
+	return s->ev.cpu;
+}
+
+int32_t hvt_source_tid(const struct hvt_source *s)
+{
+	return s->ev.tid;
+}
+
+const char *hvt_source_event_name(const struct hvt_source *s)
+{
+	return s->ev.name;
+}
+
+void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
+{
+	hvt_text_mem(t, s->ev.name, s->ev.name_len);
+}
+
+size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
+{
+	size_t j;
+
+	for (j = 0; s->vm && j < tl->archive.nr_vms; j++)
+		if (!strcmp(s->vm, tl->archive.vms[j].name))
+			return j + 1;
+	return 0;
+}
+
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
+{
+	s->rd.ops->print_fields(s->rd.r, t, print_fmt);
+}
+
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
+{
+	s->rd.ops->json_fields(s->rd.r, t);
+}
+
+int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v)
+{
+	return s->rd.ops->field_u64(s->rd.r, name, v);
+}
+
+bool hvt_source_merged(const struct hvt_source *s)
+{
+	return s->aligned && !s->unwanted && hvt_reader_opened(&s->rd);
+}
+
+uint64_t hvt_source_lost(const struct hvt_source *s)
+{
+	struct hvt_reader_stats st;
+
+	hvt_reader_stats(&s->rd, &st);
+	return st.lost_events;
+}
+
+uint64_t hvt_source_missing_packets(const struct hvt_source *s)
+{
+	struct hvt_reader_stats st;
+
+	hvt_reader_stats(&s->rd, &st);
+	return st.lost_packets;
+}
+
+unsigned long hvt_source_warnings(const struct hvt_source *s)
+{
+	struct hvt_reader_stats st;
+
+	hvt_reader_stats(&s->rd, &st);
+	return s->warnings + st.warnings;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sources.c - every source of an archive, each behind its reader: the host
+ * layer's CPUs, and each VM's streams with its alignment (sources.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "tools/merge/sources.h"
+
+/* Sources are only added while opening, before the heap points into the array. */
+static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer layer,
+				     const char *vm, const char *name)
+{
+	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	tl->sources = s;
+	s = &tl->sources[tl->nr_sources];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	s->layer = layer;
+	s->vm = vm;
+	s->host_cpu = -1;
+	s->index = (uint32_t)tl->nr_sources++;
+	return s;
+}
+
+/*
+ * The host layer from a trace-cmd trace.dat: it replaces the archive's own
+ * (a->ftrace_dir and a->cpus then name the file), so that the pre-passes
+ * over the host layer read it too. -1 after an error message.
+ */
+int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path)
+{
+	struct hvt_archive *a = &tl->archive;
+	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
+	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
+	int i, n;
+
+	tl->ftrace = hvt_ftrace_open_tracedat(path, &tl->warnings);
+	if (!tl->ftrace)
+		return -1;
+	ts = hvt_ftrace_first_ts(tl->ftrace);
+	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
+		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
+			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
+			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
+		return -1;
+	}
+	n = hvt_ftrace_nr_cpus(tl->ftrace);
+	for (i = 0; (size_t)i < a->nr_cpus; i++)
+		free(a->cpus[i].path);
+	free(a->cpus);
+	free(a->ftrace_dir);
+	a->nr_cpus = 0;
+	a->ftrace_dir = strdup(path);
+	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	if (!a->ftrace_dir || !a->cpus) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++, a->nr_cpus++) {
+		a->cpus[i].cpu = i;
+		a->cpus[i].path = strdup(path);
+		if (!a->cpus[i].path) {
+			hvt_err("out of memory");
+			return -1;
+		}
+	}
+	tl->host_trace = true;
+	return 0;
+}
+
+/* A host source's name: its file in the archive, or "trace.dat:cpuN". */
+static const char *host_source_name(const struct hvt_timeline *tl, size_t i, char *buf,
+				    size_t size)
+{
+	const struct hvt_archive *a = &tl->archive;
+	const char *base = strrchr(a->ftrace_dir, '/');
+
+	if (!tl->host_trace)
+		return a->cpus[i].path + strlen(a->root) + 1;
+	snprintf(buf, size, "%s:cpu%d", base ? base + 1 : a->ftrace_dir, a->cpus[i].cpu);
+	return buf;
+}
+
+static int open_host(struct hvt_timeline *tl)
+{
+	const struct hvt_archive *a = &tl->archive;
+	char name[256];
+	size_t i;
+
+	if (!a->ftrace_dir)
+		return 0;
+	if (!tl->ftrace)
+		tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
+	if (!tl->ftrace) {
+		hvt_warn("the host layer cannot be decoded; merging the guests only");
+		tl->warnings++;
+		return 0;
+	}
+	for (i = 0; i < a->nr_cpus; i++) {
+		const char *rel = host_source_name(tl, i, name, sizeof(name));
+		struct hvt_source *s = add_source(tl, HVT_LAYER_HOST, NULL, rel);
+
+		if (!s)
+			return -1;
+		s->aligned = true;
+		s->host_cpu = a->cpus[i].cpu;
+		hvt_reader_open_ftrace_cpu(&s->rd, tl->ftrace, a->cpus[i].path, rel,
+					   a->cpus[i].cpu, &s->warnings);
+	}
+	return 0;
+}
+
+/* The guest side may have stopped early; its events are then incomplete. */
+/* info.json's "finished" decides; end_reason is written only when the link ended. */
+static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
+{
+	if (vm->finished)
+		return;
+	if (vm->end_reason)
+		hvt_warn("vm %s: the guest's recording ended early (%s); its events may be "
+			 "incomplete", vm->name, vm->end_reason);
+	else
+		hvt_warn("vm %s: the collector did not finish writing this VM (no end_reason); "
+			 "its events may be incomplete", vm->name);
+	tl->warnings++;
+}
+
+/*
+ * Loads the registry of every trace that can be aligned (the guest TSC
+ * ones), and with @all of the others too.
+ */
+static int load_registries(struct hvt_timeline_vm *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	size_t i;
+
+	st->regs = calloc(vm->nr_traces + 1, sizeof(*st->regs));
+	st->types = calloc(vm->nr_traces + 1, sizeof(*st->types));
+	st->reg_warnings = calloc(vm->nr_traces + 1, sizeof(*st->reg_warnings));
+	if (!st->regs || !st->types || !st->reg_warnings)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++) {
+		const struct hvt_trace_info *t = &vm->traces[i];
+		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
+
+		hvt_registry_init(&st->regs[i]);
+		if (t->domain != HVT_DOMAIN_GUEST_TSC && !all)
+			continue;
+		path = hvt_join(t->dir, "hvtrace/registry");
+		name = hvt_join(t->rel, "hvtrace/registry");
+		if (path && name)
+			st->reg_warnings[i] = hvt_ctf_registry_load(&st->regs[i], path, name);
+		free(path);
+		free(name);
+		if (!path || !name || hvt_ctf_types_init(&st->types[i], &st->regs[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
+	size_t i;
+
+	if (!aligned)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++)
+		aligned[i] = hvt_vm_align_trace(&tl->align_host, &st->al, &vm->traces[i]);
+	for (i = 0; i < vm->nr_streams; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+		const struct hvt_trace_info *t = &vm->traces[si->trace];
+		struct hvt_source *s;
+
+		if (!aligned[si->trace] && !all)
+			continue;
+		s = add_source(tl, t->layer, vm->name, si->rel);
+		if (!s) {
+			free(aligned);
+			return -1;
+		}
+		s->aligned = aligned[si->trace];
+		if (s->aligned)
+			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
+		hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
+				    &s->warnings);
+	}
+	free(aligned);
+	return 0;
+}
+
+static int open_vms(struct hvt_timeline *tl, bool all)
+{
+	size_t i;
+
+	tl->align_host.archive = &tl->archive;
+	tl->align_host.ftrace = tl->ftrace;
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_timeline_vm *st = &tl->vms[i];
+
+		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
+			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
+			tl->warnings++;
+			continue;
+		}
+		st->loaded = true;
+		note_end(tl, &st->vm);
+		if (load_registries(st, all) ||
+		    hvt_vm_align(&st->al, &tl->align_host, &st->vm, st->types) ||
+		    open_vm_streams(tl, st, all))
+			return -1;
+	}
+	return 0;
+}
+
+int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all)
+{
+	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
+	if (!tl->vms)
+		return -1;
+	return open_host(tl) || open_vms(tl, all) ? -1 : 0;
+}
+
+void hvt_timeline_vm_free(struct hvt_timeline_vm *st)
+{
+	size_t i;
+
+	for (i = 0; st->types && i < st->vm.nr_traces; i++)
+		hvt_ctf_types_free(&st->types[i]);
+	for (i = 0; st->regs && i < st->vm.nr_traces; i++)
+		hvt_registry_free(&st->regs[i]);
+	free(st->types);
+	free(st->regs);
+	free(st->reg_warnings);
+	hvt_vm_align_free(&st->al);
+	hvt_vm_info_free(&st->vm);
+}
