@@ -71,8 +71,5 @@ void hvtrace_builtin_events_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
-/* Whether some started session records sync points (sync.c). */
-bool hvtrace_sync_recording(void)
-{
-	return hvtrace_session_records(&hvtrace_event_hvtrace_sync_end);
-}
+/* The event whose recording keeps sync points going (sync.c). */
+struct hvtrace_event *const hvtrace_sync_end_event = &hvtrace_event_hvtrace_sync_end;

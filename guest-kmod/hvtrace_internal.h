@@ -90,12 +90,14 @@ struct hvtrace_session {
 	struct mutex lock;		/* start and stop, one at a time */
 };
 
+/* write.c (the write path itself is in hvtrace_api.h) */
 extern bool hvtrace_enabled;	/* the global enable (module parameter) */
+bool hvtrace_session_records(const struct hvtrace_event *event);
 
 /* events.c: the module's own events, registered at load */
 int hvtrace_builtin_events_register(void);
 void hvtrace_builtin_events_unregister(void);
-bool hvtrace_sync_recording(void);
+extern struct hvtrace_event *const hvtrace_sync_end_event;
 /* the module's own events (events/hvtrace.h) */
 void hvtrace_emit_hvtrace_sync_begin(u64 seq);
 void hvtrace_emit_hvtrace_sync_end(u64 seq, u64 tsc_before, u64 tsc_after, s64 ret);
@@ -127,7 +129,6 @@ void hvtrace_probe_put(struct hvtrace_event *event);
 extern struct list_head hvtrace_sessions;
 extern struct mutex hvtrace_lock;
 long hvtrace_session_create(struct hvtrace_session_config __user *uconfig);
-bool hvtrace_session_records(const struct hvtrace_event *event);
 void hvtrace_sessions_event_added(struct hvtrace_event *event);
 void hvtrace_sessions_event_removed(struct hvtrace_event *event);
 ssize_t hvtrace_sessions_show_enabled(char *buf);

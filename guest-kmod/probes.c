@@ -45,7 +45,6 @@ int hvtrace_probe_get(struct hvtrace_event *event)
 	lockdep_assert_held(&hvtrace_lock);
 	if (event->own) {
 		WRITE_ONCE(event->users, event->users + 1);
-		hvtrace_sync_update();
 		return 0;
 	}
 	if (event->users++)

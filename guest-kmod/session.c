@@ -65,9 +65,13 @@ static int session_enable(struct hvtrace_session *s, struct hvtrace_event *event
 	if (test_bit(event->id, s->enabled))
 		return 0;
 	ret = hvtrace_probe_get(event);
-	if (!ret)
-		set_bit(event->id, s->enabled);
-	return ret;
+	if (ret)
+		return ret;
+	set_bit(event->id, s->enabled);
+	/* One of the module's own: sync points start if now recorded. */
+	if (event->own)
+		hvtrace_sync_update();
+	return 0;
 }
 
 static bool session_wants(const struct hvtrace_session *s, const char *name)
@@ -161,20 +165,6 @@ static long session_enabled(struct hvtrace_session *s, void __user *uarg)
 		out.ids[id / 64] |= 1ull << (id % 64);
 	mutex_unlock(&hvtrace_lock);
 	return copy_to_user(uarg, &out, sizeof(out)) ? -EFAULT : 0;
-}
-
-/* Whether a started session has @event enabled. */
-bool hvtrace_session_records(const struct hvtrace_event *event)
-{
-	struct hvtrace_session *s;
-	bool ret = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(s, &hvtrace_sessions, node)
-		if (READ_ONCE(s->active) && test_bit(event->id, s->enabled))
-			ret = true;
-	rcu_read_unlock();
-	return ret;
 }
 
 static long session_start(struct hvtrace_session *s)

@@ -105,7 +105,8 @@ static void sync_on_cpu(void *unused)
 
 static bool sync_wanted(void)
 {
-	return sync_available && READ_ONCE(sync_ms) && hvtrace_sync_recording();
+	return sync_available && READ_ONCE(sync_ms) &&
+	       hvtrace_session_records(hvtrace_sync_end_event);
 }
 
 static void sync_work_fn(struct work_struct *work)
@@ -117,9 +118,9 @@ static void sync_work_fn(struct work_struct *work)
 }
 
 /*
- * A session enabled or dropped one of the module's own events, or started,
- * or sync_ms changed: sync points start if now wanted. They stop by
- * themselves at the next period once nothing records them.
+ * A session enabled one of the module's own events (session.c), or
+ * started, or sync_ms changed: sync points start if now wanted. They stop
+ * by themselves at the next period once nothing records them.
  */
 void hvtrace_sync_update(void)
 {

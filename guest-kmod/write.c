@@ -83,3 +83,20 @@ void hvtrace_write_next(struct hvtrace_write *w)
 	write_reserve(w);
 }
 EXPORT_SYMBOL_GPL(hvtrace_write_next);
+
+/*
+ * Whether the buffer enable lets @event into some session: a started session
+ * has it enabled. Not on the write path: sync.c asks it.
+ */
+bool hvtrace_session_records(const struct hvtrace_event *event)
+{
+	struct hvtrace_session *s;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(s, &hvtrace_sessions, node)
+		if (READ_ONCE(s->active) && test_bit(event->id, s->enabled))
+			ret = true;
+	rcu_read_unlock();
+	return ret;
+}
