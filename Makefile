@@ -309,6 +309,7 @@ unit:
 	$(MAKE) SANITIZE=1 BUILD=$(SAN_BUILD) tests
 	scripts/run-unit-tests $(SAN_BUILD)
 	tests/man_pages.sh
+	tests/layers.sh --self-test
 
 # A make of its own after deps: pkg-config's flags are read when make starts.
 demo: deps

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Checks the layout of the hvtrace binary's sources (docs/architecture.md,
+# "The offline side, by stage"):
+#   - in tools/, includes only point down the stages:
+#       commands (tools/*.c) > out/, check/ > merge/ > align/ > read/
+#       > archive/ > util/
+#     out/ and check/ do not include each other; tools/agent/ includes no
+#     other folder of tools/ (it is the guest's binary, libc and lib/ only);
+#   - host/, lib/ and clocksync/ include nothing of tools/ but the command
+#     table, tools/commands.h;
+#   - no two files of tools/, host/, lib/ and clocksync/ share a name, and
+#     no struct, union or enum tag is defined twice among them.
+# Prints each violation and exits 1 if there is any.
+# usage: tests/layers.sh [ROOT]   (ROOT: a source tree, default this one)
+#        tests/layers.sh --self-test   (also shows that it catches a violation)
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+# The rank of a file's stage; a file may include only ranks below its own
+# (or its own folder).
+rank() {
+	case $1 in
+	tools/agent/*) echo 0 ;;
+	tools/util/*) echo 1 ;;
+	tools/archive/*) echo 2 ;;
+	tools/read/*) echo 3 ;;
+	tools/align/*) echo 4 ;;
+	tools/merge/*) echo 5 ;;
+	tools/out/* | tools/check/*) echo 6 ;;
+	tools/commands.h) echo 0 ;;
+	tools/*) echo 7 ;;
+	*) echo 9 ;;
+	esac
+}
+
+check_tree() {
+	root=$1
+	bad=0
+	cd "$root" || return 1
+	for f in $(find tools host lib clocksync -name '*.[ch]' | sort); do
+		from=$(rank "$f")
+		dir=${f%/*}
+		for inc in $(sed -n 's/^#include "\(tools\/[^"]*\)".*/\1/p' "$f"); do
+			to=$(rank "$inc")
+			case $f in
+			tools/*) ;;
+			*)	# the capture side and the libraries: the command table only
+				[ "$inc" = tools/commands.h ] && continue
+				echo "$f includes $inc: host/, lib/ and clocksync/ do not use tools/"
+				bad=1
+				continue ;;
+			esac
+			[ "${inc%/*}" = "$dir" ] && continue
+			if [ "$from" = 0 ] && [ "$inc" != tools/commands.h ]; then
+				echo "$f includes $inc: the agent uses no other part of tools/"
+				bad=1
+			elif [ "$to" -ge "$from" ] && [ "$inc" != tools/commands.h ]; then
+				echo "$f includes $inc: an import that runs up (or across) the stages"
+				bad=1
+			fi
+		done
+	done
+	dups=$(find tools host lib clocksync -name '*.[ch]' | sed 's|.*/||' | sort | uniq -d)
+	for d in $dups; do
+		echo "two files are called $d:" $(find tools host lib clocksync -name "$d")
+		bad=1
+	done
+	tags=$(cat $(find tools host lib clocksync -name '*.[ch]') |
+		sed -n 's/^\(struct\|union\|enum\) \([a-z_0-9]*\) {.*/\2/p' | sort | uniq -d)
+	for t in $tags; do
+		echo "the tag $t is defined twice:" $(grep -rlE "^(struct|union|enum) $t \{" tools host lib clocksync)
+		bad=1
+	done
+	cd - >/dev/null
+	return $bad
+}
+
+if [ "${1:-}" = --self-test ]; then
+	check_tree "$here" || exit 1
+	tmp=$(mktemp -d /tmp/hvtrace-layers-XXXXXX) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	cp -r "$here/tools" "$here/host" "$here/lib" "$here/clocksync" "$tmp/"
+	# util/ including a merge header runs up four stages
+	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/textout.c"
+	if check_tree "$tmp" >"$tmp/out"; then
+		echo "layers: a planted upward include was not caught"
+		exit 1
+	fi
+	grep -q 'tools/util/textout.c includes tools/merge/timeline.h' "$tmp/out" || {
+		echo "layers: the planted include was not named:"; cat "$tmp/out"; exit 1; }
+	echo "layers: ok (and a planted violation is caught)"
+	exit 0
+fi
+check_tree "${1:-$here}" && echo "layers: ok"
