@@ -23,8 +23,7 @@
 #define TSV_MAX_COLS	8
 #define TSV_MAX_ROWS	(1u << 22)	/* ~50 days of one row per second */
 
-typedef int (*tsv_row_fn)(void *ctx, const uint64_t *v, const char *path,
-			  unsigned long line);
+typedef int (*tsv_row_fn)(void *ctx, const uint64_t *v, unsigned long line);
 
 /* A whole column of decimal digits, no sign, no blanks. */
 static int parse_u64(const char *s, uint64_t *v)
@@ -93,7 +92,7 @@ static int tsv_read(const char *path, const char *header, unsigned int ncols,
 			hvt_stream_warn(&bad, path, "line %lu does not parse; skipping it", lineno);
 			continue;
 		}
-		ret = fn(ctx, v, path, lineno);
+		ret = fn(ctx, v, lineno);
 		if (ret)
 			break;
 	}
@@ -107,149 +106,138 @@ static int tsv_read(const char *path, const char *header, unsigned int ncols,
 	return ret < 0 ? -1 : 0;
 }
 
-/*
- * Makes room for element @n of @array (capacity *@cap); returns the array,
- * possibly moved, or NULL (the old array is kept) when out of memory or rows.
- */
-static void *grow(void *array, size_t n, size_t *cap, size_t size, const char *path)
-{
-	void *p;
-
-	if (n >= TSV_MAX_ROWS) {
-		hvt_err("%s: more than %u rows", path, TSV_MAX_ROWS);
-		return NULL;
-	}
-	p = hvt_grow(array, n, cap, size);
-	if (!p)
-		hvt_err("out of memory reading %s", path);
-	return p;
-}
-
-struct clock_ctx {
-	struct hvt_clock_pair *pairs;
-	size_t n, cap;
+/* The rows of a file so far: an array of @size-byte elements. */
+struct tsv_rows {
+	void *v;
+	size_t n, cap, size;
+	const char *path;
 	unsigned long *warnings;
 };
 
-static int clock_row(void *vctx, const uint64_t *v, const char *path, unsigned long line)
+/* Room for one more row: its slot, or NULL after an error message (out of memory or rows). */
+static void *tsv_push(struct tsv_rows *r)
 {
-	struct clock_ctx *c = vctx;
-	struct hvt_clock_pair p = {
-		.tsc = v[0], .mono_ns = (int64_t)v[1], .real_ns = (int64_t)v[2],
-		.uncertainty = v[3],
-	};
-	const struct hvt_clock_pair *prev = c->n ? &c->pairs[c->n - 1] : NULL;
-	struct hvt_clock_pair *p_new;
+	void *p;
+
+	if (r->n >= TSV_MAX_ROWS) {
+		hvt_err("%s: more than %u rows", r->path, TSV_MAX_ROWS);
+		return NULL;
+	}
+	p = hvt_grow(r->v, r->n, &r->cap, r->size);
+	if (!p) {
+		hvt_err("out of memory reading %s", r->path);
+		return NULL;
+	}
+	r->v = p;
+	return (char *)p + r->n++ * r->size;
+}
+
+/* A row that parsed but makes no sense: said, counted and skipped. */
+static int tsv_skip(struct tsv_rows *r, unsigned long line, const char *why)
+{
+	hvt_warn("%s: line %lu: %s; skipping it", r->path, line, why);
+	(*r->warnings)++;
+	return 0;
+}
+
+/* @path's rows as a new array of @size-byte elements in *@rows; -1 after a message. */
+static int tsv_read_rows(const char *path, const char *header, unsigned int ncols, size_t size,
+			 tsv_row_fn fn, tsv_report_fn report, unsigned long *warnings,
+			 void **rows, size_t *n)
+{
+	struct tsv_rows r = { .size = size, .path = path, .warnings = warnings };
+
+	if (tsv_read(path, header, ncols, fn, &r, report, warnings)) {
+		free(r.v);
+		return -1;
+	}
+	*rows = r.v;
+	*n = r.n;
+	return 0;
+}
+
+static int clock_row(void *ctx, const uint64_t *v, unsigned long line)
+{
+	struct tsv_rows *r = ctx;
+	const struct hvt_clock_pair *prev = r->n ? (struct hvt_clock_pair *)r->v + r->n - 1 : NULL;
+	struct hvt_clock_pair *p;
 
 	/* Below 2^62 ns (year 2116): conversions then cannot overflow (host_clock.c). */
 	if (v[1] >= 1ull << 62 || v[2] >= 1ull << 62 ||
-	    (prev && (p.tsc <= prev->tsc || p.mono_ns <= prev->mono_ns))) {
-		hvt_warn("%s: line %lu: clock values out of range or not increasing; skipping it",
-			 path, line);
-		(*c->warnings)++;
-		return 0;
-	}
-	p_new = grow(c->pairs, c->n, &c->cap, sizeof(*c->pairs), path);
-	if (!p_new)
+	    (prev && (v[0] <= prev->tsc || (int64_t)v[1] <= prev->mono_ns)))
+		return tsv_skip(r, line, "clock values out of range or not increasing");
+	p = tsv_push(r);
+	if (!p)
 		return -1;
-	c->pairs = p_new;
-	c->pairs[c->n++] = p;
+	*p = (struct hvt_clock_pair){
+		.tsc = v[0], .mono_ns = (int64_t)v[1], .real_ns = (int64_t)v[2],
+		.uncertainty = v[3],
+	};
 	return 0;
 }
 
 int hvt_tsv_read_clock(const char *path, struct hvt_clock_pair **pairs, size_t *n,
 		       unsigned long *warnings)
 {
-	struct clock_ctx c = { NULL, 0, 0, warnings };
+	void *rows;
 
-	if (tsv_read(path, HVT_CLOCK_TSV_HEADER, HVT_CLOCK_TSV_COLS, clock_row, &c,
-		     hvt_err, warnings)) {
-		free(c.pairs);
+	if (tsv_read_rows(path, HVT_CLOCK_TSV_HEADER, HVT_CLOCK_TSV_COLS, sizeof(**pairs),
+			  clock_row, hvt_err, warnings, &rows, n))
 		return -1;
-	}
-	*pairs = c.pairs;
-	*n = c.n;
+	*pairs = rows;
 	return 0;
 }
 
-struct sync_ctx {
-	struct hvt_sync_rec *recs;
-	size_t n, cap;
-	unsigned long *warnings;
-};
-
-static int sync_row(void *vctx, const uint64_t *v, const char *path, unsigned long line)
+static int sync_row(void *ctx, const uint64_t *v, unsigned long line)
 {
-	struct sync_ctx *c = vctx;
-	struct hvt_sync_rec *r_new;
+	struct tsv_rows *r = ctx;
+	struct hvt_sync_rec *rec;
 
-	if (v[5] > UINT32_MAX || v[6] > UINT32_MAX) {
-		hvt_warn("%s: line %lu: CPU number out of range; skipping it", path, line);
-		(*c->warnings)++;
-		return 0;
-	}
+	if (v[5] > UINT32_MAX || v[6] > UINT32_MAX)
+		return tsv_skip(r, line, "CPU number out of range");
 	/* Each side reads its clock before sending and after receiving. */
-	if (v[4] < v[1] || v[3] < v[2]) {
-		hvt_warn("%s: line %lu: a reply before its request; skipping it", path, line);
-		(*c->warnings)++;
-		return 0;
-	}
-	r_new = grow(c->recs, c->n, &c->cap, sizeof(*c->recs), path);
-	if (!r_new)
+	if (v[4] < v[1] || v[3] < v[2])
+		return tsv_skip(r, line, "a reply before its request");
+	rec = tsv_push(r);
+	if (!rec)
 		return -1;
-	c->recs = r_new;
-	c->recs[c->n].seq = v[0];
-	c->recs[c->n].ex.host_send = v[1];
-	c->recs[c->n].ex.guest_recv = v[2];
-	c->recs[c->n].ex.guest_send = v[3];
-	c->recs[c->n].ex.host_recv = v[4];
-	c->recs[c->n].cpu_recv = (uint32_t)v[5];
-	c->recs[c->n].cpu_send = (uint32_t)v[6];
-	c->n++;
+	*rec = (struct hvt_sync_rec){
+		.seq = v[0],
+		.ex = { .host_send = v[1], .guest_recv = v[2], .guest_send = v[3],
+			.host_recv = v[4] },
+		.cpu_recv = (uint32_t)v[5], .cpu_send = (uint32_t)v[6],
+	};
 	return 0;
 }
 
 int hvt_tsv_read_sync(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		      unsigned long *warnings)
 {
-	struct sync_ctx c = { NULL, 0, 0, warnings };
+	void *rows;
 
-	if (tsv_read(path, HVT_SYNC_TSV_HEADER, HVT_SYNC_TSV_COLS, sync_row, &c, hvt_warn,
-		     warnings)) {
-		free(c.recs);
+	if (tsv_read_rows(path, HVT_SYNC_TSV_HEADER, HVT_SYNC_TSV_COLS, sizeof(**recs), sync_row,
+			  hvt_warn, warnings, &rows, n))
 		return -1;
-	}
-	*recs = c.recs;
-	*n = c.n;
+	*recs = rows;
 	return 0;
 }
-
-struct kvm_ctx {
-	struct hvt_kvm_reading *v;
-	size_t n, cap;
-	unsigned long *warnings;
-};
 
 /* KVM's vCPU ids are below KVM_MAX_VCPU_IDS, at most 4096 on x86 (a config option). */
 #define KVM_VCPU_ID_LIMIT	(1u << 16)
 
-static int kvm_row(void *vctx, const uint64_t *v, const char *path, unsigned long line)
+static int kvm_row(void *ctx, const uint64_t *v, unsigned long line)
 {
-	struct kvm_ctx *c = vctx;
-	struct hvt_kvm_reading *r_new;
+	struct tsv_rows *r = ctx;
+	struct hvt_kvm_reading *k;
 
 	if (v[1] < v[0] || v[2] != HVT_TSC_SRC_DEBUGFS ||
 	    v[3] > INT32_MAX || v[4] >= KVM_VCPU_ID_LIMIT || v[7] > 63 ||
-	    (v[6] == 0 && v[7] != 0)) {
-		hvt_warn("%s: line %lu: values out of range; skipping it", path, line);
-		(*c->warnings)++;
-		return 0;
-	}
-	r_new = grow(c->v, c->n, &c->cap, sizeof(*c->v), path);
-	if (!r_new)
+	    (v[6] == 0 && v[7] != 0))
+		return tsv_skip(r, line, "values out of range");
+	k = tsv_push(r);
+	if (!k)
 		return -1;
-	c->v = r_new;
-	c->v[c->n++] = (struct hvt_kvm_reading){
+	*k = (struct hvt_kvm_reading){
 		.before = v[0], .after = v[1], .source = (uint32_t)v[2], .vm_fd = (uint32_t)v[3],
 		.vcpu = (uint32_t)v[4], .offset = v[5], .ratio = v[6], .frac = (uint32_t)v[7],
 	};
@@ -259,18 +247,15 @@ static int kvm_row(void *vctx, const uint64_t *v, const char *path, unsigned lon
 int hvt_tsv_read_kvm_tsc(const char *path, struct hvt_kvm_reading **readings, size_t *n,
 			 unsigned long *warnings)
 {
-	struct kvm_ctx c = { NULL, 0, 0, warnings };
+	void *rows;
 
 	*readings = NULL;
 	*n = 0;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
-	if (tsv_read(path, HVT_KVM_TSC_TSV_HEADER, HVT_KVM_TSC_TSV_COLS, kvm_row, &c, hvt_warn,
-		     warnings)) {
-		free(c.v);
+	if (tsv_read_rows(path, HVT_KVM_TSC_TSV_HEADER, HVT_KVM_TSC_TSV_COLS, sizeof(**readings),
+			  kvm_row, hvt_warn, warnings, &rows, n))
 		return -1;
-	}
-	*readings = c.v;
-	*n = c.n;
+	*readings = rows;
 	return 0;
 }

@@ -7,6 +7,7 @@
  * The registry was validated (lib/registry.c), so kinds and integer widths
  * are known to be sane; the payload bytes were not, hence the bounds checks.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "tools/read/ctf_reader.h"
@@ -56,6 +57,35 @@ long hvt_ctf_payload_walk(const struct hvt_event_type *type, const unsigned char
 		off += (size_t)n;
 	}
 	return (long)off;
+}
+
+/* A walk over an event's fields, each with its bytes. */
+struct field_walk {
+	const struct hvt_event_type *type;
+	const unsigned char *p, *end;
+	unsigned int i;			/* fields so far */
+	const struct hvt_reg_field *f;	/* the current one: its bytes are p, n */
+	long n;
+};
+
+static void walk_start(struct field_walk *w, const struct hvt_ctf_event *ev)
+{
+	*w = (struct field_walk){ .type = ev->type->reg, .p = ev->payload,
+				  .end = ev->payload + ev->payload_len };
+}
+
+/*
+ * The next field: false at the end, or at a field that does not fit, which
+ * cannot happen in a payload the reader sized.
+ */
+static bool walk_next(struct field_walk *w)
+{
+	w->p += w->n;
+	if (w->i == w->type->nr_fields)
+		return false;
+	w->f = &w->type->fields[w->i++];
+	w->n = field_size(w->f, w->p, (size_t)(w->end - w->p));
+	return w->n >= 0;
 }
 
 static uint64_t get_uint(const unsigned char *p, unsigned int bits)
@@ -125,17 +155,16 @@ static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
 void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 {
 	const struct hvt_ctf_type *type = ev->type;
-	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
-	unsigned int i, prefix = 0;
+	unsigned int prefix = 0;
+	struct field_walk w;
 
-	for (i = 0; i < type->reg->nr_fields; i++) {
-		const struct hvt_reg_field *f = &type->reg->fields[i];
-		long n = field_size(f, p, (size_t)(end - p));
+	for (walk_start(&w, ev); walk_next(&w);) {
+		const struct hvt_reg_field *f = w.f;
+		const unsigned char *p = w.p;
+		long n = w.n;
 
-		if (n < 0)
-			return;		/* cannot happen: the reader sized the payload */
-		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[i] - prefix);
-		prefix = type->prefix_end[i];
+		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[w.i - 1] - prefix);
+		prefix = type->prefix_end[w.i - 1];
 		switch (f->kind) {
 		case HVT_FIELD_INT:
 			print_int(t, f, p);
@@ -152,30 +181,23 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 			hvt_text_mem(t, " bytes>", 7);
 			break;
 		}
-		p += n;
 	}
 }
 
 int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t *v)
 {
-	const struct hvt_event_type *type = ev->type->reg;
-	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
-	unsigned int i;
+	struct field_walk w;
 
-	for (i = 0; i < type->nr_fields; i++) {
-		const struct hvt_reg_field *f = &type->fields[i];
-		long n = field_size(f, p, (size_t)(end - p));
+	for (walk_start(&w, ev); walk_next(&w);) {
+		const struct hvt_reg_field *f = w.f;
 
-		if (n < 0)
-			return -1;
 		if (f->kind == HVT_FIELD_INT && !strncmp(f->name, name, sizeof(f->name)) &&
 		    strlen(name) < sizeof(f->name)) {
-			*v = get_uint(p, f->int_bits);
+			*v = get_uint(w.p, f->int_bits);
 			if (f->flags & HVT_FIELD_F_SIGNED)
 				*v = (uint64_t)sign_extend(*v, f->int_bits);
 			return 0;
 		}
-		p += n;
 	}
 	return -1;
 }
@@ -206,16 +228,13 @@ static void json_array(struct hvt_text *t, const struct hvt_reg_field *f,
 
 void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 {
-	const struct hvt_event_type *reg = ev->type->reg;
-	const unsigned char *p = ev->payload, *end = p + ev->payload_len;
-	unsigned int i;
+	struct field_walk w;
 
-	for (i = 0; i < reg->nr_fields; i++) {
-		const struct hvt_reg_field *f = &reg->fields[i];
-		long n = field_size(f, p, (size_t)(end - p));
+	for (walk_start(&w, ev); walk_next(&w);) {
+		const struct hvt_reg_field *f = w.f;
+		const unsigned char *p = w.p;
+		long n = w.n;
 
-		if (n < 0)
-			return;		/* cannot happen: the reader sized the payload */
 		hvt_text_mem(t, ",\"", 2);
 		hvt_text_mem(t, f->name, strlen(f->name));	/* an identifier */
 		hvt_text_mem(t, "\":", 2);
@@ -237,6 +256,5 @@ void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 			hvt_text_char(t, '}');
 			break;
 		}
-		p += n;
 	}
 }

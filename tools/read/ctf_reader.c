@@ -42,7 +42,6 @@ struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const struct hvt_ctf_types *types, unsigned long *warnings)
 {
 	struct hvt_ctf_stream *s = calloc(1, sizeof(*s));
-	struct stat st;
 
 	if (!s || !(s->name = strdup(name))) {
 		hvt_err("out of memory opening %s", name);
@@ -50,14 +49,11 @@ struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 		(*warnings)++;
 		return NULL;
 	}
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0 || fstat(s->fd, &st)) {
-		hvt_warn("%s: cannot open: %s; skipping the stream", name, strerror(errno));
-		(*warnings)++;
+	s->fd = hvt_stream_open(path, name, "the stream", &s->file_size, warnings);
+	if (s->fd < 0) {
 		hvt_ctf_close(s);
 		return NULL;
 	}
-	s->file_size = (uint64_t)st.st_size;
 	memcpy(s->uuid, uuid, HVT_UUID_LEN);
 	s->types = types;
 	return s;

@@ -236,7 +236,6 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 					   unsigned long *warnings)
 {
 	struct hvt_ftrace_cpu *c = calloc(1, sizeof(*c));
-	struct stat st;
 
 	if (!c)
 		goto nomem;
@@ -255,14 +254,11 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 		c->first = true;
 		return c;
 	}
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0 || fstat(c->fd, &st)) {
-		hvt_warn("%s: cannot open: %s; skipping that CPU", name, strerror(errno));
-		(*warnings)++;
+	c->fd = hvt_stream_open(path, name, "that CPU", &c->file_size, warnings);
+	if (c->fd < 0) {
 		hvt_ftrace_cpu_close(c);
 		return NULL;
 	}
-	c->file_size = (uint64_t)st.st_size;
 	return c;
 nomem:
 	hvt_err("out of memory opening %s", name);

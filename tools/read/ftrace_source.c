@@ -3,23 +3,18 @@
  * ftrace_source.c - a host CPU's ftrace records as a reader (reader.h):
  * the collector's raw pages or one CPU of a trace.dat (ftrace_reader.h).
  */
-#include <stdlib.h>
 #include <string.h>
 
+#include "tools/read/ftrace_private.h"
 #include "tools/read/reader.h"
-#include "tools/util/stream_warn.h"
 
-struct ftrace_source {
-	struct hvt_ftrace *ft;		/* the trace: its formats, for CTF classes */
-	struct hvt_ftrace_cpu *cpu;
-};
+/* The state is the CPU reader itself, which knows its trace (for CTF classes). */
 
 static int ftrace_next(void *r, struct hvt_reader_event *ev)
 {
-	struct ftrace_source *fs = r;
 	struct hvt_ftrace_event fe;
 
-	if (!hvt_ftrace_cpu_next(fs->cpu, &fe))
+	if (!hvt_ftrace_cpu_next(r, &fe))
 		return 0;
 	ev->ts = fe.ts;
 	ev->offset = fe.offset;
@@ -32,41 +27,38 @@ static int ftrace_next(void *r, struct hvt_reader_event *ev)
 
 static void ftrace_print_fields(void *r, struct hvt_text *t, bool print_fmt)
 {
-	struct ftrace_source *fs = r;
-
 	if (print_fmt)
-		hvt_ftrace_print_info(fs->cpu, t);
+		hvt_ftrace_print_info(r, t);
 	else
-		hvt_ftrace_print_fields(fs->cpu, t);
+		hvt_ftrace_print_fields(r, t);
 }
 
 static void ftrace_json_fields(void *r, struct hvt_text *t)
 {
-	hvt_ftrace_json_fields(((struct ftrace_source *)r)->cpu, t);
+	hvt_ftrace_json_fields(r, t);
 }
 
 static int ftrace_field_u64(void *r, const char *name, uint64_t *v)
 {
-	return hvt_ftrace_field_u64(((struct ftrace_source *)r)->cpu, name, v);
+	return hvt_ftrace_field_u64(r, name, v);
 }
 
 /* Classes are the trace's event ids: one per format file. */
 static struct hvt_event_class ftrace_event_class(const void *r)
 {
-	const struct ftrace_source *fs = r;
+	const struct hvt_ftrace_cpu *c = r;
 
-	return (struct hvt_event_class){ fs->ft,
-					 (uint64_t)(uint32_t)hvt_ftrace_cpu_event_id(fs->cpu) };
+	return (struct hvt_event_class){ c->ft, (uint64_t)(uint32_t)hvt_ftrace_cpu_event_id(c) };
 }
 
 static size_t ftrace_payload_size(void *r)
 {
-	return hvt_ftrace_ctf_payload_size(((struct ftrace_source *)r)->cpu);
+	return hvt_ftrace_ctf_payload_size(r);
 }
 
 static void ftrace_payload(void *r, unsigned char *dst)
 {
-	hvt_ftrace_ctf_payload(((struct ftrace_source *)r)->cpu, dst);
+	hvt_ftrace_ctf_payload(r, dst);
 }
 
 static int ftrace_tsdl_fields(const struct hvt_event_class *c, FILE *out)
@@ -76,19 +68,15 @@ static int ftrace_tsdl_fields(const struct hvt_event_class *c, FILE *out)
 
 static void ftrace_stats(const void *r, struct hvt_reader_stats *st)
 {
-	const struct hvt_ftrace_stats *fst = hvt_ftrace_cpu_stats(((const struct ftrace_source *)r)->cpu);
+	const struct hvt_ftrace_stats *fst = hvt_ftrace_cpu_stats(r);
 
-	st->lost_events = fst->lost_events;
-	st->lost_packets = 0;
-	st->warnings = fst->warnings;
+	/* Pages are never missing: a lost page is ftrace's lost events. */
+	*st = (struct hvt_reader_stats){ fst->lost_events, 0, fst->warnings };
 }
 
 static void ftrace_close(void *r)
 {
-	struct ftrace_source *fs = r;
-
-	hvt_ftrace_cpu_close(fs->cpu);
-	free(fs);
+	hvt_ftrace_cpu_close(r);
 }
 
 static const struct hvt_reader_ops ftrace_ops = {
@@ -108,20 +96,7 @@ static const struct hvt_reader_ops ftrace_ops = {
 int hvt_reader_open_ftrace_cpu(struct hvt_reader *rd, struct hvt_ftrace *ft, const char *path,
 			       const char *name, int cpu, unsigned long *warnings)
 {
-	struct ftrace_source *fs = calloc(1, sizeof(*fs));
-
-	memset(rd, 0, sizeof(*rd));
-	if (!fs) {
-		hvt_stream_warn(warnings, name, "out of memory; skipping it");
-		return -1;
-	}
-	fs->ft = ft;
-	fs->cpu = hvt_ftrace_cpu_open(ft, path, name, cpu, warnings);
-	if (!fs->cpu) {
-		free(fs);
-		return -1;
-	}
-	rd->ops = &ftrace_ops;
-	rd->r = fs;
-	return 0;
+	rd->r = hvt_ftrace_cpu_open(ft, path, name, cpu, warnings);
+	rd->ops = rd->r ? &ftrace_ops : NULL;
+	return rd->r ? 0 : -1;
 }
