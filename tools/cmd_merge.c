@@ -289,7 +289,7 @@ static void out_event(struct merge_out *m, struct hvt_source *s)
 	else if (m->is_ctf)
 		hvt_ctf_out_event(&m->ctf, s);
 	else if (m->file)
-		hvt_print_event(&m->text, s);
+		hvt_printer_print(&m->text, s);
 }
 
 static int out_close(struct merge_out *m, const char *path)

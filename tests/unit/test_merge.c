@@ -859,26 +859,26 @@ static void test_time_text(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_clock_init(&clock, pairs, 2, 0), 0);
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_NS, &clock, FX_T0 - 2000), 12);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_NS, &clock, FX_T0 - 2000), 12);
 	assert_string_equal(buf, "-0.000001000");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_NS, &clock, FX_HOST_TSC(12345678901ull)), 12);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_NS, &clock, FX_HOST_TSC(12345678901ull)), 12);
 	assert_string_equal(buf, "12.345678901");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_REALTIME, &clock, FX_T0), 20);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_REALTIME, &clock, FX_T0), 20);
 	assert_string_equal(buf, "1700000000.000000000");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 0), 1);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 0), 1);
 	assert_string_equal(buf, "0");
 	/* digits two at a time: each length's edges */
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 9), 1);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 9), 1);
 	assert_string_equal(buf, "9");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 10), 2);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 10), 2);
 	assert_string_equal(buf, "10");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 99), 2);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 99), 2);
 	assert_string_equal(buf, "99");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 100), 3);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 100), 3);
 	assert_string_equal(buf, "100");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, 1000000007), 10);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, 1000000007), 10);
 	assert_string_equal(buf, "1000000007");
-	assert_int_equal(hvt_format_time(buf, HVT_TIME_HOST_TSC, &clock, UINT64_MAX), 20);
+	assert_int_equal(hvt_time_format(buf, HVT_TIME_HOST_TSC, &clock, UINT64_MAX), 20);
 	assert_string_equal(buf, "18446744073709551615");
 	hvt_host_clock_free(&clock);
 }

@@ -51,12 +51,12 @@ void hvt_printer_free(struct hvt_printer *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void hvt_print_event(struct hvt_printer *pr, struct hvt_source *s)
+void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 {
 	struct hvt_text *t = &pr->text;
 	uint32_t cpu = hvt_source_cpu(s);
 	char time[HVT_TIME_TEXT_MAX], *p;
-	unsigned int len = hvt_format_time(time, pr->mode, pr->clock, s->host_tsc), pad, n;
+	unsigned int len = hvt_time_format(time, pr->mode, pr->clock, s->host_tsc), pad, n;
 
 	/* time, right-aligned */
 	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;

@@ -34,6 +34,6 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
 /* Frees the buffer; what it holds must have been flushed (hvt_text_flush()). */
 void hvt_printer_free(struct hvt_printer *p);
 /* One line: time, layer, VM, CPU, tid, event name, fields. */
-void hvt_print_event(struct hvt_printer *p, struct hvt_source *s);
+void hvt_printer_print(struct hvt_printer *p, struct hvt_source *s);
 
 #endif

@@ -22,7 +22,7 @@ static unsigned int format_ns(char *buf, int64_t ns)
 	return (unsigned int)(p + 9 - buf);
 }
 
-unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+unsigned int hvt_time_format(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
 			     struct hvt_host_clock *clock, uint64_t host_tsc)
 {
 	switch (mode) {

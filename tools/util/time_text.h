@@ -19,7 +19,7 @@ enum hvt_time_mode {
 #define HVT_TIME_TEXT_MAX	32
 
 /* @host_tsc as text, NUL-terminated; returns its length. */
-unsigned int hvt_format_time(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+unsigned int hvt_time_format(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
 			     struct hvt_host_clock *clock, uint64_t host_tsc);
 
 #endif
