@@ -72,16 +72,25 @@ static int save_tracefs_file(const char *dir, const char *rel, const char *dst)
 	return ret;
 }
 
-static int enable_event(struct hvt_capture *ft, const char *spec, char *err, size_t errlen)
+int hvt_capture_event_ok(const char *spec, char *err, size_t errlen)
 {
-	char sys[128], rel[300];
 	const char *colon = strchr(spec, ':');
 
-	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
-	    strchr(colon + 1, '/') || strchr(spec, '/')) {
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= HVT_CAPTURE_SYS_MAX ||
+	    strchr(colon + 1, '/') || strchr(colon + 1, ':') || strchr(spec, '/')) {
 		snprintf(err, errlen, "bad event '%s': expected SYSTEM:EVENT", spec);
 		return -1;
 	}
+	return 0;
+}
+
+static int enable_event(struct hvt_capture *ft, const char *spec, char *err, size_t errlen)
+{
+	char sys[HVT_CAPTURE_SYS_MAX], rel[300];
+	const char *colon = strchr(spec, ':');
+
+	if (hvt_capture_event_ok(spec, err, errlen))
+		return -1;
 	memcpy(sys, spec, (size_t)(colon - spec));
 	sys[colon - spec] = '\0';
 	if (tracefs_event_enable(ft->instance, sys, colon + 1)) {

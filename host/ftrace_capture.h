@@ -39,6 +39,9 @@ struct hvt_capture {
 
 /* Removes instances left by collectors that died (hvtrace-PID, PID gone). */
 void hvt_capture_remove_stale(void);
+#define HVT_CAPTURE_SYS_MAX	128	/* bytes of an event's system name, with its NUL */
+/* Whether @spec names a host event as SYSTEM:EVENT: 0, or -1 with @err saying why not. */
+int hvt_capture_event_ok(const char *spec, char *err, size_t errlen);
 /*
  * Creates the instance, enables @events (SYSTEM:EVENT) filtered to @pids (if
  * any), saves their formats under @dir and starts tracing. On failure the

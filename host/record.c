@@ -11,9 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "host/ftrace_capture.h"
 #include "host/recorder.h"
 #include "host/vm_list.h"
+#include "lib/cli.h"
 #include "lib/log.h"
+#include "lib/netaddr.h"
 #include "tools/commands.h"
 
 static void usage(FILE *out)
@@ -100,49 +103,84 @@ static int number(const char *opt, const char *arg, unsigned long long min,
 		  unsigned long long max, unsigned long long *out)
 {
 	if (parse_uint(arg, max, out) || *out < min) {
-		hvt_err("invalid value '%s' for --%s (%llu to %llu)", arg, opt, min, max);
+		hvt_usage_error("record", "invalid value '%s' for --%s (%llu to %llu)", arg, opt,
+				min, max);
 		return -1;
 	}
 	return 0;
 }
 
+/* A usage error of record's: one line, exit status 2 (lib/cli.h). */
+#define bad_usage(...)	hvt_usage_error("record", __VA_ARGS__)
+
+/* Each value on its own: addresses, the output path, event names. */
+static int check_values(const struct hvt_record_opts *o)
+{
+	struct hvt_netaddr addr;
+	char err[300];
+	int i;
+
+	if ((o->channel && hvt_netaddr_parse(o->channel, false, &addr, err, sizeof(err))) ||
+	    (o->listen && hvt_netaddr_parse(o->listen, true, &addr, err, sizeof(err)))) {
+		bad_usage("--%s %s", o->channel ? "channel" : "listen", err);
+		return -1;
+	}
+	if (o->output && !o->output[0]) {
+		bad_usage("--output is empty: name the archive directory");
+		return -1;
+	}
+	for (i = 0; i < o->nr_events; i++)
+		if (hvt_capture_event_ok(o->events[i], err, sizeof(err))) {
+			bad_usage("-e: %s", err);
+			return -1;
+		}
+	return 0;
+}
+
+/* The options together. */
 static int check_opts(struct hvt_record_opts *o)
 {
 	bool link = o->channel || o->listen;
 	int i;
 
 	if (o->channel && o->listen) {
-		hvt_err("give one guest link: --channel or --listen, not both");
+		bad_usage("give one guest link: --channel or --listen, not both");
+		return -1;
+	}
+	if (check_values(o))
+		return -1;
+	if (o->nr_events && !o->host_trace) {
+		bad_usage("-e adds host events, and --no-host-trace records none: give one");
 		return -1;
 	}
 	if (!link && !o->qemu_pid && !o->nr_names && !o->all) {
-		hvt_err("give libvirt domains (--vm NAME or --all), the guest link (--channel "
-			"ADDR or --listen ADDR), or --qemu-pid PID to record the host layer of a "
-			"VM only");
+		bad_usage("give libvirt domains (--vm NAME or --all), the guest link (--channel "
+			  "ADDR or --listen ADDR), or --qemu-pid PID to record the host layer of a "
+			  "VM only");
 		return -1;
 	}
 	if ((link || o->qemu_pid) && (o->all || o->connect)) {
-		hvt_err("--all and --connect are for libvirt domains, not with --channel, "
-			"--listen or --qemu-pid");
+		bad_usage("--all and --connect are for libvirt domains, not with --channel, "
+			  "--listen or --qemu-pid");
 		return -1;
 	}
 	if (o->qmp && !o->qemu_pid) {
-		hvt_err("--qmp is for the QEMU of --qemu-pid");
+		bad_usage("--qmp is for the QEMU of --qemu-pid");
 		return -1;
 	}
 	if (o->channel && !strncmp(o->channel, "vsock:", 6)) {
-		hvt_err("--channel %s: the agent connects over vsock, it does not listen; use "
-			"--listen vsock:PORT and, in the guest, hvtrace agent --connect vsock:2:PORT",
-			o->channel);
+		bad_usage("--channel %s: the agent connects over vsock, it does not listen; use "
+			  "--listen vsock:PORT and, in the guest, hvtrace agent --connect vsock:2:PORT",
+			  o->channel);
 		return -1;
 	}
 	if (o->guests > 1 && o->qemu_pid) {
-		hvt_err("--qemu-pid names one VM's QEMU; it cannot go with --guests %u",
-			o->guests);
+		bad_usage("--qemu-pid names one VM's QEMU; it cannot go with --guests %u",
+			  o->guests);
 		return -1;
 	}
 	if (o->guests && !o->listen) {
-		hvt_err("--guests is for --listen");
+		bad_usage("--guests is for --listen");
 		return -1;
 	}
 	if (o->listen && !o->guests)
@@ -151,28 +189,40 @@ static int check_opts(struct hvt_record_opts *o)
 		unsigned int vms = o->listen ? o->guests : 1;
 
 		if ((unsigned int)o->nr_names > vms) {
-			hvt_err("%d VM names for %u VM%s (--guests N takes N guests on --listen)",
-				o->nr_names, vms, vms == 1 ? "" : "s");
+			bad_usage("%d VM names for %u VM%s (--guests N takes N guests on --listen)",
+				  o->nr_names, vms, vms == 1 ? "" : "s");
 			return -1;
 		}
 	}
 	if (!link && !o->host_trace && !o->nr_names && !o->all) {
-		hvt_err("--no-host-trace without a guest link would record nothing");
+		bad_usage("--no-host-trace without a guest link would record nothing");
 		return -1;
 	}
 	for (i = 0; i < o->nr_names; i++) {
 		int j;
 
 		if (!hvt_vm_name_ok(o->names[i]) && (link || o->qemu_pid)) {
-			hvt_err("invalid --vm '%s': 1-%d letters, digits, '_', '.', '-'",
-				o->names[i], HVT_VM_NAME_MAX);
+			bad_usage("invalid --vm '%s': 1-%d letters, digits, '_', '.', '-'",
+				  o->names[i], HVT_VM_NAME_MAX);
 			return -1;
 		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(o->names[i], o->names[j])) {
-				hvt_err("--vm %s given twice", o->names[i]);
+				bad_usage("--vm %s given twice", o->names[i]);
 				return -1;
 			}
+	}
+	return 0;
+}
+
+/* --list lists and records nothing: it takes --connect and --verbose only. */
+static int list_alone(const struct hvt_record_opts *o)
+{
+	if (o->channel || o->listen || o->qemu_pid || o->qmp || o->nr_names || o->all ||
+	    o->guests || o->output || o->nr_events || o->duration_s) {
+		hvt_usage_error("record", "--list lists the VMs and records nothing: it goes with "
+				"--connect only");
+		return -1;
 	}
 	return 0;
 }
@@ -207,6 +257,7 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 	unsigned long long v;
 	int c, i;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:e:vh", opts, &i)) != -1) {
 		const char *name = c >= 256 ? opts[i].name : "";
 
@@ -273,15 +324,17 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 			o->limits.rate = v;
 			break;
 		default:
-			usage(stderr);
+			hvt_usage_bad_option("record", argv);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		hvt_err("unexpected argument '%s'", argv[optind]);
+		hvt_usage_error("record", "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	return o->list ? 0 : check_opts(o);
+	if (o->list)
+		return list_alone(o);
+	return check_opts(o);
 }
 
 int hvt_cmd_record(int argc, char **argv)

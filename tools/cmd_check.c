@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/cmd_check.h"
 #include "tools/check/check_events.h"
@@ -371,11 +372,11 @@ static int parse_args(int argc, char **argv, const char **archive)
 			usage(stdout);
 			return 1;
 		}
-		hvt_err("unknown option '%s'; see 'hvtrace check --help'", argv[optind - 1]);
+		hvt_usage_bad_option("check", argv);
 		return -1;
 	}
 	if (optind != argc - 1) {
-		hvt_err("expected one ARCHIVE directory; see 'hvtrace check --help'");
+		hvt_usage_error("check", "expected one ARCHIVE directory");
 		return -1;
 	}
 	*archive = argv[optind];

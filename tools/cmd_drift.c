@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "clocksync/drift_suite.h"
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 
@@ -80,16 +81,19 @@ int hvt_cmd_drift(int argc, char **argv)
 	int c, tsv = 0, failed = 0, outside = 0;
 	double v;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			o.seed = strtoull(optarg, NULL, 0);
+			if (hvt_parse_u64(optarg, 0, UINT64_MAX, &o.seed))
+				return hvt_usage_error("drift", "invalid --seed '%s': a number",
+						       optarg);
 			break;
 		case 'd':
 		case 'r':
 			if (parse_num(optarg, &v)) {
-				hvt_err("invalid --%s: %s", c == 'd' ? "duration" : "rate", optarg);
-				return 2;
+				return hvt_usage_error("drift", "invalid --%s: %s",
+						       c == 'd' ? "duration" : "rate", optarg);
 			}
 			if (c == 'd')
 				o.duration_s = v;
@@ -98,8 +102,8 @@ int hvt_cmd_drift(int argc, char **argv)
 			break;
 		case 'f':
 			if (strcmp(optarg, "table") && strcmp(optarg, "tsv")) {
-				hvt_err("--format is table or tsv, not '%s'", optarg);
-				return 2;
+				return hvt_usage_error("drift", "--format is table or tsv, not '%s'",
+						       optarg);
 			}
 			tsv = !strcmp(optarg, "tsv");
 			break;
@@ -112,8 +116,7 @@ int hvt_cmd_drift(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return hvt_usage_bad_option("drift", argv);
 		}
 	}
 	for (; optind < argc; optind++) {

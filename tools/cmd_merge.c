@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/out/ctf_out.h"
@@ -171,13 +172,12 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			hvt_err("unknown option or missing value: '%s'; see 'hvtrace merge --help'",
-				argv[optind - 1]);
+			hvt_usage_bad_option("merge", argv);
 			return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		hvt_err("expected one ARCHIVE directory; see 'hvtrace merge --help'");
+		hvt_usage_error("merge", "expected one ARCHIVE directory");
 		return -1;
 	}
 	o->archive = argv[optind];

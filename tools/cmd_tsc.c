@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/align/kvm_model.h"
@@ -126,23 +127,24 @@ static int parse_opts(struct tsc_opts *o, int argc, char **argv)
 	};
 	int c;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->vm = optarg; break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "tsv")) {
-				hvt_err("invalid --format '%s': text or tsv", optarg);
+				hvt_usage_error("tsc", "invalid --format '%s': text or tsv", optarg);
 				return -1;
 			}
 			o->tsv = !strcmp(optarg, "tsv");
 			break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		default: hvt_usage_bad_option("tsc", argv); return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		hvt_err(optind == argc ? "give the archive directory" : "one archive at a time");
-		usage(stderr);
+		hvt_usage_error("tsc", optind == argc ? "give the archive directory" :
+				"one archive at a time");
 		return -1;
 	}
 	return 0;
@@ -159,7 +161,7 @@ int hvt_cmd_tsc(int argc, char **argv)
 	int ret = 0;
 
 	if (parse_opts(&o, argc, argv))
-		return 2;
+		return HVT_EXIT_USAGE;
 	if (hvt_archive_open(&a, argv[optind]))
 		return 1;
 	if (a.ftrace_dir) {

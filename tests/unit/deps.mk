@@ -37,3 +37,4 @@ $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/cmd_drift.o $(COMMON_LIB) $(CLOCKS
 $(BUILD)/tests/test_estimator: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_netaddr: $(COMMON_LIB)
 $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o $(COMMON_LIB)
+$(BUILD)/tests/test_cli: $(COMMON_LIB)

@@ -23,6 +23,7 @@
 #include <hvtrace/abi.h>
 #include <hvtrace/ringbuf.h>
 
+#include "lib/cli.h"
 #include "lib/evloop.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
@@ -573,12 +574,12 @@ static int run(struct agent *a)
 	return failed ? 1 : 0;
 }
 
+/* A count or size of at least 1: decimal, or hexadecimal after 0x. */
 static int parse_size(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
+	uint64_t v;
 
-	if (*s == '\0' || *end || v == 0 || v > UINT32_MAX)
+	if (hvt_parse_u64(s, 1, UINT32_MAX, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -609,6 +610,7 @@ int hvt_cmd_agent(int argc, char **argv)
 	uint32_t wait_s = 120, drain_ms = TICK_MS;
 	int c, ret;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': port = optarg; break;
@@ -616,8 +618,8 @@ int hvt_cmd_agent(int argc, char **argv)
 		case 's': a.socket_path = optarg; break;
 		case 'e':
 			if (a.nr_events == AGENT_MAX_EVENTS) {
-				hvt_err("at most %d kernel events", AGENT_MAX_EVENTS);
-				return 2;
+				return hvt_usage_error("agent", "at most %d kernel events",
+						       AGENT_MAX_EVENTS);
 			}
 			a.events[a.nr_events++] = optarg;
 			break;
@@ -627,48 +629,47 @@ int hvt_cmd_agent(int argc, char **argv)
 		case 'S':
 		case 'N':
 			if (parse_size(optarg, c == 'S' ? &a.subbuf_size : &a.nr_subbufs)) {
-				hvt_err("invalid number for --%s: %s",
-					c == 'S' ? "subbuf-size" : "nr-subbufs", optarg);
-				return 2;
+				return hvt_usage_error("agent", "invalid number for --%s: %s",
+						       c == 'S' ? "subbuf-size" : "nr-subbufs",
+						       optarg);
 			}
 			break;
 		case 'D':
 			if (parse_size(optarg, &drain_ms)) {
-				hvt_err("invalid --drain-interval: %s (milliseconds, at least 1)",
-					optarg);
-				return 2;
+				return hvt_usage_error("agent", "invalid --drain-interval: %s "
+						       "(milliseconds, at least 1)", optarg);
 			}
 			break;
 		case 'w':
 			if (!strcmp(optarg, "0"))
 				wait_s = 0;	/* no limit */
 			else if (parse_size(optarg, &wait_s)) {
-				hvt_err("invalid --wait: %s", optarg);
-				return 2;
+				return hvt_usage_error("agent", "invalid --wait: %s (seconds)",
+						       optarg);
 			}
 			break;
 		case 'v': hvt_log_set_verbose(1); break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return hvt_usage_bad_option("agent", argv);
 		}
 	}
-	if (optind < argc) {
-		hvt_err("unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
+	if (optind < argc)
+		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
+	if (port && connect_to)
+		return hvt_usage_error("agent", "--port and --connect both name the link to the "
+				       "host: give one");
 	if (connect_to) {
 		struct hvt_netaddr addr;
 		char err[300];
 
 		if (hvt_netaddr_parse(connect_to, false, &addr, err, sizeof(err))) {
-			hvt_err("--connect %s", err);
-			return 2;
+			return hvt_usage_error("agent", "--connect %s", err);
 		}
 	}
 	if (!hvt_rb_geometry_ok(a.subbuf_size, a.nr_subbufs)) {
-		hvt_err("buffer geometry %u x %u: sizes must be powers of two, "
-			"4 KiB..1 MiB sub-buffers, 2..1024 of them", a.nr_subbufs, a.subbuf_size);
-		return 2;
+		return hvt_usage_error("agent", "buffer geometry %u x %u: sizes must be powers of "
+				       "two, 4 KiB..1 MiB sub-buffers, 2..1024 of them",
+				       a.nr_subbufs, a.subbuf_size);
 	}
 	a.drain_ticks = (drain_ms + TICK_MS - 1) / TICK_MS;
 	if (!a.nr_events)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - the command-line conventions every hvtrace command follows
+ * (docs/architecture.md, "Errors: one convention"): a usage error is one
+ * line that names the problem and points to the command's --help, and the
+ * exit status is HVT_EXIT_USAGE; numbers are taken whole or not at all.
+ */
+#ifndef HVT_LIB_CLI_H
+#define HVT_LIB_CLI_H
+
+#include <stdint.h>
+
+#define HVT_EXIT_USAGE	2
+
+/*
+ * Says "@fmt...; see 'hvtrace @cmd --help'" as an error (one line);
+ * returns HVT_EXIT_USAGE.
+ */
+int hvt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * getopt_long() returned '?' or ':' (with opterr = 0): names the argument it
+ * could not take, argv[optind - 1], in one line; returns HVT_EXIT_USAGE.
+ */
+int hvt_usage_bad_option(const char *cmd, char **argv);
+/*
+ * @s as an integer from @min to @max: decimal, or hexadecimal after 0x;
+ * no sign, blanks or trailing characters. 0, or -1 if it is not one.
+ */
+int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+
+#endif

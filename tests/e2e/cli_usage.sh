@@ -1,0 +1,73 @@
+#!/bin/bash
+# The command line's conventions (lib/cli.h, docs/architecture.md "Errors"):
+# a usage error exits 2 with exactly one line on standard error that names
+# the problem and points to the command's --help, before anything is done
+# (no archive, no socket, no listening); --help exits 0 on standard output.
+# Runs without root and without VMs: every case is refused while parsing.
+set -uo pipefail
+build=$(cd "${1:?usage: cli_usage.sh BUILD}" && pwd) || exit 1
+. "$(dirname "$0")/lib.sh"
+
+hvtrace=$build/hvtrace
+work=$(mktemp -d /tmp/hvtrace-e2e-cli-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# usage_error CMD ARGS...: exit 2, one stderr line, "see 'hvtrace CMD --help'", nothing created
+usage_error() {
+	local cmd=$1 err rc lines
+	shift
+	err=$(timeout 10 "$@" 2>&1 >/dev/null)
+	rc=$?
+	lines=$(printf '%s\n' "$err" | grep -c '')
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [[ $err == *"see 'hvtrace $cmd --help'"* ]] &&
+		[ -z "$(ls -A)" ]; then
+		pass "${*#"$build/"}: exit 2, one line"
+	else
+		fail "${*#"$build/"}: exit $rc, $lines line(s), $(ls -A | wc -l) file(s) created: $err"
+	fi
+	rm -rf ./* ./.[!.]* 2>/dev/null
+}
+
+usage_error merge "$hvtrace" merge
+usage_error merge "$hvtrace" merge --no-such-option A
+usage_error merge "$hvtrace" merge -q A
+usage_error merge "$hvtrace" merge A B
+usage_error check "$hvtrace" check
+usage_error check "$hvtrace" check --no-such-option A
+usage_error tsc "$hvtrace" tsc
+usage_error tsc "$hvtrace" tsc --no-such-option A
+usage_error tsc "$hvtrace" tsc --format xml A
+usage_error drift "$hvtrace" drift --no-such-option
+usage_error drift "$hvtrace" drift --seed abc
+usage_error drift "$hvtrace" drift --seed 12x
+usage_error drift "$hvtrace" drift --seed -1
+usage_error drift "$hvtrace" drift --duration abc
+usage_error agent "$hvtrace" agent --no-such-option
+usage_error agent "$hvtrace" agent --port /dev/null --connect unix:/nonexistent/sock
+usage_error agent "$hvtrace" agent --subbuf-size 12ab
+usage_error agent "$hvtrace" agent --wait -3
+usage_error agent "$hvtrace" agent unexpected
+usage_error agent "$build/hvtrace-agent" --no-such-option
+usage_error record "$hvtrace" record --no-such-option
+usage_error record "$hvtrace" record -x
+usage_error record "$hvtrace" record unexpected
+usage_error record "$hvtrace" record --duration abc --listen "unix:$work/s"
+usage_error record "$hvtrace" record --listen bogus
+usage_error record "$hvtrace" record --channel bogus
+usage_error record "$hvtrace" record --list --listen "unix:$work/s"
+usage_error record "$hvtrace" record --list --vm demo
+usage_error record "$hvtrace" record --listen "unix:$work/s" -o ''
+usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'no_colon'
+usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'sched:../../x'
+usage_error record "$hvtrace" record --listen "unix:$work/s" --no-host-trace -e sched:sched_switch
+usage_error record "$hvtrace" record --channel "unix:$work/s" --listen "unix:$work/t"
+
+for cmd in merge check tsc drift agent record; do
+	out=$("$hvtrace" "$cmd" --help 2>/dev/null)
+	check "hvtrace $cmd --help exits 0 with its usage on standard output" \
+		test $? -eq 0 -a -n "$out"
+done
+out=$("$hvtrace" drift --seed 0x10 --list)
+check "drift --seed takes a hexadecimal number" test $? -eq 0 -a -n "$out"
+summary "command line"
