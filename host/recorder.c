@@ -769,11 +769,16 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		hvt_target_finish(r->targets[i]);
 	if (r->ftrace_on)
 		hvt_capture_stop(&r->ftrace);
-	if (r->archive_made) {
+	if (r->archive_made && !r->ran) {
+		/* Setting up failed, already said why: nothing was recorded. */
+		write_manifest(r, "failed");
+		hvt_err("%s: the recording did not start; the archive holds no events and is "
+			"marked \"failed\"", r->archive.dir);
+	} else if (r->archive_made) {
 		hvt_archive_writer_clock_pair(&r->archive);
 		write_manifest(r, "complete");
 		summary(r);
-		ret = r->ran && succeeded(r) ? 0 : 1;
+		ret = succeeded(r) ? 0 : 1;
 	}
 	hvt_archive_writer_close(&r->archive);
 	hvt_capture_free(&r->ftrace);
