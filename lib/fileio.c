@@ -49,13 +49,42 @@ int hvt_pread_all(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
+int hvt_open_regular(const char *path, uint64_t max, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+const char *hvt_file_strerror(int err)
+{
+	return err == EINVAL ? "not a regular file" : strerror(err);
+}
+
 int hvt_read_file(const char *path, size_t max, char **data, size_t *len)
 {
 	size_t cap = 4096, used = 0;
+	uint64_t size;
 	char *buf = NULL;
 	int fd, saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hvt_open_regular(path, max, &size);
 	if (fd < 0)
 		return -1;
 	for (;;) {

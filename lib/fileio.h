@@ -7,6 +7,7 @@
 #define HVT_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* write() until done, retrying EINTR; -1 with errno on failure. */
@@ -16,7 +17,20 @@ int hvt_write_all(int fd, const void *buf, size_t len);
  * with errno on failure, or with errno 0 if the file ends first.
  */
 int hvt_pread_all(int fd, void *buf, size_t len, off_t off);
-/* Reads a whole file of at most @max bytes into a NUL-terminated buffer. */
+/*
+ * Opens @path to read if it is a regular file of at most @max bytes: its
+ * descriptor and *@size, else -1 with errno: open()'s, EISDIR, EINVAL if
+ * it is no regular file (a FIFO, which would block a reader forever, a
+ * device, a socket), EFBIG if it is larger. Archive readers open every
+ * file through it. (procfs and sysfs files are regular, of size 0.)
+ */
+int hvt_open_regular(const char *path, uint64_t max, uint64_t *size);
+/* strerror() of hvt_open_regular()'s and hvt_read_file()'s errors. */
+const char *hvt_file_strerror(int err);
+/*
+ * Reads a whole regular file (hvt_open_regular()) of at most @max bytes
+ * into a NUL-terminated buffer; -1 with errno.
+ */
 int hvt_read_file(const char *path, size_t max, char **data, size_t *len);
 /* Replaces @path with @len bytes: writes PATH.tmp, fsyncs it, renames it. */
 int hvt_write_file_atomic(const char *path, const void *data, size_t len);

@@ -177,6 +177,21 @@ static void test_clock_tsv(void **state)
 	hvt_archive_close(&a);
 	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc mono\n1\t2\t3\t4\n5\t6\t7\t8\n"), 0);
 	assert_int_equal(open_with_manifest(root, HOST_OK, "[]", &a), -1);
+	/* A line longer than any valid one is skipped whole, its rest not taken as a line. */
+	{
+		char longline[600];
+
+		memset(longline, '7', sizeof(longline) - 1);
+		longline[sizeof(longline) - 1] = '\0';
+		assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\t"
+					   "uncertainty\n100\t1000\t5000\t1\n%s\n"
+					   "300\t3000\t7000\t1\n", longline), 0);
+	}
+	assert_int_equal(open_with_manifest(root, HOST_OK, "[]", &a), 0);
+	assert_int_equal(a.nr_pairs, 2);
+	assert_int_equal(a.pairs[1].tsc, 300);
+	assert_int_equal(a.warnings, 1);
+	hvt_archive_close(&a);
 }
 
 static void test_info_json(void **state)

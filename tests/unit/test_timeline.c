@@ -697,6 +697,61 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
 }
 
+/* Replaces @rel in @root with a FIFO (no writer: opening it to read would block) or a link. */
+static void replace_with(const char *root, const char *rel, const char *link_to)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(unlink(path), 0);
+	if (link_to)
+		assert_int_equal(symlink(link_to, path), 0);
+	else
+		assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/*
+ * Every archive file is opened as a regular file: a FIFO (which blocked
+ * every reader forever) or a device (/dev/zero grew the TSV reader without
+ * end) is refused with a warning naming it, and the rest still merges.
+ * alarm(): a reader that blocks fails the test instead of hanging it.
+ */
+static void test_files_that_are_not_regular(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	struct hvt_timeline tl;
+	size_t n = 0;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	replace_with(root, "vm/demo/kernel/stream-1", NULL);
+	replace_with(root, "host/ftrace/cpu1.raw", "/dev/zero");
+	replace_with(root, "vm/demo/user-1/hvtrace/registry", NULL);
+	alarm(20);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl))
+		n++;
+	alarm(0);
+	/* kernel stream-0's (the host's are on cpu1; the user stream's of no known type) */
+	assert_int_equal(n, 3);
+	/* the two streams skipped, the registry, the user stream's unknown event */
+	assert_int_equal(hvt_timeline_warnings(&tl), 4);
+	hvt_timeline_close(&tl);
+	/* The VM's exchanges: the VM cannot be aligned, the host still merges. */
+	replace_with(root, "vm/demo/sync.tsv", "/dev/zero");
+	alarm(20);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	alarm(0);
+	hvt_timeline_close(&tl);
+	/* The host's clock pairs or the manifest: nothing can be merged. */
+	replace_with(root, "host/clock.tsv", NULL);
+	alarm(20);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	replace_with(root, "hvtrace.json", NULL);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	alarm(0);
+}
+
 /* Every guest event at exactly guest TSC - @offset, in both kernel streams and the user one. */
 static void assert_guest_events_at(struct hvt_timeline *tl, uint64_t offset)
 {
@@ -767,6 +822,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_single_clock_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);

@@ -235,7 +235,7 @@ json_t *hvt_json_load(const char *path, const char *hint)
 	size_t len;
 
 	if (hvt_read_file(path, HVT_JSON_MAX, &text, &len))
-		hvt_err("cannot read %s: %s%s", path, strerror(errno), hint ? hint : "");
+		hvt_err("cannot read %s: %s%s", path, hvt_file_strerror(errno), hint ? hint : "");
 	else if (!(json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
 		hvt_err("%s: line %d: %s", path, jerr.line, jerr.text);
 	free(text);

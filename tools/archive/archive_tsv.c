@@ -16,12 +16,15 @@
 #include "clocksync/tsc_timeline.h"
 #include "lib/grow.h"
 #include "lib/archive_format.h"
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/archive/archive.h"
 #include "tools/util/stream_warn.h"
 
 #define TSV_MAX_COLS	8
 #define TSV_MAX_ROWS	(1u << 22)	/* ~50 days of one row per second */
+#define TSV_MAX_LINE	256		/* bytes: 8 columns of 20 digits and tabs fit */
+#define TSV_MAX_BYTES	((uint64_t)TSV_MAX_ROWS * TSV_MAX_LINE)
 
 typedef int (*tsv_row_fn)(void *ctx, const uint64_t *v, unsigned long line);
 
@@ -51,12 +54,26 @@ static int split_row(char *line, unsigned int ncols, uint64_t *v)
 	return rest ? -1 : 0;	/* more columns than expected */
 }
 
-static void chomp(char *line)
+/*
+ * The next line of @f into @line (TSV_MAX_LINE bytes), without its end: 1,
+ * 0 at the end of the file, -1 for a line too long (skipped whole).
+ */
+static int next_line(FILE *f, char *line)
 {
-	size_t len = strlen(line);
+	size_t len;
+	int c;
 
+	if (!fgets(line, TSV_MAX_LINE, f))
+		return 0;
+	len = strlen(line);
+	if (len && line[len - 1] != '\n' && !feof(f)) {
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+		return -1;
+	}
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
+	return 1;
 }
 
 typedef void (*tsv_report_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -65,19 +82,29 @@ typedef void (*tsv_report_fn)(const char *fmt, ...) __attribute__((format(printf
 static int tsv_read(const char *path, const char *header, unsigned int ncols,
 		    tsv_row_fn fn, void *ctx, tsv_report_fn report, unsigned long *warnings)
 {
-	uint64_t v[TSV_MAX_COLS];
+	uint64_t v[TSV_MAX_COLS], size;
 	unsigned long lineno = 0, bad = 0;
-	size_t cap = 0;
-	char *line = NULL;
-	FILE *f = fopen(path, "re");
-	int ret = 0;
+	char line[TSV_MAX_LINE];
+	int fd = hvt_open_regular(path, TSV_MAX_BYTES, &size), ret = 0, got;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
 	if (!f) {
-		report("cannot open %s: %s", path, strerror(errno));
+		report("cannot open %s: %s", path, hvt_file_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		chomp(line);
+	while ((got = next_line(f, line))) {
+		if (got < 0 && lineno == 0) {
+			report("%s: unexpected header line; expected \"%s\"", path, header);
+			ret = -1;
+			break;
+		}
+		if (got < 0) {
+			hvt_stream_warn(&bad, path, "line %lu is longer than %u bytes; skipping it",
+					++lineno, TSV_MAX_LINE - 2);
+			continue;
+		}
 		if (++lineno == 1) {
 			if (strcmp(line, header)) {
 				report("%s: unexpected header line; expected \"%s\"", path, header);
@@ -101,7 +128,6 @@ static int tsv_read(const char *path, const char *header, unsigned int ncols,
 		ret = -1;
 	}
 	*warnings += bad;
-	free(line);
 	fclose(f);
 	return ret < 0 ? -1 : 0;
 }

@@ -297,7 +297,7 @@ unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
 
 	if (hvt_read_file(path, HVT_REGISTRY_FILE_MAX, &data, &len)) {
 		hvt_warn("%s: cannot read: %s; the trace's events cannot be decoded", name,
-			 strerror(errno));
+			 hvt_file_strerror(errno));
 		return 1;
 	}
 	/* One record at a time, so that a bad one can be located and the good kept. */

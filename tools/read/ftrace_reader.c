@@ -48,7 +48,7 @@ static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
 	if (!path)
 		return -1;
 	if (hvt_read_file(path, FORMAT_MAX, &text, &len))
-		hvt_err("cannot read %s: %s", path, strerror(errno));
+		hvt_err("cannot read %s: %s", path, hvt_file_strerror(errno));
 	else if (tep_parse_header_page(ft->tep, text, len, 8))
 		hvt_err("%s: does not parse", path);
 	else
@@ -138,7 +138,7 @@ static void parse_format(struct hvt_ftrace *ft, const char *path, const char *sy
 
 	if (hvt_read_file(path, FORMAT_MAX, &text, &len)) {
 		hvt_warn("cannot read %s: %s; that event will not be decoded", path,
-			 strerror(errno));
+			 hvt_file_strerror(errno));
 		(*warnings)++;
 		return;
 	}

@@ -11,11 +11,14 @@
  * within a page, each record must fit in one, and records are copied into
  * the reader's zero-padded scratch before libtraceevent reads them.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/read/ftrace_private.h"
 #include "tools/util/stream_warn.h"
@@ -71,11 +74,20 @@ struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *war
 {
 	struct hvt_ftrace *ft = calloc(1, sizeof(*ft));
 	const char *clock;
+	uint64_t size;
+	int fd;
 
 	if (!ft) {
 		hvt_err("out of memory");
 		return NULL;
 	}
+	/* libtracecmd would wait forever on a FIFO: a regular file only. */
+	fd = hvt_open_regular(path, UINT64_MAX, &size);
+	if (fd < 0) {
+		hvt_err("cannot read %s: %s", path, hvt_file_strerror(errno));
+		goto fail;
+	}
+	close(fd);
 	tracecmd_set_loglevel(TEP_LOG_NONE);	/* its errors come back as NULL */
 	ft->tc = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			       TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/util/stream_warn.h"
 
@@ -27,16 +24,12 @@ void hvt_stream_warn(unsigned long *count, const char *name, const char *fmt, ..
 int hvt_stream_open(const char *path, const char *name, const char *skipped, uint64_t *size,
 		    unsigned long *warnings)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
+	int fd = hvt_open_regular(path, UINT64_MAX, size);
 
-	if (fd < 0 || fstat(fd, &st)) {
-		hvt_warn("%s: cannot open: %s; skipping %s", name, strerror(errno), skipped);
+	if (fd < 0) {
+		hvt_warn("%s: cannot open: %s; skipping %s", name, hvt_file_strerror(errno),
+			 skipped);
 		(*warnings)++;
-		if (fd >= 0)
-			close(fd);
-		return -1;
 	}
-	*size = (uint64_t)st.st_size;
 	return fd;
 }
