@@ -6,6 +6,7 @@
 #ifndef HVT_FILEIO_H
 #define HVT_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,6 +37,13 @@ int hvt_read_file(const char *path, size_t max, char **data, size_t *len);
 int hvt_write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p @path with mode 0755. */
 int hvt_mkdir_p(const char *path);
+/*
+ * Whether writing @path could touch @input: @path is @input or lies inside
+ * it (a directory), after symbolic links and "..", or is the same file by
+ * another name (a hard link). A @path that does not exist yet is judged by
+ * its directory. false if @input does not exist.
+ */
+bool hvt_path_touches(const char *path, const char *input);
 /* "@dir/@rel" in a new malloc'd string; NULL if out of memory. */
 char *hvt_join(const char *dir, const char *rel);
 /* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */

@@ -185,22 +185,21 @@ static bool unix_path_listened(const char *path)
  * A stale socket file of a collector that died is replaced; nothing else is,
  * and not a socket some process still listens on.
  */
-static int clear_unix_path(const struct hvt_netaddr *a, char *err, size_t errlen)
+int hvt_unix_path_clear(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (lstat(a->path, &st))
+	if (lstat(path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "%s exists and is not a socket", a->path);
+		snprintf(err, errlen, "%s exists and is not a socket", path);
 		return -1;
 	}
-	if (unix_path_listened(a->path)) {
-		snprintf(err, errlen, "cannot listen on %s: another process listens there",
-			 a->text);
+	if (unix_path_listened(path)) {
+		snprintf(err, errlen, "cannot listen on %s: another process listens there", path);
 		return -1;
 	}
-	unlink(a->path);
+	unlink(path);
 	return 0;
 }
 
@@ -208,7 +207,7 @@ int hvt_netaddr_listen(struct hvt_netaddr *a, int backlog, char *err, size_t err
 {
 	int one = 1, fd;
 
-	if (a->kind == HVT_ADDR_UNIX && clear_unix_path(a, err, errlen))
+	if (a->kind == HVT_ADDR_UNIX && hvt_unix_path_clear(a->path, err, errlen))
 		return -1;
 	fd = socket(family(a), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {

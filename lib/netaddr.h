@@ -41,6 +41,12 @@ int hvt_netaddr_parse(const char *spec, bool listen, struct hvt_netaddr *a, char
  * anything else at that path is refused. -1 with @err.
  */
 int hvt_netaddr_listen(struct hvt_netaddr *a, int backlog, char *err, size_t errlen);
+/*
+ * Makes way for a unix socket at @path: a stale socket file (nobody listens
+ * on it) is removed; anything else there, or a socket a live process
+ * listens on, is left alone: -1 with @err saying what is there.
+ */
+int hvt_unix_path_clear(const char *path, char *err, size_t errlen);
 /* Removes what listening created (a unix socket's file). */
 void hvt_netaddr_unlisten(const struct hvt_netaddr *a, int fd);
 /* A connection from a listener, non-blocking; -1 with errno. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/out/ctf_out.h"
@@ -193,6 +194,18 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	if (o->print_fmt && o->format != FORMAT_TEXT) {
 		hvt_err("--print-fmt is for --format=text: the other formats keep every field "
 			"on its own");
+		return -1;
+	}
+	if (o->output && !o->output[0]) {
+		hvt_usage_error("merge", "--output is empty: name a file, or leave it out for "
+				"standard output");
+		return -1;
+	}
+	if (o->output && (hvt_path_touches(o->output, o->archive) ||
+			  (o->host_trace && hvt_path_touches(o->output, o->host_trace)))) {
+		hvt_usage_error("merge", "--output %s would write over what it reads (%s): write "
+				"it outside the archive", o->output,
+				hvt_path_touches(o->output, o->archive) ? o->archive : o->host_trace);
 		return -1;
 	}
 	if (o->format == FORMAT_CTF && !o->output) {

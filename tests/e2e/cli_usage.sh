@@ -49,6 +49,27 @@ usage_error agent "$hvtrace" agent --subbuf-size 12ab
 usage_error agent "$hvtrace" agent --wait -3
 usage_error agent "$hvtrace" agent unexpected
 usage_error agent "$build/hvtrace-agent" --no-such-option
+# An output never writes over an input: not a file of the archive (by any
+# name: through a symbolic link, a hard link, ".."), not inside it, not the
+# host trace.dat. The manifest must be as it was.
+arch=$(mktemp -d /tmp/hvtrace-e2e-cli-arch-XXXXXX)
+other=$(mktemp -d /tmp/hvtrace-e2e-cli-other-XXXXXX)
+trap 'rm -rf "$work" "$arch" "$other"' EXIT
+mkdir -p "$arch/host" && echo '{"format": "hvtrace-archive"}' > "$arch/hvtrace.json"
+echo trace > "$other/trace.dat"
+ln "$arch/hvtrace.json" "$other/hard.json"
+ln -s "$arch" "$other/alias"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch/host/../hvtrace.json"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch/new.txt"
+usage_error merge "$hvtrace" merge "$arch" -o "$other/alias/new.txt"
+usage_error merge "$hvtrace" merge "$arch" -o "$other/hard.json"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch"
+usage_error merge "$hvtrace" merge "$arch" --format=ctf -o "$arch/ctf"
+usage_error merge "$hvtrace" merge "$arch" --host-trace "$other/trace.dat" -o "$other/trace.dat"
+usage_error merge "$hvtrace" merge "$arch" -o ''
+check "the manifest is as it was" grep -q hvtrace-archive "$arch/hvtrace.json"
+check "and nothing was added to the archive" test "$(ls -A "$arch" | tr '\n' ' ')" = "host hvtrace.json "
 usage_error record "$hvtrace" record --no-such-option
 usage_error record "$hvtrace" record -x
 usage_error record "$hvtrace" record unexpected

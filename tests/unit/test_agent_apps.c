@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -824,12 +825,51 @@ static void test_stream_ids_run_out(void **state)
 	host_frame(t, HVT_W_PACKET);
 }
 
+/*
+ * The applications' socket takes the place of nothing but a stale socket:
+ * not a regular file (which it used to unlink), and not the socket of an
+ * agent that is still listening (which it used to take over silently).
+ */
+static void test_socket_path_is_not_taken(void **state)
+{
+	struct t *t = *state;
+	struct agent second = { .listen_fd = -1 };
+	char path[sizeof(t->path) + 16];
+	struct stat st;
+	int fd;
+
+	/* the setup's agent listens at t->a.socket_path */
+	second.socket_path = t->a.socket_path;
+	assert_int_equal(agent_apps_listen(&second), -1);
+	assert_int_equal(second.listen_fd, -1);
+	assert_int_equal(stat(t->a.socket_path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	/* a regular file is left as it is */
+	snprintf(path, sizeof(path), "%s/file", t->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	second.socket_path = path;
+	assert_int_equal(agent_apps_listen(&second), -1);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 4);
+	/* a socket nobody listens on any more is replaced */
+	close(t->a.listen_fd);
+	t->a.listen_fd = -1;
+	second.socket_path = t->a.socket_path;
+	assert_int_equal(agent_apps_listen(&second), 0);
+	assert_true(second.listen_fd >= 0);
+	close(second.listen_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets_flow_and_slots_come_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_forwards_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_of_packets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_path_is_not_taken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stops_at_corrupt_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_application_last_events_recovered, setup,
 						teardown),

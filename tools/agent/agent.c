@@ -336,7 +336,8 @@ static void on_start(struct agent *a)
 		agent_log(a, "recording without the guest kernel layer");
 	if (agent_apps_listen(a))
 		agent_log(a, "applications cannot register: no socket at %s", a->socket_path);
-	hvt_info("tracing started; applications register at %s", a->socket_path);
+	else
+		hvt_info("tracing started; applications register at %s", a->socket_path);
 }
 
 static void begin_finish(struct agent *a)

@@ -30,13 +30,14 @@
 #include "lib/fdpass.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/netaddr.h"
 #include "lib/packet.h"
 #include "tools/agent/agent.h"
 
 int agent_apps_listen(struct agent *a)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	char dir[sizeof(addr.sun_path)];
+	char dir[sizeof(addr.sun_path)], err[sizeof(addr.sun_path) + 64];
 	char *slash;
 
 	if (strlen(a->socket_path) >= sizeof(addr.sun_path)) {
@@ -50,7 +51,10 @@ int agent_apps_listen(struct agent *a)
 		*slash = '\0';
 		hvt_mkdir_p(dir);
 	}
-	unlink(a->socket_path);
+	if (hvt_unix_path_clear(a->socket_path, err, sizeof(err))) {
+		hvt_err("applications' socket: %s", err);
+		return -1;
+	}
 	a->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (a->listen_fd < 0 ||
 	    bind(a->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
