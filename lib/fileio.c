@@ -203,63 +203,24 @@ char *hvt_join(const char *dir, const char *rel)
 	return s;
 }
 
-/* @path made absolute with its links resolved; one that does not exist, by its directory. */
-static char *resolve(const char *path)
-{
-	char *full = realpath(path, NULL), *copy, *dir, *base, *joined = NULL;
-
-	if (full || errno != ENOENT)
-		return full;
-	copy = strdup(path);
-	if (!copy)
-		return NULL;
-	base = strrchr(copy, '/');
-	if (base) {
-		*base++ = '\0';
-		dir = realpath(*copy ? copy : "/", NULL);
-	} else {
-		base = copy;
-		dir = realpath(".", NULL);
-	}
-	if (dir && *base && strcmp(base, ".") && strcmp(base, ".."))
-		joined = hvt_join(strcmp(dir, "/") ? dir : "", base);
-	free(dir);
-	free(copy);
-	return joined;
-}
-
 static struct stat link_target;	/* for same_inode(), under nftw() */
 
 static int same_inode(const char *file, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)file, (void)type, (void)ftw;
-	return st->st_dev == link_target.st_dev && st->st_ino == link_target.st_ino;
+	(void)file, (void)ftw;
+	return type == FTW_F && st->st_dev == link_target.st_dev &&
+	       st->st_ino == link_target.st_ino;
 }
 
 bool hvt_path_touches(const char *path, const char *input)
 {
 	struct stat a, b;
-	char *p, *in;
-	bool touches;
-	size_t n;
 
-	if (stat(input, &b))
-		return false;
-	if (!stat(path, &a)) {
-		if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			return true;
-		/* a hard link to a file inside the directory @input */
-		link_target = a;
-		if (S_ISREG(a.st_mode) && a.st_nlink > 1 && S_ISDIR(b.st_mode) &&
-		    nftw(input, same_inode, 16, FTW_PHYS) == 1)
-			return true;
-	}
-	p = resolve(path);
-	in = realpath(input, NULL);
-	n = in ? strlen(in) : 0;
-	touches = p && in && !strncmp(p, in, n) && (p[n] == '\0' || p[n] == '/' ||
-						  !strcmp(in, "/"));
-	free(p);
-	free(in);
-	return touches;
+	if (stat(path, &a) || stat(input, &b))
+		return false;	/* a new file touches nothing */
+	if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return true;
+	link_target = a;
+	return S_ISREG(a.st_mode) && S_ISDIR(b.st_mode) &&
+	       nftw(input, same_inode, 16, FTW_PHYS) == 1;
 }

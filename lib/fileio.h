@@ -38,10 +38,10 @@ int hvt_write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p @path with mode 0755. */
 int hvt_mkdir_p(const char *path);
 /*
- * Whether writing @path could touch @input: @path is @input or lies inside
- * it (a directory), after symbolic links and "..", or is the same file by
- * another name (a hard link). A @path that does not exist yet is judged by
- * its directory. false if @input does not exist.
+ * Whether writing @path would change @input: @path exists and is @input or,
+ * for a directory, one of the regular files below it, by whatever name
+ * (symbolic or hard links, ".."). A file that does not exist yet touches
+ * nothing.
  */
 bool hvt_path_touches(const char *path, const char *input);
 /* "@dir/@rel" in a new malloc'd string; NULL if out of memory. */

@@ -201,11 +201,12 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 				"standard output");
 		return -1;
 	}
-	if (o->output && (hvt_path_touches(o->output, o->archive) ||
+	if (o->output && (hvt_archive_touched_by(o->archive, o->output) ||
 			  (o->host_trace && hvt_path_touches(o->output, o->host_trace)))) {
-		hvt_usage_error("merge", "--output %s would write over what it reads (%s): write "
-				"it outside the archive", o->output,
-				hvt_path_touches(o->output, o->archive) ? o->archive : o->host_trace);
+		hvt_usage_error("merge", "--output %s is a file merge reads (of %s): choose a new "
+				"file", o->output, o->host_trace &&
+				hvt_path_touches(o->output, o->host_trace) ? o->host_trace :
+				o->archive);
 		return -1;
 	}
 	if (o->format == FORMAT_CTF && !o->output) {

@@ -49,9 +49,9 @@ usage_error agent "$hvtrace" agent --subbuf-size 12ab
 usage_error agent "$hvtrace" agent --wait -3
 usage_error agent "$hvtrace" agent unexpected
 usage_error agent "$build/hvtrace-agent" --no-such-option
-# An output never writes over an input: not a file of the archive (by any
-# name: through a symbolic link, a hard link, ".."), not inside it, not the
-# host trace.dat. The manifest must be as it was.
+# An output never writes over an input: not a file of the archive by any
+# name (through a symbolic link, a hard link, ".."), not the archive, not the
+# host trace.dat. The manifest must be as it was. (A new file is fine.)
 arch=$(mktemp -d /tmp/hvtrace-e2e-cli-arch-XXXXXX)
 other=$(mktemp -d /tmp/hvtrace-e2e-cli-other-XXXXXX)
 trap 'rm -rf "$work" "$arch" "$other"' EXIT
@@ -61,11 +61,10 @@ ln "$arch/hvtrace.json" "$other/hard.json"
 ln -s "$arch" "$other/alias"
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/host/../hvtrace.json"
-usage_error merge "$hvtrace" merge "$arch" -o "$arch/new.txt"
-usage_error merge "$hvtrace" merge "$arch" -o "$other/alias/new.txt"
+usage_error merge "$hvtrace" merge "$arch" -o "$other/alias/hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$other/hard.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$arch"
-usage_error merge "$hvtrace" merge "$arch" --format=ctf -o "$arch/ctf"
+usage_error merge "$hvtrace" merge "$arch" --format=ctf -o "$other/alias"
 usage_error merge "$hvtrace" merge "$arch" --host-trace "$other/trace.dat" -o "$other/trace.dat"
 usage_error merge "$hvtrace" merge "$arch" -o ''
 check "the manifest is as it was" grep -q hvtrace-archive "$arch/hvtrace.json"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 #include "lib/fileio.h"
@@ -312,4 +313,21 @@ void hvt_archive_close(struct hvt_archive *a)
 	free(a->ftrace_dir);
 	free(a->root);
 	memset(a, 0, sizeof(*a));
+}
+
+bool hvt_archive_touched_by(const char *root, const char *path)
+{
+	static const char *const parts[] = { "hvtrace.json", "host", "vm" };
+	struct stat p, r;
+	bool touched = !stat(path, &p) && !stat(root, &r) && p.st_dev == r.st_dev &&
+		       p.st_ino == r.st_ino;
+	size_t i;
+
+	for (i = 0; !touched && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *part = hvt_join(root, parts[i]);
+
+		touched = part && hvt_path_touches(path, part);
+		free(part);
+	}
+	return touched;
 }

@@ -118,6 +118,12 @@ struct hvt_vm_info {
  */
 int hvt_archive_open(struct hvt_archive *a, const char *root);
 void hvt_archive_close(struct hvt_archive *a);
+/*
+ * Whether writing @path would change the archive at @root: the directory
+ * itself, its manifest, or any file under host/ and vm/, whatever name
+ * @path gives it (docs/format.md; files beside them are not the archive's).
+ */
+bool hvt_archive_touched_by(const char *root, const char *path);
 
 /* Reads a VM's info.json and sync.tsv; -1 after an error message. */
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
