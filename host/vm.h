@@ -31,6 +31,13 @@
 /* The guest's transform is refreshed this often while it traces. */
 #define HVT_PARAMS_REFRESH_S	10
 /*
+ * Bursts in a row that end without a constant offset before the collector
+ * stops trying until the next HVT_PARAMS_REFRESH_S: a guest whose clock
+ * keeps changing (a TSC at another rate than it says) must not turn the
+ * link into a stream of exchanges.
+ */
+#define HVT_RESYNC_MAX_BURSTS	3
+/*
  * A guest's LOG lines shown on the collector's stderr: HVT_LOG_PER_S a
  * second, HVT_LOG_BURST at once; the others are counted, said about once
  * a second, and kept in info.json (logs_dropped).
@@ -99,6 +106,8 @@ struct hvt_vm {
 	int burst_left;
 	bool resync;			/* the offset changed: a burst, then new PARAMS */
 	unsigned int resyncs;		/* times the guest clock was seen to change */
+	unsigned int resync_bursts;	/* bursts of the current resync, so far */
+	unsigned int resyncs_abandoned;	/* resyncs given up after HVT_RESYNC_MAX_BURSTS */
 	unsigned int params_sent;
 	int64_t next_params_ns;		/* CLOCK_MONOTONIC of the next refresh */
 	int64_t next_resync_ns;		/* no clock change acted on before */

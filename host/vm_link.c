@@ -218,6 +218,9 @@ static void begin_resync(struct hvt_vm *vm, uint64_t seq)
 		hvt_debug("vm %s: the guest clock changed again during the burst", vm->name);
 	}
 	hvt_offset_fit_init(&vm->fit);
+	if (!vm->resync)
+		vm->resync_bursts = 0;
+	vm->resync_bursts++;
 	vm->resync = true;
 	vm->next_resync_ns = now + HVT_PARAMS_REFRESH_S * 1000000000ll;
 	vm->burst_left = HVT_SYNC_BURST + 1;	/* this reply's decrement, then the burst */
@@ -239,6 +242,30 @@ static void burst_done(struct hvt_vm *vm)
 			hvt_vm_end(vm, "guest finished");
 		}
 	}
+}
+
+/*
+ * A resync burst ended without a constant offset. Another burst, unless
+ * HVT_RESYNC_MAX_BURSTS ran already: then the transform stays as it was,
+ * exchanges go on at their period (the merge fits them offline), and the
+ * next attempt waits for the hold-off.
+ */
+static void resync_failed(struct hvt_vm *vm, uint64_t seq)
+{
+	if (vm->resync_bursts < HVT_RESYNC_MAX_BURSTS) {
+		begin_resync(vm, seq);
+		if (vm->burst_left > 0 && --vm->burst_left > 0)
+			sync_send(vm);
+		return;
+	}
+	if (!vm->resyncs_abandoned++)
+		hvt_warn("vm %s: %u bursts of exchanges found no constant offset: the guest clock "
+			 "keeps changing (a TSC at another rate than the host's?); its transform "
+			 "is not updated, exchanges go on every %u ms", vm->name,
+			 vm->resync_bursts, vm->limits.sync_interval_ms);
+	vm->resync = false;
+	vm->next_resync_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
+	vm->info_dirty = true;
 }
 
 static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t host_recv)
@@ -279,9 +306,7 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 		burst_done(vm);
 	} else if (vm->burst_left == 0 && vm->resync) {
 		if (!fit_consistent(vm)) {
-			begin_resync(vm, r.seq);
-			if (vm->burst_left > 0 && --vm->burst_left > 0)
-				sync_send(vm);
+			resync_failed(vm, r.seq);
 		} else {
 			vm->resync = false;
 			send_params(vm);

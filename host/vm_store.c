@@ -401,9 +401,10 @@ static json_t *streams_json(const struct hvt_vm *vm)
 static json_t *sync_json(const struct hvt_vm *vm)
 {
 	struct hvt_offset_estimate est;
-	json_t *o = json_pack("{s:s, s:I, s:i, s:i, s:b}", "file", "sync.tsv",
+	json_t *o = json_pack("{s:s, s:I, s:i, s:i, s:i, s:b}", "file", "sync.tsv",
 			      "exchanges", (json_int_t)vm->sync_seq, "clock_changes",
-			      (int)vm->resyncs, "params_sent", (int)vm->params_sent,
+			      (int)vm->resyncs, "clock_unsettled", (int)vm->resyncs_abandoned,
+			      "params_sent", (int)vm->params_sent,
 			      "params_exact", vm->params_exact);
 
 	if (!hvt_offset_fit_result(&vm->fit, &est)) {

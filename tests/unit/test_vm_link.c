@@ -807,6 +807,45 @@ static void test_clock_change_resync(void **state)
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 }
 
+/*
+ * A guest clock that never keeps a constant offset (here each reply a JUMP
+ * further ahead, a TSC far faster than it says): the collector tries
+ * HVT_RESYNC_MAX_BURSTS bursts, then gives up until the hold-off ends; the
+ * link is not turned into a stream of exchanges (before: burst after burst,
+ * 600 k exchanges in 20 s).
+ */
+static void test_clock_never_settles(void **state)
+{
+	struct fake *f = *state;
+	uint64_t ahead = 5000;
+	unsigned int replies = 0;
+
+	handshake(f);
+	f->vm.next_params_ns = INT64_MAX;
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	while (f->vm.sync_outstanding) {
+		ahead += JUMP;
+		answer_syncs_at(f, 1, ahead);
+		assert_true(++replies <= HVT_RESYNC_MAX_BURSTS * (HVT_SYNC_BURST + 1) + 1);
+	}
+	assert_int_equal(replies, 1 + HVT_RESYNC_MAX_BURSTS * HVT_SYNC_BURST);
+	assert_false(f->vm.resync);
+	assert_int_equal(f->vm.resyncs, 1);
+	assert_int_equal(f->vm.resyncs_abandoned, 1);
+	assert_int_equal(f->vm.params_sent, 1);		/* the first transform stays */
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	/* The next exchange at its period contradicts again: held off, no burst. */
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	answer_syncs_at(f, 1, ahead + JUMP);
+	assert_false(f->vm.sync_outstanding);
+	assert_false(f->vm.resync);
+	f->vm.next_sync_ns = INT64_MAX;
+	hvt_vm_tick(&f->vm);
+	assert_true(file_has(f, "info.json", "\"clock_unsettled\": 1"));
+}
+
 static uint32_t params_flags(const struct hvt_frame *fr)
 {
 	struct hvt_w_params p;
@@ -896,6 +935,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_never_settles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_offset_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),
