@@ -21,6 +21,7 @@
 #include "host/archive_writer.h"
 #include "lib/names.h"
 #include "lib/event_registry.h"
+#include "lib/tsdl.h"
 #include "lib/wire_io.h"
 
 #define HVT_VM_MAX_TRACES	HVT_W_MAX_TRACES
@@ -73,6 +74,8 @@ struct hvt_vm_trace {
 	int registry_fd;
 	uint64_t registry_bytes;	/* of the file */
 	bool metadata_dirty;		/* metadata lags the registry */
+	uint64_t metadata_bytes;	/* of the file, which only grows */
+	unsigned char declared[HVT_TSDL_DECLARED_BYTES];	/* events in it, by id */
 };
 
 struct hvt_vm_stream {

@@ -7,9 +7,9 @@
  * and returns -1 with vm->why set on the first inconsistency. Packets are
  * appended whole or not at all.
  *
- * metadata and info.json are rewritten (with an fsync each) by
- * hvt_vm_flush() on the collector's tick, not for every frame that changes
- * them: only before a packet is stored must they describe it, so that the
+ * metadata (appended to) and info.json (rewritten), with an fsync each, are
+ * brought up to date by hvt_vm_flush() on the collector's tick, not for
+ * every frame that changes them: only before a packet is stored must they describe it, so that the
  * archive on disk stays usable at every moment (docs/format.md, "Crash
  * safety").
  */
@@ -119,6 +119,7 @@ void hvt_vm_sanitize(char *dst, const void *src, size_t n)
 	dst[i] = '\0';
 }
 
+/* 0, -1 with errno, or -2 if the guest's byte quota has no room for it. */
 static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 {
 	struct hvt_tsdl_trace desc = {
@@ -132,17 +133,47 @@ static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 		.vm = vm->name,
 		.pid = t->pid,
 	};
-	char path[4400];
-	char *text = hvt_tsdl_render(&desc, &t->registry);
-	int ret;
+	unsigned char declared[HVT_TSDL_DECLARED_BYTES];
+	char path[4400], *text;
+	size_t len;
+	int fd;
 
+	/*
+	 * The file only grows: the head and the events of the time, then each
+	 * event as it registers. Rewriting it whole made a guest that registers
+	 * one event at a time cost the collector quadratic writes.
+	 */
+	memcpy(declared, t->declared, sizeof(declared));
+	text = hvt_tsdl_render_new(t->metadata_bytes ? NULL : &desc, &t->registry, declared);
 	if (!text || hvt_path(path, sizeof(path), "%s/%s/metadata", vm->dir, t->dir)) {
 		free(text);
+		errno = ENOMEM;
 		return -1;
 	}
-	ret = hvt_write_file_atomic(path, text, strlen(text));
+	len = strlen(text);
+	if (vm->bytes + len > vm->limits.byte_quota) {
+		free(text);
+		return -2;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0 || hvt_write_all(fd, text, len) || fsync(fd)) {
+		int err = errno;
+
+		/* Whole declarations or none: back to what readers had. */
+		if (fd >= 0 && ftruncate(fd, (off_t)t->metadata_bytes))
+			hvt_warn("cannot trim a partial metadata append: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(text);
+		errno = err;
+		return -1;
+	}
+	close(fd);
 	free(text);
-	return ret;
+	memcpy(t->declared, declared, sizeof(declared));
+	t->metadata_bytes += len;
+	vm->bytes += len;
+	return 0;
 }
 
 static int kernel_trace_open(const struct hvt_vm *vm)
@@ -457,12 +488,19 @@ int hvt_vm_flush(struct hvt_vm *vm)
 	for (i = 0; i < HVT_VM_MAX_TRACES; i++) {
 		struct hvt_vm_trace *t = &vm->traces[i];
 
+		int ret;
+
 		if (!t->open || !t->metadata_dirty)
 			continue;
-		if (render_metadata(vm, t))
+		ret = render_metadata(vm, t);
+		if (ret == -2)
+			return fail(vm, "byte quota of %llu exceeded (metadata of %s)",
+				    (unsigned long long)vm->limits.byte_quota, t->dir);
+		if (ret)
 			return fail_io(vm, "cannot write the metadata of %s", t->dir);
-		hvt_debug("vm %s: %s/metadata rewritten (%u events)", vm->name, t->dir,
-			  t->registry.nr_events);
+		hvt_debug("vm %s: %s/metadata brought up to date (%u events, %llu bytes)",
+			  vm->name, t->dir, t->registry.nr_events,
+			  (unsigned long long)t->metadata_bytes);
 		t->metadata_dirty = false;
 	}
 	if (vm->info_dirty) {
@@ -483,9 +521,10 @@ void hvt_vm_store_close(struct hvt_vm *vm)
 			close(vm->streams[i]->fd);
 			vm->streams[i]->fd = -1;
 		}
+	/* Over the quota, events no stored packet uses stay undeclared. */
 	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
 		if (vm->traces[i].open && vm->traces[i].metadata_dirty &&
-		    render_metadata(vm, &vm->traces[i]))
+		    render_metadata(vm, &vm->traces[i]) == -1)
 			hvt_err("cannot write %s/%s/metadata: %s", vm->dir, vm->traces[i].dir,
 				strerror(errno));
 	for (i = 0; i < HVT_VM_MAX_TRACES; i++)

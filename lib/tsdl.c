@@ -153,7 +153,9 @@ static void put_clock_and_stream(FILE *f, const struct hvt_tsdl_trace *t)
 		"\t} align(8);\n};\n\n", HVT_CTF_STREAM_EVENTS);
 }
 
-char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r)
+/* The head (with @t) and the events of @r not yet in @declared, which they join. */
+static char *render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r,
+		    unsigned char *declared)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -163,17 +165,33 @@ char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry 
 	f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
-	put_preamble(f, t);
-	put_clock_and_stream(f, t);
+	if (t) {
+		put_preamble(f, t);
+		put_clock_and_stream(f, t);
+	}
 	for (id = 0; id < HVT_REG_MAX_EVENTS; id++) {
 		const struct hvt_event_type *ev = hvt_registry_get(r, id);
 
-		if (ev)
-			put_event(f, ev);
+		if (!ev || (declared && declared[id / 8] & (1u << (id % 8))))
+			continue;
+		put_event(f, ev);
+		if (declared)
+			declared[id / 8] |= (unsigned char)(1u << (id % 8));
 	}
 	if (fclose(f)) {
 		free(text);
 		return NULL;
 	}
 	return text;
+}
+
+char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r)
+{
+	return render(t, r, NULL);
+}
+
+char *hvt_tsdl_render_new(const struct hvt_tsdl_trace *t, const struct hvt_registry *r,
+			  unsigned char declared[HVT_TSDL_DECLARED_BYTES])
+{
+	return render(t, r, declared);
 }

@@ -23,6 +23,16 @@ struct hvt_tsdl_trace {
 
 /* A malloc'd NUL-terminated TSDL text, or NULL if out of memory. */
 char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r);
+/*
+ * The same in pieces, for a metadata file that only grows: with @t, the
+ * head; then the events of @r whose bit in @declared (one per id) is clear,
+ * which are then set. TSDL declarations may follow each other in any order,
+ * so the pieces appended one after the other declare what hvt_tsdl_render()
+ * declares (events in the order they came).
+ */
+#define HVT_TSDL_DECLARED_BYTES	(HVT_REG_MAX_EVENTS / 8)
+char *hvt_tsdl_render_new(const struct hvt_tsdl_trace *t, const struct hvt_registry *r,
+			  unsigned char declared[HVT_TSDL_DECLARED_BYTES]);
 void hvt_uuid_format(const __u8 *uuid, char out[37]);
 
 /* Pieces of the text, for other writers of TSDL (tools/ctf_out.c). */
