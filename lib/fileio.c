@@ -85,7 +85,8 @@ int hvt_read_file(const char *path, size_t max, char **data, size_t *len)
 	char *buf = NULL;
 	int fd, saved;
 
-	fd = hvt_open_regular(path, max, &size);
+	/* sysfs says 4096 bytes, procfs 0: the bound is kept while reading */
+	fd = hvt_open_regular(path, UINT64_MAX, &size);
 	if (fd < 0)
 		return -1;
 	for (;;) {

@@ -23,7 +23,8 @@ int hvt_pread_all(int fd, void *buf, size_t len, off_t off);
  * descriptor and *@size, else -1 with errno: open()'s, EISDIR, EINVAL if
  * it is no regular file (a FIFO, which would block a reader forever, a
  * device, a socket), EFBIG if it is larger. Archive readers open every
- * file through it. (procfs and sysfs files are regular, of size 0.)
+ * file through it. (procfs and sysfs files are regular, but their sizes
+ * are not what a read gives: 0, 4096.)
  */
 int hvt_open_regular(const char *path, uint64_t max, uint64_t *size);
 /* strerror() of hvt_open_regular()'s and hvt_read_file()'s errors. */
