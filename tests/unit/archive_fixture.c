@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hvtrace/abi.h>
@@ -706,15 +707,29 @@ static int write_sync(const char *root, bool inconsistent)
 	return fx_write(root, "vm/demo/sync.tsv", text, len);
 }
 
+/* Bytes of @rel in @root, as the collector records them in info.json; 0 if none. */
+static long long file_bytes(const char *root, const char *rel)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return stat(path, &st) ? 0 : (long long)st.st_size;
+}
+
+/* After the streams: info.json records their sizes. */
 static int write_info(const char *root, const struct fx_options *o)
 {
+	char raw_stream[256];
 	const char *raw_trace = o->monotonic_user ?
 		",\n  { \"id\": 2, \"layer\": \"user\", \"dir\": \"user-2\", \"domain\": "
 		"\"monotonic_raw\", \"freq_hz\": 1000000000, \"uuid\": "
 		"\"ccdd0102-0304-0506-0708-090a0b0c0d10\", \"pid\": 90, \"comm\": \"raw\" }" : "";
-	const char *raw_stream = o->monotonic_user ?
-		",\n  { \"id\": 3, \"trace\": 2, \"file\": \"user-2/stream-0\", \"cpu\": -1, "
-		"\"tid\": 90, \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }" : "";
+
+	snprintf(raw_stream, sizeof(raw_stream), o->monotonic_user ?
+		 ",\n  { \"id\": 3, \"trace\": 2, \"file\": \"user-2/stream-0\", \"cpu\": -1, "
+		 "\"tid\": 90, \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true }" :
+		 "%.0lld", file_bytes(root, "vm/demo/user-2/stream-0"));
 
 	return fx_printf(root, "vm/demo/info.json",
 		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"%s\",\n"
@@ -731,13 +746,15 @@ static int write_info(const char *root, const struct fx_options *o)
 		" \"pid\": 78, \"comm\": \"hvdemo\" }%s ],\n"
 		"  \"streams\": [\n"
 		"  { \"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", \"cpu\": 0, \"tid\": 0,"
-		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
 		"  { \"id\": 1, \"trace\": 0, \"file\": \"kernel/stream-1\", \"cpu\": 1, \"tid\": 0,"
-		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
 		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
-		" \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }%s ],\n"
+		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true }%s ],\n"
 		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
-		o->sync_points || o->kvm ? "kvm" : "tcg", FX_OFFSET, raw_trace, raw_stream);
+		o->sync_points || o->kvm ? "kvm" : "tcg", FX_OFFSET, raw_trace,
+		file_bytes(root, "vm/demo/kernel/stream-0"), file_bytes(root, "vm/demo/kernel/stream-1"),
+		file_bytes(root, "vm/demo/user-1/stream-0"), raw_stream);
 }
 
 /* Sync point k (1..FX_SYNC_POINTS + 1) at ns since the start: k milliseconds + 1. */
@@ -826,11 +843,19 @@ static int write_guest(const char *root, const struct fx_options *o)
 	return ret;
 }
 
+static struct fx_options standard_opts;	/* of the last fx_standard_archive() */
+
+int fx_refresh_info(const char *root)
+{
+	return write_info(root, &standard_opts);
+}
+
 int fx_standard_archive(const char *root, const struct fx_options *o)
 {
+	standard_opts = *o;
 	return write_manifest(root, o) || write_clock(root) ||
-	       write_sync(root, o->inconsistent_sync) || write_info(root, o) ||
-	       (o->ftrace && write_host(root, o)) || write_guest(root, o);
+	       write_sync(root, o->inconsistent_sync) || (o->ftrace && write_host(root, o)) ||
+	       write_guest(root, o) || write_info(root, o);
 }
 
 int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)

@@ -170,6 +170,11 @@ struct fx_options {
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);
 /*
+ * Rewrites vm/demo/info.json, with the options of the last
+ * fx_standard_archive(), as the collector would after a test rewrote streams.
+ */
+int fx_refresh_info(const char *root);
+/*
  * vm/demo/kvm_tsc.tsv: one debugfs snapshot (VM fd 11) of each of vCPUs
  * 0..@nr_vcpus-1, all at @offset, unscaled, read at FX_T0.
  */

@@ -162,6 +162,7 @@ static void test_null_decodes_everything(void **state)
 	/* the last event of a stream is one the registry does not describe */
 	assert_int_equal(fx_write_stream(c->root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1,
 					 ev, 2), 0);
+	assert_int_equal(fx_refresh_info(c->root), 0);
 	assert_int_equal(merge_err(c, "--format=null", &err), 0);
 	assert_non_null(strstr(err, "vm/demo/kernel/stream-1: event at offset "));
 	assert_non_null(strstr(err, " (id 7): unknown event id; skipping the rest of the packet\n"));
@@ -284,6 +285,7 @@ static void test_wild_timestamps(void **state)
 
 	assert_int_equal(fx_write_stream(c->root, "vm/demo/kernel/stream-1", kernel_uuid, 4096,
 					 1, 1, ev, 2), 0);
+	assert_int_equal(fx_refresh_info(c->root), 0);
 	assert_int_equal(MERGE(c, &text, c->root), 0);
 	/*
 	 * 2^63 ticks at 0.5 ns: about 2^62 ns (the fitted slope extrapolated over
@@ -640,6 +642,7 @@ static void test_stats_overwritten_packets(void **state)
 	hvt_put_u64(p3 + offsetof(struct hvt_ctf_packet, events_discarded), 5);
 	assert_int_equal(fx_write(c->root, "vm/demo/kernel/stream-1", p0, len0), 0);
 	assert_int_equal(fx_append(c->root, "vm/demo/kernel/stream-1", p3, len3), 0);
+	assert_int_equal(fx_refresh_info(c->root), 0);
 	free(p0);
 	free(p3);
 

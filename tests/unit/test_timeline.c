@@ -521,6 +521,7 @@ static void write_kernel_stream(const char *root, const uint64_t *guest, size_t 
 	}
 	assert_int_equal(fx_write_stream(root, "vm/demo/kernel/stream-0", kernel_uuid, 4096, 0, 0,
 					 ev, n), 0);
+	assert_int_equal(fx_refresh_info(root), 0);
 }
 
 /* The events of kernel/stream-0 the merge returns: their field value and ns. */
@@ -697,6 +698,57 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
 }
 
+/* Copies @from over @to in @root. */
+static void copy_file(const char *root, const char *from, const char *to)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cp %s/%s %s/%s", root, from, root, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A stream file is judged against what info.json recorded of it: emptied
+ * or cut short, the events it lost are a warning (before: silently gone);
+ * holding another stream's packets (a copied or swapped file), those
+ * packets are skipped with a warning instead of being merged twice.
+ */
+static void test_streams_against_info_json(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	size_t kernel = 0;
+	char path[160];
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl)))
+		kernel += s->layer == HVT_LAYER_KERNEL;
+	assert_int_equal(kernel, 4);
+	assert_int_equal(hvt_timeline_warnings(&tl), 0);
+	hvt_timeline_close(&tl);
+	/* emptied */
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", root);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	for (kernel = 0; (s = hvt_timeline_next(&tl));)
+		kernel += s->layer == HVT_LAYER_KERNEL;
+	assert_int_equal(kernel, 3);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+	/* CPU 0's stream copied over CPU 1's, info.json agreeing on the size */
+	copy_file(root, "vm/demo/kernel/stream-0", "vm/demo/kernel/stream-1");
+	assert_int_equal(fx_refresh_info(root), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	for (kernel = 0; (s = hvt_timeline_next(&tl));)
+		kernel += s->layer == HVT_LAYER_KERNEL;
+	assert_int_equal(kernel, 3);	/* stream-0's, once */
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);	/* its one packet, skipped */
+	hvt_timeline_close(&tl);
+}
+
 /* Replaces @rel in @root with a FIFO (no writer: opening it to read would block) or a link. */
 static void replace_with(const char *root, const char *rel, const char *link_to)
 {
@@ -823,6 +875,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_streams_against_info_json, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);

@@ -75,6 +75,7 @@ struct hvt_stream_info {
 	char *rel;			/* vm/NAME/kernel/stream-0, for messages */
 	int32_t cpu;			/* -1: a per-thread stream */
 	int32_t tid;
+	int64_t packets, bytes;		/* as the collector last recorded them; -1: not given */
 };
 
 /* One line of sync.tsv. */

@@ -113,15 +113,21 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream_info *s,
 				 json_t *j, const char **file)
 {
-	json_int_t id, trace, cpu = -1, tid = 0;
+	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1;
 	const struct hvt_trace_info *t;
 	json_error_t jerr;
 	size_t i;
 
-	/* lost and closed are informational: the packets carry what was lost. */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I}", "id", &id,
-			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid))
+	/*
+	 * lost and closed are informational: the packets carry what was lost.
+	 * packets and bytes are checked against the file (merge/sources.c).
+	 */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I}", "id", &id,
+			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
+			   "packets", &packets, "bytes", &bytes))
 		return "missing or mistyped members";
+	if (packets < -1 || bytes < -1)
+		return "packets or bytes out of range";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
 		return "id out of range";
 	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX)
@@ -137,6 +143,8 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	s->trace = (size_t)(t - vm->traces);
 	s->cpu = (int32_t)cpu;
 	s->tid = (int32_t)tid;
+	s->packets = packets;
+	s->bytes = bytes;
 	return NULL;
 }
 

@@ -6,10 +6,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/merge/sources.h"
+#include "tools/util/stream_warn.h"
 
 /* Sources are only added while opening, before the heap points into the array. */
 static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer layer,
@@ -168,6 +170,30 @@ static int load_registries(struct hvt_timeline_vm *st, bool all)
 	return 0;
 }
 
+/*
+ * A stream file against what info.json recorded of it: shorter is data lost
+ * (truncated, emptied); longer is normal while recording (info.json lags by
+ * up to a tick), not once the archive says it is complete.
+ */
+static void check_stream_size(const struct hvt_timeline *tl, struct hvt_source *s,
+			      const struct hvt_stream_info *si)
+{
+	struct stat st;
+
+	if (si->bytes < 0 || stat(si->path, &st))
+		return;
+	if ((uint64_t)st.st_size < (uint64_t)si->bytes)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " bytes, where info.json "
+				"records %" PRId64 " (%" PRId64 " packets): %" PRIu64 " bytes of "
+				"events are missing (truncated or emptied)", (uint64_t)st.st_size,
+				si->bytes, si->packets, (uint64_t)si->bytes - (uint64_t)st.st_size);
+	else if ((uint64_t)st.st_size > (uint64_t)si->bytes && tl->archive.complete)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " bytes, where info.json of "
+				"a complete recording records %" PRId64 ": %" PRIu64 " bytes the "
+				"collector did not write", (uint64_t)st.st_size, si->bytes,
+				(uint64_t)st.st_size - (uint64_t)si->bytes);
+}
+
 static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
@@ -193,8 +219,11 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 		s->aligned = aligned[si->trace];
 		if (s->aligned)
 			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
-		hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
-				    &s->warnings);
+		if (!hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid,
+					 &st->types[si->trace],
+					 si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
+					 &s->warnings))
+			check_stream_size(tl, s, si);
 	}
 	free(aligned);
 	return 0;

@@ -34,8 +34,18 @@ struct hvt_ctf_stream {
 	uint64_t next_seq;
 	bool have_seq;
 	bool stopped;			/* the rest of the file is unusable */
+	bool expect;			/* packets must be of this stream: */
+	uint64_t expect_instance;	/* stream_instance_id (CPU or thread) */
+	uint32_t expect_cpu;		/* cpu_id */
 	struct hvt_ctf_stats stats;
 };
+
+void hvt_ctf_expect_stream(struct hvt_ctf_stream *s, uint32_t cpu, int32_t tid)
+{
+	s->expect = true;
+	s->expect_cpu = cpu;
+	s->expect_instance = cpu != HVT_CTF_NO_CPU ? cpu : (uint64_t)tid;
+}
 
 struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const __u8 uuid[HVT_UUID_LEN],
@@ -125,6 +135,16 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		return -1;
 	}
 	why = hvt_packet_check(s->buf, want, s->uuid, &pkt);
+	if (!why && s->expect && (pkt.stream_instance_id != s->expect_instance ||
+				  pkt.cpu_id != s->expect_cpu)) {
+		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": of "
+				"another stream (stream_instance_id %" PRIu64 ", cpu_id %u; this "
+				"one's are %" PRIu64 " and %u): a copied or swapped file?; skipping "
+				"the packet", off, (uint64_t)pkt.stream_instance_id, pkt.cpu_id,
+				s->expect_instance, s->expect_cpu);
+		s->next_packet = off + size;
+		return 0;
+	}
 	if (!why) {
 		s->packet_off = off;
 		s->next_packet = off + size;

@@ -89,6 +89,12 @@ struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
 				    const struct hvt_ctf_types *types, unsigned long *warnings);
 /* The next event in stream order: 1, or 0 at the end of the stream (or of what is usable). */
 int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
+/*
+ * From now on, a packet whose stream_instance_id and cpu_id are not those
+ * of the stream of guest CPU @cpu (HVT_CTF_NO_CPU: none) or thread @tid is
+ * skipped with a warning: what the collector wrote there was checked to be.
+ */
+void hvt_ctf_expect_stream(struct hvt_ctf_stream *s, uint32_t cpu, int32_t tid);
 const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
 void hvt_ctf_close(struct hvt_ctf_stream *s);
 

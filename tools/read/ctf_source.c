@@ -110,7 +110,7 @@ static const struct hvt_reader_ops ctf_ops = {
 
 int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *name,
 			const __u8 uuid[HVT_UUID_LEN], const struct hvt_ctf_types *types,
-			unsigned long *warnings)
+			uint32_t cpu, int32_t tid, unsigned long *warnings)
 {
 	struct ctf_source *cs = calloc(1, sizeof(*cs));
 
@@ -124,6 +124,7 @@ int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *nam
 		free(cs);
 		return -1;
 	}
+	hvt_ctf_expect_stream(cs->stream, cpu, tid);
 	rd->ops = &ctf_ops;
 	rd->r = cs;
 	return 0;

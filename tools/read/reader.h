@@ -87,10 +87,14 @@ struct hvt_reader {
  */
 int hvt_reader_open_ftrace_cpu(struct hvt_reader *rd, struct hvt_ftrace *ft, const char *path,
 			       const char *name, int cpu, unsigned long *warnings);
-/* One guest CTF stream (ctf_reader.h's hvt_ctf_open()); the same return. */
+/*
+ * One guest CTF stream (ctf_reader.h's hvt_ctf_open()) of guest CPU @cpu
+ * (HVT_NO_CPU: none) or thread @tid: packets of another stream are skipped
+ * (hvt_ctf_expect_stream()). The same return.
+ */
 int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *name,
 			const __u8 uuid[HVT_UUID_LEN], const struct hvt_ctf_types *types,
-			unsigned long *warnings);
+			uint32_t cpu, int32_t tid, unsigned long *warnings);
 
 static inline bool hvt_reader_opened(const struct hvt_reader *rd)
 {
