@@ -122,17 +122,7 @@ void hvt_vm_sanitize(char *dst, const void *src, size_t n)
 /* 0, -1 with errno, or -2 if the guest's byte quota has no room for it. */
 static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 {
-	struct hvt_tsdl_trace desc = {
-		.uuid = t->uuid,
-		.clock_name = t->domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" : "monotonic_raw",
-		.clock_description = t->domain == HVT_DOMAIN_GUEST_TSC ?
-			"guest TSC (raw RDTSC in the VM)" :
-			"CLOCK_MONOTONIC_RAW of the guest (not aligned with the host)",
-		.freq_hz = t->freq_hz,
-		.domain = t->layer == HVT_LAYER_KERNEL ? "kernel" : "ust",
-		.vm = vm->name,
-		.pid = t->pid,
-	};
+	struct hvt_tsdl_trace desc;
 	unsigned char declared[HVT_TSDL_DECLARED_BYTES];
 	char path[4400], *text;
 	size_t len;
@@ -143,6 +133,7 @@ static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 	 * event as it registers. Rewriting it whole made a guest that registers
 	 * one event at a time cost the collector quadratic writes.
 	 */
+	hvt_tsdl_guest_trace(&desc, t->uuid, t->layer, t->domain, t->freq_hz, vm->name, t->pid);
 	memcpy(declared, t->declared, sizeof(declared));
 	text = hvt_tsdl_render_new(t->metadata_bytes ? NULL : &desc, &t->registry, declared);
 	if (!text || hvt_path(path, sizeof(path), "%s/%s/metadata", vm->dir, t->dir)) {

@@ -4,9 +4,11 @@
  * readers strip one leading underscore, and it keeps names such as "id" or
  * "string" from clashing with TSDL keywords.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <hvtrace/wire.h>
 #include "lib/tsdl.h"
 
 /*
@@ -194,4 +196,37 @@ char *hvt_tsdl_render_new(const struct hvt_tsdl_trace *t, const struct hvt_regis
 			  unsigned char declared[HVT_TSDL_DECLARED_BYTES])
 {
 	return render(t, r, declared);
+}
+
+void hvt_tsdl_guest_trace(struct hvt_tsdl_trace *t, const __u8 *uuid, unsigned int layer,
+			  unsigned int domain, __u64 freq_hz, const char *vm, unsigned int pid)
+{
+	bool tsc = domain == HVT_DOMAIN_GUEST_TSC;
+
+	*t = (struct hvt_tsdl_trace){
+		.uuid = uuid,
+		.clock_name = tsc ? "guest_tsc" : "monotonic_raw",
+		.clock_description = tsc ? "guest TSC (raw RDTSC in the VM)" :
+			"CLOCK_MONOTONIC_RAW of the guest (not aligned with the host)",
+		.freq_hz = freq_hz,
+		.domain = layer == HVT_LAYER_KERNEL ? "kernel" : "ust",
+		.vm = vm,
+		.pid = pid,
+	};
+}
+
+char *hvt_tsdl_render_event(const struct hvt_event_type *ev)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	put_event(f, ev);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }

@@ -21,6 +21,12 @@ struct hvt_tsdl_trace {
 	unsigned int pid;		/* env.hvtrace_pid when non-zero */
 };
 
+/*
+ * The description of a guest trace as the collector renders it: its clock
+ * by @domain (HVT_DOMAIN_*), its env by @layer (HVT_LAYER_*), @vm and @pid.
+ */
+void hvt_tsdl_guest_trace(struct hvt_tsdl_trace *t, const __u8 *uuid, unsigned int layer,
+			  unsigned int domain, __u64 freq_hz, const char *vm, unsigned int pid);
 /* A malloc'd NUL-terminated TSDL text, or NULL if out of memory. */
 char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry *r);
 /*
@@ -34,6 +40,8 @@ char *hvt_tsdl_render(const struct hvt_tsdl_trace *t, const struct hvt_registry 
 char *hvt_tsdl_render_new(const struct hvt_tsdl_trace *t, const struct hvt_registry *r,
 			  unsigned char declared[HVT_TSDL_DECLARED_BYTES]);
 void hvt_uuid_format(const __u8 *uuid, char out[37]);
+/* One event's declaration, as the texts above hold it; NULL if out of memory. */
+char *hvt_tsdl_render_event(const struct hvt_event_type *ev);
 
 /* Pieces of the text, for other writers of TSDL (tools/ctf_out.c). */
 

@@ -14,6 +14,9 @@
  *                             parameters is aligned with them, and their
  *                             sources (tracepoint, debugfs) agree
  *   registry[TRACE]           the trace's registry file validates
+ *   metadata[TRACE]           its CTF metadata, which babeltrace2 reads,
+ *                             declares exactly the registry's events
+ *                             (metadata_check.h)
  *   stream-decodes[FILE]      every packet and event of a stream decodes
  *   timeline-ordered          merged times never go backwards
  *   layers-present            which layers have events (fails only if none)
@@ -39,6 +42,7 @@
 #include "lib/log.h"
 #include "tools/cmd_check.h"
 #include "tools/check/check_events.h"
+#include "tools/check/metadata_check.h"
 #include "tools/commands.h"
 #include "tools/merge/timeline.h"
 
@@ -181,6 +185,12 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
 			if (st->reg_warnings[j])
 				report(t, FAIL, name, "fails validation (see the warnings)");
+			else
+				report(t, PASS, name, NULL);
+			named(name, sizeof(name), "metadata", st->vm.traces[j].rel);
+			if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j], reason,
+					       sizeof(reason)))
+				report(t, FAIL, name, "%s", reason);
 			else
 				report(t, PASS, name, NULL);
 		}

@@ -140,7 +140,7 @@ static void write_info(const char *root, int v)
 	for (k = 0; k < 2 + USER_THREADS; k++)
 		len += (size_t)snprintf(streams + len, sizeof(streams) - len,
 			"%s  { \"id\": %d, \"trace\": %d, \"file\": \"%s/stream-%d\", \"cpu\": %d, "
-			"\"tid\": %d, \"packets\": 1, \"bytes\": 0, \"lost\": 0, \"closed\": true }",
+			"\"tid\": %d, \"lost\": 0, \"closed\": true }",
 			k ? ",\n" : "", k, k < 2 ? 0 : 1, k < 2 ? "kernel" : "user-1", k,
 			k < 2 ? k : -1, k < 2 ? 0 : 76 + k);
 	snprintf(ku, sizeof(ku), "%02x%02x0102-0304-0506-0708-090a0b0c0d%02x", kernel_uuid[v][0],
@@ -183,10 +183,12 @@ static void write_vm(const char *root, int v, const struct sizes *n)
 	free(sync);
 	write_info(root, v);
 	snprintf(rel, sizeof(rel), "vm/%s/kernel", vm_names[v]);
-	if (fx_write_trace(root, rel, kernel_uuid[v]))
+	if (fx_write_trace(root, rel, kernel_uuid[v], vm_names[v], HVT_LAYER_KERNEL,
+			   HVT_DOMAIN_GUEST_TSC, 2000000000ull, 0))
 		die("cannot write the kernel registry");
 	snprintf(rel, sizeof(rel), "vm/%s/user-1", vm_names[v]);
-	if (fx_write_trace(root, rel, user_uuid[v]))
+	if (fx_write_trace(root, rel, user_uuid[v], vm_names[v], HVT_LAYER_USER,
+			   HVT_DOMAIN_GUEST_TSC, 2000000000ull, 78))
 		die("cannot write the user registry");
 
 	kg.sw[0] = fx_sched("hvdemo", 77, 1, "swapper/0", 0);

@@ -191,8 +191,7 @@ static int write_info(const char *root, const char *dir, const char *vm, int pid
 		"\"domain\": \"guest_tsc\", \"freq_hz\": 0, \"uuid\": "
 		"\"6b766d01-0203-0405-0607-08090a0b0c0d\", \"pid\": 0, \"comm\": \"\" } ],\n"
 		"  \"streams\": [ { \"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", "
-		"\"cpu\": 0, \"tid\": 0, \"packets\": 1, \"bytes\": 0, \"lost\": 0, "
-		"\"closed\": true } ],\n"
+		"\"cpu\": 0, \"tid\": 0, \"lost\": 0, \"closed\": true } ],\n"
 		"  \"finished\": true, \"end_reason\": \"the test VMM exited\" }\n", vm, pid);
 }
 
@@ -218,8 +217,8 @@ static int write_sync(const char *root, const char *dir, const struct round *r, 
 }
 
 /* The guest's events: one per round; with @forged, a VMM stamp after every 10th. */
-static int write_kernel(const char *root, const char *dir, const struct round *r, int n,
-			bool forged)
+static int write_kernel(const char *root, const char *dir, const char *vm, const struct round *r,
+			int n, bool forged)
 {
 	struct fx_event *ev = calloc((size_t)n * 2, sizeof(*ev));
 	uint32_t *value = calloc((size_t)n * 2, sizeof(*value));
@@ -242,7 +241,8 @@ static int write_kernel(const char *root, const char *dir, const struct round *r
 		}
 	}
 	snprintf(rel, sizeof(rel), "%s/kernel", dir);
-	ret = fx_write_trace(root, rel, kernel_uuid);
+	ret = fx_write_trace(root, rel, kernel_uuid, vm, HVT_LAYER_KERNEL, HVT_DOMAIN_GUEST_TSC, 0,
+			     0);
 	snprintf(rel, sizeof(rel), "%s/kernel/stream-0", dir);
 	ret = ret || fx_write_stream(root, rel, kernel_uuid, 65536, 0, 0, ev, k);
 	free(ev);
@@ -271,7 +271,7 @@ static int write_guest(const char *root, const char *vm, const char *log_path, b
 	}
 	snprintf(dir, sizeof(dir), "vm/%s", vm);
 	if (write_info(root, dir, vm, pid) || write_sync(root, dir, r, n) ||
-	    write_kernel(root, dir, r, n, forged)) {
+	    write_kernel(root, dir, vm, r, n, forged)) {
 		fprintf(stderr, "cannot write the guest layer into %s/%s\n", root, dir);
 		return 1;
 	}

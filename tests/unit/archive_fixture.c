@@ -361,10 +361,10 @@ unsigned char *fx_registry(size_t *len)
 	return buf;
 }
 
-int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16])
+int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], const char *vm,
+		   unsigned int layer, unsigned int domain, uint64_t freq_hz, unsigned int pid)
 {
-	struct hvt_tsdl_trace t = { uuid, "guest_tsc", "guest TSC", 2000000000ull, "kernel",
-				    "demo", 0 };
+	struct hvt_tsdl_trace t;
 	struct hvt_registry reg;
 	char rel[256], err[128], *tsdl;
 	size_t len;
@@ -374,6 +374,7 @@ int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16])
 	hvt_registry_init(&reg);
 	if (hvt_registry_add(&reg, records, len, err, sizeof(err)) < 0)
 		abort();
+	hvt_tsdl_guest_trace(&t, uuid, layer, domain, freq_hz, vm, pid);
 	tsdl = hvt_tsdl_render(&t, &reg);
 	snprintf(rel, sizeof(rel), "%s/hvtrace/registry", dir);
 	ret = fx_write(root, rel, records, len);
@@ -830,14 +831,17 @@ static int write_guest(const char *root, const struct fx_options *o)
 		s1[n1++] = (struct fx_event){ FX_ID_SYNC_END, sync[k - 1].tsc_after, 1, 0,
 					      &sync[k - 1], sizeof(sync[k - 1]) };
 	}
-	ret = fx_write_trace(root, "vm/demo/kernel", kernel_uuid) ||
-	      fx_write_trace(root, "vm/demo/user-1", user_uuid) ||
+	ret = fx_write_trace(root, "vm/demo/kernel", kernel_uuid, "demo", HVT_LAYER_KERNEL,
+			     HVT_DOMAIN_GUEST_TSC, 2000000000ull, 0) ||
+	      fx_write_trace(root, "vm/demo/user-1", user_uuid, "demo", HVT_LAYER_USER,
+			     HVT_DOMAIN_GUEST_TSC, 2000000000ull, 78) ||
 	      fx_write_stream(root, "vm/demo/kernel/stream-0", kernel_uuid, 4096, 0, 0, s0, 3) ||
 	      fx_write_stream(root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1, s1, n1) ||
 	      fx_write_stream(root, "vm/demo/user-1/stream-0", user_uuid, 4096, HVT_CTF_NO_CPU,
 			      78, us, 1);
 	if (!ret && o->monotonic_user)
-		ret = fx_write_trace(root, "vm/demo/user-2", raw_uuid) ||
+		ret = fx_write_trace(root, "vm/demo/user-2", raw_uuid, "demo", HVT_LAYER_USER,
+				     HVT_DOMAIN_MONOTONIC_RAW, 1000000000ull, 90) ||
 		      fx_write_stream(root, "vm/demo/user-2/stream-0", raw_uuid, 4096,
 				      HVT_CTF_NO_CPU, 90, raw, 1);
 	return ret;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <hvtrace/event.h>
+#include <hvtrace/wire.h>
 
 /* The standard archive's clocks: host TSC at 2 GHz, guest = host + FX_OFFSET. */
 #define FX_T0		1000000000ull		/* host TSC of the first clock pair */
@@ -131,7 +132,8 @@ int fx_write_stream_gen(const char *root, const char *rel, const uint8_t uuid[16
 /* The registry of the standard events (all of them), malloc'd, length in *@len. */
 unsigned char *fx_registry(size_t *len);
 /* @dir/registry and @dir/metadata of a trace with the standard events. */
-int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16]);
+int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], const char *vm,
+		   unsigned int layer, unsigned int domain, uint64_t freq_hz, unsigned int pid);
 
 /* Payloads. */
 struct fx_sched_switch fx_sched(const char *prev_comm, int32_t prev_tid, uint32_t prev_state,

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
+#include "lib/fileio.h"
 #include "tools/archive/archive.h"
 #include "tools/check/bound_hist.h"
 #include "tools/cmd_check.h"
@@ -97,7 +99,9 @@ static void test_sound_archive(void **state)
 			    "PASS info-json[demo]\n"
 			    "PASS sync-causal[demo]\n"
 			    "PASS registry[vm/demo/kernel]\n"
+			    "PASS metadata[vm/demo/kernel]\n"
 			    "PASS registry[vm/demo/user-1]\n"
+			    "PASS metadata[vm/demo/user-1]\n"
 			    "PASS stream-decodes[host/ftrace/cpu0.raw]\n"
 			    "PASS stream-decodes[host/ftrace/cpu1.raw]\n"
 			    "PASS stream-decodes[vm/demo/kernel/stream-0]\n"
@@ -110,7 +114,7 @@ static void test_sound_archive(void **state)
 			    "INFO error-bound[demo]: 5 guest events, estimated: median "
 			    "+/-0.050 us, p90 +/-0.050 us, p99 +/-0.050 us, worst +/-0.050 us; "
 			    "0 without a guaranteed bound\n"
-			    "12 passed, 0 failed\n");
+			    "14 passed, 0 failed\n");
 	free(text);
 }
 
@@ -127,7 +131,7 @@ static void test_inconsistent_sync(void **state)
 	/* the exchanges split the clock into segments too short to bound it */
 	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, estimated: "
 				     "5 without a guaranteed bound\n"));
-	assert_non_null(strstr(text, "\n9 passed, 1 failed\n"));
+	assert_non_null(strstr(text, "\n11 passed, 1 failed\n"));
 	free(text);
 }
 
@@ -209,9 +213,10 @@ static void test_vm_without_exchanges(void **state)
 	assert_int_equal(check(c, &text), 1);
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
-		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
+		 "PASS registry[vm/demo/kernel]\nPASS metadata[vm/demo/kernel]\n"
+		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
-		 "11 passed, 1 failed\n", streams);
+		 "13 passed, 1 failed\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 	/* no sync.tsv at all */
@@ -220,9 +225,10 @@ static void test_vm_without_exchanges(void **state)
 	assert_int_equal(check(c, &text), 1);
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: sync.tsv: 1 problem (see the warnings)\n"
-		 "PASS registry[vm/demo/kernel]\nPASS registry[vm/demo/user-1]\n%s"
+		 "PASS registry[vm/demo/kernel]\nPASS metadata[vm/demo/kernel]\n"
+		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
-		 "11 passed, 1 failed\n", streams);
+		 "13 passed, 1 failed\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 }
@@ -293,7 +299,7 @@ static void test_vcpu_windows(void **state)
 	vcpu0_runs(c, outside, 6);
 	assert_int_equal(check(c, &text), 1);
 	assert_string_equal(strchr(line_of(text, "FAIL vcpu-windows[demo]"), '\n'),
-			    "\n13 passed, 1 failed\n");
+			    "\n15 passed, 1 failed\n");
 	assert_non_null(strstr(text, "\nFAIL vcpu-windows[demo]: 1 of 5 guest events lie outside "
 				     "every kvm_entry -> kvm_exit window of their vCPU by more "
 				     "than their error bound; the first is event 3 of "
@@ -392,7 +398,7 @@ static void test_vcpu_windows_skipped(void **state)
 	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET), 0);
 	assert_int_equal(check(c, &text), 0);
 	assert_non_null(strstr(text, "\nSKIP vcpu-windows[demo]: the host layer has no kvm_entry "
-				     "or kvm_exit event\n13 passed, 0 failed, 1 skipped\n"));
+				     "or kvm_exit event\n15 passed, 0 failed, 1 skipped\n"));
 	free(text);
 	/* A TCG VM: no line at all. */
 	assert_int_equal(fx_standard_archive(c->root, &(struct fx_options){ .ftrace = true }), 0);
@@ -456,6 +462,57 @@ static void test_unreadable_and_empty(void **state)
 	free(text);
 }
 
+/*
+ * The metadata is what babeltrace2 reads: missing, garbled, short of an
+ * event or with more than the registry's, it fails check (before: every
+ * one of these passed).
+ */
+static void test_metadata_against_registry(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char path[160], *text, *meta, saved;
+	size_t len;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/metadata", c->root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &meta, &len), 0);
+	/* deleted */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL metadata[vm/demo/kernel]: vm/demo/kernel/metadata: "
+				     "No such file or directory\n"));
+	assert_non_null(strstr(text, "\nPASS metadata[vm/demo/user-1]\n"));
+	free(text);
+	/* garbled at its start */
+	saved = meta[3];
+	meta[3] = 'X';
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", meta, len), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL metadata[vm/demo/kernel]: vm/demo/kernel/metadata "
+				     "does not begin as the collector writes it"));
+	free(text);
+	meta[3] = saved;
+	/* an event short: the last declaration cut off */
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", meta, len - 40), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL metadata[vm/demo/kernel]: vm/demo/kernel/metadata "
+				     "does not declare event "));
+	free(text);
+	/* something more */
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", meta, len), 0);
+	assert_int_equal(fx_append(c->root, "vm/demo/kernel/metadata", "/* x */\n", 8), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL metadata[vm/demo/kernel]: vm/demo/kernel/metadata "
+				     "holds 8 bytes more than the registry's events\n"));
+	free(text);
+	/* as written */
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", meta, len), 0);
+	assert_int_equal(check(c, &text), 0);
+	free(text);
+	free(meta);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +521,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metadata_against_registry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_and_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_windows, setup, teardown),

@@ -66,6 +66,7 @@ struct hvt_trace_info {
 	char *rel;			/* vm/NAME/kernel, for messages */
 	__u8 uuid[HVT_UUID_LEN];
 	uint32_t pid;
+	uint64_t freq_hz;		/* of its clock, as the collector rendered it */
 };
 
 struct hvt_stream_info {

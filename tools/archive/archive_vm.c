@@ -36,14 +36,20 @@ static void vm_warn_entry(struct hvt_vm_info *vm, const char *what, size_t i, co
 static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
 {
 	const char *layer, *domain, *uuid;
-	json_int_t id, pid = 0;
+	json_int_t id, pid = 0, freq = 0;
 	json_error_t jerr;
 
-	/* freq_hz is informational: alignment works in ticks, from the exchanges. */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I}", "id", &id,
+	/*
+	 * freq_hz is informational (alignment works in ticks, from the
+	 * exchanges); check compares the metadata with what it renders.
+	 */
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I}", "id", &id,
 			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
-			   "pid", &pid))
+			   "pid", &pid, "freq_hz", &freq))
 		return "missing or mistyped members";
+	if (freq < 0)
+		return "freq_hz out of range";
+	t->freq_hz = (uint64_t)freq;
 	if (id < 0 || id >= HVT_MAX_TRACES)
 		return "id out of range";
 	if (!strcmp(layer, "kernel"))
