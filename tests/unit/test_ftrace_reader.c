@@ -228,6 +228,14 @@ static void test_damaged_pages(void **state)
 	assert_int_equal(r->n, 2);
 	assert_int_equal(r->stats.warnings, 1);
 	free(two);
+	/* Pages of zeros before and after the data: one warning per run, events kept. */
+	two = calloc(1, 7 * len);
+	memcpy(two + 3 * len, page, len);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", two, 7 * len), 0);
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->stats.warnings, 2);
+	free(two);
 	free(page);
 }
 

@@ -310,30 +310,65 @@ static int check_page(struct hvt_ftrace_cpu *c)
 	return c->data_size > 0;
 }
 
+/*
+ * Pages of nothing but zeros (no timestamp, no commit): not what the kernel
+ * hands out, but what a file padded or overwritten with zeros holds. Said
+ * once per run of them, when the run ends.
+ */
+static void zero_pages_end(struct hvt_ftrace_cpu *c)
+{
+	if (!c->zero_pages)
+		return;
+	hvt_stream_warn(&c->stats.warnings, c->name, "%" PRIu64 " page%s of zeros from offset %"
+			PRIu64 " (%" PRIu64 " bytes with no data); skipped", c->zero_pages,
+			c->zero_pages == 1 ? "" : "s", c->zero_from,
+			c->zero_pages * c->ft->page_size);
+	c->zero_pages = 0;
+}
+
+static bool zero_page(const struct hvt_ftrace_cpu *c)
+{
+	return !c->data_size && !hvt_get_u64(c->page) && !hvt_get_u64(c->page + 8);
+}
+
+/* One page, from next_page: true if it has events (it is then loaded). */
+static bool load_next_page(struct hvt_ftrace_cpu *c)
+{
+	uint64_t left = c->file_size - c->next_page;
+
+	c->page_off = c->next_page;
+	if (left < c->ft->page_size ||
+	    hvt_pread_all(c->fd, c->page, c->ft->page_size, (off_t)c->page_off)) {
+		zero_pages_end(c);
+		hvt_stream_warn(&c->stats.warnings, c->name,
+				"page at offset %" PRIu64 ": truncated (%" PRIu64
+				" bytes left); ignoring them", c->page_off, left);
+		c->next_page = c->file_size;
+		return false;
+	}
+	c->next_page += c->ft->page_size;
+	if (!check_page(c)) {
+		if (!zero_page(c))
+			zero_pages_end(c);
+		else if (!c->zero_pages++)
+			c->zero_from = c->page_off;
+		return false;
+	}
+	zero_pages_end(c);
+	kbuffer_load_subbuffer(c->kbuf, c->page);
+	c->stats.pages++;
+	c->loaded = true;
+	c->first = true;
+	return true;
+}
+
 /* Loads the next page with events; false at the end of the file. */
 static bool load_page(struct hvt_ftrace_cpu *c)
 {
-	while (c->next_page < c->file_size) {
-		uint64_t left = c->file_size - c->next_page;
-
-		c->page_off = c->next_page;
-		if (left < c->ft->page_size ||
-		    hvt_pread_all(c->fd, c->page, c->ft->page_size, (off_t)c->page_off)) {
-			hvt_stream_warn(&c->stats.warnings, c->name,
-					"page at offset %" PRIu64 ": truncated (%" PRIu64
-					" bytes left); ignoring them", c->page_off, left);
-			c->next_page = c->file_size;
-			break;
-		}
-		c->next_page += c->ft->page_size;
-		if (!check_page(c))
-			continue;
-		kbuffer_load_subbuffer(c->kbuf, c->page);
-		c->stats.pages++;
-		c->loaded = true;
-		c->first = true;
-		return true;
-	}
+	while (c->next_page < c->file_size)
+		if (load_next_page(c))
+			return true;
+	zero_pages_end(c);
 	c->loaded = false;
 	return false;
 }
