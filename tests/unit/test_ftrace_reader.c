@@ -255,6 +255,29 @@ static void test_bad_metadata(void **state)
 	assert_int_equal(r->warnings, 1);
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->stats.warnings, 3);
+	/* An empty one is said to be empty (libtraceevent: "failed to allocate memory"). */
+	{
+		FILE *err = tmpfile();
+		int saved = dup(STDERR_FILENO);
+		char said[512] = "";
+
+		assert_int_equal(fx_write(root, "host/ftrace/events/sched/sched_switch/format",
+					  "", 0), 0);
+		fflush(stderr);
+		dup2(fileno(err), STDERR_FILENO);
+		r = decode(root, "cpu1.raw", 1, 4096);
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		rewind(err);
+		assert_true(fread(said, 1, sizeof(said) - 1, err) > 0);
+		fclose(err);
+		assert_int_equal(r->warnings, 1);
+		assert_int_equal(r->n, 0);
+		assert_non_null(strstr(said, "sched_switch/format: empty; that event will not be "
+					     "decoded\n"));
+		assert_null(strstr(said, "allocate"));
+	}
 	/* No header_page: the host layer cannot be read at all. */
 	assert_int_equal(fx_write(root, "host/ftrace/header_page", "junk", 4), 0);
 	assert_null(hvt_ftrace_open(dir, 4096, &warnings));

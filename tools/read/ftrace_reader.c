@@ -49,6 +49,8 @@ static int parse_header_page(struct hvt_ftrace *ft, const char *dir)
 		return -1;
 	if (hvt_read_file(path, FORMAT_MAX, &text, &len))
 		hvt_err("cannot read %s: %s", path, hvt_file_strerror(errno));
+	else if (!len)
+		hvt_err("%s: empty", path);
 	else if (tep_parse_header_page(ft->tep, text, len, 8))
 		hvt_err("%s: does not parse", path);
 	else
@@ -109,6 +111,14 @@ static bool format_usable(const struct hvt_ftrace *ft, const char *path, const c
 
 	if (!tep) {
 		hvt_warn("%s: out of memory; that event will not be decoded", path);
+		return false;
+	}
+	/* libtraceevent says "failed to allocate memory" of an empty or foreign file */
+	if (!len || !memmem(text, len, "name: ", 6) || !memmem(text, len, "\nID: ", 5) ||
+	    !memmem(text, len, "\nformat:", 8)) {
+		hvt_warn("%s: %s; that event will not be decoded", path, len ? "not an ftrace "
+			 "format file (no name, ID and format lines)" : "empty");
+		tep_free(tep);
 		return false;
 	}
 	err = tep_parse_format(tep, &ev, text, len, sys);
