@@ -263,10 +263,36 @@ static void test_info_json(void **state)
 	assert_int_equal(hvt_vm_info_load(&vm, &ref), -1);
 }
 
+/* A member that is missing or of another type is named (jansson's own text does not). */
+static void test_json_why(void **state)
+{
+	json_t *j = json_loads("{\"format\": \"hvtrace-archive\", \"version\": \"1\", "
+			       "\"host\": {\"clock\": 7}, \"n\": 1.5}", 0, NULL);
+	const char *spec = "format:s version:I host:o host.clock:s ?host.tsc_freq_hz:I";
+	char buf[160];
+
+	(void)state;
+	assert_non_null(j);
+	assert_string_equal(hvt_json_why(j, spec, buf, sizeof(buf)),
+			    "\"version\" is a string, not an integer");
+	json_object_set_new(j, "version", json_integer(1));
+	assert_string_equal(hvt_json_why(j, spec, buf, sizeof(buf)),
+			    "\"host.clock\" is an integer, not a string");
+	json_object_set_new(json_object_get(j, "host"), "clock", json_string("x86-tsc"));
+	assert_null(hvt_json_why(j, spec, buf, sizeof(buf)));	/* the optional may be absent */
+	assert_string_equal(hvt_json_why(j, "vms:o", buf, sizeof(buf)), "no \"vms\"");
+	assert_string_equal(hvt_json_why(j, "n:I", buf, sizeof(buf)),
+			    "\"n\" is a number with a fraction, not an integer");
+	assert_string_equal(hvt_json_why(j, "host.missing.deeper:s", buf, sizeof(buf)),
+			    "no \"host.missing.deeper\"");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_paths_uuids),
+		cmocka_unit_test(test_json_why),
 		cmocka_unit_test_setup_teardown(test_standard_manifest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_manifests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_tsv, setup, teardown),

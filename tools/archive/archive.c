@@ -112,8 +112,12 @@ static int parse_ftrace_cpus(struct hvt_archive *a, json_t *cpus, const char *di
 		if (json_unpack_ex(json_array_get(cpus, i), &jerr, 0, "{s:I, s:s}",
 				   "cpu", &cpu, "file", &file) ||
 		    cpu < 0 || cpu >= HVT_MAX_HOST_CPUS || !hvt_relpath_ok(file)) {
-			hvt_warn("%s/hvtrace.json: host.ftrace.cpus[%zu] is invalid; skipping that CPU",
-				 a->root, i);
+			char msg[160];
+			const char *why = hvt_json_why(json_array_get(cpus, i), "cpu:I file:s",
+						       msg, sizeof(msg));
+
+			hvt_warn("%s/hvtrace.json: host.ftrace.cpus[%zu] is invalid (%s); skipping "
+				 "that CPU", a->root, i, why ? why : "a value out of range");
 			a->warnings++;
 			continue;
 		}
@@ -137,7 +141,11 @@ static int parse_ftrace(struct hvt_archive *a, json_t *ftrace)
 		return 0;	/* recorded with --no-host-trace */
 	if (json_unpack_ex(ftrace, &jerr, 0, "{s:s, s:I, s:o}", "dir", &dir,
 			   "page_size", &page_size, "cpus", &cpus)) {
-		hvt_err("%s/hvtrace.json: host.ftrace: %s", a->root, jerr.text);
+		char msg[160];
+		const char *why = hvt_json_why(ftrace, "dir:s page_size:I cpus:o", msg,
+					       sizeof(msg));
+
+		hvt_err("%s/hvtrace.json: host.ftrace: %s", a->root, why ? why : jerr.text);
 		return -1;
 	}
 	if (!hvt_relpath_ok(dir) || !page_size_ok(page_size)) {
@@ -171,7 +179,12 @@ static int parse_vms(struct hvt_archive *a, json_t *vms)
 		if (json_unpack_ex(json_array_get(vms, i), &jerr, 0, "{s:s, s:s}",
 				   "name", &name, "dir", &dir) ||
 		    !hvt_vm_name_ok(name) || !hvt_relpath_ok(dir)) {
-			hvt_warn("%s/hvtrace.json: vms[%zu] is invalid; skipping that VM", a->root, i);
+			char msg[160];
+			const char *why = hvt_json_why(json_array_get(vms, i), "name:s dir:s", msg,
+						       sizeof(msg));
+
+			hvt_warn("%s/hvtrace.json: vms[%zu] is invalid (%s); skipping that VM",
+				 a->root, i, why ? why : "a name or dir not allowed");
 			a->warnings++;
 			continue;
 		}
@@ -198,12 +211,18 @@ static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pair
 	json_int_t version, freq = 0;
 	json_t *ftrace, *vms;
 	json_error_t jerr;
+	char msg[160];
 
 	if (json_unpack_ex(json, &jerr, 0, "{s:s, s:I, s:s, s:{s:s, s:s, s?I, s:o}, s:o}",
 			   "format", &format, "version", &version, "status", &status,
 			   "host", "clock", &clock, "clock_pairs", &pairs,
 			   "tsc_freq_hz", &freq, "ftrace", &ftrace, "vms", &vms)) {
-		hvt_err("%s/hvtrace.json: %s", a->root, jerr.text);
+		const char *why = hvt_json_why(json, "format:s version:I status:s host:o "
+					       "host.clock:s host.clock_pairs:s "
+					       "?host.tsc_freq_hz:I host.ftrace:o vms:o",
+					       msg, sizeof(msg));
+
+		hvt_err("%s/hvtrace.json: %s", a->root, why ? why : jerr.text);
 		return -1;
 	}
 	if (strcmp(format, "hvtrace-archive") || version != 1) {
@@ -330,4 +349,64 @@ bool hvt_archive_touched_by(const char *root, const char *path)
 		free(part);
 	}
 	return touched;
+}
+
+static const char *json_kind(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number with a fraction";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* Whether @j is of @type (s, I, b, o); its name in *@want. */
+static bool json_is_kind(const json_t *j, char type, const char **want)
+{
+	switch (type) {
+	case 's': *want = "a string"; return json_is_string(j);
+	case 'I': *want = "an integer"; return json_is_integer(j);
+	case 'b': *want = "a boolean"; return json_is_boolean(j);
+	default: *want = "anything"; return true;
+	}
+}
+
+const char *hvt_json_why(json_t *obj, const char *spec, char *buf, size_t len)
+{
+	char key[64];
+	const char *p = spec;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		const char *colon = memchr(p, ':', n), *want, *k = key;
+		bool optional = *p == '?';
+		json_t *j = obj;
+		char *dot;
+
+		if (!colon || (size_t)(colon - p) >= sizeof(key))
+			return NULL;	/* a bad spec: say nothing rather than wrong */
+		memcpy(key, p + optional, (size_t)(colon - p) - optional);
+		key[colon - p - optional] = '\0';
+		for (dot = key; j && (dot = strchr(k, '.')); k = dot + 1) {
+			*dot = '\0';
+			j = json_object_get(j, k);
+			*dot = '.';
+		}
+		j = j ? json_object_get(j, k) : NULL;
+		if (!j && !optional) {
+			snprintf(buf, len, "no \"%s\"", key);
+			return buf;
+		}
+		if (j && !json_is_kind(j, colon[1], &want)) {
+			snprintf(buf, len, "\"%s\" is %s, not %s", key, json_kind(j), want);
+			return buf;
+		}
+		p += n;
+		p += *p == ' ';
+	}
+	return NULL;
 }

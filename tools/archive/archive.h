@@ -149,6 +149,14 @@ int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
 int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
 /* A parsed JSON file, or NULL after an error message ending with @hint. */
 json_t *hvt_json_load(const char *path, const char *hint);
+/*
+ * Why @obj does not have the members @spec lists ("key:T ...", T one of s
+ * string, I integer, b boolean, o anything; "?key" optional; "a.b" a member
+ * of member a): the first missing or of another type, named, in @buf; NULL
+ * if every one is there as it should be. jansson's own unpack errors do not
+ * name the member of a type mismatch ("Expected string, got integer").
+ */
+const char *hvt_json_why(json_t *obj, const char *spec, char *buf, size_t len);
 const char *hvt_layer_name(enum hvt_layer layer);
 
 #endif

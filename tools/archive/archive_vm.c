@@ -33,6 +33,15 @@ static void vm_warn_entry(struct hvt_vm_info *vm, const char *what, size_t i, co
 	vm->warnings++;
 }
 
+/* Which member of an entry is missing or mistyped; one entry is judged at a time. */
+static const char *member_why(json_t *j, const char *spec)
+{
+	static char msg[160];
+	const char *why = hvt_json_why(j, spec, msg, sizeof(msg));
+
+	return why ? why : "missing or mistyped members";
+}
+
 static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
 {
 	const char *layer, *domain, *uuid;
@@ -46,7 +55,7 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I}", "id", &id,
 			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
 			   "pid", &pid, "freq_hz", &freq))
-		return "missing or mistyped members";
+		return member_why(j, "id:I layer:s dir:s domain:s uuid:s ?pid:I ?freq_hz:I");
 	if (freq < 0)
 		return "freq_hz out of range";
 	t->freq_hz = (uint64_t)freq;
@@ -131,7 +140,7 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I}", "id", &id,
 			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
 			   "packets", &packets, "bytes", &bytes))
-		return "missing or mistyped members";
+		return member_why(j, "id:I trace:I file:s ?cpu:I ?tid:I ?packets:I ?bytes:I");
 	if (packets < -1 || bytes < -1)
 		return "packets or bytes out of range";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
@@ -195,7 +204,12 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 			   &name, "sync", "file", &sync_file, "traces", &traces, "streams",
 			   &streams, "finished", &finished, "end_reason", &end_reason, "accel",
 			   &accel)) {
-		hvt_err("%s/info.json: %s", vm->dir, jerr.text);
+		char msg[160];
+		const char *why = hvt_json_why(json, "name:s sync:o sync.file:s traces:o streams:o "
+					       "?finished:b ?end_reason:s ?accel:s", msg,
+					       sizeof(msg));
+
+		hvt_err("%s/info.json: %s", vm->dir, why ? why : jerr.text);
 		return -1;
 	}
 	if (strcmp(name, vm->name)) {
