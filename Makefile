@@ -306,8 +306,9 @@ unit:
 	$(if $(filter $(PLAIN_BUILD),$(SAN_BUILD)),$(error PLAIN_BUILD and SAN_BUILD are both $(SAN_BUILD)))
 	$(MAKE) SANITIZE=0 BUILD=$(PLAIN_BUILD) tests
 	scripts/run-unit-tests $(PLAIN_BUILD)
-	$(MAKE) SANITIZE=1 BUILD=$(SAN_BUILD) tests
+	$(MAKE) SANITIZE=1 BUILD=$(SAN_BUILD) tests $(SAN_BUILD)/hvtrace-agent
 	scripts/run-unit-tests $(SAN_BUILD)
+	tests/agent_exits.sh $(SAN_BUILD)
 	tests/man_pages.sh
 	tests/layers.sh --self-test
 
