@@ -18,14 +18,40 @@
 
 #define BUFFER_KB_PER_CPU "4096"
 
+/* The pid of the collector that made instance @name if it is gone, else 0. */
+static int stale_owner(const char *name)
+{
+	int pid;
+
+	if (sscanf(name, "hvtrace-%d", &pid) != 1 || pid <= 0 || kill(pid, 0) == 0 ||
+	    errno != ESRCH)
+		return 0;
+	return pid;
+}
+
+static int say_if_stale(const char *name, void *ctx)
+{
+	int pid = stale_owner(name);
+
+	if (pid) {
+		fprintf(ctx, "tracefs instance %s: left by collector pid %d, which is gone; it may "
+			"still be tracing; the next hvtrace record removes it\n", name, pid);
+		fflush(ctx);
+	}
+	return 0;
+}
+
+void hvt_capture_list_stale(FILE *out)
+{
+	tracefs_instances_walk(say_if_stale, out);
+}
+
 static int remove_if_stale(const char *name, void *ctx)
 {
 	struct tracefs_instance *inst;
-	int pid;
 
 	(void)ctx;
-	if (sscanf(name, "hvtrace-%d", &pid) != 1 || pid <= 0 ||
-	    kill(pid, 0) == 0 || errno != ESRCH)
+	if (!stale_owner(name))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (inst) {

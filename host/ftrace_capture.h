@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <jansson.h>
@@ -39,6 +40,8 @@ struct hvt_capture {
 
 /* Removes instances left by collectors that died (hvtrace-PID, PID gone). */
 void hvt_capture_remove_stale(void);
+/* Says on @out which instances a collector that died left behind (record --list). */
+void hvt_capture_list_stale(FILE *out);
 #define HVT_CAPTURE_SYS_MAX	128	/* bytes of an event's system name, with its NUL */
 /* Whether @spec names a host event as SYSTEM:EVENT: 0, or -1 with @err saying why not. */
 int hvt_capture_event_ok(const char *spec, char *err, size_t errlen);

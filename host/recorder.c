@@ -468,7 +468,7 @@ static int start_host_layer(struct hvt_recorder *r)
 	/* Filtered from the start; before any VM runs, to the collector alone. */
 	if (follow && !nr_tids)
 		tids[nr_tids++] = getpid();
-	hvt_capture_remove_stale();
+	hvt_capture_remove_stale();	/* again: tracefs may have been mounted since */
 	snprintf(dir, sizeof(dir), "%s/host/ftrace", r->archive.dir);
 	ret = hvt_capture_start(&r->ftrace, dir, events, n, follow ? tids : NULL,
 			       follow ? (size_t)nr_tids : 0, err, sizeof(err));
@@ -526,6 +526,9 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 			"or pass --no-host-trace");
 		return -1;
 	}
+	/* A collector killed with -9 left its instance tracing: gone now, host layer or not. */
+	if (r->o.host_trace)
+		hvt_capture_remove_stale();
 	/* Before listening: a socket there may be another collector's, in use. */
 	if (hvt_archive_writer_check(r->o.output, err, sizeof(err))) {
 		hvt_err("%s", err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <hvtrace/wire.h>
 
+#include "host/ftrace_capture.h"
 #include "host/kvm_tsc.h"
 #include "host/libvirt.h"
 #include "host/qemu.h"
@@ -145,5 +146,6 @@ int hvt_vm_list(FILE *out, const char *uri)
 		fprintf(out, "KVM VMs: none\n");
 	if (!tcg && kvm <= 0 && lv <= 0)
 		fprintf(out, "no VM found on this host\n");
+	hvt_capture_list_stale(out);
 	return lv < 0 && uri ? 1 : 0;
 }

@@ -101,6 +101,30 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "SKIP record -e naming no host event: needs root (tracefs)"
 fi
+# A tracefs instance whose collector died (kill -9) is reported by --list and
+# removed by the next record; in a mount namespace of its own, tracefs
+# mounted there if this fresh machine has not.
+if [ "$(id -u)" = 0 ]; then
+	sh -c 'exit 0' & dead=$!
+	wait "$dead"
+	unshare -m sh -c '
+		t=/sys/kernel/tracing
+		[ -d "$t/instances" ] || mount -t tracefs nodev "$t" || exit 3
+		mkdir "$t/instances/hvtrace-$1" || exit 3
+		"$2" record --list > "$3/list.out" 2>&1
+		timeout 30 "$2" record --listen "unix:$3/stale.sock" --duration 1 -o "$3/stale" \
+			> "$3/stale.out" 2>&1
+		[ -d "$t/instances/hvtrace-$1" ] && rmdir "$t/instances/hvtrace-$1" && exit 4
+		exit 0' sh "$dead" "$hvtrace" "$work"
+	rc=$?
+	check "a dead collector's tracefs instance: set up ($rc)" test "$rc" -ne 3
+	check "record --list reports it" grep -q "tracefs instance hvtrace-$dead: left by collector pid $dead" \
+		"$work/list.out"
+	check "the next record removes it ($rc)" test "$rc" -eq 0
+	check "and says so" grep -q "removing tracefs instance hvtrace-$dead" "$work/stale.out"
+else
+	echo "SKIP a dead collector's tracefs instance: needs root (tracefs)"
+fi
 out=$("$hvtrace" drift --seed 0x10 --list)
 check "drift --seed takes a hexadecimal number" test $? -eq 0 -a -n "$out"
 summary "command line"
