@@ -270,6 +270,24 @@ static void test_monotonic_raw_is_skipped(void **state)
 	free(text);
 }
 
+/* The lines of `babeltrace2 ARGS DIR`, and its exit status in *@status. */
+static char *bt2_run(const char *args, const char *dir, int *status)
+{
+	char cmd[512], *out = NULL;
+	size_t len = 0;
+	FILE *p, *mem = open_memstream(&out, &len);
+	int ch;
+
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s %s 2>&1", args, dir);
+	p = popen(cmd, "r");
+	assert_true(p && mem);
+	while ((ch = fgetc(p)) != EOF)
+		fputc(ch, mem);
+	*status = pclose(p);
+	fclose(mem);
+	return out;
+}
+
 /* Guest timestamps near 2^64 (a damaged but monotonic stream) still print, saturated. */
 static void test_wild_timestamps(void **state)
 {
@@ -307,6 +325,26 @@ static void test_wild_timestamps(void **state)
 	assert_non_null(strstr(text, "\n184467440"));
 	assert_non_null(strstr(strstr(text, "\n184467440"), " kernel demo  cpu1 tid=0 test:far "));
 	free(text);
+	/*
+	 * CTF: babeltrace2 refuses a whole trace with a time past 2^63 ns since
+	 * 1970; the event near 2^64 ticks is left out with a warning, the rest
+	 * (2^63 ticks: the year 2116) reads.
+	 */
+	{
+		char dir[160], *err, *bt;
+		int status;
+
+		snprintf(dir, sizeof(dir), "%s/ctf-wild", c->root);
+		assert_int_equal(MERGE_ERR(c, &text, &err, "--format=ctf", "--output", dir,
+					   c->root), 0);
+		assert_non_null(strstr(err, "1 event at host times past the year 2262"));
+		bt = bt2_run("", dir, &status);
+		assert_int_equal(status, 0);
+		assert_non_null(strstr(bt, "test:far"));
+		free(bt);
+		free(err);
+		free(text);
+	}
 }
 
 /* The lines of `expected` numbered in @pick (0-based, ascending, -1 ends), joined. */
@@ -754,23 +792,6 @@ static int bt2_key(const char *line, char *key, size_t n)
 	return 1;
 }
 
-/* The lines of `babeltrace2 ARGS DIR`, and its exit status in *@status. */
-static char *bt2_run(const char *args, const char *dir, int *status)
-{
-	char cmd[512], *out = NULL;
-	size_t len = 0;
-	FILE *p, *mem = open_memstream(&out, &len);
-	int ch;
-
-	snprintf(cmd, sizeof(cmd), "babeltrace2 %s %s 2>&1", args, dir);
-	p = popen(cmd, "r");
-	assert_true(p && mem);
-	while ((ch = fgetc(p)) != EOF)
-		fputc(ch, mem);
-	*status = pclose(p);
-	fclose(mem);
-	return out;
-}
 
 /*
  * --format=ctf: babeltrace2 reads the trace, with every event at its host

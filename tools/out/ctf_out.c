@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -44,6 +45,8 @@ struct hvt_ctf_out_key {
 	struct hvt_event_class key;	/* owner NULL: free */
 	uint32_t id;
 };
+
+static int set_clock(struct hvt_ctf_out *o, const struct hvt_archive *a);
 
 static int dir_is_empty(const char *path)
 {
@@ -101,6 +104,8 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_timeline *tl, const char 
 	o->uuid[6] = (__u8)((o->uuid[6] & 0x0f) | 0x40);	/* version 4 */
 	o->uuid[8] = (__u8)((o->uuid[8] & 0x3f) | 0x80);
 	o->tl = tl;
+	if (set_clock(o, &tl->archive))
+		goto fail;
 	o->dir = strdup(dir);
 	o->streams = calloc(tl->nr_sources + 1, sizeof(*o->streams));
 	o->cap_keys = 64;
@@ -277,10 +282,16 @@ static unsigned char *reserve(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 {
 	struct hvt_ctf_out_stream *st = &o->streams[s->index];
-	uint32_t id = class_of(o, s), cpu = hvt_source_cpu(s);
-	size_t len = s->rd.ops->payload_size(s->rd.r);
+	uint32_t id, cpu = hvt_source_cpu(s);
+	size_t len;
 	unsigned char *p;
 
+	if (s->host_tsc > o->max_tsc) {
+		o->beyond++;
+		return;
+	}
+	id = class_of(o, s);
+	len = s->rd.ops->payload_size(s->rd.r);
 	if (id == NO_CLASS)
 		goto oom;
 	p = reserve(o, st, s, EVENT_HEAD + len);
@@ -307,12 +318,17 @@ oom:
 /*
  * The clock: host TSC ticks, at the frequency of the recording's clock
  * pairs, with the offset that puts the first pair at its CLOCK_REALTIME.
+ * CTF readers count time as signed 64-bit nanoseconds since 1970 (until
+ * the year 2262): a host TSC beyond that (a damaged guest timestamp, a
+ * clock extrapolated a century on) would make babeltrace2 refuse the
+ * whole trace, so such events are left out (max_tsc). -1 after an error.
  */
-static int put_clock(FILE *f, const struct hvt_archive *a)
+static int set_clock(struct hvt_ctf_out *o, const struct hvt_archive *a)
 {
 	const struct hvt_clock_pair *p0 = &a->pairs[0];
 	struct hvt_linear_map m;
 	uint64_t hz = a->tsc_freq_hz, k, frac, cycles;
+	__int128 limit;
 	int64_t s;
 
 	if (a->nr_pairs > 1 && !hvt_linear_map_fit(a->pairs, a->nr_pairs, &m))
@@ -330,11 +346,24 @@ static int put_clock(FILE *f, const struct hvt_archive *a)
 	cycles = (uint64_t)((unsigned __int128)frac * hz / 1000000000u) + (k * hz - p0->tsc);
 	s += (int64_t)(cycles / hz);
 	cycles %= hz;
+	o->clock_hz = hz;
+	o->clock_offset_s = s;
+	o->clock_offset = cycles;
+	/* (offset_s + 1) s of margin for rounding, then INT64_MAX ns in ticks, less offset */
+	limit = ((__int128)INT64_MAX - ((__int128)s + 1) * 1000000000) * hz / 1000000000 -
+		(__int128)cycles;
+	o->max_tsc = limit <= 0 ? 0 : limit >= (__int128)UINT64_MAX ? UINT64_MAX :
+		     (uint64_t)limit;
+	return 0;
+}
+
+static void put_clock(FILE *f, const struct hvt_ctf_out *o)
+{
 	fprintf(f, "clock {\n\tname = \"host_tsc\";\n\tdescription = \"host TSC: the time of "
 		"every event, guest ones aligned by hvtrace\";\n\tfreq = %llu;\n"
 		"\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %llu;\n\tabsolute = TRUE;\n};\n\n",
-		(unsigned long long)hz, (long long)s, (unsigned long long)cycles);
-	return 0;
+		(unsigned long long)o->clock_hz, (long long)o->clock_offset_s,
+		(unsigned long long)o->clock_offset);
 }
 
 static void put_trace(FILE *f, const struct hvt_ctf_out *o)
@@ -406,8 +435,7 @@ static int write_metadata(struct hvt_ctf_out *o)
 		return -1;
 	}
 	put_trace(f, o);
-	if (put_clock(f, &o->tl->archive))
-		ret = -1;
+	put_clock(f, o);
 	put_stream(f);
 	for (id = 0; id < o->nr_classes; id++)
 		put_class(f, o, id);
@@ -433,6 +461,10 @@ int hvt_ctf_out_close(struct hvt_ctf_out *o)
 		free(st->buf);
 		free(st->file);
 	}
+	if (o->beyond)
+		hvt_warn("%s: %" PRIu64 " event%s at host times past the year 2262, which CTF "
+			 "readers cannot represent (signed 64-bit nanoseconds since 1970), left "
+			 "out: damaged timestamps?", o->dir, o->beyond, o->beyond == 1 ? "" : "s");
 	if (write_metadata(o))
 		ret = -1;
 	if (o->error) {

@@ -43,6 +43,10 @@ struct hvt_ctf_out {
 	uint32_t nr_classes, cap_classes;
 	struct hvt_ctf_out_key *keys;		/* event type -> class id, open addressing */
 	size_t cap_keys;
+	uint64_t clock_hz, clock_offset;	/* the CTF clock (put_clock()) */
+	int64_t clock_offset_s;
+	uint64_t max_tsc;			/* the last host TSC CTF readers can take */
+	uint64_t beyond;			/* events after it, left out */
 	int error;				/* errno of the first failed write */
 	char *failed;				/* the file it failed on */
 };
