@@ -30,12 +30,14 @@ $(BUILD)/tests/test_check: $(BUILD)/obj/tools/cmd_check.o \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/check/*.c)) $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
 # test_dlclose loads $(BUILD)/libhvtrace.so.1: built first, in both builds
-$(BUILD)/tests/test_libhvtrace: $(LIBHVTRACE_A) $(COMMON_LIB) | $(LIBHVTRACE_SO)
+$(BUILD)/tests/test_libhvtrace: $(BUILD)/obj/tests/common/tmpdir.o $(LIBHVTRACE_A) $(COMMON_LIB) \
+	| $(LIBHVTRACE_SO)
 $(BUILD)/tests/test_tsc_xform: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_fit: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/cmd_drift.o $(COMMON_LIB) $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_estimator: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_netaddr: $(COMMON_LIB)
-$(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o $(COMMON_LIB)
+$(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
+	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_cli: $(COMMON_LIB)
-$(BUILD)/tests/test_fileio: $(COMMON_LIB)
+$(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)

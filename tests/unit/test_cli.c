@@ -4,6 +4,7 @@
  * whole or not at all, and a usage error as one line with exit status 2.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,37 +18,40 @@
 #include "lib/cli.h"
 #include "lib/log.h"
 
-static void numbers_whole_or_not_at_all(void **state)
+/* @s parsed within [@min, @max]: it must be taken. */
+static uint64_t taken(const char *s, uint64_t min, uint64_t max)
 {
 	uint64_t v = 7;
 
-	(void)state;
-	assert_int_equal(hvt_parse_u64("0", 0, 10, &v), 0);
-	assert_int_equal(v, 0);
-	assert_int_equal(hvt_parse_u64("4096", 1, UINT32_MAX, &v), 0);
-	assert_int_equal(v, 4096);
-	assert_int_equal(hvt_parse_u64("0x1000", 1, UINT32_MAX, &v), 0);
-	assert_int_equal(v, 4096);
-	assert_int_equal(hvt_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
-	assert_true(v == UINT64_MAX);
-	/* not numbers, or not only numbers */
-	assert_int_equal(hvt_parse_u64("", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("abc", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("12x", 0, 100, &v), -1);
-	assert_int_equal(hvt_parse_u64(" 1", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("1 ", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("-1", 0, UINT64_MAX, &v), -1);
-	assert_int_equal(hvt_parse_u64("+1", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("0x", 0, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("010x", 0, 100, &v), -1);
-	/* out of range, or past 64 bits */
-	assert_int_equal(hvt_parse_u64("0", 1, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("11", 1, 10, &v), -1);
-	assert_int_equal(hvt_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	if (hvt_parse_u64(s, min, max, &v))
+		fail_msg("\"%s\" refused", s);
+	return v;
 }
 
-/* Runs @fn with standard error in a file; returns what it wrote. */
-static char *stderr_of(int (*fn)(void), int *ret)
+static void numbers_whole_or_not_at_all(void **state)
+{
+	/* not numbers, not only numbers, or past 64 bits */
+	static const char *const refused[] = {
+		"", "abc", "12x", " 1", "1 ", "-1", "+1", "0x", "010x", "18446744073709551616",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(taken("0", 0, 10), 0);
+	assert_int_equal(taken("4096", 1, UINT32_MAX), 4096);
+	assert_int_equal(taken("0x1000", 1, UINT32_MAX), 4096);
+	assert_true(taken("18446744073709551615", 0, UINT64_MAX) == UINT64_MAX);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!hvt_parse_u64(refused[i], 0, UINT64_MAX, &v))
+			fail_msg("\"%s\" taken as %" PRIu64, refused[i], v);
+	/* out of range */
+	assert_int_equal(hvt_parse_u64("0", 1, 10, &v), -1);
+	assert_int_equal(hvt_parse_u64("11", 1, 10, &v), -1);
+}
+
+/* Runs @fn(@arg) with standard error in a file; returns what it wrote. */
+static char *stderr_of(int (*fn)(char *), char *arg, int *ret)
 {
 	static char buf[1024];
 	FILE *f = tmpfile();
@@ -57,7 +61,7 @@ static char *stderr_of(int (*fn)(void), int *ret)
 	assert_non_null(f);
 	fflush(stderr);
 	dup2(fileno(f), STDERR_FILENO);
-	*ret = fn();
+	*ret = fn(arg);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -68,25 +72,15 @@ static char *stderr_of(int (*fn)(void), int *ret)
 	return buf;
 }
 
-static int say_usage_error(void)
+static int say_usage_error(char *format)
 {
-	return hvt_usage_error("merge", "invalid --format '%s'", "xml");
+	return hvt_usage_error("merge", "invalid --format '%s'", format);
 }
 
-static int say_bad_long_option(void)
+/* getopt_long() on "merge OPTION A", then the usage error for what it refused. */
+static int say_bad_option(char *option)
 {
-	char *argv[] = { "merge", "--no-such", "A", NULL };
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
-
-	optind = 0;
-	opterr = 0;
-	assert_int_equal(getopt_long(3, argv, "h", opts, NULL), '?');
-	return hvt_usage_bad_option("merge", argv);
-}
-
-static int say_bad_short_option(void)
-{
-	char *argv[] = { "merge", "-q", "A", NULL };
+	char *argv[] = { "merge", option, "A", NULL };
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 
 	optind = 0;
@@ -102,15 +96,15 @@ static void usage_errors_are_one_line(void **state)
 
 	(void)state;
 	hvt_log_set_prog("hvtrace merge");
-	err = stderr_of(say_usage_error, &ret);
+	err = stderr_of(say_usage_error, "xml", &ret);
 	assert_int_equal(ret, HVT_EXIT_USAGE);
 	assert_string_equal(err, "hvtrace merge: error: invalid --format 'xml'; "
 			    "see 'hvtrace merge --help'\n");
-	err = stderr_of(say_bad_long_option, &ret);
+	err = stderr_of(say_bad_option, "--no-such", &ret);
 	assert_int_equal(ret, HVT_EXIT_USAGE);
 	assert_string_equal(err, "hvtrace merge: error: unknown option or missing value: "
 			    "'--no-such'; see 'hvtrace merge --help'\n");
-	err = stderr_of(say_bad_short_option, &ret);
+	err = stderr_of(say_bad_option, "-q", &ret);
 	assert_int_equal(ret, HVT_EXIT_USAGE);
 	assert_string_equal(err, "hvtrace merge: error: unknown option or missing value: "
 			    "'-q'; see 'hvtrace merge --help'\n");

@@ -18,24 +18,9 @@
 #include <cmocka.h>
 
 #include "lib/fileio.h"
+#include "tests/common/tmpdir.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/hvtrace-test-fileio-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
-}
+static const char *const dir = hvt_test_dir;
 
 static char *path_of(const char *rel)
 {
@@ -133,9 +118,9 @@ static void outputs_never_land_on_inputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(regular_files_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(regular_files_only, hvt_test_dir_setup, hvt_test_dir_teardown),
 		cmocka_unit_test(kernel_pseudo_files),
-		cmocka_unit_test_setup_teardown(outputs_never_land_on_inputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(outputs_never_land_on_inputs, hvt_test_dir_setup, hvt_test_dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

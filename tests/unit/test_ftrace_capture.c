@@ -18,27 +18,12 @@
 #include <tracefs.h>
 
 #include "host/ftrace_capture.h"
+#include "tests/common/tmpdir.h"
 
 #define FIRST_PIDS	5000	/* given at the start: 23 KiB as text */
 #define ADDED_PIDS	3000	/* added while tracing */
 
-static char workdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(workdir, "/tmp/hvtrace-test-ftrace-XXXXXX");
-	return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", workdir);
-	return system(cmd) ? -1 : 0;
-}
+static const char *const workdir = hvt_test_dir;
 
 /* The pids set_event_pid lists, each checked against 1..@max; -1 if unreadable. */
 static long filtered_pids(struct hvt_capture *ft, long max)
@@ -88,7 +73,7 @@ static void test_pid_filter_takes_every_pid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_pid_filter_takes_every_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_filter_takes_every_pid, hvt_test_dir_setup, hvt_test_dir_teardown),
 	};
 
 	return cmocka_run_group_tests_name("ftrace_capture", tests, NULL, NULL);

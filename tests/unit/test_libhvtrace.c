@@ -39,6 +39,7 @@
 #include <hvtrace/ringbuf.h>
 #include <hvtrace/wire.h>
 
+#include "tests/common/tmpdir.h"
 #include "lib/fdpass.h"
 #include "lib/event_registry.h"
 
@@ -56,7 +57,7 @@ HVT_TRACEPOINT_EVENT(t, word,
 	HVT_ASSIGN(hvt_text_copy(__entry->s, s, sizeof(__entry->s));),
 	HVT_PRINT("s=%s"))
 
-static char dir[] = "/tmp/hvtrace-test-lib-XXXXXX";
+static const char *const dir = hvt_test_dir;
 
 /* ---- scenarios, run in a child process ---- */
 
@@ -884,20 +885,7 @@ static void test_wakeup_failure_keeps_errno(void **state)
 	free_conns(conns, nconn);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
 
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
-}
 
 int main(int argc, char **argv)
 {
@@ -919,5 +907,6 @@ int main(int argc, char **argv)
 
 	if (argc == 2)
 		return run_scenario(argv[1]);
-	return cmocka_run_group_tests_name("libhvtrace", tests, setup, teardown);
+	return cmocka_run_group_tests_name("libhvtrace", tests, hvt_test_dir_setup,
+					   hvt_test_dir_teardown);
 }
