@@ -721,16 +721,17 @@ static long long file_bytes(const char *root, const char *rel)
 /* After the streams: info.json records their sizes. */
 static int write_info(const char *root, const struct fx_options *o)
 {
-	char raw_stream[256];
+	char raw_stream[256] = "";
 	const char *raw_trace = o->monotonic_user ?
 		",\n  { \"id\": 2, \"layer\": \"user\", \"dir\": \"user-2\", \"domain\": "
 		"\"monotonic_raw\", \"freq_hz\": 1000000000, \"uuid\": "
 		"\"ccdd0102-0304-0506-0708-090a0b0c0d10\", \"pid\": 90, \"comm\": \"raw\" }" : "";
 
-	snprintf(raw_stream, sizeof(raw_stream), o->monotonic_user ?
-		 ",\n  { \"id\": 3, \"trace\": 2, \"file\": \"user-2/stream-0\", \"cpu\": -1, "
-		 "\"tid\": 90, \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true }" :
-		 "%.0lld", file_bytes(root, "vm/demo/user-2/stream-0"));
+	if (o->monotonic_user)
+		snprintf(raw_stream, sizeof(raw_stream), ",\n  { \"id\": 3, \"trace\": 2, \"file\": "
+			 "\"user-2/stream-0\", \"cpu\": -1, \"tid\": 90, \"packets\": 1, "
+			 "\"bytes\": %lld, \"lost\": 0, \"closed\": true }",
+			 file_bytes(root, "vm/demo/user-2/stream-0"));
 
 	return fx_printf(root, "vm/demo/info.json",
 		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"%s\",\n"
