@@ -461,12 +461,12 @@ int hvt_ctf_out_close(struct hvt_ctf_out *o)
 		free(st->buf);
 		free(st->file);
 	}
-	if (o->beyond)
+	if (o->beyond) {
 		o->tl->warnings++;	/* in the summary's count, as the readers' are */
-	if (o->beyond)
 		hvt_warn("%s: %" PRIu64 " event%s at host times past the year 2262, which CTF "
 			 "readers cannot represent (signed 64-bit nanoseconds since 1970), left "
 			 "out: damaged timestamps?", o->dir, o->beyond, o->beyond == 1 ? "" : "s");
+	}
 	if (write_metadata(o))
 		ret = -1;
 	if (o->error) {
