@@ -4,9 +4,10 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/ > merge/ > align/ > read/
+#       commands (tools/*.c) > out/, check/, analyze/ > sched/ > merge/
+#       > align/ > read/
 #       > archive/ > util/
-#     out/ and check/ do not include each other; tools/agent/ includes no
+#     out/, check/ and analyze/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
 #   - host/, lib/ and clocksync/ include nothing of tools/ but the command
 #     table, tools/commands.h;
@@ -28,9 +29,10 @@ rank() {
 	tools/read/*) echo 3 ;;
 	tools/align/*) echo 4 ;;
 	tools/merge/*) echo 5 ;;
-	tools/out/* | tools/check/*) echo 6 ;;
+	tools/sched/*) echo 6 ;;
+	tools/out/* | tools/check/* | tools/analyze/*) echo 7 ;;
 	tools/commands.h) echo 0 ;;
-	tools/*) echo 7 ;;
+	tools/*) echo 8 ;;
 	*) echo 9 ;;
 	esac
 }

@@ -10,6 +10,9 @@
  *   sync-causal[VM]           every exchange of sync.tsv stays causal once
  *                             aligned with the VM's clock (KVM's parameters
  *                             where merge uses them, else the fitted one)
+ *   sync-held-out[VM]         every 8th exchange, kept out of a fit of the
+ *                             others, lies within that fit's guaranteed
+ *                             interval (align.h); estimated VMs only
  *   kvm-tsc[VM]               a KVM VM whose recording has KVM's TSC
  *                             parameters is aligned with them, and their
  *                             sources (tracepoint, debugfs) agree
@@ -25,6 +28,12 @@
  *   vcpu-windows[VM]          a KVM VM's guest events fall inside their
  *                             vCPU's kvm_entry -> kvm_exit windows, up to
  *                             their error bound (vcpu_windows.h)
+ *   host-sched[VM]            a report, INFO: whether the host's sched_switch
+ *                             events of the VM's vCPU threads are complete
+ *                             (sched/host_runs.h)
+ *   vcpu-threads[VM]          the VM's guest events fall inside the run
+ *                             intervals of their vCPU's host thread, up to
+ *                             their error bound (vcpu_threads.h); KVM and TCG
  *
  * A check that cannot be made on this archive says "SKIP name: why"; the
  * last line then adds ", K skipped". INFO lines are reports, not counted.
@@ -51,6 +60,8 @@ struct tally {
 };
 
 enum verdict { FAIL, PASS, SKIP, INFO };
+
+static double us(struct hvt_timeline *tl, uint64_t ticks);
 
 /*
  * One line of check's output. @fmt is NULL for a bare verdict; a PASS may
@@ -130,6 +141,34 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 }
 
 
+/* sync-held-out[VM]: exchanges the estimate never saw, judged against it. */
+static void check_held_out(struct tally *t, struct hvt_timeline *tl,
+			   const struct hvt_timeline_vm *st)
+{
+	struct hvt_held_out h;
+	char name[512];
+
+	named(name, sizeof(name), "sync-held-out", st->vm.name);
+	if (st->al.exact) {
+		report(t, SKIP, name, "aligned by KVM's TSC parameters, not by a fit");
+		return;
+	}
+	if (hvt_vm_clock_held_out(st->vm.sync, st->vm.nr_sync, HVT_HELD_OUT_EVERY, &h)) {
+		report(t, SKIP, name, "%zu exchanges; at least %u are needed to keep some out of "
+		       "the fit", st->vm.nr_sync, HVT_HELD_OUT_MIN);
+		return;
+	}
+	if (h.contradict)
+		report(t, FAIL, name, "%zu of %zu exchanges kept out of the fit lie outside its "
+		       "guaranteed interval, the first is seq %" PRIu64 ": the clock model does "
+		       "not hold there", h.contradict, h.judged, h.first_seq);
+	else
+		report(t, PASS, name, "every %uth exchange kept out of the fit: %zu judged, all "
+		       "within its guaranteed interval; %zu not causal against its central line "
+		       "(by at most %.3f us, inside the bound), %zu in a change window",
+		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, us(tl, h.worst_ticks), h.exempt);
+}
+
 /* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
 static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
 {
@@ -179,6 +218,7 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 			report(t, PASS, name, NULL);
 		else
 			report(t, FAIL, name, "%s", reason);
+		check_held_out(t, tl, st);
 		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
 			check_kvm_tsc(t, st);
 		for (j = 0; j < st->vm.nr_traces; j++) {
@@ -303,21 +343,24 @@ static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
 	}
 }
 
-/* Where the first event outside every window lies, in @buf. */
+/*
+ * Where the first event outside every window lies, in @buf: @closed names
+ * a window's end ("its vCPU's kvm_exit"), @opened the next one's start.
+ */
 static void miss_text(struct hvt_timeline *tl, const struct hvt_window_miss *m, char *buf,
-		      size_t len)
+		      size_t len, const char *closed, const char *opened)
 {
 	const struct hvt_source *s = m->tag;
-	char next[96] = "the vCPU did not enter guest mode again";
+	char next[128] = "none followed";
 
 	if (m->entry)
-		snprintf(next, sizeof(next), "%.3f us before its next kvm_entry",
-			 us(tl, m->entry - m->host));
+		snprintf(next, sizeof(next), "%.3f us before %s",
+			 us(tl, m->entry - m->host), opened);
 	snprintf(buf, len, "the first is event %" PRIu64 " of %s on vCPU %u at %.9f s: %.3f us "
-		 "after its vCPU's kvm_exit and %s, with an error bound of +/-%.3f us",
+		 "after %s and %s, with an error bound of +/-%.3f us",
 		 m->tag_index, s->name, m->vcpu,
 		 (double)hvt_host_clock_since_start(&tl->clock, m->host) / 1e9,
-		 us(tl, m->host - m->exit), next, us(tl, m->bound));
+		 us(tl, m->host - m->exit), closed, next, us(tl, m->bound));
 }
 
 /* vcpu-windows[VM]: a KVM VM's guest events inside their vCPU's windows. */
@@ -338,7 +381,8 @@ static void check_windows(struct tally *t, struct hvt_timeline *tl,
 	else if (!w->host_events)
 		report(t, SKIP, name, "the host layer has no kvm_entry or kvm_exit event");
 	else if (w->outside) {
-		miss_text(tl, &w->first, where, sizeof(where));
+		miss_text(tl, &w->first, where, sizeof(where), "its vCPU's kvm_exit",
+			  "its next kvm_entry");
 		report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
 		       "kvm_entry -> kvm_exit window of their vCPU by more than their error "
 		       "bound; %s", w->outside, judged, where);
@@ -351,17 +395,87 @@ static void check_windows(struct tally *t, struct hvt_timeline *tl,
 		       w->inside, w->unjudged);
 }
 
+/* host-sched[VM], a report: are the vCPU threads' switches complete? */
+static void report_host_sched(struct tally *t, struct hvt_timeline *tl, const char *vm,
+			      const struct hvt_host_runs *r)
+{
+	char name[512];
+
+	named(name, sizeof(name), "host-sched", vm);
+	if (!r->missing_in && !r->missing_out) {
+		report(t, INFO, name, "%" PRIu64 " sched_switch events of the vCPU threads, each "
+		       "switch-out after a switch-in", r->switches);
+		return;
+	}
+	report(t, INFO, name, "incomplete: of %" PRIu64 " sched_switch events of the vCPU "
+	       "threads, %" PRIu64 " switch-out%s had no switch-in recorded before (the first "
+	       "on host CPU %d at %.9f s) and %" PRIu64 " switch-out%s were not recorded; "
+	       "the host kernel did not emit them (some kernels skip idle -> task switches). "
+	       "Run intervals then start at their CPU's previous sched_switch: wider, "
+	       "never narrower", r->switches, r->missing_in, r->missing_in == 1 ? "" : "s",
+	       r->first_missing_in_cpu,
+	       (double)hvt_host_clock_since_start(&tl->clock, r->first_missing_in) / 1e9,
+	       r->missing_out, r->missing_out == 1 ? "" : "s");
+}
+
+/* vcpu-threads[VM]: each VM's guest events inside its vCPU threads' runs. */
+static void check_threads(struct tally *t, struct hvt_timeline *tl,
+			  const struct hvt_check_events *ce)
+{
+	char name[512], where[512];
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		const struct hvt_event_bounds *b = &ce->vms[i];
+		const struct hvt_vcpu_windows *w = &b->threads.windows;
+		uint64_t judged = w->inside + w->outside;
+
+		named(name, sizeof(name), "vcpu-threads", tl->archive.vms[i].name);
+		if (b->threads_why) {
+			report(t, SKIP, name, "%s", b->threads_why);
+			continue;
+		}
+		if (w->failed || b->threads.runs.failed) {
+			report(t, FAIL, name, "out of memory");
+			continue;
+		}
+		if (!b->threads.runs.switches) {
+			report(t, SKIP, name, "the host layer has no sched_switch of the VM's vCPU "
+			       "threads%s", ce->sched_switch ? "" : " (no sched_switch at all)");
+			continue;
+		}
+		report_host_sched(t, tl, tl->archive.vms[i].name, &b->threads.runs);
+		if (w->outside) {
+			miss_text(tl, &w->first, where, sizeof(where), "its vCPU thread's run",
+				  "its next run");
+			report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside "
+			       "every run interval of their vCPU's host thread by more than their "
+			       "error bound; %s", w->outside, judged, where);
+		} else if (!judged) {
+			report(t, SKIP, name, "no guest event could be judged (%" PRIu64 " fell "
+			       "where the host did not record their vCPU's thread)", w->unjudged);
+		} else {
+			report(t, PASS, name, "%" PRIu64 " guest events inside their vCPU thread's "
+			       "run intervals, %" PRIu64 " not judged (no CPU, an unknown thread, or "
+			       "where the host lost events)", w->inside, w->unjudged);
+		}
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: hvtrace check ARCHIVE\n\n"
 		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
 		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
-		"parameters are used and agree among their sources, the merged time line\n"
-		"is ordered, and a KVM guest's events fall inside their vCPU's\n"
-		"kvm_entry -> kvm_exit windows as the host recorded them. Prints PASS,\n"
-		"FAIL or SKIP (cannot be checked here, and why) per check, INFO lines\n"
-		"with each VM's distribution of per-event error bounds, then\n"
+		"parameters are used and agree among their sources, exchanges kept out\n"
+		"of the clock fit agree with it, the merged time line\n"
+		"is ordered, a KVM guest's events fall inside their vCPU's\n"
+		"kvm_entry -> kvm_exit windows as the host recorded them, and every\n"
+		"guest's events inside the run intervals of their vCPU's host thread.\n"
+		"Prints PASS, FAIL or SKIP (cannot be checked here, and why) per check,\n"
+		"INFO lines with each VM's distribution of per-event error bounds and\n"
+		"whether the host's scheduling data is complete, then\n"
 		"\"N passed, M failed\" (\", K skipped\" if any).\n"
 		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
 		"2 usage error.\n");
@@ -425,6 +539,7 @@ int hvt_cmd_check(int argc, char **argv)
 	check_timeline(&t, &tl, &r);
 	report_error_bounds(&t, &tl, &ce);
 	check_windows(&t, &tl, &ce);
+	check_threads(&t, &tl, &ce);
 	summary(&t);
 	hvt_check_events_free(&ce);
 	hvt_timeline_close(&tl);

@@ -667,13 +667,18 @@ static int write_manifest(const char *root, const struct fx_options *o)
 		" \"cpus\": [ { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
 		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 8192 } ] }" : "null";
 
+	char threads[256] = "";
+
+	if (o->vcpu_tids)
+		snprintf(threads, sizeof(threads), ",\n             \"vcpu_threads\": { \"source\": "
+			 "\"proc\", \"tids\": %s }", o->vcpu_tids);
 	return fx_printf(root, "hvtrace.json",
 			 "{ \"format\": \"hvtrace-archive\", \"version\": 1, \"status\": \"%s\",\n"
 			 "  \"started\": \"2026-11-21T19:40:00Z\", \"hostname\": \"test\",\n"
 			 "  \"host\": { \"clock\": \"x86-tsc\", \"clock_pairs\": \"host/clock.tsv\",\n"
 			 "            \"tsc_freq_hz\": 2000000000, \"ftrace\": %s },\n"
-			 "  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\" } ] }\n",
-			 o->status ? o->status : "complete", ftrace);
+			 "  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\"%s } ] }\n",
+			 o->status ? o->status : "complete", ftrace, threads);
 }
 
 static int write_clock(const char *root)

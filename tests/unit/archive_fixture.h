@@ -168,6 +168,8 @@ struct fx_options {
 	bool sync_points;		/* with ftrace: FX_SYNC_POINTS of them, and one the
 					 * host did not record (fixture.c); a KVM VM */
 	bool kvm;			/* a KVM VM (info.json's accel) without them */
+	const char *vcpu_tids;		/* the manifest's vcpu_threads.tids, "[0, 4321]";
+					 * NULL: none (host thread 4321 is QEMU's) */
 	const char *status;		/* NULL: "complete" */
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);

@@ -197,7 +197,7 @@ static void test_clock_tsv(void **state)
 static void test_info_json(void **state)
 {
 	const char *root = *state;
-	struct hvt_vm_ref ref = { "demo", NULL };
+	struct hvt_vm_ref ref = { .name = "demo" };
 	struct hvt_vm_info vm;
 	char dir[128];
 

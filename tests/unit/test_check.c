@@ -86,6 +86,12 @@ static void test_sync_causal_verdict(void **state)
 	assert_string_equal(reason, "no clock exchanges: the guest cannot be aligned");
 }
 
+/* The lines of archives made without them (held-out: too few exchanges). */
+#define HELD_OUT_5 "SKIP sync-held-out[demo]: 5 exchanges; at least 16 are needed to keep " \
+	"some out of the fit\n"
+#define VCPU_THREADS_UNNAMED "SKIP vcpu-threads[demo]: the manifest does not name the " \
+	"VM's vCPU threads (vcpu_threads)\n"
+
 static void test_sound_archive(void **state)
 {
 	struct ctx *c = *state;
@@ -98,6 +104,7 @@ static void test_sound_archive(void **state)
 			    "PASS manifest\n"
 			    "PASS info-json[demo]\n"
 			    "PASS sync-causal[demo]\n"
+			    HELD_OUT_5
 			    "PASS registry[vm/demo/kernel]\n"
 			    "PASS metadata[vm/demo/kernel]\n"
 			    "PASS registry[vm/demo/user-1]\n"
@@ -114,7 +121,8 @@ static void test_sound_archive(void **state)
 			    "INFO error-bound[demo]: 5 guest events, estimated: median "
 			    "+/-0.050 us, p90 +/-0.050 us, p99 +/-0.050 us, worst +/-0.050 us; "
 			    "0 without a guaranteed bound\n"
-			    "14 passed, 0 failed\n");
+			    VCPU_THREADS_UNNAMED
+			    "14 passed, 0 failed, 2 skipped\n");
 	free(text);
 }
 
@@ -131,7 +139,7 @@ static void test_inconsistent_sync(void **state)
 	/* the exchanges split the clock into segments too short to bound it */
 	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, estimated: "
 				     "5 without a guaranteed bound\n"));
-	assert_non_null(strstr(text, "\n11 passed, 1 failed\n"));
+	assert_non_null(strstr(text, "\n11 passed, 1 failed, 2 skipped\n"));
 	free(text);
 }
 
@@ -150,15 +158,18 @@ static void test_kvm_tsc(void **state)
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
 	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET + 50), 0);
 	assert_int_equal(check(c, &text), 0);
-	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nPASS kvm-tsc[demo]\n"));
+	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nSKIP sync-held-out[demo]: "
+				     "aligned by KVM's TSC parameters, not by a fit\n"
+				     "PASS kvm-tsc[demo]\n"));
 	free(text);
 
 	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET + 500), 0);
 	assert_int_equal(check(c, &text), 1);
-	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\nFAIL kvm-tsc[demo]: not aligned "
-				     "with KVM's TSC parameters: they contradict clock exchange "
-				     "seq 0"));
-	assert_non_null(strstr(text, " 1 failed, 1 skipped\n"));	/* no vCPU windows */
+	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\n" HELD_OUT_5
+				     "FAIL kvm-tsc[demo]: not aligned with KVM's TSC parameters: "
+				     "they contradict clock exchange seq 0"));
+	/* no vCPU windows; held-out and vCPU threads skipped */
+	assert_non_null(strstr(text, " 1 failed, 3 skipped\n"));
 	free(text);
 }
 
@@ -213,10 +224,13 @@ static void test_vm_without_exchanges(void **state)
 	assert_int_equal(check(c, &text), 1);
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
+		 "SKIP sync-held-out[demo]: 0 exchanges; at least 16 are needed to keep some "
+		 "out of the fit\n"
 		 "PASS registry[vm/demo/kernel]\nPASS metadata[vm/demo/kernel]\n"
 		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
-		 "13 passed, 1 failed\n", streams);
+		 "SKIP vcpu-threads[demo]: the VM's guest events cannot be aligned\n"
+		 "13 passed, 1 failed, 2 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 	/* no sync.tsv at all */
@@ -225,10 +239,13 @@ static void test_vm_without_exchanges(void **state)
 	assert_int_equal(check(c, &text), 1);
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: sync.tsv: 1 problem (see the warnings)\n"
+		 "SKIP sync-held-out[demo]: 0 exchanges; at least 16 are needed to keep some "
+		 "out of the fit\n"
 		 "PASS registry[vm/demo/kernel]\nPASS metadata[vm/demo/kernel]\n"
 		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
-		 "13 passed, 1 failed\n", streams);
+		 "SKIP vcpu-threads[demo]: the VM's guest events cannot be aligned\n"
+		 "13 passed, 1 failed, 2 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 }
@@ -299,7 +316,7 @@ static void test_vcpu_windows(void **state)
 	vcpu0_runs(c, outside, 6);
 	assert_int_equal(check(c, &text), 1);
 	assert_string_equal(strchr(line_of(text, "FAIL vcpu-windows[demo]"), '\n'),
-			    "\n15 passed, 1 failed\n");
+			    "\n" VCPU_THREADS_UNNAMED "15 passed, 1 failed, 2 skipped\n");
 	assert_non_null(strstr(text, "\nFAIL vcpu-windows[demo]: 1 of 5 guest events lie outside "
 				     "every kvm_entry -> kvm_exit window of their vCPU by more "
 				     "than their error bound; the first is event 3 of "
@@ -398,12 +415,158 @@ static void test_vcpu_windows_skipped(void **state)
 	assert_int_equal(fx_write_kvm_snapshots(c->root, 2, (uint64_t)FX_OFFSET), 0);
 	assert_int_equal(check(c, &text), 0);
 	assert_non_null(strstr(text, "\nSKIP vcpu-windows[demo]: the host layer has no kvm_entry "
-				     "or kvm_exit event\n15 passed, 0 failed, 1 skipped\n"));
+				     "or kvm_exit event\n" VCPU_THREADS_UNNAMED
+				     "15 passed, 0 failed, 3 skipped\n"));
 	free(text);
 	/* A TCG VM: no line at all. */
 	assert_int_equal(fx_standard_archive(c->root, &(struct fx_options){ .ftrace = true }), 0);
 	assert_int_equal(check(c, &text), 0);
 	assert_null(strstr(text, "vcpu-windows"));
+	free(text);
+}
+
+/*
+ * vcpu-threads: the host runs QEMU thread 4321 on host CPU 1 from 1 ms to
+ * 1.234567 ms (then it sleeps), and again from 1.3 ms to 200 ms. As vCPU
+ * 1's thread, its guest events (both at 1.3 ms) are inside; as vCPU 0's,
+ * the guest event at 1.24 ms is 5.433 us after the run and 60 us before the
+ * next, far outside its bound of 0.05 us.
+ */
+static void write_host_runs(struct ctx *c)
+{
+	const struct fx_host_switch ev[] = {
+		{ FX_HOST_TSC(1000000), 0, "swapper/1", 0, 120, 0, "qemu-system-x86", 4321, 120 },
+		{ FX_HOST_TSC(1234567), 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0, 120 },
+		{ FX_HOST_TSC(1300000), 0, "swapper/1", 0, 120, 0, "qemu-system-x86", 4321, 120 },
+		{ FX_HOST_TSC(200000000), 4321, "qemu-system-x86", 4321, 120, 2, "swapper/1", 0,
+		  120 },
+	};
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(c->root, "host/ftrace/cpu1.raw", 4096, ev, 4), 0);
+}
+
+static void test_vcpu_threads(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_host_runs(c);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nINFO host-sched[demo]: 4 sched_switch events of the vCPU "
+				     "threads, each switch-out after a switch-in\n"
+				     "PASS vcpu-threads[demo]: 2 guest events inside their vCPU "
+				     "thread's run intervals, 3 not judged (no CPU, an unknown "
+				     "thread, or where the host lost events)\n"));
+	free(text);
+
+	o.vcpu_tids = "[4321]";
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_host_runs(c);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL vcpu-threads[demo]: 1 of 3 guest events lie outside "
+				     "every run interval of their vCPU's host thread by more than "
+				     "their error bound; the first is event 1 of "
+				     "vm/demo/kernel/stream-0 on vCPU 0 at 0.001240000 s: 5.433 us "
+				     "after its vCPU thread's run and 60.000 us before its next "
+				     "run, with an error bound of +/-0.050 us\n"));
+	free(text);
+
+	/* Not named, or named wrongly: skipped, with a warning for the latter. */
+	o.vcpu_tids = "[-1]";
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(check(c, &text), 1);	/* the manifest warning fails "manifest" */
+	assert_non_null(strstr(text, "\nSKIP vcpu-threads[demo]: the manifest does not name the "
+				     "VM's vCPU threads (vcpu_threads)\n"));
+	free(text);
+	/* No host layer. */
+	o = (struct fx_options){ .vcpu_tids = "[4321]" };
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nSKIP vcpu-threads[demo]: the host layer was not "
+				     "recorded\n"));
+	free(text);
+}
+
+/*
+ * The host misses a switch-in (as this machine's kernel does for idle ->
+ * task): the run is taken from the CPU's previous sched_switch, reported
+ * in host-sched, and the events inside it stay inside.
+ */
+static void test_vcpu_threads_missing_switch_in(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[4321, 4400]" };
+	const struct fx_host_switch ev[] = {
+		{ FX_HOST_TSC(1234567), 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0, 120 },
+		{ FX_HOST_TSC(1239000), 55, "kworker", 55, 120, 1, "swapper/1", 0, 120 },
+		/* 4321 switched in here, unrecorded */
+		{ FX_HOST_TSC(200000000), 4321, "qemu-system-x86", 4321, 120, 1, "swapper/1", 0,
+		  120 },
+	};
+	char *text, path[256];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(c->root, "host/ftrace/cpu1.raw", 4096, ev, 3), 0);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nINFO host-sched[demo]: incomplete: of 2 sched_switch "
+				     "events of the vCPU threads, 1 switch-out had no switch-in "
+				     "recorded before (the first on host CPU 1 at 0.200000000 s) "
+				     "and 0 switch-outs were not recorded;"));
+	/* vCPU 0's events at 1.24 ms, 1.3 ms and 100 ms: inside [1.239, 200] ms */
+	assert_non_null(strstr(text, "\nPASS vcpu-threads[demo]: 3 guest events inside"));
+	free(text);
+}
+
+/* Exchanges @n, consistent with FX_OFFSET; exchange @bad (if < @n) received early. */
+static void write_exchanges(struct ctx *c, unsigned int n, unsigned int bad)
+{
+	char text[8192];
+	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
+				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t hs = FX_T0 + k * 20000000ull;
+		uint64_t gr = hs + 100 + (uint64_t)FX_OFFSET, gs = gr + 10, hr = hs + 210;
+
+		if (k == bad)
+			gr = gs = hs + (uint64_t)FX_OFFSET - 5000;
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
+					(unsigned long long)hs, (unsigned long long)gr,
+					(unsigned long long)gs, (unsigned long long)hr);
+	}
+	assert_int_equal(fx_write(c->root, "vm/demo/sync.tsv", text, len), 0);
+}
+
+/* sync-held-out: exchanges 7, 15 and 23 judged against a fit of the others. */
+static void test_sync_held_out(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_exchanges(c, 24, 24);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS sync-held-out[demo]: every 8th exchange kept out of "
+				     "the fit: 3 judged, all within its guaranteed interval; 0 not "
+				     "causal against its central line (by at most 0.000 us, inside "
+				     "the bound), 0 in a change window\n"));
+	free(text);
+	/* Exchange 15 received 2.5 us before it was sent: no line through the others allows it. */
+	write_exchanges(c, 24, 15);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL sync-held-out[demo]: 1 of 3 exchanges kept out of "
+				     "the fit lie outside its guaranteed interval, the first is seq "
+				     "15: the clock model does not hold there\n"));
 	free(text);
 }
 
@@ -528,6 +691,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_host_loss, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_threads_missing_switch_in, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sync_held_out, setup, teardown),
 		cmocka_unit_test(test_bound_hist),
 	};
 

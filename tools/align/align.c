@@ -99,6 +99,71 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 	return NULL;
 }
 
+/* How far @ex lies past the clock's central line, in host ticks (0: causal). */
+static uint64_t past_line(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
+{
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	uint64_t recv = hvt_vm_clock_to_host(c, &cur, ex->guest_recv);
+	uint64_t send = hvt_vm_clock_to_host(c, &cur, ex->guest_send);
+	uint64_t a = recv + 1 < ex->host_send ? ex->host_send - recv : 0;
+	uint64_t b = send > ex->host_recv + 1 ? send - ex->host_recv : 0;
+
+	return a > b ? a : b;
+}
+
+/* Whether the fit's guaranteed interval contradicts @ex. */
+static bool contradicts(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
+{
+	struct hvt_est_value at_send, at_recv;
+
+	if (hvt_est_eval(c->est, ex->host_send, &at_send) ||
+	    hvt_est_eval(c->est, ex->host_recv, &at_recv))
+		return false;
+	return (at_send.bounded && at_send.lo > ex->guest_recv) ||
+	       (at_recv.bounded && at_recv.hi < ex->guest_send);
+}
+
+int hvt_vm_clock_held_out(const struct hvt_sync_rec *recs, size_t n, unsigned int k,
+			  struct hvt_held_out *r)
+{
+	struct hvt_sync_rec *fit;
+	struct hvt_vm_clock c;
+	size_t i, nfit = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (n < HVT_HELD_OUT_MIN || k < 2 || !(fit = malloc(n * sizeof(*fit))))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (i % k != k - 1)
+			fit[nfit++] = recs[i];
+	if (hvt_vm_clock_build(&c, fit, nfit, NULL, 0)) {
+		free(fit);
+		return -1;
+	}
+	for (i = k - 1; i < n; i += k) {
+		const struct hvt_exchange *ex = &recs[i].ex;
+		uint64_t past;
+
+		if (hvt_est_in_window(c.est, ex->host_send) ||
+		    hvt_est_in_window(c.est, ex->host_recv)) {
+			r->exempt++;
+			continue;
+		}
+		r->judged++;
+		if (contradicts(&c, ex) && !r->contradict++)
+			r->first_seq = recs[i].seq;
+		past = past_line(&c, ex);
+		if (past) {
+			r->off_line++;
+			if (past > r->worst_ticks)
+				r->worst_ticks = past;
+		}
+	}
+	hvt_vm_clock_free(&c);
+	free(fit);
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

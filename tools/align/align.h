@@ -90,4 +90,27 @@ struct hvt_vm_clock_quality {
 void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 			  struct hvt_vm_clock_quality *q);
 
+/*
+ * Held-out exchanges: every @k-th exchange (k-1, 2k-1, ...) is kept out of
+ * a fit of the others, then judged against that fit. Each bounds the true
+ * guest clock (at host_send no later than guest_recv, at host_recv no
+ * earlier than guest_send); if the fit's guaranteed interval lies wholly
+ * past that, the clock model failed there, whatever the fitted exchanges
+ * say. Exchanges in a change window are exempt.
+ */
+#define HVT_HELD_OUT_EVERY	8
+#define HVT_HELD_OUT_MIN	(2 * HVT_HELD_OUT_EVERY)	/* exchanges to try it */
+
+struct hvt_held_out {
+	size_t judged, exempt;
+	size_t contradict;		/* outside the guaranteed interval */
+	size_t off_line;		/* not causal against the fit's central line only */
+	uint64_t first_seq;		/* the first contradicting one's seq */
+	uint64_t worst_ticks;		/* how far past the central line, at most (host ticks) */
+};
+
+/* 0, or -1 with fewer than HVT_HELD_OUT_MIN exchanges (or no memory). */
+int hvt_vm_clock_held_out(const struct hvt_sync_rec *recs, size_t n, unsigned int k,
+			  struct hvt_held_out *r);
+
 #endif

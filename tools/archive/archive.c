@@ -159,6 +159,42 @@ static int parse_ftrace(struct hvt_archive *a, json_t *ftrace)
 	return parse_ftrace_cpus(a, cpus, a->ftrace_dir);
 }
 
+/*
+ * vms[@i].vcpu_threads, if present: its tids. A malformed one is a warning
+ * that leaves the VM without them (only the analysis needs them).
+ */
+static int parse_vcpu_threads(struct hvt_archive *a, struct hvt_vm_ref *v, size_t i,
+			      json_t *vm)
+{
+	json_t *tids = json_object_get(json_object_get(vm, "vcpu_threads"), "tids");
+	size_t n, k;
+
+	if (!json_object_get(vm, "vcpu_threads"))
+		return 0;
+	n = json_array_size(tids);
+	if (!json_is_array(tids) || n > HVT_MAX_VCPU_THREADS)
+		goto bad;
+	for (k = 0; k < n; k++) {
+		json_t *t = json_array_get(tids, k);
+
+		if (!json_is_integer(t) || json_integer_value(t) < 0 ||
+		    json_integer_value(t) > INT32_MAX)
+			goto bad;
+	}
+	v->vcpu_tids = calloc(n + 1, sizeof(*v->vcpu_tids));
+	if (!v->vcpu_tids)
+		return -1;
+	for (k = 0; k < n; k++)
+		v->vcpu_tids[k] = (int32_t)json_integer_value(json_array_get(tids, k));
+	v->nr_vcpu_tids = n;
+	return 0;
+bad:
+	hvt_warn("%s/hvtrace.json: vms[%zu].vcpu_threads.tids is not an array of at most %u "
+		 "thread ids; the VM's vCPU threads are unknown", a->root, i, HVT_MAX_VCPU_THREADS);
+	a->warnings++;
+	return 0;
+}
+
 static int parse_vms(struct hvt_archive *a, json_t *vms)
 {
 	size_t i, j;
@@ -200,6 +236,8 @@ static int parse_vms(struct hvt_archive *a, json_t *vms)
 		if (!v->dir)
 			return -1;
 		a->nr_vms++;
+		if (parse_vcpu_threads(a, v, i, json_array_get(vms, i)))
+			return -1;
 	}
 	return 0;
 }
@@ -324,8 +362,10 @@ void hvt_archive_close(struct hvt_archive *a)
 
 	for (i = 0; i < a->nr_cpus; i++)
 		free(a->cpus[i].path);
-	for (i = 0; i < a->nr_vms; i++)
+	for (i = 0; i < a->nr_vms; i++) {
 		free(a->vms[i].dir);
+		free(a->vms[i].vcpu_tids);
+	}
 	free(a->cpus);
 	free(a->vms);
 	free(a->pairs);

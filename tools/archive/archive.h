@@ -38,9 +38,13 @@ struct hvt_ftrace_cpu_info {
 	char *path;			/* ROOT/host/ftrace/cpuN.raw */
 };
 
+#define HVT_MAX_VCPU_THREADS	4096	/* vCPUs with a known host thread, per VM */
+
 struct hvt_vm_ref {
 	char name[HVT_VM_NAME_MAX + 1];
 	char *dir;			/* ROOT/vm/NAME */
+	int32_t *vcpu_tids;		/* vcpu_threads.tids: vCPU n's host thread, 0: unknown */
+	size_t nr_vcpu_tids;		/* 0: the manifest does not say */
 };
 
 struct hvt_archive {

@@ -48,6 +48,37 @@ static struct hvt_timeline_vm *windows_vm(struct hvt_timeline *tl, const char **
 	return found;
 }
 
+/* Host CPU file @s lost events after host TSC @was, until @until. */
+static void host_lost(struct hvt_check_events *ce, struct hvt_source *s, uint64_t was,
+		      uint64_t until)
+{
+	size_t i;
+
+	hvt_vcpu_windows_host_lost(&ce->windows, until);
+	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+		if (!ce->vms[i].threads_why)
+			hvt_vcpu_threads_lost(&ce->vms[i].threads, (uint32_t)s->host_cpu, was,
+					      until);
+}
+
+/* vcpu-threads[VM]: why VM @i cannot be judged, or NULL after setting it up. */
+static const char *threads_init(struct hvt_check_events *ce, size_t i)
+{
+	struct hvt_timeline *tl = ce->tl;
+	const struct hvt_vm_ref *ref = &tl->archive.vms[i];
+
+	if (!tl->vms[i].loaded || !tl->vms[i].al.aligned)
+		return "the VM's guest events cannot be aligned";
+	if (!ref->nr_vcpu_tids)
+		return "the manifest does not name the VM's vCPU threads (vcpu_threads)";
+	if (!tl->ftrace || tl->host_trace)
+		return "the host layer was not recorded";
+	if (hvt_vcpu_threads_init(&ce->vms[i].threads, ref->vcpu_tids, ref->nr_vcpu_tids,
+				  tl->archive.pairs[0].tsc))
+		return "out of memory";
+	return NULL;
+}
+
 int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl)
 {
 	size_t i;
@@ -62,6 +93,8 @@ int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl)
 	}
 	ce->windows_vm = windows_vm(tl, &ce->windows_why);
 	hvt_vcpu_windows_init(&ce->windows);
+	for (i = 0; i < tl->archive.nr_vms; i++)
+		ce->vms[i].threads_why = threads_init(ce, i);
 	/* Pages lost or damaged before a host CPU's first event. */
 	for (i = 0; i < tl->nr_sources; i++) {
 		struct hvt_source *s = &tl->sources[i];
@@ -70,13 +103,17 @@ int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl)
 			continue;
 		ce->host_losses[i] = hvt_source_lost(s) + hvt_source_warnings(s);
 		if (ce->host_losses[i])
-			hvt_vcpu_windows_host_lost(&ce->windows, s->host_tsc);
+			host_lost(ce, s, 0, s->host_tsc);
 	}
 	return 0;
 }
 
 void hvt_check_events_free(struct hvt_check_events *ce)
 {
+	size_t i;
+
+	for (i = 0; ce->vms && i < ce->tl->archive.nr_vms; i++)
+		hvt_vcpu_threads_free(&ce->vms[i].threads);
 	hvt_vcpu_windows_free(&ce->windows);
 	free(ce->vms);
 	free(ce->host_losses);
@@ -95,7 +132,24 @@ static void note_host_loss(struct hvt_check_events *ce, struct hvt_source *s, ui
 	if (now == ce->host_losses[i])
 		return;
 	ce->host_losses[i] = now;
-	hvt_vcpu_windows_host_lost(&ce->windows, s->host_tsc > was ? s->host_tsc : UINT64_MAX);
+	host_lost(ce, s, was, s->host_tsc > was ? s->host_tsc : UINT64_MAX);
+}
+
+/* A host sched_switch: every VM's vCPU threads. */
+static void host_switch(struct hvt_check_events *ce, struct hvt_source *s)
+{
+	uint64_t prev, next, state;
+	size_t i;
+
+	if (hvt_source_field_u64(s, "prev_pid", &prev) ||
+	    hvt_source_field_u64(s, "next_pid", &next) ||
+	    hvt_source_field_u64(s, "prev_state", &state) || s->host_cpu < 0)
+		return;
+	ce->sched_switch = true;
+	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+		if (!ce->vms[i].threads_why)
+			hvt_vcpu_threads_switch(&ce->vms[i].threads, (uint32_t)s->host_cpu,
+						s->host_tsc, (int32_t)prev, state, (int32_t)next);
 }
 
 static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
@@ -104,11 +158,18 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 	bool entry = !strcmp(name, "kvm_entry");
 	uint64_t vcpu;
 
+	if (!strcmp(name, "sched_switch")) {
+		host_switch(ce, s);
+		return;
+	}
 	if (!entry && strcmp(name, "kvm_exit"))
 		return;
 	if (hvt_source_field_u64(s, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
 		return;
-	hvt_vcpu_windows_host(&ce->windows, (uint32_t)vcpu, entry, s->host_tsc);
+	if (entry)
+		hvt_vcpu_windows_open(&ce->windows, (uint32_t)vcpu, s->host_tsc);
+	else
+		hvt_vcpu_windows_close(&ce->windows, (uint32_t)vcpu, s->host_tsc);
 }
 
 /* Its error bound in host ticks; -1 where there is none. */
@@ -138,9 +199,15 @@ static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 		return;
 	}
 	hvt_hist_add(&b->hist, bound);
+	cpu = hvt_source_cpu(s);
+	if (!b->threads_why) {
+		if (cpu == HVT_CTF_NO_CPU)
+			b->threads.windows.unjudged++;
+		else
+			hvt_vcpu_threads_guest(&b->threads, cpu, s->host_tsc, bound, s, s->events);
+	}
 	if (st != ce->windows_vm || ce->windows_why)
 		return;
-	cpu = hvt_source_cpu(s);
 	if (cpu == HVT_CTF_NO_CPU)
 		ce->windows.unjudged++;
 	else
@@ -161,5 +228,10 @@ void hvt_check_events_next(struct hvt_check_events *ce, struct hvt_source *s)
 
 void hvt_check_events_finish(struct hvt_check_events *ce)
 {
+	size_t i;
+
 	hvt_vcpu_windows_finish(&ce->windows);
+	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+		if (!ce->vms[i].threads_why)
+			hvt_vcpu_threads_finish(&ce->vms[i].threads, ce->prev_tsc);
 }

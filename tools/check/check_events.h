@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * check_events.h - what `hvtrace check` learns event by event during the
- * merge: each VM's distribution of per-event error bounds, and the vCPU
- * window check (vcpu_windows.h) of the archive's KVM VM.
+ * merge: each VM's distribution of per-event error bounds, the vCPU
+ * window check (vcpu_windows.h) of the archive's KVM VM, and each VM's
+ * vCPU thread check (vcpu_threads.h).
  *
  * A guest event's error bound is how far its true host instant may be from
  * the one merge gives it, in host ticks: the guaranteed interval's
@@ -17,11 +18,14 @@
 
 #include "tools/check/bound_hist.h"
 #include "tools/merge/timeline.h"
+#include "tools/check/vcpu_threads.h"
 #include "tools/check/vcpu_windows.h"
 
 struct hvt_event_bounds {
 	struct hvt_bound_hist hist;	/* the merged guest events with a bound */
 	uint64_t unbounded;		/* ... and those without one */
+	struct hvt_vcpu_threads threads;	/* vcpu-threads[VM] */
+	const char *threads_why;	/* it cannot be judged: why (NULL: it can) */
 };
 
 struct hvt_check_events {
@@ -33,6 +37,7 @@ struct hvt_check_events {
 	uint64_t *host_losses;		/* per source: lost events and warnings so far */
 	struct hvt_source *prev;	/* returned last, and its time then */
 	uint64_t prev_tsc;
+	bool sched_switch;		/* the host layer had one */
 };
 
 /* After hvt_timeline_open(), before the merge; -1 if out of memory. */

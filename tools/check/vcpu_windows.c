@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vcpu_windows.c - guest events against their vCPU's kvm_entry -> kvm_exit
- * windows (vcpu_windows.h).
+ * vcpu_windows.c - guest events against the windows where their vCPU could
+ * run (vcpu_windows.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@ struct waiting {
 
 struct hvt_vcpu_state {
 	enum vcpu_mode mode;
-	uint64_t exit;			/* the last kvm_exit, in mode VCPU_OUT */
+	uint64_t exit;			/* the last window's end, in mode VCPU_OUT */
 	struct waiting *wait;		/* guest events after it, in time order */
 	size_t nr_wait, cap;
 };
@@ -70,11 +70,12 @@ static void miss(struct hvt_vcpu_windows *w, uint32_t id, const struct waiting *
 			.tag_index = e->index };
 }
 
-/* vCPU @id enters guest mode at @entry: judge the events that waited for it. */
+/* vCPU @id's window opens at @entry: judge the events that waited for it. */
 static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_vcpu_state *v,
 		   uint64_t entry)
 {
-	bool blind = w->loss_end > v->exit;	/* an entry/exit pair may be lost */
+	/* A window may be lost, or come before the first one seen. */
+	bool blind = w->loss_end > v->exit || v->mode == VCPU_UNSEEN;
 	size_t i;
 
 	for (i = 0; i < v->nr_wait; i++) {
@@ -90,23 +91,31 @@ static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_vcpu_stat
 	v->nr_wait = 0;
 }
 
-void hvt_vcpu_windows_host(struct hvt_vcpu_windows *w, uint32_t id, bool entry, uint64_t host)
+void hvt_vcpu_windows_open(struct hvt_vcpu_windows *w, uint32_t id, uint64_t start)
+{
+	struct hvt_vcpu_state *v = vcpu(w, id);
+
+	if (!v || v->mode == VCPU_IN_GUEST)
+		return;
+	w->host_events++;
+	settle(w, id, v, start);
+	v->mode = VCPU_IN_GUEST;
+}
+
+void hvt_vcpu_windows_close(struct hvt_vcpu_windows *w, uint32_t id, uint64_t end)
 {
 	struct hvt_vcpu_state *v = vcpu(w, id);
 
 	if (!v)
 		return;
 	w->host_events++;
-	if (entry) {
-		settle(w, id, v, host);
-		v->mode = VCPU_IN_GUEST;
-		return;
+	/* Two ends in a row: the start between them was not recorded. */
+	if (v->mode != VCPU_IN_GUEST) {
+		w->unjudged += v->nr_wait;
+		v->nr_wait = 0;
 	}
-	/* Two exits in a row: the entry between them was not recorded. */
-	w->unjudged += v->nr_wait;
-	v->nr_wait = 0;
 	v->mode = VCPU_OUT;
-	v->exit = host;
+	v->exit = end;
 }
 
 void hvt_vcpu_windows_host_lost(struct hvt_vcpu_windows *w, uint64_t until)
@@ -121,11 +130,12 @@ void hvt_vcpu_windows_guest(struct hvt_vcpu_windows *w, uint32_t id, uint64_t ho
 	struct hvt_vcpu_state *v = vcpu(w, id);
 	struct waiting *grown;
 
-	if (!v || v->mode == VCPU_UNSEEN) {
+	if (!v || v->nr_wait >= HVT_VCPU_WINDOWS_MAX_WAIT) {
 		w->unjudged++;
 		return;
 	}
-	if (v->mode == VCPU_IN_GUEST || host <= v->exit || host - v->exit <= bound) {
+	if (v->mode == VCPU_IN_GUEST ||
+	    (v->mode == VCPU_OUT && (host <= v->exit || host - v->exit <= bound))) {
 		w->inside++;
 		return;
 	}

@@ -94,6 +94,11 @@ int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v)
 	return s->rd.ops->field_u64(s->rd.r, name, v);
 }
 
+int hvt_source_field_text(struct hvt_source *s, const char *name, char *buf, size_t len)
+{
+	return s->rd.ops->field_text(s->rd.r, name, buf, len);
+}
+
 bool hvt_source_merged(const struct hvt_source *s)
 {
 	return s->aligned && !s->unwanted && hvt_reader_opened(&s->rd);

@@ -119,6 +119,8 @@ void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool prin
 void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
 /* An integer field of the current event: 0, or -1 if it has none of that name. */
 int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v);
+/* A text field of the current event in @buf (cut to @len - 1): 0, or -1 if none. */
+int hvt_source_field_text(struct hvt_source *s, const char *name, char *buf, size_t len);
 unsigned long hvt_source_warnings(const struct hvt_source *s);
 /* 0 for a host source, else 1 + the index of its VM in the archive's list. */
 size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s);

@@ -184,6 +184,34 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 	}
 }
 
+int hvt_ctf_field_text(const struct hvt_ctf_event *ev, const char *name, char *buf, size_t len)
+{
+	struct field_walk w;
+
+	for (walk_start(&w, ev); walk_next(&w);) {
+		const struct hvt_reg_field *f = w.f;
+		size_t n;
+
+		if (strncmp(f->name, name, sizeof(f->name)) || strlen(name) >= sizeof(f->name))
+			continue;
+		if (f->kind == HVT_FIELD_STRING)
+			n = (size_t)w.n;
+		else if (f->kind == HVT_FIELD_ARRAY && (f->flags & HVT_FIELD_F_TEXT))
+			n = f->length;
+		else
+			return -1;
+		if (!len)
+			return -1;
+		n = strnlen((const char *)w.p, n);
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(buf, w.p, n);
+		buf[n] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
 int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t *v)
 {
 	struct field_walk w;

@@ -134,5 +134,11 @@ void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
  * the event has no integer field of that name.
  */
 int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t *v);
+/*
+ * The text field @name of @ev (a string, or a char array with the text
+ * flag), cut at its first NUL and to @len - 1 bytes, in @buf: 0, or -1 if
+ * the event has no text field of that name.
+ */
+int hvt_ctf_field_text(const struct hvt_ctf_event *ev, const char *name, char *buf, size_t len);
 
 #endif

@@ -41,6 +41,11 @@ static void ctf_json_fields(void *r, struct hvt_text *t)
 	hvt_ctf_json_fields(t, &((struct ctf_source *)r)->ev);
 }
 
+static int ctf_field_text(void *r, const char *name, char *buf, size_t len)
+{
+	return hvt_ctf_field_text(&((struct ctf_source *)r)->ev, name, buf, len);
+}
+
 static int ctf_field_u64(void *r, const char *name, uint64_t *v)
 {
 	return hvt_ctf_field_u64(&((struct ctf_source *)r)->ev, name, v);
@@ -100,6 +105,7 @@ static const struct hvt_reader_ops ctf_ops = {
 	.print_fields = ctf_print_fields,
 	.json_fields = ctf_json_fields,
 	.field_u64 = ctf_field_u64,
+	.field_text = ctf_field_text,
 	.event_class = ctf_event_class,
 	.payload_size = ctf_payload_size,
 	.payload = ctf_payload,

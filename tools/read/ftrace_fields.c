@@ -176,6 +176,28 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 	}
 }
 
+int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len)
+{
+	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	const struct tep_format_field *f = type ? tep_find_field(type, name) : NULL;
+	const unsigned char *p;
+	uint32_t size;
+
+	if (!f || !len || !(f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_ARRAY)))
+		return -1;
+	p = c->scratch + f->offset;
+	size = (uint32_t)f->size;
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && !(p = hvt_ftrace_dynamic_data(c, f, &size)))
+		return -1;
+	if (!(f->flags & TEP_FIELD_IS_STRING) && f->elementsize != 1)
+		return -1;
+	if (size > len - 1)
+		size = (uint32_t)(len - 1);
+	memcpy(buf, p, size);
+	buf[size] = '\0';
+	return 0;
+}
+
 void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);

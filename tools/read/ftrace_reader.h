@@ -67,6 +67,12 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 /* A numeric field of the event last returned: 0, or -1 if it has none of that name. */
 int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
 /*
+ * A text field (char array or string) of the event last returned, cut at
+ * its first NUL and to @len - 1 bytes, in @buf: 0, or -1 if it has no such
+ * field.
+ */
+int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len);
+/*
  * Writes " name=value" for each field of the event last returned (not the
  * common ones): numbers in decimal, pointers and numbers of widths other
  * than 1, 2, 4 or 8 bytes in hex, char arrays and strings as text

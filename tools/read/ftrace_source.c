@@ -43,6 +43,11 @@ static int ftrace_field_u64(void *r, const char *name, uint64_t *v)
 	return hvt_ftrace_field_u64(r, name, v);
 }
 
+static int ftrace_field_text(void *r, const char *name, char *buf, size_t len)
+{
+	return hvt_ftrace_field_text(r, name, buf, len);
+}
+
 /* Classes are the trace's event ids: one per format file. */
 static struct hvt_event_class ftrace_event_class(const void *r)
 {
@@ -85,6 +90,7 @@ static const struct hvt_reader_ops ftrace_ops = {
 	.print_fields = ftrace_print_fields,
 	.json_fields = ftrace_json_fields,
 	.field_u64 = ftrace_field_u64,
+	.field_text = ftrace_field_text,
 	.event_class = ftrace_event_class,
 	.payload_size = ftrace_payload_size,
 	.payload = ftrace_payload,

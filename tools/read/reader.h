@@ -64,6 +64,8 @@ struct hvt_reader_ops {
 	void (*json_fields)(void *r, struct hvt_text *t);	/* ,"name":value per field */
 	/* A numeric field of the current event: 0, or -1 if it has none of that name. */
 	int (*field_u64)(void *r, const char *name, uint64_t *v);
+	/* A text field, cut to @len - 1 bytes and NUL-terminated: 0, or -1 if none. */
+	int (*field_text)(void *r, const char *name, char *buf, size_t len);
 	/* CTF export: the event's class, its payload's size and bytes. */
 	struct hvt_event_class (*event_class)(const void *r);
 	size_t (*payload_size)(void *r);
