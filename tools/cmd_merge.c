@@ -220,27 +220,6 @@ bad_value:
 	return -1;
 }
 
-/* Every --vm must name a VM of the archive: a typo would otherwise merge nothing. */
-static int check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
-{
-	char names[256] = "";
-	size_t i, j, len = 0;
-
-	for (j = 0; j < a->nr_vms && len < sizeof(names); j++)
-		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
-					a->vms[j].name);
-	for (i = 0; i < sel->nr_vms; i++) {
-		for (j = 0; j < a->nr_vms && strcmp(sel->vms[i], a->vms[j].name); j++)
-			;
-		if (j == a->nr_vms) {
-			hvt_err("--vm %s: %s has no VM of that name (%s%s)", sel->vms[i], a->root,
-				a->nr_vms ? "its VMs: " : "it has no VM", names);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Where the events go: one of the two printers, a CTF trace, or nowhere. */
 struct merge_out {
 	FILE *file;			/* NULL: --format=ctf or null */
@@ -382,7 +361,7 @@ int hvt_cmd_merge(int argc, char **argv)
 		return 1;
 	}
 	ret = 1;
-	if (check_vms(&o.sel, &tl.archive)) {
+	if (hvt_select_check_vms(&o.sel, &tl.archive)) {
 		ret = 2;
 		goto out;
 	}

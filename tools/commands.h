@@ -10,6 +10,7 @@ int hvt_cmd_record(int argc, char **argv);	/* host/record.c */
 int hvt_cmd_agent(int argc, char **argv);	/* tools/agent/agent.c */
 int hvt_cmd_merge(int argc, char **argv);	/* tools/cmd_merge.c */
 int hvt_cmd_check(int argc, char **argv);	/* tools/cmd_check.c */
+int hvt_cmd_analyze(int argc, char **argv);	/* tools/cmd_analyze.c */
 int hvt_cmd_drift(int argc, char **argv);	/* tools/cmd_drift.c */
 int hvt_cmd_tsc(int argc, char **argv);		/* tools/cmd_tsc.c */
 

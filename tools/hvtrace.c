@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "agent", hvt_cmd_agent, "guest: stream kernel and user events to the host" },
 	{ "merge", hvt_cmd_merge, "merge an archive into one timeline" },
 	{ "check", hvt_cmd_check, "validate an archive's alignment" },
+	{ "analyze", hvt_cmd_analyze, "where each vCPU's and guest thread's time went" },
 	{ "drift", hvt_cmd_drift, "run the clock-drift test suite" },
 	{ "tsc", hvt_cmd_tsc, "show each KVM VM's exact guest TSC timeline per vCPU" },
 };

@@ -42,3 +42,5 @@ $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
 $(BUILD)/tests/test_cli: $(COMMON_LIB)
 $(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_host_runs: $(BUILD)/obj/tools/sched/host_runs.o
+$(BUILD)/tests/test_vm_analysis: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/analyze/*.c)) \
+	$(BUILD)/obj/tools/sched/host_runs.o

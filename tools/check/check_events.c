@@ -10,21 +10,6 @@
 
 #include "tools/check/check_events.h"
 
-/*
- * Host ticks a guest value may have been read before the host TSC that
- * KVM's exact transform @x gives it: hvt_tsc_to_host() rounds up to the
- * first host tick showing the value, and a guest TSC slower than the host's
- * shows each value for up to 2^frac / ratio host ticks.
- */
-static uint64_t exact_slack(const struct hvt_tsc_xform *x)
-{
-	unsigned __int128 one = (unsigned __int128)1 << x->frac;
-
-	if (x->ratio >= one)
-		return 0;
-	return (uint64_t)((one + x->ratio - 1) / x->ratio) - 1;
-}
-
 /* The host layer's kvm_entry/kvm_exit events belong to one VM only if the
  * archive has one KVM VM: they do not say which VM they are of. */
 static struct hvt_timeline_vm *windows_vm(struct hvt_timeline *tl, const char **why)
@@ -172,16 +157,6 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 		hvt_vcpu_windows_close(&ce->windows, (uint32_t)vcpu, s->host_tsc);
 }
 
-/* Its error bound in host ticks; -1 where there is none. */
-static int event_bound(struct hvt_timeline_vm *st, const struct hvt_source *s, uint64_t *bound)
-{
-	if (st->al.exact) {
-		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
-		return 0;
-	}
-	return hvt_vm_clock_half_width(&st->al.clock, s->host_tsc, bound);
-}
-
 static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 {
 	size_t vm = hvt_source_vm_number(ce->tl, s);
@@ -194,7 +169,7 @@ static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 		return;
 	st = &ce->tl->vms[vm - 1];
 	b = &ce->vms[vm - 1];
-	if (event_bound(st, s, &bound)) {
+	if (hvt_source_error_bound(st, s, &bound)) {
 		b->unbounded++;
 		return;
 	}

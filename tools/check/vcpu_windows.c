@@ -17,7 +17,7 @@ struct waiting {
 	uint64_t index;
 };
 
-struct hvt_vcpu_state {
+struct hvt_window_vcpu {
 	enum vcpu_mode mode;
 	uint64_t exit;			/* the last window's end, in mode VCPU_OUT */
 	struct waiting *wait;		/* guest events after it, in time order */
@@ -40,9 +40,9 @@ void hvt_vcpu_windows_free(struct hvt_vcpu_windows *w)
 }
 
 /* vCPU @id's state, the array grown to hold it; NULL beyond the limit or memory. */
-static struct hvt_vcpu_state *vcpu(struct hvt_vcpu_windows *w, uint32_t id)
+static struct hvt_window_vcpu *vcpu(struct hvt_vcpu_windows *w, uint32_t id)
 {
-	struct hvt_vcpu_state *v;
+	struct hvt_window_vcpu *v;
 	size_t n;
 
 	if (id < w->nr_vcpus)
@@ -71,7 +71,7 @@ static void miss(struct hvt_vcpu_windows *w, uint32_t id, const struct waiting *
 }
 
 /* vCPU @id's window opens at @entry: judge the events that waited for it. */
-static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_vcpu_state *v,
+static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_window_vcpu *v,
 		   uint64_t entry)
 {
 	/* A window may be lost, or come before the first one seen. */
@@ -93,7 +93,7 @@ static void settle(struct hvt_vcpu_windows *w, uint32_t id, struct hvt_vcpu_stat
 
 void hvt_vcpu_windows_open(struct hvt_vcpu_windows *w, uint32_t id, uint64_t start)
 {
-	struct hvt_vcpu_state *v = vcpu(w, id);
+	struct hvt_window_vcpu *v = vcpu(w, id);
 
 	if (!v || v->mode == VCPU_IN_GUEST)
 		return;
@@ -104,7 +104,7 @@ void hvt_vcpu_windows_open(struct hvt_vcpu_windows *w, uint32_t id, uint64_t sta
 
 void hvt_vcpu_windows_close(struct hvt_vcpu_windows *w, uint32_t id, uint64_t end)
 {
-	struct hvt_vcpu_state *v = vcpu(w, id);
+	struct hvt_window_vcpu *v = vcpu(w, id);
 
 	if (!v)
 		return;
@@ -127,7 +127,7 @@ void hvt_vcpu_windows_host_lost(struct hvt_vcpu_windows *w, uint64_t until)
 void hvt_vcpu_windows_guest(struct hvt_vcpu_windows *w, uint32_t id, uint64_t host,
 			    uint64_t bound, const void *tag, uint64_t index)
 {
-	struct hvt_vcpu_state *v = vcpu(w, id);
+	struct hvt_window_vcpu *v = vcpu(w, id);
 	struct waiting *grown;
 
 	if (!v || v->nr_wait >= HVT_VCPU_WINDOWS_MAX_WAIT) {

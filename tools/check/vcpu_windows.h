@@ -49,7 +49,7 @@ struct hvt_window_miss {
 };
 
 struct hvt_vcpu_windows {
-	struct hvt_vcpu_state *vcpus;	/* by id, grown as ids appear */
+	struct hvt_window_vcpu *vcpus;	/* by id, grown as ids appear */
 	size_t nr_vcpus;
 	uint64_t host_events;		/* window starts and ends seen */
 	uint64_t loss_end;		/* the latest @until of a loss, 0: none */

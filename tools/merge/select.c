@@ -281,3 +281,23 @@ void hvt_select_free(struct hvt_select *sel)
 	free(sel->cpus);
 	memset(sel, 0, sizeof(*sel));
 }
+
+int hvt_select_check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
+{
+	char names[256] = "";
+	size_t i, j, len = 0;
+
+	for (j = 0; j < a->nr_vms && len < sizeof(names); j++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
+					a->vms[j].name);
+	for (i = 0; i < sel->nr_vms; i++) {
+		for (j = 0; j < a->nr_vms && strcmp(sel->vms[i], a->vms[j].name); j++)
+			;
+		if (j == a->nr_vms) {
+			hvt_err("--vm %s: %s has no VM of that name (%s%s)", sel->vms[i], a->root,
+				a->nr_vms ? "its VMs: " : "it has no VM", names);
+			return -1;
+		}
+	}
+	return 0;
+}

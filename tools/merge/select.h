@@ -60,5 +60,7 @@ bool hvt_select_source(const struct hvt_source *s, void *sel);
 int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 		     const struct hvt_source *s);
 void hvt_select_free(struct hvt_select *sel);
+/* Every --vm names a VM of archive @a (a typo would select nothing): 0, or -1 after an error. */
+int hvt_select_check_vms(const struct hvt_select *sel, const struct hvt_archive *a);
 
 #endif

@@ -127,3 +127,28 @@ unsigned long hvt_source_warnings(const struct hvt_source *s)
 	hvt_reader_stats(&s->rd, &st);
 	return s->warnings + st.warnings;
 }
+
+/*
+ * Host ticks a guest value may have been read before the host TSC that
+ * KVM's exact transform @x gives it: hvt_tsc_to_host() rounds up to the
+ * first host tick showing the value, and a guest TSC slower than the host's
+ * shows each value for up to 2^frac / ratio host ticks.
+ */
+static uint64_t exact_slack(const struct hvt_tsc_xform *x)
+{
+	unsigned __int128 one = (unsigned __int128)1 << x->frac;
+
+	if (x->ratio >= one)
+		return 0;
+	return (uint64_t)((one + x->ratio - 1) / x->ratio) - 1;
+}
+
+int hvt_source_error_bound(struct hvt_timeline_vm *st, const struct hvt_source *s,
+			   uint64_t *bound)
+{
+	if (st->al.exact) {
+		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
+		return 0;
+	}
+	return hvt_vm_clock_half_width(&st->al.clock, s->host_tsc, bound);
+}

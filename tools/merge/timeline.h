@@ -132,6 +132,15 @@ bool hvt_source_merged(const struct hvt_source *s);
  * flight-recorder buffer overwrote too.
  */
 uint64_t hvt_source_lost(const struct hvt_source *s);
+/*
+ * The error bound of guest source @s's current event, of VM @st: how far
+ * its true host instant may be from s->host_tsc, in host ticks - the
+ * guaranteed interval's half-width for an estimated clock (align.h), the
+ * rounding of KVM's exact transform for an exactly aligned one (0 unless
+ * the guest TSC is slower than the host's). 0, or -1 where there is none.
+ */
+int hvt_source_error_bound(struct hvt_timeline_vm *st, const struct hvt_source *s,
+			   uint64_t *bound);
 /* Packets missing from a CTF stream (gaps in packet_seq_num), so far. */
 uint64_t hvt_source_missing_packets(const struct hvt_source *s);
 

@@ -1,0 +1,111 @@
+#!/bin/bash
+# hvtrace analyze against a host cause known in advance, TCG here (a KVM
+# host runs the same script): a guest thread computes in a loop on vCPU 0
+# (scripts/guest-init, hvtrace.spin=S) while QEMU's vCPU 0 thread is
+# pinned to host CPU 0 and vCPU 1's to host CPU 1.
+#   1. A hog pinned to host CPU 0 runs for 2 s in the middle of the spin.
+#      What it took from vCPU 0 is its own CPU time (/proc/PID/schedstat,
+#      ns): vCPU 0's thread cannot run while it does. The thread gives way
+#      to the hog either preempted or blocked (it then waits for QEMU's big
+#      lock, held by a thread the hog delays), so the analysis must find
+#      that much time with the hog's pid on vCPU 0, preempted by it or
+#      blocked with it on the CPU next, and most of it for the spinning
+#      guest thread; a task the hog hands the CPU to is counted as its
+#      own: 10% either way.
+#   2. No hog: the spinning thread loses less than 10% of its time to
+#      preemption, and nothing to a task named like the hog.
+# usage: analyze_hog.sh BUILD
+set -uo pipefail
+build=${1:?usage: analyze_hog.sh BUILD}
+hvtrace=$build/hvtrace
+spin=${ANALYZE_SPIN_SECONDS:-6}
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/hvtrace-e2e-analyze-XXXXXX)
+trap 'stop_all; rm -rf "$work"' EXIT
+
+# vcpu_tid QEMU_PID N: the host thread of vCPU N (debug-threads=on names it)
+vcpu_tid() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "CPU $2/TCG" ] && { basename "$t"; return 0; }
+	done
+	return 1
+}
+
+# run NAME HOG(0|1): one recording into $work/NAME; spin_tid, hog_pid, hog_ns set
+run() {
+	local name=$1 with_hog=$2 dir=$work/$1 t0 t1 status
+	mkdir -p "$dir"
+	hog_pid="" hog_ns=0 spin_tid=""
+	start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \
+		-accel tcg,thread=multi -cpu max -name "hv$name,debug-threads=on" \
+		-kernel "$build/guest/vmlinuz" -initrd "$build/guest/initrd.gz" \
+		-serial "file:$dir/console.log" \
+		-append "console=ttyS0 quiet panic=-1 hvtrace.spin=$spin" \
+		-device virtio-serial-pci \
+		-chardev "socket,id=hvt0,path=$dir/guest.sock,server=on,wait=off" \
+		-device virtserialport,chardev=hvt0,name=org.hvtrace.0 2> "$dir/qemu.err"
+	check "$name: QEMU opens the guest's channel" wait_for 20 test -S "$dir/guest.sock"
+	t0=$(vcpu_tid "$qemu" 0) && t1=$(vcpu_tid "$qemu" 1)
+	check "$name: QEMU names its vCPU threads ($t0, $t1)" test -n "$t0" -a -n "$t1"
+	taskset -p -c 0 "$t0" > /dev/null && taskset -p -c 1 "$t1" > /dev/null
+	check "$name: vCPU threads pinned to host CPUs 0 and 1" test $? -eq 0
+	start_bg rec "$hvtrace" record --channel "unix:$dir/guest.sock" --qemu-pid "$qemu" \
+		--vm guest -o "$dir/arc" --guest-timeout 120 > "$dir/rec.out" 2> "$dir/rec.err"
+	check "$name: the guest starts spinning" \
+		wait_for 120 grep -q "spin: pid" "$dir/console.log"
+	spin_tid=$(sed -n 's/.*spin: pid \([0-9]*\) on vCPU 0.*/\1/p' "$dir/console.log" | head -n 1)
+	if [ "$with_hog" = 1 ]; then
+		sleep 1.5
+		start_bg hog taskset -c 0 sh -c 'while :; do :; done'
+		hog_pid=$hog
+		sleep 2
+		read -r hog_ns _ < "/proc/$hog_pid/schedstat"
+		stop_pid "$hog_pid" KILL 5
+		reap "$hog_pid" 5
+	fi
+	reap "$rec" 300
+	status=$?
+	check "$name: the recording completes ($status)" test "$status" -eq 0
+	reap "$qemu" 30
+	check "$name: the guest powered off by itself ($?)" test $? -eq 0
+	"$hvtrace" analyze --format tsv "$dir/arc" > "$dir/analysis.tsv" 2> "$dir/analyze.err"
+	check "$name: hvtrace analyze runs ($?)" test $? -eq 0
+	"$hvtrace" analyze "$dir/arc" > "$dir/analysis.txt" 2>&1
+}
+
+# tsv KIND ID STATE [CAUSE_ID]: the ns of that row, 0 if none
+tsv() {
+	awk -F'\t' -v k="$1" -v id="$2" -v s="$3" -v c="${4:--1}" \
+		'$2 == k && $3 == id && $5 == s && $6 == c { n += $8 } END { printf "%.0f\n", n }' \
+		"$dir/analysis.tsv"
+}
+
+run hog 1
+dir=$work/hog
+vcpu=$(( $(tsv vcpu 0 preempted-by "$hog_pid") + $(tsv vcpu 0 blocked-then-ran "$hog_pid") ))
+thread=$(( $(tsv thread "$spin_tid" preempted-by "$hog_pid") +
+	   $(tsv thread "$spin_tid" blocked-then-ran "$hog_pid") ))
+echo "hog: ran ${hog_ns} ns; vCPU 0 lost to it ${vcpu} ns, guest thread $spin_tid ${thread} ns"
+check "hog: it ran (${hog_ns} ns)" test "$hog_ns" -gt 100000000
+check "hog: vCPU 0's time lost to the hog ($vcpu ns) is its CPU time +/-10%" \
+	test "$vcpu" -ge $((hog_ns * 9 / 10)) -a "$vcpu" -le $((hog_ns * 11 / 10))
+check "hog: the spinning thread lost at least 80% of it ($thread ns)" \
+	test "$thread" -ge $((hog_ns * 8 / 10)) -a "$thread" -le "$vcpu"
+check "hog: the text report names the hog" grep -q "\[$hog_pid\]" "$dir/analysis.txt"
+
+run quiet 0
+dir=$work/quiet
+guest=$(tsv thread "$spin_tid" guest)
+lost=$(tsv thread "$spin_tid" preempted)
+echo "quiet: guest thread $spin_tid ran ${guest} ns, preempted ${lost} ns"
+check "quiet: the spinning thread ran ($guest ns)" test "$guest" -gt 1000000000
+check "quiet: it lost under 10% to preemption ($lost ns)" test "$lost" -lt $((guest / 10))
+
+if [ "$e2e_failed" -gt 0 ]; then
+	for f in hog/analysis.txt hog/rec.err hog/console.log quiet/analysis.txt quiet/rec.err; do
+		[ -s "$work/$f" ] && { echo "== $f (end)"; tail -n 25 "$work/$f"; }
+	done
+fi
+summary "analyze with a host hog"

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * analysis_report.c - text and TSV of a VM's analysis (analysis_report.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/analyze/analysis_report.h"
+
+static double ms(const struct hvt_analysis_view *v, uint64_t ticks)
+{
+	return (double)ticks * v->ns_per_tick / 1e6;
+}
+
+uint64_t hvt_account_lost(const struct hvt_account *acc)
+{
+	return acc->ticks[HVT_VCPU_PREEMPTED] + acc->ticks[HVT_VCPU_BLOCKED] +
+	       acc->ticks[HVT_VCPU_HYPERVISOR];
+}
+
+static uint64_t lost_slack(const struct hvt_account *acc)
+{
+	return acc->slack[HVT_VCPU_PREEMPTED] + acc->slack[HVT_VCPU_BLOCKED] +
+	       acc->slack[HVT_VCPU_HYPERVISOR];
+}
+
+/* "name[tid] 1.234 ms, ..." of the first v->top causes. */
+static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analysis_view *v,
+			bool exits)
+{
+	size_t i;
+
+	hvt_causes_sort(c);
+	for (i = 0; i < c->n && i < v->top; i++) {
+		const struct hvt_cause *x = &c->v[i];
+
+		if (exits)
+			fprintf(out, "%sexit reason %d %.3f ms", i ? ", " : "", x->tid,
+				ms(v, x->ticks));
+		else
+			fprintf(out, "%s%s[%d] %.3f ms +/-%.3f", i ? ", " : "",
+				x->comm[0] ? x->comm : "?", x->tid, ms(v, x->ticks),
+				ms(v, x->slack));
+	}
+	if (c->n > v->top || c->others) {
+		uint64_t rest = c->others;
+
+		for (; i < c->n; i++)
+			rest += c->v[i].ticks;
+		fprintf(out, ", others %.3f ms", ms(v, rest));
+	}
+	fputc('\n', out);
+}
+
+static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
+{
+	size_t i;
+	int s;
+
+	fprintf(out, "  vCPU  thread   ");
+	for (s = 0; s < HVT_NR_VCPU_STATES; s++)
+		fprintf(out, " %12s", hvt_vcpu_state_name(s));
+	fprintf(out, "  (ms)\n");
+	for (i = 0; i < a->runs.nr; i++) {
+		struct hvt_account *acc = hvt_vm_analysis_vcpu(a, i);
+
+		if (a->runs.tids[i] <= 0) {
+			fprintf(out, "  %-5zu ?         its host thread is not known\n", i);
+			continue;
+		}
+		fprintf(out, "  %-5zu %-8d ", i, a->runs.tids[i]);
+		for (s = 0; s < HVT_NR_VCPU_STATES; s++)
+			fprintf(out, " %12.3f", ms(v, acc->ticks[s]));
+		fputc('\n', out);
+		if (acc->guessed)
+			fprintf(out, "        of guest and guest-idle, %.3f ms in runs whose start "
+				"the host did not record (counted from the CPU's previous switch)\n",
+				ms(v, acc->guessed));
+	}
+	for (i = 0; i < a->runs.nr; i++) {
+		struct hvt_account *acc = hvt_vm_analysis_vcpu(a, i);
+
+		if (acc->preempted_by.n) {
+			fprintf(out, "  vCPU %zu preempted by: ", i);
+			causes_text(out, &acc->preempted_by, v, false);
+		}
+		if (acc->blocked_then.n) {
+			fprintf(out, "  vCPU %zu blocked, its host CPU then ran: ", i);
+			causes_text(out, &acc->blocked_then, v, false);
+		}
+		if (acc->exits.n) {
+			fprintf(out, "  vCPU %zu in the hypervisor: ", i);
+			causes_text(out, &acc->exits, v, true);
+		}
+	}
+}
+
+static bool wanted(const struct hvt_analysis_view *v, int32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_tids; i++)
+		if (v->tids[i] == tid)
+			return true;
+	return !v->tids;
+}
+
+static int by_lost(const void *x, const void *y)
+{
+	const struct hvt_guest_thread *a = *(const struct hvt_guest_thread *const *)x;
+	const struct hvt_guest_thread *b = *(const struct hvt_guest_thread *const *)y;
+	uint64_t la = hvt_account_lost(&a->acc), lb = hvt_account_lost(&b->acc);
+
+	if (la != lb)
+		return la < lb ? 1 : -1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* The threads to show, most time lost first; their count in *@n. NULL if none. */
+static struct hvt_guest_thread **shown_threads(struct hvt_vm_analysis *a,
+					       const struct hvt_analysis_view *v, size_t *n)
+{
+	struct hvt_guest_thread **list = calloc(a->nr_threads + 1, sizeof(*list));
+	size_t i;
+
+	*n = 0;
+	if (!list)
+		return NULL;
+	for (i = 0; i < a->cap_threads; i++)
+		if (a->threads[i].tid && wanted(v, a->threads[i].tid))
+			list[(*n)++] = &a->threads[i];
+	qsort(list, *n, sizeof(*list), by_lost);
+	if (!v->tids && *n > v->top)
+		*n = v->top;
+	return list;
+}
+
+static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
+{
+	size_t i, n;
+	struct hvt_guest_thread **list = shown_threads(a, v, &n);
+
+	if (!list) {
+		fprintf(out, "  (out of memory)\n");
+		return;
+	}
+	fprintf(out, "  Guest threads%s (ms; +/- the bound of the total):\n", v->tids ? "" :
+		", most time lost to the host first");
+	fprintf(out, "  %-8s %-16s %12s %18s %12s %12s %12s %18s %10s\n", "tid", "comm", "guest",
+		"lost to the host", "preempted", "blocked", "hypervisor", "runnable in guest",
+		"too short");
+	for (i = 0; i < n; i++) {
+		struct hvt_account *acc = &list[i]->acc;
+
+		fprintf(out, "  %-8d %-16s %12.3f %11.3f +/-%-4.3f %12.3f %12.3f %12.3f %11.3f "
+			"+/-%-4.3f %10.3f\n", list[i]->tid, list[i]->comm[0] ? list[i]->comm : "?",
+			ms(v, acc->ticks[HVT_VCPU_GUEST]), ms(v, hvt_account_lost(acc)),
+			ms(v, lost_slack(acc)), ms(v, acc->ticks[HVT_VCPU_PREEMPTED]),
+			ms(v, acc->ticks[HVT_VCPU_BLOCKED]), ms(v, acc->ticks[HVT_VCPU_HYPERVISOR]),
+			ms(v, acc->runnable), ms(v, acc->runnable_slack), ms(v, acc->short_ticks));
+		if (acc->preempted_by.n) {
+			fprintf(out, "           preempted by: ");
+			causes_text(out, &acc->preempted_by, v, false);
+		}
+		if (acc->blocked_then.n) {
+			fprintf(out, "           blocked, its host CPU then ran: ");
+			causes_text(out, &acc->blocked_then, v, false);
+		}
+	}
+	if (!n)
+		fprintf(out, "  (none: no guest sched_switch of %s)\n",
+			v->tids ? "these threads" : "this VM");
+	free(list);
+}
+
+void hvt_analysis_text(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
+{
+	const struct hvt_host_runs *r = &a->runs;
+
+	fprintf(out, "VM %s: %zu vCPU%s, %s\n", a->name, r->nr, r->nr == 1 ? "" : "s",
+		a->hypervisor_seen ? "in the hypervisor from kvm_exit to kvm_entry" :
+		v->tcg ? "TCG: the hypervisor state is not seen (it is part of guest)" :
+		"no kvm_exit/kvm_entry recorded: the hypervisor state is part of guest");
+	if (r->missing_in || r->missing_out)
+		fprintf(out, "  host scheduling data incomplete: %" PRIu64 " of %" PRIu64
+			" switch-outs of vCPU threads had no switch-in recorded, %" PRIu64
+			" switch-outs were not recorded; such runs start at their CPU's previous "
+			"switch\n", r->missing_in, r->switches, r->missing_out);
+	if (a->failed || r->failed)
+		fprintf(out, "  out of memory: some time is not counted\n");
+	vcpu_table(out, a, v);
+	thread_table(out, a, v);
+}
+
+void hvt_analysis_tsv_header(FILE *out)
+{
+	fputs("vm\tkind\tid\tname\tstate\tcause_id\tcause\tns\tslack_ns\tpieces\n", out);
+}
+
+static void row(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
+		const char *name, const char *state, long long cause_id, const char *cause,
+		const struct hvt_analysis_view *v, uint64_t ticks, uint64_t slack, uint64_t pieces)
+{
+	fprintf(out, "%s\t%s\t%lld\t%s\t%s\t%lld\t%s\t%.0f\t%.0f\t%" PRIu64 "\n", a->name, kind, id,
+		name, state, cause_id, cause, (double)ticks * v->ns_per_tick,
+		(double)slack * v->ns_per_tick, pieces);
+}
+
+static void account_rows(FILE *out, const struct hvt_vm_analysis *a, const char *kind,
+			 long long id, const char *name, struct hvt_account *acc,
+			 const struct hvt_analysis_view *v)
+{
+	size_t i;
+	int s;
+
+	for (s = 0; s < HVT_NR_VCPU_STATES; s++)
+		if (acc->pieces[s])
+			row(out, a, kind, id, name, hvt_vcpu_state_name(s), -1, "", v, acc->ticks[s],
+			    acc->slack[s], acc->pieces[s]);
+	hvt_causes_sort(&acc->preempted_by);
+	for (i = 0; i < acc->preempted_by.n; i++)
+		row(out, a, kind, id, name, "preempted-by", acc->preempted_by.v[i].tid,
+		    acc->preempted_by.v[i].comm, v, acc->preempted_by.v[i].ticks,
+		    acc->preempted_by.v[i].slack, 0);
+	hvt_causes_sort(&acc->blocked_then);
+	for (i = 0; i < acc->blocked_then.n; i++)
+		row(out, a, kind, id, name, "blocked-then-ran", acc->blocked_then.v[i].tid,
+		    acc->blocked_then.v[i].comm, v, acc->blocked_then.v[i].ticks,
+		    acc->blocked_then.v[i].slack, 0);
+	for (i = 0; i < acc->exits.n; i++)
+		row(out, a, kind, id, name, "exit-reason", acc->exits.v[i].tid, "", v,
+		    acc->exits.v[i].ticks, acc->exits.v[i].slack, 0);
+	if (acc->runnable_pieces)
+		row(out, a, kind, id, name, "runnable", -1, "", v, acc->runnable,
+		    acc->runnable_slack, acc->runnable_pieces);
+	if (acc->short_pieces)
+		row(out, a, kind, id, name, "too-short", -1, "", v, acc->short_ticks, 0,
+		    acc->short_pieces);
+	if (acc->guessed)
+		row(out, a, kind, id, name, "start-not-recorded", -1, "", v, acc->guessed, 0, 0);
+}
+
+void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
+{
+	struct hvt_guest_thread **list;
+	size_t i, n;
+
+	for (i = 0; i < a->runs.nr; i++)
+		if (a->runs.tids[i] > 0)
+			account_rows(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu(a, i), v);
+	list = shown_threads(a, v, &n);
+	if (!v->tids)		/* every thread in TSV */
+		for (n = 0, i = 0; list && i < a->cap_threads; i++)
+			if (a->threads[i].tid)
+				list[n++] = &a->threads[i];
+	for (i = 0; list && i < n; i++)
+		account_rows(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->acc, v);
+	free(list);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * analysis_report.h - `hvtrace analyze`'s output: a text summary per VM
+ * (vCPU states, the host tasks that preempted them, the guest threads that
+ * lost most time to the host) or one TSV row per account, state and cause.
+ */
+#ifndef HVT_TOOLS_ANALYZE_ANALYSIS_REPORT_H
+#define HVT_TOOLS_ANALYZE_ANALYSIS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/analyze/vm_analysis.h"
+
+struct hvt_analysis_view {
+	double ns_per_tick;		/* the host clock's, over the trace */
+	bool tcg;			/* the hypervisor state is not seen */
+	unsigned int top;		/* causes and threads shown */
+	const int32_t *tids;		/* guest threads to show; NULL: the top ones */
+	size_t nr_tids;
+};
+
+/* The text summary of VM analysis @a on @out. */
+void hvt_analysis_text(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v);
+/* The TSV header line, once. */
+void hvt_analysis_tsv_header(FILE *out);
+/* @a's rows. */
+void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v);
+/* Ticks a guest thread lost to the host: its vCPU preempted, blocked or in the hypervisor. */
+uint64_t hvt_account_lost(const struct hvt_account *acc);
+
+#endif
