@@ -70,7 +70,7 @@ static void usage(FILE *out)
 		"                     slack_ns pieces\n"
 		"  -h, --help         this help\n"
 		"Exit status: 0 done, 1 the archive cannot be read or no VM can be analysed,\n"
-		"2 usage error.\n");
+		"2 usage error (a --vm naming no VM of the archive included).\n");
 }
 
 static int parse_args(int argc, char **argv, struct analyze_opts *o)
@@ -341,7 +341,7 @@ static int report(struct analyze_run *r, const struct analyze_opts *o)
 
 int hvt_cmd_analyze(int argc, char **argv)
 {
-	struct analyze_opts o = { .top = 5 };
+	struct analyze_opts o = { .sel.cmd = "analyze", .top = 5 };
 	struct analyze_run r = { 0 };
 	struct hvt_timeline tl;
 	size_t i;
@@ -359,7 +359,7 @@ int hvt_cmd_analyze(int argc, char **argv)
 	if (hvt_select_check_vms(&o.sel, &tl.archive)) {
 		hvt_timeline_close(&tl);
 		hvt_select_free(&o.sel);
-		return 1;
+		return 2;	/* as merge: a --vm that names no VM is a usage error */
 	}
 	r.vms = calloc(tl.archive.nr_vms + 1, sizeof(*r.vms));
 	r.why = calloc(tl.archive.nr_vms + 1, sizeof(*r.why));

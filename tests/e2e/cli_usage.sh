@@ -33,8 +33,19 @@ usage_error merge "$hvtrace" merge
 usage_error merge "$hvtrace" merge --no-such-option A
 usage_error merge "$hvtrace" merge -q A
 usage_error merge "$hvtrace" merge A B
+usage_error merge "$hvtrace" merge --from 2 --to 1 A
+usage_error merge "$hvtrace" merge --layer guest A
 usage_error check "$hvtrace" check
 usage_error check "$hvtrace" check --no-such-option A
+usage_error analyze "$hvtrace" analyze
+usage_error analyze "$hvtrace" analyze --no-such-option A
+usage_error analyze "$hvtrace" analyze A B
+usage_error analyze "$hvtrace" analyze --format json A
+usage_error analyze "$hvtrace" analyze --tid 0 A
+usage_error analyze "$hvtrace" analyze --tid 12x A
+usage_error analyze "$hvtrace" analyze --top 0 A
+usage_error analyze "$hvtrace" analyze --from 2 --to 1 A
+usage_error analyze "$hvtrace" analyze --from yesterday A
 usage_error tsc "$hvtrace" tsc
 usage_error tsc "$hvtrace" tsc --no-such-option A
 usage_error tsc "$hvtrace" tsc --format xml A
@@ -125,6 +136,10 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "SKIP a dead collector's tracefs instance: needs root (tracefs)"
 fi
+out=$("$hvtrace" analyze --help)
+check "analyze --help exits 0 on stdout" test $? -eq 0 -a -n "$out"
+"$hvtrace" analyze "$arch" > /dev/null 2> "$work/analyze.err"
+check "analyze on no archive: exit 1 ($?)" test $? -eq 1
 out=$("$hvtrace" drift --seed 0x10 --list)
 check "drift --seed takes a hexadecimal number" test $? -eq 0 -a -n "$out"
 summary "command line"

@@ -441,7 +441,7 @@ static void test_select_errors(void **state)
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--to", "1", "--from", "2"), 2);
-	assert_non_null(strstr(err, "--to 1 is before --from 2\n"));
+	assert_non_null(strstr(err, "--to 1 is before --from 2; see 'hvtrace merge --help'\n"));
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--time=host-tsc", "--from", "1.5"), 2);

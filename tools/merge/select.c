@@ -4,9 +4,11 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/merge/select.h"
 
@@ -24,6 +26,22 @@ static int add_name(char ***list, size_t *n, const char *name)
 	return 0;
 }
 
+/* A value the command line cannot take: one line, pointing to the command's --help. */
+static int bad_value(const struct hvt_select *sel, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad_value(const struct hvt_select *sel, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hvt_usage_error(sel->cmd ? sel->cmd : "merge", "%s", msg);
+	return -1;
+}
+
 static int add_layer(struct hvt_select *sel, const char *name)
 {
 	unsigned int l;
@@ -34,8 +52,7 @@ static int add_layer(struct hvt_select *sel, const char *name)
 			return 0;
 		}
 	}
-	hvt_err("--layer: unknown layer '%s' (host, kernel or user)", name);
-	return -1;
+	return bad_value(sel, "--layer: unknown layer '%s' (host, kernel or user)", name);
 }
 
 static int parse_u32(const char *text, uint32_t *v)
@@ -63,9 +80,8 @@ static int add_cpus(struct hvt_select *sel, char *item)
 		*dash = '\0';
 	if (parse_u32(item, &lo) || (dash ? parse_u32(dash + 1, &hi) : (hi = lo, 0)) ||
 	    hi < lo || hi - lo >= 4096u) {
-		hvt_err("--cpu: '%s%s%s' is not a CPU number or range (like 3 or 0-7)", item,
-			dash ? "-" : "", dash ? dash + 1 : "");
-		return -1;
+		return bad_value(sel, "--cpu: '%s%s%s' is not a CPU number or range (like 3 or 0-7)",
+				 item, dash ? "-" : "", dash ? dash + 1 : "");
 	}
 	cpus = realloc(sel->cpus, (sel->nr_cpus + (hi - lo) + 1) * sizeof(*cpus));
 	if (!cpus)
@@ -79,8 +95,7 @@ static int add_cpus(struct hvt_select *sel, char *item)
 static int add_item(struct hvt_select *sel, const char *opt, char *item)
 {
 	if (!*item) {
-		hvt_err("--%s: empty name in the list", opt);
-		return -1;
+		return bad_value(sel, "--%s: empty name in the list", opt);
 	}
 	if (!strcmp(opt, "layer"))
 		return add_layer(sel, item);
@@ -150,8 +165,8 @@ static int parse_seconds(const char *text, int64_t *ns)
 	return 0;
 }
 
-static int parse_time(const char *opt, const char *text, enum hvt_time_mode mode,
-		      int64_t *ns, uint64_t *tsc)
+static int parse_time(const struct hvt_select *sel, const char *opt, const char *text,
+		      enum hvt_time_mode mode, int64_t *ns, uint64_t *tsc)
 {
 	unsigned long long v;
 	char *end;
@@ -163,29 +178,27 @@ static int parse_time(const char *opt, const char *text, enum hvt_time_mode mode
 			*tsc = v;
 			return 0;
 		}
-		hvt_err("--%s: '%s' is not a host TSC value (with --time=host-tsc, times are "
-			"TSC ticks)", opt, text);
-		return -1;
+		return bad_value(sel, "--%s: '%s' is not a host TSC value (with --time=host-tsc, "
+				 "times are TSC ticks)", opt, text);
 	}
 	if (!parse_seconds(text, ns))
 		return 0;
-	hvt_err("--%s: '%s' is not a time in seconds (like 1.5 or 0.000123456; %s)", opt, text,
-		mode == HVT_TIME_REALTIME ? "with --time=realtime, seconds since the epoch" :
-		"seconds since the trace started, as merge prints them");
-	return -1;
+	return bad_value(sel, "--%s: '%s' is not a time in seconds (like 1.5 or 0.000123456; %s)",
+			 opt, text, mode == HVT_TIME_REALTIME ?
+			 "with --time=realtime, seconds since the epoch" :
+			 "seconds since the trace started, as merge prints them");
 }
 
 int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 {
 	sel->mode = mode;
-	if ((sel->from_text && parse_time("from", sel->from_text, mode, &sel->from_ns,
+	if ((sel->from_text && parse_time(sel, "from", sel->from_text, mode, &sel->from_ns,
 					 &sel->from_tsc)) ||
-	    (sel->to_text && parse_time("to", sel->to_text, mode, &sel->to_ns, &sel->to_tsc)))
+	    (sel->to_text && parse_time(sel, "to", sel->to_text, mode, &sel->to_ns, &sel->to_tsc)))
 		return -1;
 	if (sel->from_text && sel->to_text &&
 	    (mode == HVT_TIME_HOST_TSC ? sel->to_tsc < sel->from_tsc : sel->to_ns < sel->from_ns)) {
-		hvt_err("--to %s is before --from %s", sel->to_text, sel->from_text);
-		return -1;
+		return bad_value(sel, "--to %s is before --from %s", sel->to_text, sel->from_text);
 	}
 	return 0;
 }

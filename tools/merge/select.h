@@ -25,6 +25,7 @@
 #define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */
 
 struct hvt_select {
+	const char *cmd;		/* for usage errors: "merge" (NULL), "analyze" */
 	unsigned int layers;		/* 1 << enum hvt_layer; 0: every layer */
 	char **vms;			/* guest events of these VMs only */
 	size_t nr_vms;
