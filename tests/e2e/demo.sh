@@ -75,8 +75,15 @@ order=$(awk -v ticks=$((hz / 1000000000 + 2)) -f "$(dirname "$0")/same_order.awk
 	"$work/ours.keys" "$work/bt.keys")
 check "CTF: babeltrace2's order is hvtrace's ($order)" test $? -eq 0
 
+check "the demo ends with the analysis of its guest" grep -q "^  VM demo: 2 vCPUs" "$work/demo.out"
+"$hvtrace" analyze --format tsv "$archive" > "$work/analysis.tsv" 2> "$work/analyze.err"
+check "analyze: vCPU 0 and the demo's threads have rows" \
+	awk -F'\t' '$2 == "vcpu" && $3 == 0 { v = 1 } $2 == "thread" && $4 == "hvdemo" { t = 1 }
+		END { exit !(v && t) }' "$work/analysis.tsv"
 "$hvtrace" check "$archive" > "$work/check.out" 2>&1
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0
+check "check: every guest event inside its vCPU thread's host runs" \
+	grep -q "^PASS vcpu-threads\[demo\]" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 
 bt_user=0
