@@ -55,6 +55,9 @@ for layer in host kernel user; do
 		"$work/timeline.json")
 	check "JSON: $layer has the text's $n events ($j)" test "$j" = "$n"
 done
+n=$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "vcpu" and .dur >= 0)] | length' \
+	"$work/timeline.json")
+check "JSON: the vCPUs' host states are tracks ($n states)" test "$n" -gt 0
 check "JSON: the VM is a process named 'vm demo'" test "$(jq -r \
 	'.traceEvents[] | select(.name == "process_name" and .pid == 2) | .args.name' \
 	"$work/timeline.json")" = "vm demo"

@@ -555,6 +555,48 @@ static void test_json(void **state)
 	free(text);
 }
 
+/*
+ * With the manifest's vcpu_threads, each VM has a track per vCPU with its
+ * host thread's states: QEMU thread 4321 (vCPU 1 here) sleeps from
+ * 1.234567 ms to 1.3 ms, with the idle task next, then runs to 200 ms.
+ * Before its first sched_switch its state is unknown: not drawn.
+ */
+static void test_json_vcpu_tracks(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	const json_int_t track = (1 << 30) + (1 << 21) + 1;
+	json_t *doc, *events, *e, *x[4];
+	size_t i, n = 0;
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=json"), 0);
+	doc = json_of(text);
+	events = json_object_get(doc, "traceEvents");
+	json_array_foreach(events, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "ph")), "X")) {
+			assert_true(n < 4);
+			x[n++] = e;
+		}
+	assert_int_equal(n, 2);
+	assert_string_equal(json_string_value(json_object_get(x[0], "name")), "blocked");
+	assert_int_equal(llround(json_number_value(json_object_get(x[0], "ts")) * 1000), 1234567);
+	assert_int_equal(llround(json_number_value(json_object_get(x[0], "dur")) * 1000), 65433);
+	assert_int_equal(json_integer_value(json_object_get(x[0], "pid")), 2);
+	assert_int_equal(json_integer_value(json_object_get(x[0], "tid")), track);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(x[0], "args"),
+							      "then_ran")), "swapper/1");
+	assert_string_equal(json_string_value(json_object_get(x[1], "name")), "running");
+	assert_int_equal(llround(json_number_value(json_object_get(x[1], "ts")) * 1000), 1300000);
+	assert_int_equal(llround(json_number_value(json_object_get(x[1], "dur")) * 1000),
+			 198700000);
+	assert_string_equal(meta_name(events, "thread_name", 2, track), "vCPU 1 on the host");
+	assert_null(meta_name(events, "thread_name", 2, track - 1));	/* vCPU 0: unknown thread */
+	json_decref(doc);
+	free(text);
+}
+
 /* What a guest wrote, however broken, becomes a JSON string of the same characters. */
 static void test_json_strings(void **state)
 {
@@ -922,6 +964,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_vcpu_tracks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ctf, setup, teardown),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_integers),

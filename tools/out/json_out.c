@@ -61,6 +61,10 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out
 	process_meta(&p->text, HOST_PID, "host", NULL);
 	for (j = 0; j < tl->archive.nr_vms; j++)
 		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, tl->archive.vms[j].name);
+	if (hvt_json_vcpus_init(&p->vcpus, tl, &p->text, HOST_PID + 1)) {
+		hvt_json_free(p);
+		return -1;
+	}
 	return 0;
 }
 
@@ -173,10 +177,13 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	hvt_text_s64(t, task);
 	hvt_source_json_fields(s, t);
 	TEXT_LIT(t, "}}");
+	if (s->layer == HVT_LAYER_HOST)
+		hvt_json_vcpus_host(&p->vcpus, s);
 }
 
 void hvt_json_finish(struct hvt_json_printer *p)
 {
+	hvt_json_vcpus_finish(&p->vcpus);
 	TEXT_LIT(&p->text, "\n]}\n");
 	hvt_text_flush(&p->text);
 }
@@ -186,5 +193,6 @@ void hvt_json_free(struct hvt_json_printer *p)
 	free(p->text.buf);
 	free(p->pid);
 	free(p->tracks);
+	hvt_json_vcpus_free(&p->vcpus);
 	memset(p, 0, sizeof(*p));
 }

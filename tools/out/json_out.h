@@ -10,6 +10,8 @@
  * thread scope) whose "ts" is in microseconds since the trace start with
  * three decimals, written exactly, so no nanosecond is lost; its "args" hold
  * the CPU, the thread and the event's fields (ctf_reader.h, ftrace_reader.h).
+ * Each VM's process also has a track per vCPU with its host thread's
+ * states (json_vcpus.h).
  */
 #ifndef HVT_TOOLS_OUT_JSON_OUT_H
 #define HVT_TOOLS_OUT_JSON_OUT_H
@@ -18,8 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/util/textout.h"
 #include "tools/merge/timeline.h"
+#include "tools/out/json_vcpus.h"
+#include "tools/util/textout.h"
 
 #define HVT_JSON_CPU_TRACK	(1u << 30)	/* tid of CPU 0's thread; above any real tid */
 #define HVT_JSON_MAX_CPU	(1u << 20)	/* beyond: a damaged stream's, on "no cpu" */
@@ -30,6 +33,7 @@ struct hvt_json_printer {
 	uint32_t *pid;			/* per source index */
 	uint64_t *tracks;		/* threads named so far: pid << 32 | tid; 0 free */
 	size_t nr_tracks, cap_tracks;
+	struct hvt_json_vcpus vcpus;
 };
 
 /* The opening of the document, for @tl's sources, to @out; -1 if out of memory. */

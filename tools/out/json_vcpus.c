@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * json_vcpus.c - vCPU state tracks in the trace-event JSON (json_vcpus.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/out/json_vcpus.h"
+
+#define TEXT_LIT(t, s)	hvt_text_mem(t, s, sizeof(s) - 1)
+
+static void write_us(struct hvt_text *t, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	char frac[4] = { '.', (char)('0' + mag % 1000u / 100u), (char)('0' + mag % 100u / 10u),
+			 (char)('0' + mag % 10u) };
+
+	if (ns < 0)
+		hvt_text_char(t, '-');
+	hvt_text_u64(t, mag / 1000u);
+	hvt_text_mem(t, frac, sizeof(frac));
+}
+
+static void track_meta(struct hvt_text *t, uint32_t pid, uint32_t vcpu)
+{
+	TEXT_LIT(t, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, HVT_JSON_VCPU_TRACK + vcpu);
+	TEXT_LIT(t, ",\"args\":{\"name\":\"vCPU ");
+	hvt_text_u64(t, vcpu);
+	TEXT_LIT(t, " on the host\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, HVT_JSON_VCPU_TRACK + vcpu);
+	/* before the vCPUs' own tracks (json_out.c sorts them from -2^20) */
+	TEXT_LIT(t, ",\"args\":{\"sort_index\":");
+	hvt_text_s64(t, -(int64_t)(2u << 20) + vcpu);
+	TEXT_LIT(t, "}}");
+}
+
+/* A closed state of a vCPU's thread: one complete event. */
+static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
+{
+	struct hvt_json_vm_runs *vm = ctx;
+	struct hvt_text *t = vm->owner->text;
+	struct hvt_host_clock *clock = &vm->owner->tl->clock;
+	int64_t start;
+
+	if (open || seg->state == HVT_RUN_UNKNOWN)
+		return;
+	start = hvt_host_clock_since_start(clock, seg->start);
+	TEXT_LIT(t, ",\n{\"name\":\"");
+	hvt_text_mem(t, hvt_run_state_name(seg->state), strlen(hvt_run_state_name(seg->state)));
+	TEXT_LIT(t, "\",\"cat\":\"vcpu\",\"ph\":\"X\",\"ts\":");
+	write_us(t, start);
+	TEXT_LIT(t, ",\"dur\":");
+	write_us(t, hvt_host_clock_since_start(clock, seg->end) - start);
+	TEXT_LIT(t, ",\"pid\":");
+	hvt_text_u64(t, vm->pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, HVT_JSON_VCPU_TRACK + seg->thread);
+	TEXT_LIT(t, ",\"args\":{\"host_cpu\":");
+	hvt_text_s64(t, seg->cpu);
+	if (seg->state != HVT_RUN_RUNNING) {
+		TEXT_LIT(t, ",\"then_ran\":");
+		hvt_text_json_str(t, seg->by.comm, strnlen(seg->by.comm, sizeof(seg->by.comm)));
+		TEXT_LIT(t, ",\"then_ran_tid\":");
+		hvt_text_s64(t, seg->by.tid);
+	} else if (seg->guessed) {
+		TEXT_LIT(t, ",\"start_not_recorded\":true");
+	}
+	TEXT_LIT(t, "}}");
+}
+
+int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_timeline *tl, struct hvt_text *text,
+			uint32_t first_pid)
+{
+	size_t i, v;
+
+	memset(j, 0, sizeof(*j));
+	j->text = text;
+	j->tl = tl;
+	j->nr_vms = tl->archive.nr_vms;
+	j->vms = calloc(j->nr_vms + 1, sizeof(*j->vms));
+	if (!j->vms)
+		return -1;
+	for (i = 0; i < j->nr_vms; i++) {
+		const struct hvt_vm_ref *ref = &tl->archive.vms[i];
+		struct hvt_json_vm_runs *vm = &j->vms[i];
+
+		vm->owner = j;
+		vm->pid = first_pid + (uint32_t)i;
+		if (!ref->nr_vcpu_tids || !tl->ftrace)
+			continue;
+		if (hvt_host_runs_init(&vm->runs, ref->vcpu_tids, ref->nr_vcpu_tids, 0, on_segment,
+				       vm)) {
+			hvt_json_vcpus_free(j);
+			return -1;
+		}
+		vm->on = true;
+		for (v = 0; v < ref->nr_vcpu_tids; v++)
+			if (ref->vcpu_tids[v] > 0)
+				track_meta(text, vm->pid, (uint32_t)v);
+	}
+	return 0;
+}
+
+void hvt_json_vcpus_host(struct hvt_json_vcpus *j, struct hvt_source *s)
+{
+	char comm[HVT_COMM_LEN] = "";
+	uint64_t prev, next, state;
+	size_t i;
+
+	if (strcmp(hvt_source_event_name(s), "sched_switch") || s->host_cpu < 0 ||
+	    hvt_source_field_u64(s, "prev_pid", &prev) ||
+	    hvt_source_field_u64(s, "next_pid", &next) ||
+	    hvt_source_field_u64(s, "prev_state", &state))
+		return;
+	hvt_source_field_text(s, "next_comm", comm, sizeof(comm));
+	j->last = s->host_tsc;
+	for (i = 0; i < j->nr_vms; i++)
+		if (j->vms[i].on)
+			hvt_host_runs_switch(&j->vms[i].runs, (uint32_t)s->host_cpu, s->host_tsc,
+					     (int32_t)prev, state, (int32_t)next, comm);
+}
+
+void hvt_json_vcpus_finish(struct hvt_json_vcpus *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nr_vms; i++)
+		if (j->vms[i].on)
+			hvt_host_runs_finish(&j->vms[i].runs, j->last);
+}
+
+void hvt_json_vcpus_free(struct hvt_json_vcpus *j)
+{
+	size_t i;
+
+	for (i = 0; j->vms && i < j->nr_vms; i++)
+		if (j->vms[i].on)
+			hvt_host_runs_free(&j->vms[i].runs);
+	free(j->vms);
+	memset(j, 0, sizeof(*j));
+}
