@@ -44,3 +44,6 @@ $(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_host_runs: $(BUILD)/obj/tools/sched/host_runs.o
 $(BUILD)/tests/test_vm_analysis: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/analyze/*.c)) \
 	$(BUILD)/obj/tools/sched/host_runs.o
+$(BUILD)/tests/test_analyze: $(BUILD)/obj/tools/cmd_analyze.o $(BUILD)/obj/tools/merge/select.o \
+	$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/analyze/*.c)) $(HVT_READER_OBJS) \
+	$(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)

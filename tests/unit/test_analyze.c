@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_analyze.c - `hvtrace analyze` on synthetic archives: the rows it
+ * prints for known host states, guest tasks and KVM exits (exact times and
+ * bounds), and a VM it cannot analyse.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tests/unit/cmd_capture.h"
+#include "tools/commands.h"
+
+struct ctx {
+	char root[64];
+	char stdout_path[96];
+};
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
+	snprintf(c->stdout_path, sizeof(c->stdout_path), "%s/stdout.txt", c->root);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	fx_rm_rf(c->root);
+	free(c);
+	return 0;
+}
+
+static int analyze(struct ctx *c, const char *format, char **text)
+{
+	char *argv[] = { "analyze", "--format", (char *)format, c->root, NULL };
+
+	return capture_cmd(hvt_cmd_analyze, 4, argv, c->stdout_path, text);
+}
+
+/*
+ * TCG, QEMU thread 4321 is vCPU 1's: unknown until it sleeps at 1.234567
+ * ms, blocked (the idle task next) until 1.3 ms, then it runs to the end
+ * (200 ms) while the guest's idle task is current on vCPU 1 from 1.3 ms.
+ */
+static void test_tcg_rows(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(analyze(c, "tsv", &text), 0);
+	assert_string_equal(text,
+		"vm\tkind\tid\tname\tstate\tcause_id\tcause\tns\tslack_ns\tpieces\n"
+		"demo\tvcpu\t1\t\tguest-idle\t-1\t\t198700000\t0\t1\n"
+		"demo\tvcpu\t1\t\tblocked\t-1\t\t65433\t0\t1\n"
+		"demo\tvcpu\t1\t\tunknown\t-1\t\t1234567\t0\t1\n"
+		"demo\tvcpu\t1\t\tblocked-then-ran\t0\tswapper/1\t65433\t0\t0\n");
+	free(text);
+	assert_int_equal(analyze(c, "text", &text), 0);
+	assert_non_null(strstr(text, "VM demo: 2 vCPUs, TCG: the hypervisor state is not seen"));
+	assert_non_null(strstr(text, "\n  0     ?         its host thread is not known\n"));
+	free(text);
+}
+
+/*
+ * KVM, thread 4321 is vCPU 0's; it exits to KVM at 10 ms (reason 30) and
+ * enters at 10.5 ms, while hvdemo (77) is current from 1.3 ms.
+ */
+static void test_kvm_rows(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .kvm = true, .vcpu_tids = "[4321]" };
+	const struct fx_host_kvm_run runs[] = {
+		{ FX_HOST_TSC(10000000), 4321, false, 0 },
+		{ FX_HOST_TSC(10500000), 4321, true, 0 },
+	};
+	char *text, path[256];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_kvm_runs(c->root, "host/ftrace/cpu0.raw", 4096, runs, 2),
+			 0);
+	assert_int_equal(analyze(c, "tsv", &text), 0);
+	assert_non_null(strstr(text, "\ndemo\tvcpu\t0\t\tguest\t-1\t\t198200000\t0\t2\n"));
+	assert_non_null(strstr(text, "\ndemo\tvcpu\t0\t\thypervisor\t-1\t\t500000\t0\t1\n"));
+	assert_non_null(strstr(text, "\ndemo\tvcpu\t0\t\texit-reason\t30\t\t500000\t0\t0\n"));
+	assert_non_null(strstr(text, "\ndemo\tthread\t77\thvdemo\tguest\t-1\t\t198200000\t0\t2\n"));
+	assert_non_null(strstr(text, "\ndemo\tthread\t77\thvdemo\thypervisor\t-1\t\t500000\t0\t1\n"));
+	free(text);
+	assert_int_equal(analyze(c, "text", &text), 0);
+	assert_non_null(strstr(text, "VM demo: 1 vCPU, in the hypervisor from kvm_exit to "
+				     "kvm_entry\n"));
+	assert_non_null(strstr(text, "  vCPU 0 in the hypervisor: exit reason 30 0.500 ms\n"));
+	free(text);
+}
+
+/* Without vcpu_threads in the manifest nothing can be attributed: exit 1. */
+static void test_not_analysable(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(analyze(c, "text", &text), 1);
+	assert_string_equal(text, "");
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tcg_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_analysable, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
