@@ -32,6 +32,8 @@ struct analyze_opts {
 	struct hvt_select sel;		/* --vm, --from, --to */
 	int32_t tids[MAX_TIDS];		/* --tid */
 	size_t nr_tids;
+	char *comms[MAX_TIDS];		/* --comm */
+	size_t nr_comms;
 	unsigned int top;
 	bool tsv;
 };
@@ -64,6 +66,8 @@ static void usage(FILE *out)
 		"  --from T, --to T   count only the time from T to T, in seconds since the\n"
 		"                     trace start as merge prints them\n"
 		"  --tid TID          this guest thread only (repeatable), however little it lost\n"
+		"  --comm NAME        the guest threads named NAME (repeatable; as the guest's\n"
+		"                     sched_switch names them, at most 15 characters)\n"
 		"  --top N            host tasks and guest threads listed (default 5)\n"
 		"  --format FMT       text (default) or tsv: one row per vCPU or thread, state\n"
 		"                     and cause: vm kind id name state cause_id cause ns\n"
@@ -80,6 +84,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -109,6 +114,18 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 				return -1;
 			}
 			o->tids[o->nr_tids++] = (int32_t)v;
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= HVT_COMM_LEN) {
+				hvt_usage_error("analyze", "--comm wants a thread name of 1 to %d "
+						"characters, not '%s'", HVT_COMM_LEN - 1, optarg);
+				return -1;
+			}
+			if (o->nr_comms == MAX_TIDS) {
+				hvt_usage_error("analyze", "at most %d --comm", MAX_TIDS);
+				return -1;
+			}
+			o->comms[o->nr_comms++] = optarg;
 			break;
 		case 'n':
 			if (hvt_parse_u64(optarg, 1, 10000, &v)) {
@@ -314,7 +331,8 @@ static int report(struct analyze_run *r, const struct analyze_opts *o)
 	const struct hvt_clock_pair *p = &tl->archive.pairs[0];
 	struct hvt_analysis_view v = {
 		.ns_per_tick = hvt_host_clock_ticks_us(&tl->clock, p->tsc, 1000000) / 1e6 * 1e3,
-		.top = o->top, .tids = o->nr_tids ? o->tids : NULL, .nr_tids = o->nr_tids,
+		.top = o->top, .tids = o->tids, .nr_tids = o->nr_tids, .comms = o->comms,
+		.nr_comms = o->nr_comms,
 	};
 	size_t i, done = 0;
 

@@ -44,6 +44,8 @@ usage_error analyze "$hvtrace" analyze --format json A
 usage_error analyze "$hvtrace" analyze --tid 0 A
 usage_error analyze "$hvtrace" analyze --tid 12x A
 usage_error analyze "$hvtrace" analyze --top 0 A
+usage_error analyze "$hvtrace" analyze --comm '' A
+usage_error analyze "$hvtrace" analyze --comm sixteen-chars-xx A
 usage_error analyze "$hvtrace" analyze --from 2 --to 1 A
 usage_error analyze "$hvtrace" analyze --from yesterday A
 usage_error tsc "$hvtrace" tsc

@@ -30,7 +30,8 @@ static int by_name(const void *a, const void *b)
 
 int ar_archive_create(struct ar_archive *a)
 {
-	const struct fx_options o = { .ftrace = true, .sync_points = true };
+	const struct fx_options o = { .ftrace = true, .sync_points = true,
+				      .vcpu_tids = "[4321, 4322]" };
 
 	memset(a, 0, sizeof(*a));
 	if (fx_mkdtemp(a->root, sizeof(a->root)) || fx_standard_archive(a->root, &o) ||

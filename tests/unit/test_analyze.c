@@ -49,6 +49,13 @@ static int analyze(struct ctx *c, const char *format, char **text)
 	return capture_cmd(hvt_cmd_analyze, 4, argv, c->stdout_path, text);
 }
 
+static int analyze_picked(struct ctx *c, const char *comm, char **text)
+{
+	char *argv[] = { "analyze", "--comm", (char *)comm, c->root, NULL };
+
+	return capture_cmd(hvt_cmd_analyze, 4, argv, c->stdout_path, text);
+}
+
 /*
  * TCG, QEMU thread 4321 is vCPU 1's: unknown until it sleeps at 1.234567
  * ms, blocked (the idle task next) until 1.3 ms, then it runs to the end
@@ -105,6 +112,13 @@ static void test_kvm_rows(void **state)
 	assert_non_null(strstr(text, "VM demo: 1 vCPU, in the hypervisor from kvm_exit to "
 				     "kvm_entry\n"));
 	assert_non_null(strstr(text, "  vCPU 0 in the hypervisor: exit reason 30 0.500 ms\n"));
+	free(text);
+	/* threads picked by name: that one, or none */
+	assert_int_equal(analyze_picked(c, "hvdemo", &text), 0);
+	assert_non_null(strstr(text, "\n  77       hvdemo   "));
+	free(text);
+	assert_int_equal(analyze_picked(c, "nosuch", &text), 0);
+	assert_non_null(strstr(text, "\n  (none: no guest sched_switch of these threads)\n"));
 	free(text);
 }
 

@@ -96,14 +96,22 @@ static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 	}
 }
 
-static bool wanted(const struct hvt_analysis_view *v, int32_t tid)
+static bool picked(const struct hvt_analysis_view *v)
+{
+	return v->nr_tids || v->nr_comms;
+}
+
+static bool wanted(const struct hvt_analysis_view *v, const struct hvt_guest_thread *t)
 {
 	size_t i;
 
 	for (i = 0; i < v->nr_tids; i++)
-		if (v->tids[i] == tid)
+		if (v->tids[i] == t->tid)
 			return true;
-	return !v->tids;
+	for (i = 0; i < v->nr_comms; i++)
+		if (!strncmp(v->comms[i], t->comm, sizeof(t->comm)))
+			return true;
+	return !picked(v);
 }
 
 static int by_lost(const void *x, const void *y)
@@ -128,10 +136,10 @@ static struct hvt_guest_thread **shown_threads(struct hvt_vm_analysis *a,
 	if (!list)
 		return NULL;
 	for (i = 0; i < a->cap_threads; i++)
-		if (a->threads[i].tid && wanted(v, a->threads[i].tid))
+		if (a->threads[i].tid && wanted(v, &a->threads[i]))
 			list[(*n)++] = &a->threads[i];
 	qsort(list, *n, sizeof(*list), by_lost);
-	if (!v->tids && *n > v->top)
+	if (!picked(v) && *n > v->top)
 		*n = v->top;
 	return list;
 }
@@ -145,7 +153,7 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 		fprintf(out, "  (out of memory)\n");
 		return;
 	}
-	fprintf(out, "  Guest threads%s (ms; +/- the bound of the total):\n", v->tids ? "" :
+	fprintf(out, "  Guest threads%s (ms; +/- the bound of the total):\n", picked(v) ? "" :
 		", most time lost to the host first");
 	fprintf(out, "  %-8s %-16s %12s %18s %12s %12s %12s %18s %10s\n", "tid", "comm", "guest",
 		"lost to the host", "preempted", "blocked", "hypervisor", "runnable in guest",
@@ -170,7 +178,7 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 	}
 	if (!n)
 		fprintf(out, "  (none: no guest sched_switch of %s)\n",
-			v->tids ? "these threads" : "this VM");
+			picked(v) ? "these threads" : "this VM");
 	free(list);
 }
 
@@ -250,7 +258,7 @@ void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_ana
 		if (a->runs.tids[i] > 0)
 			account_rows(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu(a, i), v);
 	list = shown_threads(a, v, &n);
-	if (!v->tids)		/* every thread in TSV */
+	if (!picked(v))		/* every thread in TSV */
 		for (n = 0, i = 0; list && i < a->cap_threads; i++)
 			if (a->threads[i].tid)
 				list[n++] = &a->threads[i];

@@ -17,8 +17,10 @@ struct hvt_analysis_view {
 	double ns_per_tick;		/* the host clock's, over the trace */
 	bool tcg;			/* the hypervisor state is not seen */
 	unsigned int top;		/* causes and threads shown */
-	const int32_t *tids;		/* guest threads to show; NULL: the top ones */
+	const int32_t *tids;		/* guest threads to show, by tid ... */
 	size_t nr_tids;
+	char *const *comms;		/* ... or by name; neither: the top ones */
+	size_t nr_comms;
 };
 
 /* The text summary of VM analysis @a on @out. */
