@@ -94,6 +94,8 @@ static int link_lost(struct agent *a)
 	if (errno == ETIMEDOUT)
 		hvt_err("lost the host link: the host read nothing for %d s",
 			HVT_WIRE_SEND_TIMEOUT_MS / 1000);
+	else if (errno == ECONNRESET || errno == EPIPE)	/* it closed with our data unread */
+		hvt_err("the host closed the link (%s)", strerror(errno));
 	else
 		hvt_err("lost the host link: %s", strerror(errno));
 	a->host_gone = true;
