@@ -4,8 +4,8 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/, analyze/ > sched/ > merge/
-#       > align/ > read/
+#       commands (tools/*.c) > out/, check/, analyze/ > merge/ > align/
+#       > read/
 #       > archive/ > util/
 #     out/, check/ and analyze/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
@@ -29,10 +29,9 @@ rank() {
 	tools/read/*) echo 3 ;;
 	tools/align/*) echo 4 ;;
 	tools/merge/*) echo 5 ;;
-	tools/sched/*) echo 6 ;;
-	tools/out/* | tools/check/* | tools/analyze/*) echo 7 ;;
+	tools/out/* | tools/check/* | tools/analyze/*) echo 6 ;;
 	tools/commands.h) echo 0 ;;
-	tools/*) echo 8 ;;
+	tools/*) echo 7 ;;
 	*) echo 9 ;;
 	esac
 }

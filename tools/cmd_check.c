@@ -30,7 +30,7 @@
  *                             their error bound (vcpu_windows.h)
  *   host-sched[VM]            a report, INFO: whether the host's sched_switch
  *                             events of the VM's vCPU threads are complete
- *                             (sched/host_runs.h)
+ *                             (align/host_runs.h)
  *   vcpu-threads[VM]          the VM's guest events fall inside the run
  *                             intervals of their vCPU's host thread, up to
  *                             their error bound (vcpu_threads.h); KVM and TCG

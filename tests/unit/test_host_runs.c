@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_host_runs.c - a vCPU thread's host states from sched_switch
- * (tools/sched/host_runs.h): exact segments with complete data, the lenient
+ * (tools/align/host_runs.h): exact segments with complete data, the lenient
  * run when a switch-in is missing, losses, and the runnable prev_state.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 
 struct seen {
 	struct hvt_run_segment seg[32];

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 
 enum hvt_vcpu_state {
 	HVT_VCPU_GUEST,			/* its thread ran guest code (a guest task) */

@@ -5,7 +5,7 @@
  *
  * Inputs, each in host time order as the merge gives them:
  *   - the host's sched_switch events: each vCPU thread's host state
- *     (sched/host_runs.h: running, preempted by a task, blocked, unknown),
+ *     (align/host_runs.h: running, preempted by a task, blocked, unknown),
  *     lenient where the host missed a switch-in;
  *   - under KVM, kvm_exit -> kvm_entry of each vCPU: in the hypervisor, by
  *     exit reason (the host's events do not name the VM: only for the
@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #include "tools/analyze/account.h"
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 
 struct hvt_guest_thread {
 	int32_t tid;			/* 0: an empty slot of the table */

@@ -16,7 +16,7 @@
 #define HVT_TOOLS_CHECK_VCPU_THREADS_H
 
 #include "tools/check/vcpu_windows.h"
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 
 struct hvt_vcpu_threads {
 	struct hvt_host_runs runs;

@@ -8,7 +8,7 @@
  *   - under KVM, kvm_entry -> kvm_exit: the host traces kvm_entry just
  *     before entering guest mode and kvm_exit just after leaving it;
  *   - anywhere (TCG too), the run intervals of the vCPU's host thread
- *     (sched/host_runs.h), which contain every instant it executed.
+ *     (align/host_runs.h), which contain every instant it executed.
  * So, once aligned, a guest event on vCPU v lies within one of v's windows
  * - up to the event's error bound. An event further outside every window
  * than its bound shows that the alignment is wrong, whatever the clock

@@ -5,7 +5,7 @@
  * ("vCPU N on the host", in the VM's process), a complete event ("ph":"X")
  * per state its host thread was in - running, preempted (with the task
  * that had the CPU), blocked - from the host's sched_switch events the
- * merge writes (sched/host_runs.h). Where no state is drawn it is unknown.
+ * merge writes (align/host_runs.h). Where no state is drawn it is unknown.
  * A VM needs the manifest's vcpu_threads; the states come from the
  * sched_switch events selected for the output (all, without --layer,
  * --cpu, --event or --from/--to narrowing them).
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "tools/merge/timeline.h"
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 #include "tools/util/textout.h"
 
 #define HVT_JSON_VCPU_TRACK	((1u << 30) + (1u << 21))	/* tid of vCPU 0's state track */

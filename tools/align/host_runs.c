@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/sched/host_runs.h"
+#include "tools/align/host_runs.h"
 
 struct hvt_host_cpu_last {
 	bool valid;			/* a sched_switch seen since the start or a loss */
