@@ -13,7 +13,7 @@ $(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent.o ag
 	agent_kernel.o) $(COMMON_LIB)
 # merge/check readers (tools/) and the synthetic archives their tests use.
 HVT_READER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/archive/*.c tools/read/*.c \
-	tools/align/*.c tools/util/*.c $(filter-out tools/merge/select.c,$(wildcard tools/merge/*.c)))
+	tools/align/*.c tools/util/*.c) $(filter-out tools/merge/select.c,$(wildcard tools/merge/*.c)))
 # `hvtrace merge` itself
 HVT_MERGE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,tools/cmd_merge.c tools/merge/select.c \
 	$(wildcard tools/out/*.c))
@@ -47,3 +47,4 @@ $(BUILD)/tests/test_vm_analysis: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tool
 $(BUILD)/tests/test_analyze: $(BUILD)/obj/tools/cmd_analyze.o $(BUILD)/obj/tools/merge/select.o \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/analyze/*.c)) $(HVT_READER_OBJS) \
 	$(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/tests/test_run_constraints: $(HVT_READER_OBJS) $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB)

@@ -168,20 +168,81 @@ static int kvm_exact(struct hvt_host_layer *h, struct hvt_vm_align *st,
 	return 0;
 }
 
+/* The manifest's vCPU threads of VM @name; 0 if it names none. */
+static size_t vcpu_tids(const struct hvt_archive *a, const char *name, const int32_t **tids)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_vms; i++)
+		if (!strcmp(a->vms[i].name, name)) {
+			*tids = a->vms[i].vcpu_tids;
+			return a->vms[i].nr_vcpu_tids;
+		}
+	return 0;
+}
+
+/*
+ * Tightens an estimated VM's clock with its vCPU threads' runs, where the
+ * manifest names them and the host layer has their sched_switch. -1 if out
+ * of memory.
+ */
+static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
+		    const struct hvt_vm_info *vm, const struct hvt_ctf_types *types,
+		    const struct hvt_sync_point *points, size_t nr_points)
+{
+	struct hvt_run_fit *r = &st->runs;
+	const int32_t *tids = NULL;
+	size_t nr = h->ftrace ? vcpu_tids(h->archive, vm->name, &tids) : 0;
+
+	hvt_vm_clock_quality(&st->clock, vm->sync, vm->nr_sync, &st->before);
+	if (!nr)
+		return 0;
+	if (!h->switches_read) {
+		h->switches_read = true;
+		if (hvt_host_switches_read(h->archive, h->ftrace, &h->switches))
+			return -1;
+	}
+	if (hvt_run_constraints_fit(&st->clock, vm, types, &h->switches, tids, nr, points,
+				    nr_points, r))
+		return -1;
+	if (r->samples)
+		hvt_info("vm %s: the host runs of its vCPU threads bound %zu guest kernel events "
+			 "(%zu runs, %zu refit%s)", vm->name, r->events, r->samples, r->rounds,
+			 r->rounds == 1 ? "" : "s");
+	if (r->vcpus_unused) {
+		hvt_warn("vm %s: %zu guest event%s lie outside every run of their vCPU's host "
+			 "thread: the host's sched_switch data, the manifest's vcpu_threads and the "
+			 "clock exchanges do not fit together; the runs of %zu vCPU%s are not used "
+			 "to align it (hvtrace check: vcpu-threads)",
+			 vm->name, r->contradictions, r->contradictions == 1 ? "" : "s",
+			 r->vcpus_unused, r->vcpus_unused == 1 ? "" : "s");
+		h->warnings++;
+	}
+	if (r->rejected) {
+		hvt_warn("vm %s: the vCPU threads' runs are not used to align it: %s", vm->name,
+			 r->rejected);
+		h->warnings++;
+	}
+	return 0;
+}
+
 int hvt_vm_align(struct hvt_vm_align *st, struct hvt_host_layer *h,
 		 const struct hvt_vm_info *vm, const struct hvt_ctf_types *types)
 {
 	struct hvt_sync_point *points;
 	size_t nr_points;
+	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (vm_sync_points(h, vm, types, &points, &nr_points))
 		return -1;
 	st->aligned = fit_clock(h, st, vm, points, nr_points);
-	free(points);
 	if (vm->kvm && kvm_exact(h, st, vm) < 0)
-		return -1;
-	return 0;
+		ret = -1;
+	else if (st->aligned && !st->exact)
+		ret = fit_runs(h, st, vm, types, points, nr_points);
+	free(points);
+	return ret;
 }
 
 bool hvt_vm_align_trace(struct hvt_host_layer *h, const struct hvt_vm_align *st,
@@ -210,4 +271,5 @@ void hvt_host_layer_free(struct hvt_host_layer *h)
 {
 	hvt_host_calls_free(&h->calls);
 	hvt_kvm_changes_free(&h->kvm_changes);
+	hvt_host_switches_free(&h->switches);
 }

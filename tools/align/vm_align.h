@@ -7,7 +7,8 @@
  * host layer recorded them, they cover every guest stream, and no clock
  * exchange contradicts them: exact. Otherwise by the estimate (align.h)
  * fitted to the VM's clock exchanges and its sync points (sync_points.h),
- * with a guaranteed bound. A VM with neither is not aligned; a trace on
+ * with a guaranteed bound, then tightened by the runs of its vCPU threads
+ * where the manifest names them (run_constraints.h). A VM with neither is not aligned; a trace on
  * CLOCK_MONOTONIC_RAW never is. Every decision is said once, as info or as
  * a warning counted in the host layer's warnings.
  */
@@ -20,6 +21,7 @@
 
 #include "tools/align/align.h"
 #include "tools/align/kvm_model.h"
+#include "tools/align/run_constraints.h"
 #include "tools/align/sync_points.h"
 #include "tools/archive/archive.h"
 
@@ -31,6 +33,8 @@ struct hvt_host_layer {
 	bool calls_read;
 	struct hvt_kvm_changes kvm_changes;	/* kvm_write_tsc_offset, read for a KVM VM */
 	bool kvm_changes_read;
+	struct hvt_host_switches switches;	/* sched_switch, read for an estimated VM */
+	bool switches_read;
 	unsigned long warnings;
 };
 
@@ -41,6 +45,8 @@ struct hvt_vm_align {
 	bool exact;			/* aligned by KVM's own TSC parameters instead */
 	struct hvt_kvm_model kvm;	/* ... these */
 	char kvm_why[192];		/* a KVM VM not aligned by them: why */
+	struct hvt_run_fit runs;	/* what its vCPU threads' runs added to the estimate */
+	struct hvt_vm_clock_quality before;	/* the estimate from the exchanges alone */
 };
 
 /*

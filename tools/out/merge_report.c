@@ -10,10 +10,25 @@
 #include "lib/log.h"
 #include "tools/out/merge_report.h"
 
+/* "; +/-X us (median) from the exchanges alone", if the runs tightened it. */
+static const char *runs_before(struct hvt_timeline *tl, const struct hvt_timeline_vm *st,
+			       char *buf, size_t len)
+{
+	const struct hvt_vm_clock_quality *b = &st->al.before;
+
+	if (!st->al.runs.samples || !b->measured)
+		return "";
+	snprintf(buf, len, "; +/-%.3f us median, %.3f us worst from the exchanges alone",
+		 hvt_host_clock_ticks_us(&tl->clock, b->host_mid, b->half_p50),
+		 hvt_host_clock_ticks_us(&tl->clock, b->host_mid, b->half_max));
+	return buf;
+}
+
 /* How precisely VM @st sits on the host's time line, in @buf. */
 static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm *st, char *buf,
 				size_t len)
 {
+	char runs[128], samples[48] = "";
 	struct hvt_vm_clock_quality q;
 	size_t segs;
 
@@ -24,17 +39,21 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 	if (!st->al.aligned)
 		return "not aligned, its streams not merged (see the warnings)";
 	segs = hvt_vm_clock_segments(&st->al.clock);
+	if (st->al.runs.samples)
+		snprintf(samples, sizeof(samples), "%zu vCPU runs", st->al.runs.samples);
 	hvt_vm_clock_quality(&st->al.clock, st->vm.sync, st->vm.nr_sync, &q);
 	if (!q.measured)
 		snprintf(buf, len, "clock from %zu exchange%s; too few to bound its error",
 			 st->vm.nr_sync, st->vm.nr_sync == 1 ? "" : "s");
 	else
-		snprintf(buf, len, "clock from %zu exchanges and %zu sync points, %zu segment%s; "
+		snprintf(buf, len, "clock from %zu exchanges%s%zu sync points%s%s, %zu segment%s; "
 			 "guest events are within +/-%.3f us of their host time (median; worst "
-			 "%.3f us) between the first and last exchange%s", st->vm.nr_sync,
-			 st->al.clock.nr_points, segs, segs == 1 ? "" : "s",
+			 "%.3f us%s) between the first and last exchange%s", st->vm.nr_sync,
+			 st->al.runs.samples ? ", " : " and ", st->al.clock.nr_points,
+			 st->al.runs.samples ? " and " : "", samples, segs, segs == 1 ? "" : "s",
 			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_p50),
 			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_max),
+			 runs_before(tl, st, runs, sizeof(runs)),
 			 q.in_window ? ", except around each clock change" : "");
 	return buf;
 }
@@ -42,7 +61,7 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 {
 	uint64_t lost = hvt_timeline_lost(tl), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
-	char lost_text[96] = "", buf[320];
+	char lost_text[96] = "", buf[512];
 	unsigned long warnings = hvt_timeline_warnings(tl);
 	size_t i, streams = 0;
 
@@ -79,7 +98,7 @@ static const char *stream_state(const struct hvt_source *s)
 void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out)
 {
 	size_t i, width = 6;
-	char buf[320];
+	char buf[512];
 
 	for (i = 0; i < tl->nr_sources; i++)
 		if (strlen(tl->sources[i].name) > width)

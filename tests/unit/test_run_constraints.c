@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_run_constraints.c - the vCPU threads' host runs as clock constraints
+ * (tools/align/run_constraints.h), on synthetic archives with a known true
+ * offset (guest TSC = host TSC + FX_OFFSET): clock exchanges with 200 us
+ * round trips bound the clock to about +/-100 us; QEMU thread 4321, vCPU
+ * 0's, runs 10 ms of every 20; the guest kernel records an event 2 us after
+ * each run starts and 3 us before it ends. The bound must contain the truth
+ * at every event, tightened to a few us; host data that does not fit (a
+ * thread mapped to the wrong vCPU) must leave the exchanges' bound and say
+ * why.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tests/unit/archive_fixture.h"
+#include "tools/merge/timeline.h"
+
+#define RUNS		20
+#define RUN_NS		10000000ull	/* 10 ms on, 10 ms off, from 10 ms */
+#define FIRST_NS	10000000ull
+
+static int setup(void **state)
+{
+	char *root = calloc(1, 64);
+
+	assert_int_equal(fx_mkdtemp(root, 64), 0);
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fx_rm_rf(*state);
+	free(*state);
+	return 0;
+}
+
+/* 11 exchanges 40 ms apart, each received and answered at the middle of 200 us. */
+static void write_wide_exchanges(const char *root)
+{
+	char text[4096];
+	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
+				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
+	unsigned int k;
+
+	for (k = 0; k <= 10; k++) {
+		uint64_t ns = k * 40000000ull;
+
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
+					(unsigned long long)FX_HOST_TSC(ns),
+					(unsigned long long)FX_GUEST_TSC(ns + 100000),
+					(unsigned long long)FX_GUEST_TSC(ns + 100000),
+					(unsigned long long)FX_HOST_TSC(ns + 200000));
+	}
+	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", text, len), 0);
+}
+
+/* Thread @tid's runs on host CPU 1, @shift_ns later than the guest's. */
+static void write_runs(const char *root, int32_t tid, uint64_t shift_ns)
+{
+	struct fx_host_switch ev[2 * RUNS];
+	unsigned int k;
+	char path[256];
+
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + shift_ns + 2 * k * RUN_NS;
+
+		ev[2 * k] = (struct fx_host_switch){ FX_HOST_TSC(on), 0, "swapper/1", 0, 120, 0,
+						     "CPU 0/TCG", tid, 120 };
+		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), tid, "CPU 0/TCG",
+							 tid, 120, 1, "swapper/1", 0, 120 };
+	}
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+	unlink(path);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 2 * RUNS), 0);
+}
+
+/* The guest kernel's events on vCPU 0: 2 us into each run, 3 us before its end. */
+static void write_guest(const char *root)
+{
+	static const uint8_t uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+	static struct fx_sched_switch sw;
+	struct fx_event ev[2 * RUNS];
+	unsigned int k;
+
+	sw = fx_sched("swapper/0", 0, 0, "app", 77);
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
+
+		ev[2 * k] = (struct fx_event){ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(on + 2000), 0, 77,
+					       &sw, sizeof(sw) };
+		ev[2 * k + 1] = (struct fx_event){ FX_ID_SCHED_SWITCH,
+						   FX_GUEST_TSC(on + RUN_NS - 3000), 0, 77, &sw,
+						   sizeof(sw) };
+	}
+	assert_int_equal(fx_write_stream(root, "vm/demo/kernel/stream-0", uuid, 4096, 0, 0, ev,
+					 2 * RUNS), 0);
+}
+
+static void make_archive(const char *root, const char *tids, int32_t run_tid, uint64_t shift)
+{
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = tids };
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	write_wide_exchanges(root);
+	write_runs(root, run_tid, shift);
+	write_guest(root);
+	assert_int_equal(fx_refresh_info(root), 0);
+}
+
+/*
+ * Merges the archive; every guest kernel event of vCPU 0 must lie within
+ * its bound of its true host time. Returns the largest bound, in ns.
+ */
+static uint64_t widest_bound(const char *root, struct hvt_run_fit *fit)
+{
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	uint64_t widest = 0;
+	size_t n = 0;
+
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_true(tl.vms[0].al.aligned);
+	*fit = tl.vms[0].al.runs;
+	while ((s = hvt_timeline_next(&tl))) {
+		uint64_t bound, truth;
+
+		if (s->layer != HVT_LAYER_KERNEL || hvt_source_cpu(s) != 0)
+			continue;
+		truth = s->ev.ts - (uint64_t)FX_OFFSET;
+		assert_int_equal(hvt_source_error_bound(&tl.vms[0], s, &bound), 0);
+		if (s->host_tsc > truth + bound || truth > s->host_tsc + bound)
+			fail_msg("event %zu: placed at %llu, truth %llu, bound %llu ticks", n,
+				 (unsigned long long)s->host_tsc, (unsigned long long)truth,
+				 (unsigned long long)bound);
+		if (bound > widest)
+			widest = bound;
+		n++;
+	}
+	assert_int_equal(n, 2 * RUNS);
+	hvt_timeline_close(&tl);
+	return widest / 2;	/* 2 GHz */
+}
+
+/* Without vcpu_threads: the exchanges alone, about +/-100 us. */
+static void test_exchanges_alone(void **state)
+{
+	struct hvt_run_fit fit;
+
+	make_archive(*state, NULL, 4321, 0);
+	assert_true(widest_bound(*state, &fit) > 50000);
+	assert_int_equal(fit.samples, 0);
+}
+
+/* With them: every run bounds the clock; a few us, the truth inside. */
+static void test_runs_tighten(void **state)
+{
+	struct hvt_run_fit fit;
+	uint64_t ns;
+
+	make_archive(*state, "[4321]", 4321, 0);
+	ns = widest_bound(*state, &fit);
+	assert_int_equal(fit.samples, RUNS);
+	/* not the first event nor the last: their intervals reach before the host's
+	 * first sched_switch of the thread, and after its last, where it is unknown */
+	assert_int_equal(fit.events, 2 * RUNS - 2);
+	assert_int_equal(fit.contradictions, 0);
+	assert_null(fit.rejected);
+	assert_true(ns <= 5000);
+}
+
+/*
+ * The host's runs 1 ms later than the guest's (the manifest names the
+ * wrong thread, say): the events 2 us into each run fall outside every run.
+ * The runs are not used, and the exchanges' bound, which holds, stays.
+ */
+static void test_runs_that_do_not_fit(void **state)
+{
+	struct hvt_run_fit fit;
+
+	make_archive(*state, "[4321]", 4321, 1000000);
+	assert_true(widest_bound(*state, &fit) > 50000);
+	assert_int_equal(fit.samples, 0);
+	assert_int_equal(fit.vcpus_unused, 1);
+	assert_int_equal(fit.contradictions, RUNS - 1);	/* the first meets the unknown */
+}
+
+/* A thread the host never scheduled: nothing known, nothing used, nothing contradicted. */
+static void test_unknown_thread(void **state)
+{
+	struct hvt_run_fit fit;
+
+	make_archive(*state, "[9999]", 4321, 0);
+	assert_true(widest_bound(*state, &fit) > 50000);
+	assert_int_equal(fit.samples, 0);
+	assert_int_equal(fit.contradictions, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exchanges_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_tighten, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_that_do_not_fit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_thread, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run_constraints.c - vCPU thread runs as clock constraints
+ * (run_constraints.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "lib/log.h"
+#include "tools/align/host_runs.h"
+#include "tools/align/run_constraints.h"
+
+#define SAMPLE_SEQ	(UINT64_C(1) << 62)	/* seqs of run samples, above any exchange's */
+
+/* --- the host layer's sched_switch events ---------------------------------- */
+
+static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
+		    struct hvt_cpu_switches *out)
+{
+	unsigned long warnings = 0;
+	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
+						       &warnings);
+	struct hvt_ftrace_event ev;
+	uint64_t damage = 0, now;
+	bool lost = false;
+
+	out->cpu = info->cpu;
+	if (!c)
+		return 0;
+	while (hvt_ftrace_cpu_next(c, &ev) > 0) {
+		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
+		uint64_t prev, next, state;
+		struct hvt_host_switch *grown;
+
+		now = st->lost_events + st->warnings + warnings;
+		lost |= now != damage;
+		damage = now;
+		if (strcmp(ev.name, "sched_switch") || hvt_ftrace_field_u64(c, "prev_pid", &prev) ||
+		    hvt_ftrace_field_u64(c, "next_pid", &next) ||
+		    hvt_ftrace_field_u64(c, "prev_state", &state))
+			continue;
+		grown = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
+		if (!grown) {
+			hvt_ftrace_cpu_close(c);
+			return -1;
+		}
+		out->v = grown;
+		out->v[out->n++] = (struct hvt_host_switch){ ev.ts, (int32_t)prev, (int32_t)next,
+							     state, lost };
+		lost = false;
+	}
+	hvt_ftrace_cpu_close(c);
+	return 0;
+}
+
+int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
+			   struct hvt_host_switches *hs)
+{
+	size_t i;
+	int ret = 0;
+
+	memset(hs, 0, sizeof(*hs));
+	hs->cpus = calloc(a->nr_cpus + 1, sizeof(*hs->cpus));
+	if (!hs->cpus)
+		return -1;
+	hs->nr_cpus = a->nr_cpus;
+	hvt_log_mute();		/* the merge's own pass reports the damage */
+	for (i = 0; i < a->nr_cpus && !ret; i++)
+		ret = read_cpu(ft, &a->cpus[i], &hs->cpus[i]);
+	hvt_log_unmute();
+	if (ret)
+		hvt_host_switches_free(hs);
+	return ret;
+}
+
+void hvt_host_switches_free(struct hvt_host_switches *hs)
+{
+	size_t i;
+
+	for (i = 0; hs->cpus && i < hs->nr_cpus; i++)
+		free(hs->cpus[i].v);
+	free(hs->cpus);
+	memset(hs, 0, sizeof(*hs));
+}
+
+/* --- each vCPU thread's runs ----------------------------------------------- */
+
+/* A run of the thread (@running), or a span where it is unknown. */
+struct span {
+	uint64_t start, end;
+	bool running;
+};
+
+struct vcpu_runs {
+	struct span *v;
+	size_t n, cap;
+	uint64_t *gmin, *gmax;		/* per span: its unambiguous events */
+	uint64_t *events;		/* candidate guest TSC values, sorted */
+	size_t nr_events, cap_events;
+	size_t contradictions;
+	size_t outside;			/* events far from every run and unknown span */
+	bool unused;
+	bool failed;
+};
+
+static void add_span(struct vcpu_runs *v, uint64_t start, uint64_t end, bool running)
+{
+	struct span *grown;
+
+	if (v->n && v->v[v->n - 1].running == running && v->v[v->n - 1].end == start) {
+		v->v[v->n - 1].end = end;	/* an open run seen again, closed */
+		return;
+	}
+	grown = hvt_grow(v->v, v->n, &v->cap, sizeof(*v->v));
+	if (!grown) {
+		v->failed = true;
+		return;
+	}
+	v->v = grown;
+	v->v[v->n++] = (struct span){ start, end, running };
+}
+
+static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
+{
+	struct vcpu_runs *vcpus = ctx;
+
+	if (!open && (seg->state == HVT_RUN_RUNNING || seg->state == HVT_RUN_UNKNOWN))
+		add_span(&vcpus[seg->thread], seg->start, seg->end,
+			 seg->state == HVT_RUN_RUNNING);
+}
+
+/* Replays every CPU's sched_switch in host time order through host_runs. */
+static int build_runs(const struct hvt_host_switches *hs, const int32_t *tids, size_t nr,
+		      struct vcpu_runs *vcpus)
+{
+	size_t *at = calloc(hs->nr_cpus + 1, sizeof(*at)), i;
+	struct hvt_host_runs runs;
+	uint64_t end = 0;
+
+	if (!at || hvt_host_runs_init(&runs, tids, nr, 0, on_segment, vcpus)) {
+		free(at);
+		return -1;
+	}
+	for (;;) {
+		const struct hvt_host_switch *e;
+		size_t best = hs->nr_cpus;
+
+		for (i = 0; i < hs->nr_cpus; i++)
+			if (at[i] < hs->cpus[i].n && (best == hs->nr_cpus ||
+			    hs->cpus[i].v[at[i]].ts < hs->cpus[best].v[at[best]].ts))
+				best = i;
+		if (best == hs->nr_cpus)
+			break;
+		e = &hs->cpus[best].v[at[best]];
+		if (e->lost_before)
+			hvt_host_runs_lost(&runs, (uint32_t)hs->cpus[best].cpu,
+					   at[best] ? hs->cpus[best].v[at[best] - 1].ts : 0);
+		hvt_host_runs_switch(&runs, (uint32_t)hs->cpus[best].cpu, e->ts, e->prev,
+				     e->prev_state, e->next, NULL);
+		end = e->ts;
+		at[best]++;
+	}
+	hvt_host_runs_finish(&runs, end);
+	hvt_host_runs_free(&runs);
+	free(at);
+	/* after the host's last event, nothing is known */
+	for (i = 0; i < nr; i++)
+		if (tids[i] > 0)
+			add_span(&vcpus[i], end, UINT64_MAX, false);
+	return 0;
+}
+
+/* The first span of @v ending after @host (v->n if none). */
+static size_t first_after(const struct vcpu_runs *v, uint64_t host)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->v[mid].end <= host)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Where [@host - @w, @host + @w] lies: 1 near a run's start or end (the
+ * event may bound the clock), 0 elsewhere in a run or unknown span, -1 in
+ * none at all (the event contradicts the host data).
+ */
+static int near_edge(const struct vcpu_runs *v, uint64_t host, uint64_t w)
+{
+	uint64_t lo = host > w ? host - w : 0, hi = host + w;
+	bool met = false;
+	size_t i;
+
+	for (i = first_after(v, lo); i < v->n && v->v[i].start <= hi; i++) {
+		met = true;
+		if (v->v[i].running &&
+		    ((v->v[i].start >= lo && v->v[i].start <= hi) ||
+		     (v->v[i].end >= lo && v->v[i].end <= hi)))
+			return 1;
+	}
+	return met ? 0 : -1;
+}
+
+/*
+ * The half-width of an event's interval, widened for the rounding of the
+ * central line and the interval's asymmetry around it.
+ */
+static uint64_t margin(uint64_t w)
+{
+	return w + w / 16 + 2;
+}
+
+/* --- the guest's events near a run's edge ----------------------------------- */
+
+static int keep_event(struct vcpu_runs *v, uint64_t g)
+{
+	uint64_t *grown = hvt_grow(v->events, v->nr_events, &v->cap_events, sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	v->events = grown;
+	v->events[v->nr_events++] = g;
+	return 0;
+}
+
+static int read_stream(struct hvt_vm_clock *c, const struct hvt_stream_info *si,
+		       const struct hvt_trace_info *t, const struct hvt_ctf_types *types,
+		       struct vcpu_runs *vcpus, size_t nr, size_t *kept)
+{
+	unsigned long warnings = 0;
+	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	struct hvt_ctf_event ev;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	while (!ret && *kept < HVT_RUN_MAX_EVENTS && hvt_ctf_next(s, &ev) > 0) {
+		uint32_t cpu = (uint32_t)si->cpu;
+		uint64_t host, w;
+		int where;
+
+		if (cpu >= nr || !vcpus[cpu].n)
+			continue;
+		host = hvt_vm_clock_to_host(c, &cur, ev.ts);
+		if (hvt_vm_clock_half_width(c, host, &w))
+			continue;
+		where = near_edge(&vcpus[cpu], host, margin(w));
+		if (where < 0)
+			vcpus[cpu].outside++;
+		if (where <= 0)
+			continue;
+		ret = keep_event(&vcpus[cpu], ev.ts);
+		++*kept;
+	}
+	hvt_ctf_close(s);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
+		       const struct hvt_ctf_types *types, struct vcpu_runs *vcpus, size_t nr,
+		       size_t *kept)
+{
+	size_t i;
+	int ret = 0;
+
+	hvt_log_mute();
+	for (i = 0; i < vm->nr_streams && !ret; i++) {
+		const struct hvt_stream_info *si = &vm->streams[i];
+		const struct hvt_trace_info *t = &vm->traces[si->trace];
+
+		/*
+		 * The kernel's per-CPU streams only: the module reads the TSC
+		 * with preemption off, on the stream's CPU. A user event's CPU
+		 * is read apart from its TSC, and a migration between the two
+		 * would tie it to the wrong vCPU's runs.
+		 */
+		if (t->domain == HVT_DOMAIN_GUEST_TSC && t->layer == HVT_LAYER_KERNEL &&
+		    si->cpu >= 0)
+			ret = read_stream(c, si, t, &types[si->trace], vcpus, nr, kept);
+	}
+	hvt_log_unmute();
+	for (i = 0; i < nr; i++)
+		if (vcpus[i].nr_events)
+			qsort(vcpus[i].events, vcpus[i].nr_events, sizeof(uint64_t), cmp_u64);
+	return ret;
+}
+
+/* --- samples, and the fit ---------------------------------------------------- */
+
+/*
+ * Assigns each event of @v to the one run its interval on clock @c meets
+ * (none if it meets an unknown span or several runs); counts those that
+ * meet nothing at all.
+ */
+static void assign(struct hvt_vm_clock *c, struct vcpu_runs *v, size_t *events)
+{
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	size_t i, k;
+
+	for (k = 0; k < v->n; k++) {
+		v->gmin[k] = UINT64_MAX;
+		v->gmax[k] = 0;
+	}
+	v->contradictions = 0;
+	for (i = 0; i < v->nr_events; i++) {
+		uint64_t g = v->events[i], host = hvt_vm_clock_to_host(c, &cur, g), w, lo, hi;
+		size_t runs = 0, unknown = 0, run = 0;
+
+		if (hvt_vm_clock_half_width(c, host, &w))
+			continue;
+		w = margin(w);
+		lo = host > w ? host - w : 0;
+		hi = host + w;
+		for (k = first_after(v, lo); k < v->n && v->v[k].start <= hi; k++) {
+			if (!v->v[k].running)
+				unknown++;
+			else if (!runs++)
+				run = k;
+		}
+		if (unknown || runs > 1)
+			continue;
+		if (!runs) {
+			v->contradictions++;
+			continue;
+		}
+		if (g < v->gmin[run])
+			v->gmin[run] = g;
+		if (g > v->gmax[run])
+			v->gmax[run] = g;
+		++*events;
+	}
+}
+
+static int by_host_send(const void *a, const void *b)
+{
+	const struct hvt_sync_rec *x = a, *y = b;
+
+	if (x->ex.host_send != y->ex.host_send)
+		return x->ex.host_send < y->ex.host_send ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The exchanges and one sample per run with events, in host order. */
+static struct hvt_sync_rec *samples(const struct hvt_vm_info *vm, struct vcpu_runs *vcpus,
+				    size_t nr, size_t *n, size_t *nr_samples)
+{
+	size_t i, k, total = vm->nr_sync, at;
+	struct hvt_sync_rec *recs;
+
+	for (i = 0; i < nr; i++)
+		for (k = 0; !vcpus[i].unused && k < vcpus[i].n; k++)
+			total += vcpus[i].gmin[k] <= vcpus[i].gmax[k];
+	recs = malloc((total + 1) * sizeof(*recs));
+	if (!recs)
+		return NULL;
+	memcpy(recs, vm->sync, vm->nr_sync * sizeof(*recs));
+	at = vm->nr_sync;
+	for (i = 0; i < nr; i++)
+		for (k = 0; !vcpus[i].unused && k < vcpus[i].n; k++) {
+			const struct span *s = &vcpus[i].v[k];
+
+			if (vcpus[i].gmin[k] > vcpus[i].gmax[k])
+				continue;
+			recs[at] = (struct hvt_sync_rec){ .seq = SAMPLE_SEQ + at,
+				.ex = { .host_send = s->start, .guest_recv = vcpus[i].gmin[k],
+					.guest_send = vcpus[i].gmax[k], .host_recv = s->end },
+				.cpu_recv = (uint32_t)i, .cpu_send = (uint32_t)i };
+			at++;
+		}
+	qsort(recs, total, sizeof(*recs), by_host_send);
+	*n = total;
+	*nr_samples = total - vm->nr_sync;
+	return recs;
+}
+
+/* Whether @next keeps every exchange causal and has no more segments than @prev. */
+static const char *refit_wrong(struct hvt_vm_clock *next, const struct hvt_vm_clock *prev,
+			       const struct hvt_vm_info *vm)
+{
+	size_t exempt;
+
+	if (hvt_vm_clock_segments(next) > hvt_vm_clock_segments(prev) ||
+	    (next->glitch && !prev->glitch))
+		return "the runs split the clock where the exchanges do not";
+	if (hvt_vm_clock_first_violation(next, vm->sync, vm->nr_sync, &exempt))
+		return "a clock exchange is not causal against the fit with the runs";
+	return NULL;
+}
+
+static void free_vcpus(struct vcpu_runs *vcpus, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; vcpus && i < nr; i++) {
+		free(vcpus[i].v);
+		free(vcpus[i].gmin);
+		free(vcpus[i].gmax);
+		free(vcpus[i].events);
+	}
+	free(vcpus);
+}
+
+/* One round on @c: the samples, a refit, its verdict. 1: accepted into @c, 0: stop, -1. */
+static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
+		    struct vcpu_runs *vcpus, size_t nr, const struct hvt_sync_point *points,
+		    size_t nr_points, struct hvt_run_fit *r)
+{
+	struct hvt_vm_clock next;
+	struct hvt_sync_rec *recs;
+	size_t i, n, nr_samples, events = 0;
+	const char *wrong;
+
+	for (i = 0; i < nr; i++) {
+		if (vcpus[i].unused)
+			continue;
+		assign(c, &vcpus[i], &events);
+		if (!r->rounds)		/* on the exchanges' own clock: every event counts */
+			vcpus[i].contradictions += vcpus[i].outside;
+		if (!vcpus[i].contradictions)
+			continue;
+		if (r->rounds) {	/* the last refit put events outside every run */
+			r->rejected = "a refit put guest events outside every run of their vCPU";
+			return 0;
+		}
+		r->contradictions += vcpus[i].contradictions;
+		r->vcpus_unused++;
+		vcpus[i].unused = true;
+	}
+	recs = samples(vm, vcpus, nr, &n, &nr_samples);
+	if (!recs)
+		return -1;
+	if (!nr_samples || nr_samples == r->samples) {	/* nothing (new) to fit */
+		free(recs);
+		return 0;
+	}
+	/* a build fails without memory, or on samples no timeline can follow */
+	wrong = hvt_vm_clock_build(&next, recs, n, points, nr_points) ?
+		"the runs and the exchanges fit no clock" : refit_wrong(&next, c, vm);
+	free(recs);
+	if (wrong) {
+		r->rejected = wrong;
+		hvt_vm_clock_free(&next);	/* safe after a failed build */
+		return 0;
+	}
+	hvt_vm_clock_free(c);
+	*c = next;
+	r->samples = nr_samples;
+	r->events = events;
+	r->rounds++;
+	return 1;
+}
+
+int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info *vm,
+			    const struct hvt_ctf_types *types, const struct hvt_host_switches *hs,
+			    const int32_t *tids, size_t nr, const struct hvt_sync_point *points,
+			    size_t nr_points, struct hvt_run_fit *r)
+{
+	struct vcpu_runs *vcpus = calloc(nr + 1, sizeof(*vcpus));
+	size_t i;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!vcpus || build_runs(hs, tids, nr, vcpus))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		if (vcpus[i].failed)
+			goto out;
+		vcpus[i].gmin = malloc((vcpus[i].n + 1) * sizeof(uint64_t));
+		vcpus[i].gmax = malloc((vcpus[i].n + 1) * sizeof(uint64_t));
+		if (!vcpus[i].gmin || !vcpus[i].gmax)
+			goto out;
+	}
+	if (read_events(clock, vm, types, vcpus, nr, &r->candidates))
+		goto out;
+	while (r->rounds < HVT_RUN_ROUNDS &&
+	       (ret = round_on(clock, vm, vcpus, nr, points, nr_points, r)) > 0)
+		;
+	ret = ret < 0 ? -1 : 0;
+out:
+	free_vcpus(vcpus, nr);
+	return ret;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * run_constraints.h - the host's scheduling of a VM's vCPU threads as
+ * constraints on its clock (docs/clock-model.md, "Run intervals").
+ *
+ * A guest event on vCPU n happened while vCPU n's host thread ran on a host
+ * CPU; for the guest kernel's per-CPU streams, whose module reads the TSC
+ * with preemption off, n is the stream's CPU for certain (a user event's
+ * CPU is read apart from its TSC, so user events are not used). The host layer's sched_switch events give those runs
+ * (host_runs.h), as supersets: a missing switch-in widens a run, never
+ * narrows it, and after a host CPU lost events a thread that may have run
+ * there is unknown until its next sched_switch. So an event whose
+ * guaranteed host interval meets exactly one run of its vCPU's thread, and
+ * no unknown span, lies in that run: host_start <= host(g) <= host_end. Per
+ * run, its first such event g_min and last g_max give one exchange-shaped
+ * sample (host_send = run start, guest_recv = g_min, guest_send = g_max,
+ * host_recv = run end), fitted with the clock exchanges; the tighter
+ * clock makes more events unambiguous, so the fit repeats until the
+ * samples stop changing (at most HVT_RUN_ROUNDS rounds).
+ *
+ * The guarantee stays a guarantee: an event whose interval meets no run and
+ * no unknown span contradicts the host data (lost events, a thread mapped to
+ * the wrong vCPU): that vCPU's runs are then not used at all, and said so.
+ * A refit that makes any clock exchange non-causal, or splits the clock into
+ * more segments than the exchanges alone, is rejected as a whole.
+ */
+#ifndef HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
+#define HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/align/align.h"
+#include "tools/archive/archive.h"
+#include "tools/read/ctf_reader.h"
+#include "tools/read/ftrace_reader.h"
+
+#define HVT_RUN_ROUNDS		4
+#define HVT_RUN_MAX_EVENTS	(1u << 22)	/* candidate guest events kept per VM */
+
+/* One host CPU's sched_switch events, in file order. */
+struct hvt_host_switch {
+	uint64_t ts;
+	int32_t prev, next;
+	uint64_t prev_state;
+	bool lost_before;		/* events were lost since the CPU's previous one */
+};
+
+struct hvt_cpu_switches {
+	int cpu;
+	struct hvt_host_switch *v;
+	size_t n, cap;
+};
+
+/* Every host CPU's sched_switch events: read once, for every VM. */
+struct hvt_host_switches {
+	struct hvt_cpu_switches *cpus;
+	size_t nr_cpus;
+};
+
+int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
+			   struct hvt_host_switches *hs);
+void hvt_host_switches_free(struct hvt_host_switches *hs);
+
+/* What the run intervals did for a VM's clock. */
+struct hvt_run_fit {
+	size_t samples;			/* runs fitted, in the last accepted round */
+	size_t events;			/* unambiguous guest events behind them */
+	size_t rounds;			/* accepted refits */
+	size_t contradictions;		/* events outside every run: their vCPU unused */
+	size_t vcpus_unused;
+	size_t candidates;		/* guest events near a run's edge, considered */
+	const char *rejected;		/* a refit contradicted the exchanges: why */
+};
+
+/*
+ * Refits @clock, fitted to @vm's exchanges and @points, with the runs of
+ * its vCPU threads @tids[0..@nr) (vCPU n's at n, 0: unknown) from @hs.
+ * @clock is replaced only by a fit that keeps every exchange causal. -1 if
+ * out of memory (@clock then unchanged), else 0, with @r filled.
+ */
+int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info *vm,
+			    const struct hvt_ctf_types *types, const struct hvt_host_switches *hs,
+			    const int32_t *tids, size_t nr, const struct hvt_sync_point *points,
+			    size_t nr_points, struct hvt_run_fit *r);
+
+#endif
