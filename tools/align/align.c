@@ -111,8 +111,7 @@ static uint64_t past_line(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
 	return a > b ? a : b;
 }
 
-/* Whether the fit's guaranteed interval contradicts @ex. */
-static bool contradicts(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
+bool hvt_vm_clock_contradicts(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
 {
 	struct hvt_est_value at_send, at_recv;
 
@@ -150,7 +149,7 @@ int hvt_vm_clock_held_out(const struct hvt_sync_rec *recs, size_t n, unsigned in
 			continue;
 		}
 		r->judged++;
-		if (contradicts(&c, ex) && !r->contradict++)
+		if (hvt_vm_clock_contradicts(&c, ex) && !r->contradict++)
 			r->first_seq = recs[i].seq;
 		past = past_line(&c, ex);
 		if (past) {

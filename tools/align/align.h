@@ -109,6 +109,12 @@ struct hvt_held_out {
 	uint64_t worst_ticks;		/* how far past the central line, at most (host ticks) */
 };
 
+/*
+ * Whether @ex contradicts @c's guaranteed interval: the clock is known to
+ * read more than guest_recv at host_send, or less than guest_send at
+ * host_recv.
+ */
+bool hvt_vm_clock_contradicts(struct hvt_vm_clock *c, const struct hvt_exchange *ex);
 /* 0, or -1 with fewer than HVT_HELD_OUT_MIN exchanges (or no memory). */
 int hvt_vm_clock_held_out(const struct hvt_sync_rec *recs, size_t n, unsigned int k,
 			  struct hvt_held_out *r);

@@ -465,6 +465,44 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	return 1;
 }
 
+/*
+ * Every other sample held out of a fit of the exchanges and the rest: the
+ * number that contradict it, or -1 if it cannot be made.
+ */
+static long held_out(const struct hvt_vm_info *vm, struct vcpu_runs *vcpus, size_t nr,
+		     const struct hvt_sync_point *points, size_t nr_points, size_t *judged)
+{
+	size_t n, nr_samples, i, k = 0, fit = 0;
+	struct hvt_sync_rec *recs = samples(vm, vcpus, nr, &n, &nr_samples), *out;
+	struct hvt_vm_clock c;
+	long bad = 0;
+
+	*judged = 0;
+	if (!recs)
+		return -1;
+	out = malloc((n + 1) * sizeof(*out));
+	if (!out) {
+		free(recs);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {	/* the exchanges stay; samples alternate */
+		if (recs[i].seq >= SAMPLE_SEQ && k++ % 2)
+			out[(*judged)++] = recs[i];
+		else
+			recs[fit++] = recs[i];
+	}
+	if (hvt_vm_clock_build(&c, recs, fit, points, nr_points)) {
+		bad = -1;
+	} else {
+		for (i = 0; i < *judged; i++)
+			bad += hvt_vm_clock_contradicts(&c, &out[i].ex);
+		hvt_vm_clock_free(&c);
+	}
+	free(recs);
+	free(out);
+	return bad;
+}
+
 int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info *vm,
 			    const struct hvt_ctf_types *types, const struct hvt_host_switches *hs,
 			    const int32_t *tids, size_t nr, const struct hvt_sync_point *points,
@@ -490,6 +528,17 @@ int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info
 	while (r->rounds < HVT_RUN_ROUNDS &&
 	       (ret = round_on(clock, vm, vcpus, nr, points, nr_points, r)) > 0)
 		;
+	if (ret >= 0 && r->samples) {
+		long bad = held_out(vm, vcpus, nr, points, nr_points, &r->held_out);
+
+		if (bad) {	/* back to the exchanges alone */
+			r->rejected = bad > 0 ? "runs held out of the fit contradict it" :
+					       "the fit without half of the runs cannot be made";
+			r->samples = r->events = r->rounds = 0;
+			hvt_vm_clock_free(clock);
+			ret = hvt_vm_clock_build(clock, vm->sync, vm->nr_sync, points, nr_points);
+		}
+	}
 	ret = ret < 0 ? -1 : 0;
 out:
 	free_vcpus(vcpus, nr);

@@ -22,7 +22,10 @@
  * no unknown span contradicts the host data (lost events, a thread mapped to
  * the wrong vCPU): that vCPU's runs are then not used at all, and said so.
  * A refit that makes any clock exchange non-causal, or splits the clock into
- * more segments than the exchanges alone, is rejected as a whole.
+ * more segments than the exchanges alone, is rejected as a whole. Last, the
+ * samples are held out against each other: a fit with the exchanges and
+ * every other sample must not contradict any of the rest (its guaranteed
+ * interval); if one does, the runs are not used at all.
  */
 #ifndef HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
 #define HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
@@ -71,6 +74,7 @@ struct hvt_run_fit {
 	size_t contradictions;		/* events outside every run: their vCPU unused */
 	size_t vcpus_unused;
 	size_t candidates;		/* guest events near a run's edge, considered */
+	size_t held_out;		/* samples judged against a fit of the others */
 	const char *rejected;		/* a refit contradicted the exchanges: why */
 };
 
