@@ -87,6 +87,9 @@ check "analyze: vCPU 0 and the demo's threads have rows" \
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0
 check "check: every guest event inside its vCPU thread's host runs" \
 	grep -q "^PASS vcpu-threads\[demo\]" "$work/check.out"
+# What the vCPU threads' runs did for the bound: reported, not judged.
+"$hvtrace" merge --format=null --stats "$archive" 2>&1 | grep "clock from"
+grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 
 bt_user=0
