@@ -28,11 +28,45 @@ static uint64_t widest_point(const struct hvt_sync_point *points, size_t n)
 	return w;
 }
 
+/* Which input comes next in host order: 0 an exchange, 1 a sync point, 2 a one-way bound. */
+static int next_input(const struct hvt_sync_rec *recs, size_t i, size_t n,
+		      const struct hvt_sync_point *points, size_t j, size_t nr_points,
+		      const struct hvt_one_way *ow, size_t k, size_t nr_ow)
+{
+	uint64_t best = UINT64_MAX;
+	int which = -1;
+
+	if (i < n) {
+		best = recs[i].ex.host_send;
+		which = 0;
+	}
+	if (j < nr_points && (which < 0 || points[j].host < best)) {
+		best = points[j].host;
+		which = 1;
+	}
+	if (k < nr_ow && (which < 0 || ow[k].host < best))
+		which = 2;
+	return which;
+}
+
+static enum hvt_est_result one_way(struct hvt_estimator *est, const struct hvt_one_way *w)
+{
+	return w->upper ? hvt_est_h2g(est, w->host, w->guest) : hvt_est_g2h(est, w->guest, w->host);
+}
+
 int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 		       const struct hvt_sync_point *points, size_t nr_points)
 {
-	size_t i = 0, j = 0, in_segment = 0;
+	return hvt_vm_clock_build_more(c, recs, n, points, nr_points, NULL, 0);
+}
+
+int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+			    const struct hvt_sync_point *points, size_t nr_points,
+			    const struct hvt_one_way *ow, size_t nr_ow)
+{
+	size_t i = 0, j = 0, k = 0, in_segment = 0;
 	uint64_t seg_first = 0;
+	int which;
 
 	memset(c, 0, sizeof(*c));
 	hvt_tsc_timeline_init(&c->tl);
@@ -40,12 +74,12 @@ int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, 
 		return -1;
 	if (!n)		/* no round trips: the widest sync point bounds a delay */
 		hvt_est_set_max_delay(c->est, widest_point(points, nr_points));
-	/* both in host time order, fed merged so that the estimator goes forward */
-	while (i < n || j < nr_points) {
-		bool exchange = j == nr_points || (i < n && recs[i].ex.host_send <= points[j].host);
-		uint64_t seq = exchange ? recs[i].seq : points[j].seq;
-		enum hvt_est_result r = exchange ? hvt_est_exchange(c->est, &recs[i++].ex) :
-						   sync_point(c->est, &points[j++]);
+	/* all in host time order, fed merged so that the estimator goes forward */
+	while ((which = next_input(recs, i, n, points, j, nr_points, ow, k, nr_ow)) >= 0) {
+		uint64_t seq = which == 0 ? recs[i].seq : which == 1 ? points[j].seq : ow[k].seq;
+		enum hvt_est_result r = which == 0 ? hvt_est_exchange(c->est, &recs[i++].ex) :
+					which == 1 ? sync_point(c->est, &points[j++]) :
+					one_way(c->est, &ow[k++]);
 
 		if (r == HVT_EST_SPLIT) {
 			/* the segment that just ended was short and not the first: a glitch */

@@ -42,6 +42,23 @@ struct hvt_vm_clock {
  */
 int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
 		       const struct hvt_sync_point *points, size_t nr_points);
+
+/*
+ * A one-way bound on the guest clock: at host TSC @host it read at most
+ * @guest (@upper), or at least @guest. Unlike an exchange's, its "delay"
+ * does not widen the margin around clock changes (the caller keeps it
+ * within the exchanges' round trips).
+ */
+struct hvt_one_way {
+	uint64_t host, guest;
+	bool upper;
+	uint64_t seq;			/* for glitch_seq */
+};
+
+/* hvt_vm_clock_build() with one-way bounds too (@ow in host order). */
+int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,
+			    const struct hvt_sync_point *points, size_t nr_points,
+			    const struct hvt_one_way *ow, size_t nr_ow);
 void hvt_vm_clock_free(struct hvt_vm_clock *c);
 /* Segments of the fitted clock: more than one where the guest clock changed. */
 static inline size_t hvt_vm_clock_segments(const struct hvt_vm_clock *c)

@@ -346,46 +346,85 @@ static void assign(struct hvt_vm_clock *c, struct vcpu_runs *v, size_t *events)
 	}
 }
 
-static int by_host_send(const void *a, const void *b)
+static int by_host(const void *a, const void *b)
 {
-	const struct hvt_sync_rec *x = a, *y = b;
+	const struct hvt_one_way *x = a, *y = b;
 
-	if (x->ex.host_send != y->ex.host_send)
-		return x->ex.host_send < y->ex.host_send ? -1 : 1;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The exchanges and one sample per run with events, in host order. */
-static struct hvt_sync_rec *samples(const struct hvt_vm_info *vm, struct vcpu_runs *vcpus,
-				    size_t nr, size_t *n, size_t *nr_samples)
+/* The longest round trip of the VM's exchanges: how far a bound's stamp may be. */
+static uint64_t max_round_trip(const struct hvt_vm_info *vm)
 {
-	size_t i, k, total = vm->nr_sync, at;
-	struct hvt_sync_rec *recs;
+	uint64_t max = 0;
+	size_t i;
 
-	for (i = 0; i < nr; i++)
-		for (k = 0; !vcpus[i].unused && k < vcpus[i].n; k++)
-			total += vcpus[i].gmin[k] <= vcpus[i].gmax[k];
-	recs = malloc((total + 1) * sizeof(*recs));
-	if (!recs)
-		return NULL;
-	memcpy(recs, vm->sync, vm->nr_sync * sizeof(*recs));
-	at = vm->nr_sync;
+	for (i = 0; i < vm->nr_sync; i++)
+		if (vm->sync[i].ex.host_recv > vm->sync[i].ex.host_send &&
+		    vm->sync[i].ex.host_recv - vm->sync[i].ex.host_send > max)
+			max = vm->sync[i].ex.host_recv - vm->sync[i].ex.host_send;
+	return max;
+}
+
+/*
+ * Where guest value @g lies at most (@late) or at least, in host time on
+ * clock @c: its central host time plus or minus the widened half-width.
+ */
+static uint64_t host_edge(struct hvt_vm_clock *c, uint64_t g, bool late)
+{
+	struct hvt_tsc_cursor cur = { 0, 0, 0 };
+	uint64_t host = hvt_vm_clock_to_host(c, &cur, g), w;
+
+	if (hvt_vm_clock_half_width(c, host, &w))
+		return late ? UINT64_MAX : 0;
+	w = margin(w);
+	return late ? host + w : host > w ? host - w : 0;
+}
+
+/*
+ * The one-way bounds of the runs with events: at a run's start the clock
+ * read at most its first event, at its end at least its last. Only those
+ * whose event lies within @max ticks of the edge on clock @c are kept, so
+ * that no bound reaches further than an exchange's round trip (the margin
+ * the estimator keeps around clock changes). In host order, in *@out.
+ */
+static size_t bounds(struct hvt_vm_clock *c, struct vcpu_runs *vcpus, size_t nr, uint64_t max,
+		     struct hvt_one_way **out)
+{
+	struct hvt_one_way *v = NULL;
+	size_t i, k, n = 0, cap = 0;
+
+	*out = NULL;
 	for (i = 0; i < nr; i++)
 		for (k = 0; !vcpus[i].unused && k < vcpus[i].n; k++) {
 			const struct span *s = &vcpus[i].v[k];
+			struct hvt_one_way w[2];
+			int m = 0, j;
 
 			if (vcpus[i].gmin[k] > vcpus[i].gmax[k])
 				continue;
-			recs[at] = (struct hvt_sync_rec){ .seq = SAMPLE_SEQ + at,
-				.ex = { .host_send = s->start, .guest_recv = vcpus[i].gmin[k],
-					.guest_send = vcpus[i].gmax[k], .host_recv = s->end },
-				.cpu_recv = (uint32_t)i, .cpu_send = (uint32_t)i };
-			at++;
+			if (host_edge(c, vcpus[i].gmin[k], true) - s->start <= max)
+				w[m++] = (struct hvt_one_way){ s->start, vcpus[i].gmin[k], true, 0 };
+			if (s->end - host_edge(c, vcpus[i].gmax[k], false) <= max)
+				w[m++] = (struct hvt_one_way){ s->end, vcpus[i].gmax[k], false, 0 };
+			for (j = 0; j < m; j++) {
+				struct hvt_one_way *grown = hvt_grow(v, n, &cap, sizeof(*v));
+
+				if (!grown) {
+					free(v);
+					return SIZE_MAX;
+				}
+				v = grown;
+				w[j].seq = SAMPLE_SEQ + n;
+				v[n++] = w[j];
+			}
 		}
-	qsort(recs, total, sizeof(*recs), by_host_send);
-	*n = total;
-	*nr_samples = total - vm->nr_sync;
-	return recs;
+	if (n)
+		qsort(v, n, sizeof(*v), by_host);
+	*out = v;
+	return n;
 }
 
 /* Whether @next keeps every exchange causal and has no more segments than @prev. */
@@ -415,14 +454,14 @@ static void free_vcpus(struct vcpu_runs *vcpus, size_t nr)
 	free(vcpus);
 }
 
-/* One round on @c: the samples, a refit, its verdict. 1: accepted into @c, 0: stop, -1. */
+/* One round on @c: the bounds, a refit, its verdict. 1: accepted into @c, 0: stop, -1. */
 static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		    struct vcpu_runs *vcpus, size_t nr, const struct hvt_sync_point *points,
 		    size_t nr_points, struct hvt_run_fit *r)
 {
 	struct hvt_vm_clock next;
-	struct hvt_sync_rec *recs;
-	size_t i, n, nr_samples, events = 0;
+	struct hvt_one_way *ow;
+	size_t i, n, events = 0;
 	const char *wrong;
 
 	for (i = 0; i < nr; i++) {
@@ -441,17 +480,17 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		r->vcpus_unused++;
 		vcpus[i].unused = true;
 	}
-	recs = samples(vm, vcpus, nr, &n, &nr_samples);
-	if (!recs)
+	n = bounds(c, vcpus, nr, max_round_trip(vm), &ow);
+	if (n == SIZE_MAX)
 		return -1;
-	if (!nr_samples || nr_samples == r->samples) {	/* nothing (new) to fit */
-		free(recs);
+	if (!n || n == r->samples) {	/* nothing (new) to fit */
+		free(ow);
 		return 0;
 	}
-	/* a build fails without memory, or on samples no timeline can follow */
-	wrong = hvt_vm_clock_build(&next, recs, n, points, nr_points) ?
+	/* a build fails without memory, or on bounds no timeline can follow */
+	wrong = hvt_vm_clock_build_more(&next, vm->sync, vm->nr_sync, points, nr_points, ow, n) ?
 		"the runs and the exchanges fit no clock" : refit_wrong(&next, c, vm);
-	free(recs);
+	free(ow);
 	if (wrong) {
 		r->rejected = wrong;
 		hvt_vm_clock_free(&next);	/* safe after a failed build */
@@ -459,47 +498,58 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	}
 	hvt_vm_clock_free(c);
 	*c = next;
-	r->samples = nr_samples;
+	r->samples = n;
 	r->events = events;
 	r->rounds++;
 	return 1;
 }
 
-/*
- * Every other sample held out of a fit of the exchanges and the rest: the
- * number that contradict it, or -1 if it cannot be made.
- */
-static long held_out(const struct hvt_vm_info *vm, struct vcpu_runs *vcpus, size_t nr,
-		     const struct hvt_sync_point *points, size_t nr_points, size_t *judged)
+/* Whether one-way bound @w contradicts @c's guaranteed interval. */
+static bool bound_contradicts(struct hvt_vm_clock *c, const struct hvt_one_way *w)
 {
-	size_t n, nr_samples, i, k = 0, fit = 0;
-	struct hvt_sync_rec *recs = samples(vm, vcpus, nr, &n, &nr_samples), *out;
-	struct hvt_vm_clock c;
+	struct hvt_est_value v;
+
+	if (hvt_est_eval(c->est, w->host, &v) || !v.bounded)
+		return false;
+	return w->upper ? v.lo > w->guest : v.hi < w->guest;
+}
+
+/*
+ * Every other bound held out of a fit of the exchanges and the rest,
+ * judged against it: the number that contradict it, or -1 if it cannot be
+ * made. The bounds are those of clock @c.
+ */
+static long held_out(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
+		     struct vcpu_runs *vcpus, size_t nr, const struct hvt_sync_point *points,
+		     size_t nr_points, size_t *judged)
+{
+	struct hvt_one_way *ow;
+	size_t n = bounds(c, vcpus, nr, max_round_trip(vm), &ow), i, fit = 0;
+	struct hvt_vm_clock half;
 	long bad = 0;
 
 	*judged = 0;
-	if (!recs)
+	if (n == SIZE_MAX)
 		return -1;
-	out = malloc((n + 1) * sizeof(*out));
-	if (!out) {
-		free(recs);
+	for (i = 0; i < n; i++)		/* even ones fitted (in place), odd ones judged */
+		if (!(i % 2))
+			ow[fit++] = ow[i];
+	if (hvt_vm_clock_build_more(&half, vm->sync, vm->nr_sync, points, nr_points, ow, fit)) {
+		free(ow);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {	/* the exchanges stay; samples alternate */
-		if (recs[i].seq >= SAMPLE_SEQ && k++ % 2)
-			out[(*judged)++] = recs[i];
-		else
-			recs[fit++] = recs[i];
+	free(ow);
+	n = bounds(c, vcpus, nr, max_round_trip(vm), &ow);	/* again, whole */
+	if (n == SIZE_MAX) {
+		hvt_vm_clock_free(&half);
+		return -1;
 	}
-	if (hvt_vm_clock_build(&c, recs, fit, points, nr_points)) {
-		bad = -1;
-	} else {
-		for (i = 0; i < *judged; i++)
-			bad += hvt_vm_clock_contradicts(&c, &out[i].ex);
-		hvt_vm_clock_free(&c);
+	for (i = 1; i < n; i += 2) {
+		bad += bound_contradicts(&half, &ow[i]);
+		++*judged;
 	}
-	free(recs);
-	free(out);
+	free(ow);
+	hvt_vm_clock_free(&half);
 	return bad;
 }
 
@@ -529,7 +579,7 @@ int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info
 	       (ret = round_on(clock, vm, vcpus, nr, points, nr_points, r)) > 0)
 		;
 	if (ret >= 0 && r->samples) {
-		long bad = held_out(vm, vcpus, nr, points, nr_points, &r->held_out);
+		long bad = held_out(clock, vm, vcpus, nr, points, nr_points, &r->held_out);
 
 		if (bad) {	/* back to the exchanges alone */
 			r->rejected = bad > 0 ? "runs held out of the fit contradict it" :

@@ -12,19 +12,22 @@
  * there is unknown until its next sched_switch. So an event whose
  * guaranteed host interval meets exactly one run of its vCPU's thread, and
  * no unknown span, lies in that run: host_start <= host(g) <= host_end. Per
- * run, its first such event g_min and last g_max give one exchange-shaped
- * sample (host_send = run start, guest_recv = g_min, guest_send = g_max,
- * host_recv = run end), fitted with the clock exchanges; the tighter
- * clock makes more events unambiguous, so the fit repeats until the
- * samples stop changing (at most HVT_RUN_ROUNDS rounds).
+ * run, its first such event g_min and last g_max give two one-way bounds:
+ * at the run's start the guest clock read at most g_min, at its end at
+ * least g_max. A bound is kept only if its event lies within the
+ * exchanges' longest round trip of its edge, so that no bound reaches
+ * further than the margin the estimator keeps around clock changes. They
+ * are fitted with the clock exchanges; the tighter clock makes more events
+ * unambiguous, so the fit repeats until the bounds stop changing (at most
+ * HVT_RUN_ROUNDS rounds).
  *
  * The guarantee stays a guarantee: an event whose interval meets no run and
  * no unknown span contradicts the host data (lost events, a thread mapped to
  * the wrong vCPU): that vCPU's runs are then not used at all, and said so.
  * A refit that makes any clock exchange non-causal, or splits the clock into
  * more segments than the exchanges alone, is rejected as a whole. Last, the
- * samples are held out against each other: a fit with the exchanges and
- * every other sample must not contradict any of the rest (its guaranteed
+ * bounds are held out against each other: a fit with the exchanges and
+ * every other bound must not contradict any of the rest (its guaranteed
  * interval); if one does, the runs are not used at all.
  */
 #ifndef HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
@@ -68,13 +71,13 @@ void hvt_host_switches_free(struct hvt_host_switches *hs);
 
 /* What the run intervals did for a VM's clock. */
 struct hvt_run_fit {
-	size_t samples;			/* runs fitted, in the last accepted round */
+	size_t samples;			/* one-way bounds fitted, in the last accepted round */
 	size_t events;			/* unambiguous guest events behind them */
 	size_t rounds;			/* accepted refits */
 	size_t contradictions;		/* events outside every run: their vCPU unused */
 	size_t vcpus_unused;
 	size_t candidates;		/* guest events near a run's edge, considered */
-	size_t held_out;		/* samples judged against a fit of the others */
+	size_t held_out;		/* bounds judged against a fit of the others */
 	const char *rejected;		/* a refit contradicted the exchanges: why */
 };
 

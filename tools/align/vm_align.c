@@ -206,10 +206,10 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 				    nr_points, r))
 		return -1;
 	if (r->samples)
-		hvt_info("vm %s: the host runs of its vCPU threads bound %zu guest kernel events "
-			 "(%zu runs, %zu refit%s; %zu runs held out of a fit of the others, none "
-			 "contradicting it)", vm->name, r->events, r->samples, r->rounds,
-			 r->rounds == 1 ? "" : "s", r->held_out);
+		hvt_info("vm %s: the host runs of its vCPU threads place %zu guest kernel events, "
+			 "which give %zu bounds at run edges (%zu refit%s; %zu bounds held out of a "
+			 "fit of the others, none contradicting it)", vm->name, r->events,
+			 r->samples, r->rounds, r->rounds == 1 ? "" : "s", r->held_out);
 	if (r->vcpus_unused) {
 		hvt_warn("vm %s: %zu guest event%s lie outside every run of their vCPU's host "
 			 "thread: the host's sched_switch data, the manifest's vcpu_threads and the "

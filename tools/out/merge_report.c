@@ -40,7 +40,7 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 		return "not aligned, its streams not merged (see the warnings)";
 	segs = hvt_vm_clock_segments(&st->al.clock);
 	if (st->al.runs.samples)
-		snprintf(samples, sizeof(samples), "%zu vCPU runs", st->al.runs.samples);
+		snprintf(samples, sizeof(samples), "%zu vCPU run edges", st->al.runs.samples);
 	hvt_vm_clock_quality(&st->al.clock, st->vm.sync, st->vm.nr_sync, &q);
 	if (!q.measured)
 		snprintf(buf, len, "clock from %zu exchange%s; too few to bound its error",
