@@ -8,7 +8,7 @@
  * each run starts and 3 us before it ends. The bound must contain the truth
  * at every event, tightened to a few us; host data that does not fit (a
  * thread mapped to the wrong vCPU) must leave the exchanges' bound and say
- * why.
+ * why. Under KVM, kvm_entry -> kvm_exit windows do the same.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,6 +210,39 @@ static void test_unknown_thread(void **state)
 	assert_int_equal(fit.contradictions, 0);
 }
 
+/*
+ * Under KVM without its TSC parameters recorded: the vCPU's kvm_entry ->
+ * kvm_exit windows (here the same 10 ms of every 20 on host CPU 0) bound
+ * the clock the same way, without the manifest's vcpu_threads.
+ */
+static void test_kvm_windows(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .kvm = true };
+	struct fx_host_kvm_run ev[2 * RUNS];
+	struct hvt_run_fit fit;
+	char path[256];
+	unsigned int k;
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	write_wide_exchanges(*state);
+	write_guest(*state);
+	assert_int_equal(fx_refresh_info(*state), 0);
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
+
+		ev[2 * k] = (struct fx_host_kvm_run){ FX_HOST_TSC(on), 4321, true, 0 };
+		ev[2 * k + 1] = (struct fx_host_kvm_run){ FX_HOST_TSC(on + RUN_NS), 4321, false, 0 };
+	}
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", (char *)*state);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_kvm_runs(*state, "host/ftrace/cpu0.raw", 4096, ev,
+						  2 * RUNS), 0);
+	assert_true(widest_bound(*state, &fit) <= 5000);
+	assert_true(fit.windows);
+	assert_int_equal(fit.samples, 2 * RUNS - 2);
+	assert_int_equal(fit.contradictions, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +250,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_tighten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_that_do_not_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_windows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,43 +15,130 @@
 
 /* --- the host layer's sched_switch events ---------------------------------- */
 
+static int add_loss(struct hvt_host_switches *hs, uint64_t start, uint64_t end)
+{
+	struct hvt_loss_window *grown = hvt_grow(hs->losses, hs->nr_losses, &hs->cap_losses,
+						 sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	hs->losses = grown;
+	hs->losses[hs->nr_losses++] = (struct hvt_loss_window){ start, end };
+	return 0;
+}
+
+/* The event's record, if it is of a kind kept; 1 if kept, 0 if not. */
+static int record_of(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
+		     struct hvt_host_switch *e)
+{
+	uint64_t prev, next, state, vcpu;
+
+	*e = (struct hvt_host_switch){ .ts = ev->ts };
+	if (!strcmp(ev->name, "sched_switch")) {
+		if (hvt_ftrace_field_u64(c, "prev_pid", &prev) ||
+		    hvt_ftrace_field_u64(c, "next_pid", &next) ||
+		    hvt_ftrace_field_u64(c, "prev_state", &state))
+			return 0;
+		e->kind = HVT_HS_SCHED;
+		e->prev = (int32_t)prev;
+		e->next = (int32_t)next;
+		e->prev_state = state;
+		return 1;
+	}
+	if ((strcmp(ev->name, "kvm_entry") && strcmp(ev->name, "kvm_exit")) ||
+	    hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
+		return 0;
+	e->kind = ev->name[4] == 'e' && ev->name[5] == 'n' ? HVT_HS_KVM_ENTRY : HVT_HS_KVM_EXIT;
+	e->vcpu = (uint32_t)vcpu;
+	return 1;
+}
+
 static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    struct hvt_cpu_switches *out)
+		    struct hvt_cpu_switches *out, struct hvt_host_switches *hs)
 {
 	unsigned long warnings = 0;
 	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
 						       &warnings);
 	struct hvt_ftrace_event ev;
-	uint64_t damage = 0, now;
+	uint64_t damage = 0, now, last = 0;
 	bool lost = false;
+	int ret = 0;
 
 	out->cpu = info->cpu;
 	if (!c)
-		return 0;
-	while (hvt_ftrace_cpu_next(c, &ev) > 0) {
+		return add_loss(hs, 0, UINT64_MAX);	/* nothing known of this CPU */
+	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
 		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
-		uint64_t prev, next, state;
-		struct hvt_host_switch *grown;
+		struct hvt_host_switch e, *grown;
 
 		now = st->lost_events + st->warnings + warnings;
-		lost |= now != damage;
+		if (now != damage) {	/* lost since the previous event of any kind */
+			lost = true;
+			ret = add_loss(hs, last, ev.ts);
+		}
 		damage = now;
-		if (strcmp(ev.name, "sched_switch") || hvt_ftrace_field_u64(c, "prev_pid", &prev) ||
-		    hvt_ftrace_field_u64(c, "next_pid", &next) ||
-		    hvt_ftrace_field_u64(c, "prev_state", &state))
+		last = ev.ts;
+		if (ret || !record_of(c, &ev, &e))
 			continue;
 		grown = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
 		if (!grown) {
-			hvt_ftrace_cpu_close(c);
-			return -1;
+			ret = -1;
+			break;
 		}
 		out->v = grown;
-		out->v[out->n++] = (struct hvt_host_switch){ ev.ts, (int32_t)prev, (int32_t)next,
-							     state, lost };
+		e.lost_before = lost;
+		hs->kvm |= e.kind != HVT_HS_SCHED;
+		out->v[out->n++] = e;
 		lost = false;
 	}
+	/* a page lost or damaged after the last event: the rest is unknown */
+	if (!ret && hvt_ftrace_cpu_stats(c)->lost_events + hvt_ftrace_cpu_stats(c)->warnings +
+		    warnings != damage)
+		ret = add_loss(hs, last, UINT64_MAX);
 	hvt_ftrace_cpu_close(c);
-	return 0;
+	return ret;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct hvt_loss_window *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Sorts the loss windows and merges those that overlap. */
+static void merge_losses(struct hvt_host_switches *hs)
+{
+	size_t i, k = 0;
+
+	if (!hs->nr_losses)
+		return;
+	qsort(hs->losses, hs->nr_losses, sizeof(*hs->losses), by_start);
+	for (i = 1; i < hs->nr_losses; i++) {
+		if (hs->losses[i].start <= hs->losses[k].end) {
+			if (hs->losses[i].end > hs->losses[k].end)
+				hs->losses[k].end = hs->losses[i].end;
+		} else {
+			hs->losses[++k] = hs->losses[i];
+		}
+	}
+	hs->nr_losses = k + 1;
+}
+
+/* Whether [@lo, @hi] meets a host CPU's loss window. */
+static bool meets_loss(const struct hvt_host_switches *hs, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = hs->nr_losses;
+
+	while (a < b) {		/* the first window ending at or after lo */
+		size_t mid = a + (b - a) / 2;
+
+		if (hs->losses[mid].end < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < hs->nr_losses && hs->losses[a].start <= hi;
 }
 
 int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
@@ -67,10 +154,12 @@ int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 	hs->nr_cpus = a->nr_cpus;
 	hvt_log_mute();		/* the merge's own pass reports the damage */
 	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], &hs->cpus[i]);
+		ret = read_cpu(ft, &a->cpus[i], &hs->cpus[i], hs);
 	hvt_log_unmute();
 	if (ret)
 		hvt_host_switches_free(hs);
+	else
+		merge_losses(hs);
 	return ret;
 }
 
@@ -81,6 +170,7 @@ void hvt_host_switches_free(struct hvt_host_switches *hs)
 	for (i = 0; hs->cpus && i < hs->nr_cpus; i++)
 		free(hs->cpus[i].v);
 	free(hs->cpus);
+	free(hs->losses);
 	memset(hs, 0, sizeof(*hs));
 }
 
@@ -93,6 +183,7 @@ struct span {
 };
 
 struct vcpu_runs {
+	const struct hvt_host_switches *hs;	/* its loss windows */
 	struct span *v;
 	size_t n, cap;
 	uint64_t *gmin, *gmax;		/* per span: its unambiguous events */
@@ -130,20 +221,21 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
 			 seg->state == HVT_RUN_RUNNING);
 }
 
-/* Replays every CPU's sched_switch in host time order through host_runs. */
-static int build_runs(const struct hvt_host_switches *hs, const int32_t *tids, size_t nr,
-		      struct vcpu_runs *vcpus)
+/*
+ * Calls @fn with every CPU's events in host time order (one cursor per CPU);
+ * returns the last one's time, or UINT64_MAX if out of memory.
+ */
+static uint64_t replay(const struct hvt_host_switches *hs,
+		       void (*fn)(void *ctx, int cpu, const struct hvt_host_switch *e,
+				  const struct hvt_host_switch *before), void *ctx)
 {
 	size_t *at = calloc(hs->nr_cpus + 1, sizeof(*at)), i;
-	struct hvt_host_runs runs;
 	uint64_t end = 0;
 
-	if (!at || hvt_host_runs_init(&runs, tids, nr, 0, on_segment, vcpus)) {
-		free(at);
-		return -1;
-	}
+	if (!at)
+		return UINT64_MAX;
 	for (;;) {
-		const struct hvt_host_switch *e;
+		const struct hvt_cpu_switches *c;
 		size_t best = hs->nr_cpus;
 
 		for (i = 0; i < hs->nr_cpus; i++)
@@ -152,23 +244,110 @@ static int build_runs(const struct hvt_host_switches *hs, const int32_t *tids, s
 				best = i;
 		if (best == hs->nr_cpus)
 			break;
-		e = &hs->cpus[best].v[at[best]];
-		if (e->lost_before)
-			hvt_host_runs_lost(&runs, (uint32_t)hs->cpus[best].cpu,
-					   at[best] ? hs->cpus[best].v[at[best] - 1].ts : 0);
-		hvt_host_runs_switch(&runs, (uint32_t)hs->cpus[best].cpu, e->ts, e->prev,
-				     e->prev_state, e->next, NULL);
-		end = e->ts;
-		at[best]++;
+		c = &hs->cpus[best];
+		fn(ctx, c->cpu, &c->v[at[best]], at[best] ? &c->v[at[best] - 1] : NULL);
+		end = c->v[at[best]++].ts;
 	}
-	hvt_host_runs_finish(&runs, end);
-	hvt_host_runs_free(&runs);
 	free(at);
+	return end;
+}
+
+static void runs_event(void *ctx, int cpu, const struct hvt_host_switch *e,
+		       const struct hvt_host_switch *before)
+{
+	struct hvt_host_runs *runs = ctx;
+
+	if (e->kind != HVT_HS_SCHED)
+		return;
+	if (e->lost_before)
+		hvt_host_runs_lost(runs, (uint32_t)cpu, before ? before->ts : 0);
+	hvt_host_runs_switch(runs, (uint32_t)cpu, e->ts, e->prev, e->prev_state, e->next, NULL);
+}
+
+/* Each vCPU thread's runs, from every CPU's sched_switch through host_runs. */
+static int build_runs(const struct hvt_host_switches *hs, const int32_t *tids, size_t nr,
+		      struct vcpu_runs *vcpus)
+{
+	struct hvt_host_runs runs;
+	uint64_t end;
+	size_t i;
+
+	if (hvt_host_runs_init(&runs, tids, nr, 0, on_segment, vcpus))
+		return -1;
+	end = replay(hs, runs_event, &runs);
+	if (end != UINT64_MAX)
+		hvt_host_runs_finish(&runs, end);
+	hvt_host_runs_free(&runs);
+	if (end == UINT64_MAX)
+		return -1;
 	/* after the host's last event, nothing is known */
 	for (i = 0; i < nr; i++)
 		if (tids[i] > 0)
 			add_span(&vcpus[i], end, UINT64_MAX, false);
 	return 0;
+}
+
+/* A vCPU between its kvm_entry and kvm_exit events. */
+enum window_mode { WINDOW_UNKNOWN, WINDOW_IN, WINDOW_OUT };
+
+struct window_state {
+	enum window_mode mode;
+	uint64_t since;			/* UNKNOWN, IN: since when; OUT: the last exit */
+};
+
+struct windows {
+	struct vcpu_runs *vcpus;
+	struct window_state *st;
+	size_t nr;
+};
+
+static void windows_event(void *ctx, int cpu, const struct hvt_host_switch *e,
+			  const struct hvt_host_switch *before)
+{
+	struct windows *w = ctx;
+	struct window_state *st;
+	struct vcpu_runs *v;
+
+	(void)cpu;
+	(void)before;	/* losses: the loss windows, for every vCPU */
+	if (e->kind == HVT_HS_SCHED || e->vcpu >= w->nr)
+		return;
+	st = &w->st[e->vcpu];
+	v = &w->vcpus[e->vcpu];
+	if (e->kind == HVT_HS_KVM_ENTRY) {
+		if (st->mode != WINDOW_OUT && e->ts > st->since)	/* no exit seen: unknown */
+			add_span(v, st->since, e->ts, false);
+		*st = (struct window_state){ WINDOW_IN, e->ts };
+		return;
+	}
+	if (e->ts > st->since)	/* IN: the window; else unknown (its entry not seen) */
+		add_span(v, st->since, e->ts, st->mode == WINDOW_IN);
+	*st = (struct window_state){ WINDOW_OUT, e->ts };
+}
+
+/*
+ * Each vCPU's windows in guest mode, from kvm_entry to kvm_exit; unknown
+ * before its first entry, where an entry or an exit is missing, and after
+ * the host's last event.
+ */
+static int build_windows(const struct hvt_host_switches *hs, size_t nr,
+			 struct vcpu_runs *vcpus)
+{
+	struct windows w = { vcpus, calloc(nr + 1, sizeof(*w.st)), nr };
+	uint64_t end;
+	size_t i;
+
+	if (!w.st)
+		return -1;
+	end = replay(hs, windows_event, &w);
+	for (i = 0; end != UINT64_MAX && i < nr; i++) {
+		uint64_t from = w.st[i].mode == WINDOW_OUT && end > w.st[i].since ? end :
+				w.st[i].since;
+
+		add_span(&vcpus[i], from, UINT64_MAX, false);
+	}
+	free(w.st);
+	return end == UINT64_MAX ? -1 : 0;
 }
 
 /* The first span of @v ending after @host (v->n if none). */
@@ -205,7 +384,8 @@ static int near_edge(const struct vcpu_runs *v, uint64_t host, uint64_t w)
 		     (v->v[i].end >= lo && v->v[i].end <= hi)))
 			return 1;
 	}
-	return met ? 0 : -1;
+	/* where a host CPU lost events, a run may have been */
+	return met || meets_loss(v->hs, lo, hi) ? 0 : -1;
 }
 
 /*
@@ -326,6 +506,8 @@ static void assign(struct hvt_vm_clock *c, struct vcpu_runs *v, size_t *events)
 		w = margin(w);
 		lo = host > w ? host - w : 0;
 		hi = host + w;
+		if (meets_loss(v->hs, lo, hi))
+			continue;	/* a run may be hidden there */
 		for (k = first_after(v, lo); k < v->n && v->v[k].start <= hi; k++) {
 			if (!v->v[k].running)
 				unknown++;
@@ -553,19 +735,38 @@ static long held_out(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	return bad;
 }
 
+/* vCPUs of @vm: one more than its kernel's highest per-CPU stream. */
+static size_t guest_vcpus(const struct hvt_vm_info *vm)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < vm->nr_streams; i++)
+		if (vm->streams[i].cpu >= 0 && (size_t)vm->streams[i].cpu >= n &&
+		    vm->traces[vm->streams[i].trace].layer == HVT_LAYER_KERNEL)
+			n = (size_t)vm->streams[i].cpu + 1;
+	return n;
+}
+
 int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info *vm,
 			    const struct hvt_ctf_types *types, const struct hvt_host_switches *hs,
-			    const int32_t *tids, size_t nr, const struct hvt_sync_point *points,
-			    size_t nr_points, struct hvt_run_fit *r)
+			    const int32_t *tids, size_t nr, bool kvm_windows,
+			    const struct hvt_sync_point *points, size_t nr_points,
+			    struct hvt_run_fit *r)
 {
-	struct vcpu_runs *vcpus = calloc(nr + 1, sizeof(*vcpus));
+	struct vcpu_runs *vcpus;
 	size_t i;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (!vcpus || build_runs(hs, tids, nr, vcpus))
+	r->windows = kvm_windows;
+	if (kvm_windows)
+		nr = guest_vcpus(vm);
+	vcpus = calloc(nr + 1, sizeof(*vcpus));
+	if (!vcpus || (kvm_windows ? build_windows(hs, nr, vcpus) :
+				     build_runs(hs, tids, nr, vcpus)))
 		goto out;
 	for (i = 0; i < nr; i++) {
+		vcpus[i].hs = hs;
 		if (vcpus[i].failed)
 			goto out;
 		vcpus[i].gmin = malloc((vcpus[i].n + 1) * sizeof(uint64_t));

@@ -6,12 +6,15 @@
  * A guest event on vCPU n happened while vCPU n's host thread ran on a host
  * CPU; for the guest kernel's per-CPU streams, whose module reads the TSC
  * with preemption off, n is the stream's CPU for certain (a user event's
- * CPU is read apart from its TSC, so user events are not used). The host layer's sched_switch events give those runs
- * (host_runs.h), as supersets: a missing switch-in widens a run, never
- * narrows it, and after a host CPU lost events a thread that may have run
- * there is unknown until its next sched_switch. So an event whose
- * guaranteed host interval meets exactly one run of its vCPU's thread, and
- * no unknown span, lies in that run: host_start <= host(g) <= host_end. Per
+ * CPU is read apart from its TSC, so user events are not used). The host
+ * layer's sched_switch events give those runs (host_runs.h), as supersets:
+ * a missing switch-in widens a run, never narrows it. Any host time where
+ * a host CPU lost events is unknown for every vCPU (a run may hide there),
+ * and so is a thread's before the host first saw it and after the host
+ * layer's last event. Under KVM the vCPUs' kvm_entry -> kvm_exit windows
+ * serve the same way, far shorter. So an event whose guaranteed host
+ * interval meets exactly one run of its vCPU's thread, and no unknown
+ * span, lies in that run: host_start <= host(g) <= host_end. Per
  * run, its first such event g_min and last g_max give two one-way bounds:
  * at the run's start the guest clock read at most g_min, at its end at
  * least g_max. A bound is kept only if its event lies within the
@@ -45,12 +48,21 @@
 #define HVT_RUN_ROUNDS		4
 #define HVT_RUN_MAX_EVENTS	(1u << 22)	/* candidate guest events kept per VM */
 
-/* One host CPU's sched_switch events, in file order. */
+enum hvt_host_switch_kind { HVT_HS_SCHED, HVT_HS_KVM_ENTRY, HVT_HS_KVM_EXIT };
+
+/* One host CPU's sched_switch, kvm_entry and kvm_exit events, in file order. */
 struct hvt_host_switch {
 	uint64_t ts;
-	int32_t prev, next;
+	enum hvt_host_switch_kind kind;
+	int32_t prev, next;		/* HVT_HS_SCHED */
 	uint64_t prev_state;
+	uint32_t vcpu;			/* HVT_HS_KVM_* */
 	bool lost_before;		/* events were lost since the CPU's previous one */
+};
+
+/* Host time where a CPU lost events: anything may have happened there. */
+struct hvt_loss_window {
+	uint64_t start, end;
 };
 
 struct hvt_cpu_switches {
@@ -59,10 +71,13 @@ struct hvt_cpu_switches {
 	size_t n, cap;
 };
 
-/* Every host CPU's sched_switch events: read once, for every VM. */
+/* Every host CPU's events of those kinds: read once, for every VM. */
 struct hvt_host_switches {
 	struct hvt_cpu_switches *cpus;
 	size_t nr_cpus;
+	struct hvt_loss_window *losses;	/* of every CPU, sorted, merged */
+	size_t nr_losses, cap_losses;
+	bool kvm;			/* kvm_entry/kvm_exit events are there */
 };
 
 int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
@@ -78,18 +93,23 @@ struct hvt_run_fit {
 	size_t vcpus_unused;
 	size_t candidates;		/* guest events near a run's edge, considered */
 	size_t held_out;		/* bounds judged against a fit of the others */
+	bool windows;			/* from kvm_entry -> kvm_exit, not thread runs */
 	const char *rejected;		/* a refit contradicted the exchanges: why */
 };
 
 /*
  * Refits @clock, fitted to @vm's exchanges and @points, with the runs of
- * its vCPU threads @tids[0..@nr) (vCPU n's at n, 0: unknown) from @hs.
+ * its vCPU threads @tids[0..@nr) (vCPU n's at n, 0: unknown) from @hs, or,
+ * with @kvm_windows (the archive's one KVM VM, whose host layer has
+ * kvm_entry/kvm_exit), with its vCPUs' kvm_entry -> kvm_exit windows,
+ * which a guest event lies in just the same and which are far shorter.
  * @clock is replaced only by a fit that keeps every exchange causal. -1 if
  * out of memory (@clock then unchanged), else 0, with @r filled.
  */
 int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info *vm,
 			    const struct hvt_ctf_types *types, const struct hvt_host_switches *hs,
-			    const int32_t *tids, size_t nr, const struct hvt_sync_point *points,
-			    size_t nr_points, struct hvt_run_fit *r);
+			    const int32_t *tids, size_t nr, bool kvm_windows,
+			    const struct hvt_sync_point *points, size_t nr_points,
+			    struct hvt_run_fit *r);
 
 #endif

@@ -193,22 +193,26 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 	struct hvt_run_fit *r = &st->runs;
 	const int32_t *tids = NULL;
 	size_t nr = h->ftrace ? vcpu_tids(h->archive, vm->name, &tids) : 0;
+	bool windows = h->ftrace && vm->kvm && h->kvm_vms == 1;
 
 	hvt_vm_clock_quality(&st->clock, vm->sync, vm->nr_sync, &st->before);
-	if (!nr)
+	if (!nr && !windows)
 		return 0;
 	if (!h->switches_read) {
 		h->switches_read = true;
 		if (hvt_host_switches_read(h->archive, h->ftrace, &h->switches))
 			return -1;
 	}
-	if (hvt_run_constraints_fit(&st->clock, vm, types, &h->switches, tids, nr, points,
+	windows = windows && h->switches.kvm;	/* kvm_entry/kvm_exit were recorded */
+	if ((nr || windows) &&
+	    hvt_run_constraints_fit(&st->clock, vm, types, &h->switches, tids, nr, windows, points,
 				    nr_points, r))
 		return -1;
 	if (r->samples)
-		hvt_info("vm %s: the host runs of its vCPU threads place %zu guest kernel events, "
-			 "which give %zu bounds at run edges (%zu refit%s; %zu bounds held out of a "
-			 "fit of the others, none contradicting it)", vm->name, r->events,
+		hvt_info("vm %s: %s place %zu guest kernel events, which give %zu bounds at "
+			 "their edges (%zu refit%s; %zu bounds held out of a fit of the others, none "
+			 "contradicting it)", vm->name, r->windows ? "its vCPUs' kvm_entry -> "
+			 "kvm_exit windows" : "the host runs of its vCPU threads", r->events,
 			 r->samples, r->rounds, r->rounds == 1 ? "" : "s", r->held_out);
 	if (r->vcpus_unused) {
 		hvt_warn("vm %s: %zu guest event%s lie outside every run of their vCPU's host "

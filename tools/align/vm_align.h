@@ -35,6 +35,7 @@ struct hvt_host_layer {
 	bool kvm_changes_read;
 	struct hvt_host_switches switches;	/* sched_switch, read for an estimated VM */
 	bool switches_read;
+	size_t kvm_vms;			/* VMs of the archive under KVM: set before any is aligned */
 	unsigned long warnings;
 };
 

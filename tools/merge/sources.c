@@ -244,10 +244,17 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 			continue;
 		}
 		st->loaded = true;
+		tl->align_host.kvm_vms += st->vm.kvm;
 		note_end(tl, &st->vm);
-		if (load_registries(st, all) ||
-		    hvt_vm_align(&st->al, &tl->align_host, &st->vm, st->types) ||
-		    open_vm_streams(tl, st, all))
+		if (load_registries(st, all))
+			return -1;
+	}
+	/* aligned once every VM is known: the host's KVM events name none */
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_timeline_vm *st = &tl->vms[i];
+
+		if (st->loaded && (hvt_vm_align(&st->al, &tl->align_host, &st->vm, st->types) ||
+				   open_vm_streams(tl, st, all)))
 			return -1;
 	}
 	return 0;
