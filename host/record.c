@@ -257,6 +257,7 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 	unsigned long long v;
 	int c, i;
 
+	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:e:vh", opts, &i)) != -1) {
 		const char *name = c >= 256 ? opts[i].name : "";

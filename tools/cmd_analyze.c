@@ -93,7 +93,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 	uint64_t v;
 	int c, i;
 
-	optind = 0;
+	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, &i)) != -1) {
 		switch (c) {

@@ -81,6 +81,7 @@ int hvt_cmd_drift(int argc, char **argv)
 	int c, tsv = 0, failed = 0, outside = 0;
 	double v;
 
+	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

@@ -127,6 +127,7 @@ static int parse_opts(struct tsc_opts *o, int argc, char **argv)
 	};
 	int c;
 
+	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

@@ -613,6 +613,7 @@ int hvt_cmd_agent(int argc, char **argv)
 	uint32_t wait_s = 120, drain_ms = TICK_MS;
 	int c, ret;
 
+	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
 		switch (c) {
