@@ -21,6 +21,8 @@
 
 #include "clocksync/sim.h"
 
+struct hvt_estimator;
+
 struct hvt_drift_options {
 	uint64_t seed;		/* 0: 1 */
 	double duration_s;	/* 0: the scenario's own */
@@ -35,11 +37,15 @@ struct hvt_drift_result {
 	double bound_p50_ns;
 	uint64_t violations;
 	uint64_t central_outside;	/* instants outside change windows where the line
-					   merge uses left the interval (0 if it holds) */
+					   merge uses left the interval by more than the
+					   tick its fixed-point transform may round (0 if
+					   it holds) */
 	size_t segments;	/* the estimator's, most of any vCPU */
 	size_t changes;		/* clock changes the scenario made */
 	double recovery_s;	/* after the last change, until the error stays < 1 us;
 				   -1: no change in the scenario; HUGE_VAL: never */
+	uint64_t run_bounds;	/* one-way bounds from vCPU runs (run_ms > 0) */
+	uint64_t run_contradictions;	/* events outside every run: must be 0 */
 };
 
 size_t hvt_drift_nr_scenarios(void);
@@ -65,5 +71,13 @@ int hvt_drift_run_config(const struct hvt_sim_config *c, const char *name,
  * drift changes.
  */
 void hvt_drift_random_config(uint64_t seed, struct hvt_sim_config *c);
+/*
+ * Refits vCPU @vcpu's finished estimator *@est, fed with exchanges @ex, with
+ * bounds from its simulated host runs (sim.h: run_ms), in rounds as the
+ * alignment does; counts them and any contradiction in @r. -1 if out of
+ * memory.
+ */
+int hvt_drift_runs_refit(const struct hvt_sim_config *c, int vcpu, struct hvt_estimator **est,
+			 const struct hvt_exchange *ex, size_t nr_ex, struct hvt_drift_result *r);
 
 #endif

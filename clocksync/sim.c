@@ -141,3 +141,41 @@ size_t hvt_sim_run(const struct hvt_sim_config *c,
 	}
 	return emitted;
 }
+
+/* An exponential draw of mean @mean. */
+static double exp_draw(struct hvt_sim_rng *r, double mean)
+{
+	return -mean * log(1.0 - hvt_sim_uniform(r));
+}
+
+void hvt_sim_runs(const struct hvt_sim_config *c, int vcpu,
+		  void (*run)(void *ctx, uint64_t start, uint64_t end),
+		  void (*event)(void *ctx, uint64_t guest), void *ctx)
+{
+	struct hvt_sim_rng r = { (c->seed + 7919u * (uint64_t)(vcpu + 1)) * 0x9e3779b97f4a7c15ull };
+	const uint64_t start = hvt_sim_start(c);
+	const uint64_t stop = start + (uint64_t)(c->duration_s * c->host_hz);
+	uint64_t t = start + ticks(c, exp_draw(&r, c->gap_ms * 1e6));
+
+	if (c->run_ms <= 0)
+		return;
+	while (t < stop) {
+		uint64_t end = t + 1 + ticks(c, exp_draw(&r, c->run_ms * 1e6));
+		uint64_t first = t + ticks(c, exp_draw(&r, c->edge_ns));
+		uint64_t last = end - 1 - ticks(c, exp_draw(&r, c->edge_ns));
+		uint64_t h = first, done = 0;
+
+		if (end > stop)
+			end = stop;
+		run(ctx, t, end);
+		/* the first event, events in between, the last one */
+		while (h < end && h <= last) {
+			event(ctx, hvt_sim_truth(c, vcpu, h));
+			done = h;
+			h += 1 + ticks(c, c->event_hz > 0 ? exp_draw(&r, 1e9 / c->event_hz) : 1e18);
+		}
+		if (last < end && last > done && last >= t)
+			event(ctx, hvt_sim_truth(c, vcpu, last));
+		t = end + 1 + ticks(c, exp_draw(&r, c->gap_ms * 1e6));
+	}
+}

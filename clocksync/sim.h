@@ -54,6 +54,13 @@ struct hvt_sim_config {
 	double loss, dup, reorder;	/* probabilities per exchange */
 	int nr_vcpus;		/* 1 by default */
 	double vcpu_skew_ns;	/* vCPU c's offset differs by c * skew */
+	/*
+	 * > 0: each vCPU's host thread runs for about run_ms, then is off for
+	 * about gap_ms (exponential), and the guest stamps events only while it
+	 * runs: one about edge_ns (exponential) after a run starts, one about
+	 * as long before it ends, and event_hz more in between (Poisson).
+	 */
+	double run_ms, gap_ms, edge_ns, event_hz;
 };
 
 struct hvt_sim_rng {
@@ -82,5 +89,13 @@ uint64_t hvt_sim_truth(const struct hvt_sim_config *c, int vcpu, uint64_t host);
  */
 size_t hvt_sim_run(const struct hvt_sim_config *c,
 		   void (*emit)(void *ctx, const struct hvt_sim_message *m), void *ctx);
+/*
+ * With run_ms > 0: vCPU @vcpu's runs over the whole run, each as @run(start,
+ * end) in host TSC, and the guest TSC values of the events stamped in them
+ * as @event(guest), in time order.
+ */
+void hvt_sim_runs(const struct hvt_sim_config *c, int vcpu,
+		  void (*run)(void *ctx, uint64_t start, uint64_t end),
+		  void (*event)(void *ctx, uint64_t guest), void *ctx);
 
 #endif

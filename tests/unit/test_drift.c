@@ -5,6 +5,8 @@
  *   - exact paths: 0 ticks of error in every scenario;
  *   - the estimator: 0 violations over 10,000 randomized scenarios;
  *   - kvm-like (1 h, 10 exchanges/s, 2 us + exp 20 us, 100 ppm): p99 <= 100 ns;
+ *   - vcpu-runs: the vCPU threads' host runs narrow a 200 us round trip's
+ *     interval below 1 us, still containing the truth;
  *   - a drift change or an offset jump is detected, and the error is back
  *     under 1 us within 10 s of simulated time.
  */
@@ -60,6 +62,22 @@ static void test_kvm_like(void **state)
 		fail_msg("kvm-like p99 error %.1f ns > 100 ns", r.err_p99_ns);
 }
 
+/*
+ * TCG-like exchanges bound the clock to about +/-100 us; with the vCPUs'
+ * host runs, under 1 us, the truth inside, no event outside every run.
+ */
+static void test_vcpu_runs(void **state)
+{
+	struct hvt_drift_result r = run("vcpu-runs");
+
+	(void)state;
+	assert_int_equal(r.violations, 0);
+	assert_int_equal(r.run_contradictions, 0);
+	assert_true(r.run_bounds > 1000);
+	if (r.bound_p50_ns > 1000)
+		fail_msg("vcpu-runs: median half-width %.1f ns > 1 us", r.bound_p50_ns);
+}
+
 /* Every named scenario within the guarantee: no violation. */
 static void test_guaranteed_scenarios(void **state)
 {
@@ -84,7 +102,8 @@ static void test_guaranteed_scenarios(void **state)
 
 static void test_ten_thousand_random_scenarios(void **state)
 {
-	uint64_t seed, violations = 0, outside = 0, split = 0, evaluated = 0;
+	uint64_t seed, violations = 0, outside = 0, split = 0, evaluated = 0, runs = 0;
+	uint64_t contradictions = 0;
 
 	(void)state;
 	for (seed = 1; seed <= 10000; seed++) {
@@ -99,12 +118,17 @@ static void test_ten_thousand_random_scenarios(void **state)
 		violations += r.violations;
 		outside += r.central_outside;
 		split += r.segments > 1;
+		runs += r.run_bounds > 0;
+		contradictions += r.run_contradictions;
 		evaluated += r.evaluated;
 	}
 	assert_int_equal(violations, 0);
 	assert_int_equal(outside, 0);
 	/* the draw covers changes, not only the easy constant case */
 	assert_true(split > 2000);
+	/* and clocks bounded by vCPU runs too, whose events are all in a run */
+	assert_true(runs > 1000);
+	assert_int_equal(contradictions, 0);
 	assert_true(evaluated > 10000000);
 }
 
@@ -191,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_paths_are_exact),
 		cmocka_unit_test(test_kvm_like),
+		cmocka_unit_test(test_vcpu_runs),
 		cmocka_unit_test(test_guaranteed_scenarios),
 		cmocka_unit_test(test_ten_thousand_random_scenarios),
 		cmocka_unit_test(test_changes_detected_and_recovered),

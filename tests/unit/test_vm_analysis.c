@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -201,6 +202,43 @@ static void test_many_threads(void **state)
 	hvt_vm_analysis_free(&a);
 }
 
+/*
+ * Every cause is kept, however many tasks came first: a hog that preempts
+ * after 1000 other tasks still leads the list (a cap of 64 once lumped it
+ * into "others"); a task that exec'd (same tid, new name) is one cause.
+ */
+static void test_many_causes(void **state)
+{
+	struct hvt_account a;
+	struct hvt_cause c = { .tid = 0 };
+	int32_t tid;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	for (tid = 1; tid <= 1000; tid++) {
+		c.tid = tid;
+		hvt_account_add(&a, HVT_VCPU_PREEMPTED, 10, 0, &c, false);
+	}
+	c.tid = 4242;
+	snprintf(c.comm, sizeof(c.comm), "taskset");
+	hvt_account_add(&a, HVT_VCPU_PREEMPTED, 500, 0, &c, false);
+	snprintf(c.comm, sizeof(c.comm), "hog");
+	hvt_account_add(&a, HVT_VCPU_PREEMPTED, 500, 1, &c, false);
+	assert_int_equal(a.preempted_by.n, 1001);
+	hvt_causes_sort(&a.preempted_by);
+	assert_int_equal(a.preempted_by.v[0].tid, 4242);
+	assert_int_equal(a.preempted_by.v[0].ticks, 1000);
+	assert_int_equal(a.preempted_by.v[0].slack, 1);
+	assert_string_equal(a.preempted_by.v[0].comm, "taskset");
+	/* the index follows the sort */
+	c.tid = 7;
+	hvt_account_add(&a, HVT_VCPU_PREEMPTED, 5, 0, &c, false);
+	assert_int_equal(a.preempted_by.n, 1001);
+	assert_int_equal(a.ticks[HVT_VCPU_PREEMPTED], 10000 + 1000 + 5);
+	assert_false(a.failed);
+	hvt_account_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_hypervisor),
 		cmocka_unit_test(test_runnable),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_many_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocksync/run_bounds.h"
 #include "lib/grow.h"
 #include "lib/log.h"
 #include "tools/align/host_runs.h"
@@ -125,9 +126,10 @@ static void merge_losses(struct hvt_host_switches *hs)
 	hs->nr_losses = k + 1;
 }
 
-/* Whether [@lo, @hi] meets a host CPU's loss window. */
-static bool meets_loss(const struct hvt_host_switches *hs, uint64_t lo, uint64_t hi)
+/* Whether [@lo, @hi] meets a host CPU's loss window (@ctx: the host switches). */
+static bool meets_loss(const void *ctx, uint64_t lo, uint64_t hi)
 {
+	const struct hvt_host_switches *hs = ctx;
 	size_t a = 0, b = hs->nr_losses;
 
 	while (a < b) {		/* the first window ending at or after lo */
@@ -176,15 +178,10 @@ void hvt_host_switches_free(struct hvt_host_switches *hs)
 
 /* --- each vCPU thread's runs ----------------------------------------------- */
 
-/* A run of the thread (@running), or a span where it is unknown. */
-struct span {
-	uint64_t start, end;
-	bool running;
-};
-
+/* A vCPU's runs (or windows) and unknown spans, and its candidate events. */
 struct vcpu_runs {
 	const struct hvt_host_switches *hs;	/* its loss windows */
-	struct span *v;
+	struct hvt_run_span *v;
 	size_t n, cap;
 	uint64_t *gmin, *gmax;		/* per span: its unambiguous events */
 	uint64_t *events;		/* candidate guest TSC values, sorted */
@@ -195,9 +192,17 @@ struct vcpu_runs {
 	bool failed;
 };
 
+/* @v as the core's view of it (clocksync/run_bounds.h). */
+static struct hvt_run_vcpu view(struct vcpu_runs *v)
+{
+	return (struct hvt_run_vcpu){ .spans = v->v, .nr_spans = v->n, .events = v->events,
+		.nr_events = v->nr_events, .gmin = v->gmin, .gmax = v->gmax,
+		.unknown = meets_loss, .unknown_ctx = v->hs };
+}
+
 static void add_span(struct vcpu_runs *v, uint64_t start, uint64_t end, bool running)
 {
-	struct span *grown;
+	struct hvt_run_span *grown;
 
 	if (v->n && v->v[v->n - 1].running == running && v->v[v->n - 1].end == start) {
 		v->v[v->n - 1].end = end;	/* an open run seen again, closed */
@@ -209,7 +214,7 @@ static void add_span(struct vcpu_runs *v, uint64_t start, uint64_t end, bool run
 		return;
 	}
 	v->v = grown;
-	v->v[v->n++] = (struct span){ start, end, running };
+	v->v[v->n++] = (struct hvt_run_span){ start, end, running };
 }
 
 static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
@@ -350,34 +355,18 @@ static int build_windows(const struct hvt_host_switches *hs, size_t nr,
 	return end == UINT64_MAX ? -1 : 0;
 }
 
-/* The first span of @v ending after @host (v->n if none). */
-static size_t first_after(const struct vcpu_runs *v, uint64_t host)
-{
-	size_t lo = 0, hi = v->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->v[mid].end <= host)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
- * Where [@host - @w, @host + @w] lies: 1 near a run's start or end (the
+ * Where [@lo, @hi] lies: 1 near a run's start or end (the
  * event may bound the clock), 0 elsewhere in a run or unknown span, -1 in
  * none at all (the event contradicts the host data).
  */
-static int near_edge(const struct vcpu_runs *v, uint64_t host, uint64_t w)
+static int near_edge(struct vcpu_runs *v, uint64_t lo, uint64_t hi)
 {
-	uint64_t lo = host > w ? host - w : 0, hi = host + w;
+	struct hvt_run_vcpu rv = view(v);
 	bool met = false;
 	size_t i;
 
-	for (i = first_after(v, lo); i < v->n && v->v[i].start <= hi; i++) {
+	for (i = hvt_run_first_after(&rv, lo); i < v->n && v->v[i].start <= hi; i++) {
 		met = true;
 		if (v->v[i].running &&
 		    ((v->v[i].start >= lo && v->v[i].start <= hi) ||
@@ -386,15 +375,6 @@ static int near_edge(const struct vcpu_runs *v, uint64_t host, uint64_t w)
 	}
 	/* where a host CPU lost events, a run may have been */
 	return met || meets_loss(v->hs, lo, hi) ? 0 : -1;
-}
-
-/*
- * The half-width of an event's interval, widened for the rounding of the
- * central line and the interval's asymmetry around it.
- */
-static uint64_t margin(uint64_t w)
-{
-	return w + w / 16 + 2;
 }
 
 /* --- the guest's events near a run's edge ----------------------------------- */
@@ -424,15 +404,14 @@ static int read_stream(struct hvt_vm_clock *c, const struct hvt_stream_info *si,
 		return 0;
 	while (!ret && *kept < HVT_RUN_MAX_EVENTS && hvt_ctf_next(s, &ev) > 0) {
 		uint32_t cpu = (uint32_t)si->cpu;
-		uint64_t host, w;
+		uint64_t lo, hi;
 		int where;
 
 		if (cpu >= nr || !vcpus[cpu].n)
 			continue;
-		host = hvt_vm_clock_to_host(c, &cur, ev.ts);
-		if (hvt_vm_clock_half_width(c, host, &w))
+		if (hvt_run_window(c->est, &c->tl, &cur, ev.ts, &lo, &hi))
 			continue;
-		where = near_edge(&vcpus[cpu], host, margin(w));
+		where = near_edge(&vcpus[cpu], lo, hi);
 		if (where < 0)
 			vcpus[cpu].outside++;
 		if (where <= 0)
@@ -482,52 +461,6 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 
 /* --- samples, and the fit ---------------------------------------------------- */
 
-/*
- * Assigns each event of @v to the one run its interval on clock @c meets
- * (none if it meets an unknown span or several runs); counts those that
- * meet nothing at all.
- */
-static void assign(struct hvt_vm_clock *c, struct vcpu_runs *v, size_t *events)
-{
-	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	size_t i, k;
-
-	for (k = 0; k < v->n; k++) {
-		v->gmin[k] = UINT64_MAX;
-		v->gmax[k] = 0;
-	}
-	v->contradictions = 0;
-	for (i = 0; i < v->nr_events; i++) {
-		uint64_t g = v->events[i], host = hvt_vm_clock_to_host(c, &cur, g), w, lo, hi;
-		size_t runs = 0, unknown = 0, run = 0;
-
-		if (hvt_vm_clock_half_width(c, host, &w))
-			continue;
-		w = margin(w);
-		lo = host > w ? host - w : 0;
-		hi = host + w;
-		if (meets_loss(v->hs, lo, hi))
-			continue;	/* a run may be hidden there */
-		for (k = first_after(v, lo); k < v->n && v->v[k].start <= hi; k++) {
-			if (!v->v[k].running)
-				unknown++;
-			else if (!runs++)
-				run = k;
-		}
-		if (unknown || runs > 1)
-			continue;
-		if (!runs) {
-			v->contradictions++;
-			continue;
-		}
-		if (g < v->gmin[run])
-			v->gmin[run] = g;
-		if (g > v->gmax[run])
-			v->gmax[run] = g;
-		++*events;
-	}
-}
-
 static int by_host(const void *a, const void *b)
 {
 	const struct hvt_one_way *x = a, *y = b;
@@ -550,63 +483,51 @@ static uint64_t max_round_trip(const struct hvt_vm_info *vm)
 	return max;
 }
 
-/*
- * Where guest value @g lies at most (@late) or at least, in host time on
- * clock @c: its central host time plus or minus the widened half-width.
- */
-static uint64_t host_edge(struct hvt_vm_clock *c, uint64_t g, bool late)
-{
-	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	uint64_t host = hvt_vm_clock_to_host(c, &cur, g), w;
+struct bound_list {
+	struct hvt_one_way *v;
+	size_t n, cap;
+	bool failed;
+};
 
-	if (hvt_vm_clock_half_width(c, host, &w))
-		return late ? UINT64_MAX : 0;
-	w = margin(w);
-	return late ? host + w : host > w ? host - w : 0;
+static void add_bound(void *ctx, uint64_t host, uint64_t guest, bool upper)
+{
+	struct bound_list *l = ctx;
+	struct hvt_one_way *grown = hvt_grow(l->v, l->n, &l->cap, sizeof(*grown));
+
+	if (!grown) {
+		l->failed = true;
+		return;
+	}
+	l->v = grown;
+	l->v[l->n] = (struct hvt_one_way){ host, guest, upper, SAMPLE_SEQ + l->n };
+	l->n++;
 }
 
 /*
- * The one-way bounds of the runs with events: at a run's start the clock
- * read at most its first event, at its end at least its last. Only those
- * whose event lies within @max ticks of the edge on clock @c are kept, so
- * that no bound reaches further than an exchange's round trip (the margin
- * the estimator keeps around clock changes). In host order, in *@out.
+ * The one-way bounds of every used vCPU's runs on clock @c, each within
+ * @max ticks of its edge (clocksync/run_bounds.h), in host order in *@out;
+ * their number, or SIZE_MAX if out of memory.
  */
 static size_t bounds(struct hvt_vm_clock *c, struct vcpu_runs *vcpus, size_t nr, uint64_t max,
 		     struct hvt_one_way **out)
 {
-	struct hvt_one_way *v = NULL;
-	size_t i, k, n = 0, cap = 0;
+	struct bound_list l = { NULL, 0, 0, false };
+	size_t i;
 
-	*out = NULL;
-	for (i = 0; i < nr; i++)
-		for (k = 0; !vcpus[i].unused && k < vcpus[i].n; k++) {
-			const struct span *s = &vcpus[i].v[k];
-			struct hvt_one_way w[2];
-			int m = 0, j;
+	for (i = 0; i < nr; i++) {
+		struct hvt_run_vcpu rv = view(&vcpus[i]);
 
-			if (vcpus[i].gmin[k] > vcpus[i].gmax[k])
-				continue;
-			if (host_edge(c, vcpus[i].gmin[k], true) - s->start <= max)
-				w[m++] = (struct hvt_one_way){ s->start, vcpus[i].gmin[k], true, 0 };
-			if (s->end - host_edge(c, vcpus[i].gmax[k], false) <= max)
-				w[m++] = (struct hvt_one_way){ s->end, vcpus[i].gmax[k], false, 0 };
-			for (j = 0; j < m; j++) {
-				struct hvt_one_way *grown = hvt_grow(v, n, &cap, sizeof(*v));
-
-				if (!grown) {
-					free(v);
-					return SIZE_MAX;
-				}
-				v = grown;
-				w[j].seq = SAMPLE_SEQ + n;
-				v[n++] = w[j];
-			}
-		}
-	if (n)
-		qsort(v, n, sizeof(*v), by_host);
-	*out = v;
-	return n;
+		if (!vcpus[i].unused)
+			hvt_run_bounds(c->est, &c->tl, &rv, max, add_bound, &l);
+	}
+	if (l.failed) {
+		free(l.v);
+		return SIZE_MAX;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_host);
+	*out = l.v;
+	return l.n;
 }
 
 /* Whether @next keeps every exchange causal and has no more segments than @prev. */
@@ -647,9 +568,14 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	const char *wrong;
 
 	for (i = 0; i < nr; i++) {
+		struct hvt_run_vcpu rv;
+
 		if (vcpus[i].unused)
 			continue;
-		assign(c, &vcpus[i], &events);
+		rv = view(&vcpus[i]);
+		hvt_run_assign(c->est, &c->tl, &rv);
+		vcpus[i].contradictions = rv.contradictions;
+		events += rv.assigned;
 		if (!r->rounds)		/* on the exchanges' own clock: every event counts */
 			vcpus[i].contradictions += vcpus[i].outside;
 		if (!vcpus[i].contradictions)
@@ -759,6 +685,15 @@ int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info
 
 	memset(r, 0, sizeof(*r));
 	r->windows = kvm_windows;
+	/*
+	 * Across a clock change, an event's guest value may stand for two host
+	 * instants, and the estimator's margin around the change is set by the
+	 * exchanges: runs are used for a clock of one segment only.
+	 */
+	if (hvt_vm_clock_segments(clock) > 1) {
+		r->skipped = "the guest clock changed during the recording";
+		return 0;
+	}
 	if (kvm_windows)
 		nr = guest_vcpus(vm);
 	vcpus = calloc(nr + 1, sizeof(*vcpus));

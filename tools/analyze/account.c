@@ -8,32 +8,72 @@
 #include "lib/grow.h"
 #include "tools/analyze/account.h"
 
+static void causes_free(struct hvt_causes *c)
+{
+	free(c->v);
+	free(c->slot);
+}
+
 void hvt_account_free(struct hvt_account *a)
 {
-	free(a->preempted_by.v);
-	free(a->blocked_then.v);
-	free(a->exits.v);
+	causes_free(&a->preempted_by);
+	causes_free(&a->blocked_then);
+	causes_free(&a->exits);
 	memset(a, 0, sizeof(*a));
+}
+
+static size_t hash_of(int32_t tid, size_t nr_slots)
+{
+	return ((uint32_t)tid * 2654435761u) & (nr_slots - 1);
+}
+
+/* The slot of @tid: its entry's, or the free one it would take. */
+static uint32_t *slot_of(const struct hvt_causes *c, int32_t tid)
+{
+	size_t k;
+
+	for (k = hash_of(tid, c->nr_slots); c->slot[k]; k = (k + 1) & (c->nr_slots - 1))
+		if (c->v[c->slot[k] - 1].tid == tid)
+			break;
+	return &c->slot[k];
+}
+
+/* Doubles the index (at least 16 slots, at most half full). */
+static int grow_index(struct hvt_causes *c)
+{
+	size_t n = c->nr_slots ? 2 * c->nr_slots : 16, i;
+	uint32_t *old = c->slot;
+
+	c->slot = calloc(n, sizeof(*c->slot));
+	if (!c->slot) {
+		c->slot = old;
+		return -1;
+	}
+	c->nr_slots = n;
+	for (i = 0; i < c->n; i++)
+		*slot_of(c, c->v[i].tid) = (uint32_t)i + 1;
+	free(old);
+	return 0;
 }
 
 static void add_cause(struct hvt_account *a, struct hvt_causes *c, const struct hvt_cause *x,
 		      uint64_t len, uint64_t slack)
 {
 	struct hvt_cause *grown;
-	size_t i;
+	uint32_t *slot;
 
-	for (i = 0; i < c->n; i++)
-		if (c->v[i].tid == x->tid && !strcmp(c->v[i].comm, x->comm)) {
-			c->v[i].ticks += len;
-			c->v[i].slack += slack;
-			return;
-		}
-	if (c->n == HVT_MAX_CAUSES) {
-		c->others += len;
+	if ((c->n + 1) * 2 > c->nr_slots && grow_index(c)) {
+		a->failed = true;
+		return;
+	}
+	slot = slot_of(c, x->tid);
+	if (*slot) {
+		c->v[*slot - 1].ticks += len;
+		c->v[*slot - 1].slack += slack;
 		return;
 	}
 	grown = hvt_grow(c->v, c->n, &c->cap, sizeof(*c->v));
-	if (!grown) {
+	if (!grown || c->n >= UINT32_MAX - 1) {
 		a->failed = true;
 		return;
 	}
@@ -41,6 +81,7 @@ static void add_cause(struct hvt_account *a, struct hvt_causes *c, const struct 
 	c->v[c->n] = *x;
 	c->v[c->n].ticks = len;
 	c->v[c->n++].slack = slack;
+	*slot = (uint32_t)c->n;
 }
 
 void hvt_account_add(struct hvt_account *a, enum hvt_vcpu_state state, uint64_t len,
@@ -99,8 +140,15 @@ static int by_ticks(const void *x, const void *y)
 
 void hvt_causes_sort(struct hvt_causes *c)
 {
-	if (c->n)
-		qsort(c->v, c->n, sizeof(*c->v), by_ticks);
+	size_t i;
+
+	if (!c->n)
+		return;
+	qsort(c->v, c->n, sizeof(*c->v), by_ticks);
+	for (i = 0; i < c->nr_slots; i++)	/* the index follows the order */
+		c->slot[i] = 0;
+	for (i = 0; i < c->n; i++)
+		*slot_of(c, c->v[i].tid) = (uint32_t)i + 1;
 }
 
 const char *hvt_vcpu_state_name(enum hvt_vcpu_state s)

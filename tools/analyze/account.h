@@ -29,8 +29,6 @@ enum hvt_vcpu_state {
 	HVT_NR_VCPU_STATES
 };
 
-#define HVT_MAX_CAUSES	64		/* per account; more are summed as "others" */
-
 /*
  * A host task that preempted (or that had the CPU next when the thread
  * blocked), or a KVM exit reason (@tid the reason, comm "").
@@ -41,10 +39,16 @@ struct hvt_cause {
 	uint64_t ticks, slack;
 };
 
+/*
+ * Causes by task id (a task that exec'd keeps its first name), with an
+ * index for the lookup per piece: every one is kept, however many tasks
+ * a host runs.
+ */
 struct hvt_causes {
 	struct hvt_cause *v;
 	size_t n, cap;
-	uint64_t others;		/* ticks of causes beyond HVT_MAX_CAUSES */
+	uint32_t *slot;			/* index + 1 into v, by hash of tid; 0: free */
+	size_t nr_slots;
 };
 
 struct hvt_account {

@@ -43,12 +43,12 @@ static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analys
 				x->comm[0] ? x->comm : "?", x->tid, ms(v, x->ticks),
 				ms(v, x->slack));
 	}
-	if (c->n > v->top || c->others) {
-		uint64_t rest = c->others;
+	if (c->n > v->top) {
+		uint64_t rest = 0;
 
 		for (; i < c->n; i++)
 			rest += c->v[i].ticks;
-		fprintf(out, ", others %.3f ms", ms(v, rest));
+		fprintf(out, ", %zu others %.3f ms", c->n - v->top, ms(v, rest));
 	}
 	fputc('\n', out);
 }
