@@ -199,6 +199,72 @@ static void test_runs_that_do_not_fit(void **state)
 	assert_int_equal(fit.contradictions, RUNS - 1);	/* the first meets the unknown */
 }
 
+/*
+ * Run 10 ran on host CPU 0, which lost the page that held it (marked missed
+ * on its next page, as the kernel marks it); host CPU 1 recorded runs 0-9,
+ * a short run of its own between 10 and 11 (after the loss began, before
+ * CPU 0's next event tells of it), and runs 11-19. The thread then looks
+ * asleep where it ran run 10, whose events would fall outside every run and
+ * take the whole vCPU out (or worse, be tied to a wrong run). Every host
+ * CPU's loss window is unknown time for every vCPU: run 10's events are not
+ * used, nor counted as contradictions, and the other runs bound the clock.
+ */
+static void test_hidden_run(void **state)
+{
+	const char *root = *state;
+	struct fx_host_switch ev[2 * RUNS + 2], cpu0[2];
+	const uint64_t r9_end = FIRST_NS + 18 * RUN_NS + RUN_NS, r11_on = FIRST_NS + 22 * RUN_NS;
+	const uint64_t r10_end = r11_on - RUN_NS;
+	struct hvt_run_fit fit;
+	unsigned char page[4096];
+	char path[256];
+	unsigned int k, n = 0;
+	FILE *f;
+
+	make_archive(root, "[4321]", 4321, 0);
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
+
+		if (k == 10) {	/* CPU 1 saw only a short run after run 10 */
+			ev[n++] = (struct fx_host_switch){ FX_HOST_TSC(r10_end + 2000000), 0,
+				"swapper/1", 0, 120, 0, "CPU 0/TCG", 4321, 120 };
+			ev[n++] = (struct fx_host_switch){ FX_HOST_TSC(r10_end + 4000000), 4321,
+				"CPU 0/TCG", 4321, 120, 1, "swapper/1", 0, 120 };
+			continue;
+		}
+		ev[n++] = (struct fx_host_switch){ FX_HOST_TSC(on), 0, "swapper/1", 0, 120, 0,
+						   "CPU 0/TCG", 4321, 120 };
+		ev[n++] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), 4321, "CPU 0/TCG",
+						   4321, 120, 1, "swapper/1", 0, 120 };
+	}
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, n), 0);
+	/* CPU 0: another task before the loss, and after it */
+	cpu0[0] = (struct fx_host_switch){ FX_HOST_TSC(r9_end + 500000), 55, "kworker", 55, 120,
+					   1, "swapper/0", 0, 120 };
+	cpu0[1] = (struct fx_host_switch){ FX_HOST_TSC(r11_on - 500000), 55, "kworker", 55, 120,
+					   1, "swapper/0", 0, 120 };
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, cpu0, 1), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/page1.raw", 4096, cpu0 + 1, 1), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/page1.raw", root);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(page, 1, sizeof(page), f), sizeof(page));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(unlink(path), 0);
+	page[8 + 3] |= 0x80;		/* commit: events were missed before this page */
+	assert_int_equal(fx_append(root, "host/ftrace/cpu0.raw", page, sizeof(page)), 0);
+
+	assert_true(widest_bound(root, &fit) <= 5000);
+	assert_int_equal(fit.contradictions, 0);
+	assert_int_equal(fit.vcpus_unused, 0);
+	assert_true(fit.events <= 2 * RUNS - 4);	/* not run 10's two */
+	assert_true(fit.samples > RUNS);
+}
+
 /* A thread the host never scheduled: nothing known, nothing used, nothing contradicted. */
 static void test_unknown_thread(void **state)
 {
@@ -251,6 +317,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_that_do_not_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_run, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
