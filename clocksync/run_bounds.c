@@ -4,26 +4,38 @@
  */
 #include "clocksync/run_bounds.h"
 
-int hvt_run_window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		   struct hvt_tsc_cursor *cur, uint64_t g, uint64_t *lo, uint64_t *hi)
+/* A segment's least feasible slope, kept: computing it walks the segment's hulls. */
+struct slope_cache {
+	size_t segment;
+	double amin;
+	bool have;
+};
+
+static int window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
+		  struct hvt_tsc_cursor *cur, uint64_t g, struct slope_cache *sc,
+		  uint64_t *lo, uint64_t *hi)
 {
 	uint64_t host = hvt_tsc_timeline_to_host(tl, cur, g);
-	struct hvt_est_segment_info info;
 	struct hvt_est_value v;
 	long double below, above;
 
 	if (hvt_est_eval(est, host, &v) || !v.bounded)
 		return -1;
-	hvt_est_segment_info(est, v.segment, &info);
-	if (!(info.amin > 0))
+	if (!sc->have || sc->segment != v.segment) {
+		struct hvt_est_segment_info info;
+
+		hvt_est_segment_info(est, v.segment, &info);
+		*sc = (struct slope_cache){ v.segment, info.amin, true };
+	}
+	if (!(sc->amin > 0))
 		return -1;
 	/*
 	 * Every feasible line has a slope of at least amin, so U(h') < g for
 	 * h' < host - (U(host) - g) / amin, and L(h') > g beyond host +
 	 * (g - L(host)) / amin: g's true host instant lies between.
 	 */
-	below = (long double)(v.hi > g ? v.hi - g : 0) / (long double)info.amin;
-	above = (long double)(g > v.lo ? g - v.lo : 0) / (long double)info.amin;
+	below = (long double)(v.hi > g ? v.hi - g : 0) / (long double)sc->amin;
+	above = (long double)(g > v.lo ? g - v.lo : 0) / (long double)sc->amin;
 	below = below * (1 + 1e-9L) + 2;	/* the division's rounding, the line's */
 	above = above * (1 + 1e-9L) + 2;
 	if (below >= (long double)host || above >= (long double)(UINT64_MAX - host))
@@ -31,6 +43,14 @@ int hvt_run_window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
 	*lo = host - (uint64_t)below;
 	*hi = host + (uint64_t)above;
 	return 0;
+}
+
+int hvt_run_window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
+		   struct hvt_tsc_cursor *cur, uint64_t g, uint64_t *lo, uint64_t *hi)
+{
+	struct slope_cache sc = { 0, 0, false };
+
+	return window(est, tl, cur, g, &sc, lo, hi);
 }
 
 size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host)
@@ -48,14 +68,31 @@ size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host)
 	return lo;
 }
 
+/*
+ * hvt_run_first_after() from the answer for an earlier host time, @*hint:
+ * events come in order, so it is usually there or a few spans on.
+ */
+static size_t first_after_from(const struct hvt_run_vcpu *v, uint64_t host, size_t *hint)
+{
+	size_t k = *hint, steps;
+
+	if (k > v->nr_spans || (k > 0 && v->spans[k - 1].end > host))
+		return *hint = hvt_run_first_after(v, host);
+	for (steps = 0; k < v->nr_spans && v->spans[k].end <= host; k++)
+		if (++steps == 8)
+			return *hint = hvt_run_first_after(v, host);
+	return *hint = k;
+}
+
 /* Ties event @g, in host [@lo, @hi], to its one run; counts a contradiction. */
-static void assign_one(struct hvt_run_vcpu *v, uint64_t g, uint64_t lo, uint64_t hi)
+static void assign_one(struct hvt_run_vcpu *v, uint64_t g, uint64_t lo, uint64_t hi,
+		       size_t *hint)
 {
 	size_t k, runs = 0, run = 0;
 
 	if (v->unknown && v->unknown(v->unknown_ctx, lo, hi))
 		return;
-	for (k = hvt_run_first_after(v, lo); k < v->nr_spans && v->spans[k].start <= hi; k++) {
+	for (k = first_after_from(v, lo, hint); k < v->nr_spans && v->spans[k].start <= hi; k++) {
 		if (!v->spans[k].running)
 			return;
 		if (!runs++)
@@ -78,7 +115,8 @@ void hvt_run_assign(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl
 		    struct hvt_run_vcpu *v)
 {
 	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	size_t i;
+	struct slope_cache sc = { 0, 0, false };
+	size_t i, hint = 0;
 
 	for (i = 0; i < v->nr_spans; i++) {
 		v->gmin[i] = UINT64_MAX;
@@ -88,8 +126,8 @@ void hvt_run_assign(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl
 	for (i = 0; i < v->nr_events; i++) {
 		uint64_t lo, hi;
 
-		if (!hvt_run_window(est, tl, &cur, v->events[i], &lo, &hi))
-			assign_one(v, v->events[i], lo, hi);
+		if (!window(est, tl, &cur, v->events[i], &sc, &lo, &hi))
+			assign_one(v, v->events[i], lo, hi, &hint);
 	}
 }
 
