@@ -48,7 +48,8 @@ static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analys
 
 		for (; i < c->n; i++)
 			rest += c->v[i].ticks;
-		fprintf(out, ", %zu others %.3f ms", c->n - v->top, ms(v, rest));
+		fprintf(out, ", %zu other%s %.3f ms", c->n - v->top, c->n - v->top == 1 ? "" : "s",
+			ms(v, rest));
 	}
 	fputc('\n', out);
 }
