@@ -209,11 +209,12 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 				    nr_points, r))
 		return -1;
 	if (r->samples)
-		hvt_info("vm %s: %s place %zu guest kernel events, which give %zu bounds at "
-			 "their edges (%zu refit%s; %zu bounds held out of a fit of the others, none "
+		hvt_info("vm %s: %s place %zu guest kernel event%s, which give %zu bound%s at "
+			 "their edges (%zu refit%s; %zu held out of a fit of the others, none "
 			 "contradicting it)", vm->name, r->windows ? "its vCPUs' kvm_entry -> "
 			 "kvm_exit windows" : "the host runs of its vCPU threads", r->events,
-			 r->samples, r->rounds, r->rounds == 1 ? "" : "s", r->held_out);
+			 r->events == 1 ? "" : "s", r->samples, r->samples == 1 ? "" : "s",
+			 r->rounds, r->rounds == 1 ? "" : "s", r->held_out);
 	if (r->skipped)
 		hvt_info("vm %s: aligned by its exchanges alone, not also by its vCPUs' host "
 			 "runs: %s", vm->name, r->skipped);
