@@ -346,7 +346,6 @@ void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64
 	if (in) {
 		in->running = true;
 		stop_waiting(a, in, ts, bound);
-		in->vcpu = id;
 	}
 }
 

@@ -40,7 +40,6 @@
 struct hvt_guest_thread {
 	int32_t tid;			/* 0: an empty slot of the table */
 	char comm[HVT_COMM_LEN];
-	uint32_t vcpu;			/* the vCPU it last ran on */
 	bool running;			/* switched in, not out since */
 	bool runnable;			/* waiting in the guest since runnable_at */
 	uint64_t runnable_at, runnable_bound;
