@@ -46,7 +46,7 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
-VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c lib/fdpass.c
+VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c vdso/watch.c lib/fdpass.c
 TOOL_SRC := $(filter-out tools/agent/agent_main.c,$(wildcard tools/*.c tools/*/*.c)) $(wildcard host/*.c)
 # hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
 AGENT_SRC := $(wildcard tools/agent/*.c)
@@ -67,6 +67,7 @@ GUEST_BENCH := $(BUILD)/hvtrace-guest-bench
 KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
 KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
 UST_STRESS := $(BUILD)/hvtrace-ust-stress
+LATE_APP := $(BUILD)/hvtrace-late-app
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 all: $(HVTRACE) $(AGENT) $(LIBHVTRACE_SO) $(LIBHVTRACE_A) $(HVDEMO)
@@ -89,7 +90,7 @@ $(LIBHVTRACE_A): $(call obj,$(VDSO_SRC))
 	$(AR) rcs $@ $^
 
 $(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBHVTRACE_SONAME) \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBHVTRACE_SONAME) -Wl,-z,nodelete \
 		-Wl,--version-script=vdso/libhvtrace.map -o $@ $(call pic,$(VDSO_SRC)) -pthread
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/libhvtrace.so
@@ -120,6 +121,11 @@ $(GUEST_BENCH): $(call obj,tests/bench/guest_sched_switch.c)
 # libhvtrace under threads > CPUs, migrations and fork (tests/e2e/user_stress.sh).
 $(UST_STRESS): $(call obj,tests/host/ust_stress.c) $(LIBHVTRACE_SO)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/host/ust_stress.c) -L$(BUILD) -lhvtrace -pthread \
+		-Wl,-rpath,'$$ORIGIN'
+
+# A process traced by whichever recordings run in its life (tests/e2e/late_attach.sh).
+$(LATE_APP): $(call obj,tests/host/late_app.c) $(LIBHVTRACE_SO)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/host/late_app.c) -L$(BUILD) -lhvtrace -pthread \
 		-Wl,-rpath,'$$ORIGIN'
 
 # A VMM without a guest for tests/e2e/kvm_tsc.sh.
@@ -318,7 +324,8 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS) $(PACED_EVENTS)
+	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS) $(LATE_APP) \
+		$(PACED_EVENTS)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)

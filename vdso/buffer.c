@@ -15,6 +15,10 @@
  *
  * The writer that closes a full packet wakes the agent through the eventfd
  * of its WELCOME (agent.c): one write per packet, never per event.
+ *
+ * A buffer belongs to the link it was registered through. When that agent
+ * is gone the buffer is stale: nobody reads it any more, and the thread's
+ * next event releases it and registers a new one with the live agent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -122,12 +126,14 @@ static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
 		.nr_subbufs = tb->rb.nr_subbufs,
 		.map_size = tb->map_size,
 	};
+	struct hvt_link *link;
 	void *cons = NULL;
 	int cfd = -1;
 
 	pthread_mutex_lock(&hvt_lock);
 	if (!hvt_agent_connected())
 		goto out;
+	link = hvt_agent_link();
 	tb->stream_id = next_stream_id++;
 	memcpy(tb->rb.uuid, hvt_agent_uuid(), HVT_UUID_LEN);
 	if (hvt_agent_send(HVT_A_STREAM, tb->stream_id, &msg, sizeof(msg), memfd) ||
@@ -140,9 +146,15 @@ static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
 		goto out;
 	}
 	cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
-	if (cons == MAP_FAILED)
+	if (cons == MAP_FAILED) {
 		cons = NULL;
-	tb->wake_fd = hvt_agent_wake_fd();
+		goto out;
+	}
+	tb->link = link;
+	tb->epoch = link->epoch;
+	tb->gate = link->epoch;
+	tb->wake_fd = link->wake_fd;
+	link->buffers++;
 out:
 	pthread_mutex_unlock(&hvt_lock);
 	if (cfd >= 0)
@@ -199,19 +211,22 @@ fail:
 	return NULL;
 }
 
-/* Closes the open packet and tells the agent the thread is done with it. */
+/*
+ * Gives the buffer up. With @tell_agent, and if its agent is still the live
+ * one, the open packet is closed and the agent told the thread is done.
+ */
 void hvt_thread_buf_release(struct hvt_thread_buf *tb, int tell_agent)
 {
-	if (tell_agent) {
+	pthread_mutex_lock(&hvt_lock);
+	if (tell_agent && tb->link == hvt_agent_link()) {
 		/* writes refused to a signal handler since the last commit */
 		hvt_write_once(tb->rb.prod->lost, tb->rb.prod->lost + (uint64_t)tb->nested_lost);
 		hvt_rb_close_packet(&tb->rb);
-		pthread_mutex_lock(&hvt_lock);
-		if (hvt_agent_state() == 1 &&
-		    hvt_agent_send(HVT_A_STREAM_END, tb->stream_id, NULL, 0, -1))
+		if (hvt_agent_send(HVT_A_STREAM_END, tb->stream_id, NULL, 0, -1))
 			hvt_agent_disconnect();
-		pthread_mutex_unlock(&hvt_lock);
 	}
+	hvt_link_put(tb->link);
+	pthread_mutex_unlock(&hvt_lock);
 	munmap((void *)tb->rb.cons, sizeof(struct hvt_rb_cons));
 	munmap(tb->map, tb->map_size);
 	budget_give((uint64_t)tb->rb.subbuf_size * tb->rb.nr_subbufs);

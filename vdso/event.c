@@ -10,6 +10,11 @@
  * when it is unloaded; an id whose every copy is gone is kept with its
  * record, and given back if the same event registers again (the library
  * loaded anew), so reloading a library uses no new ids.
+ *
+ * The write path tests one word of the thread's buffer against the live
+ * link's epoch (struct hvt_thread_buf.gate): it catches both a write
+ * interrupted by a signal handler's and a buffer whose agent is gone, so
+ * following agents across recordings costs the fast path nothing.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -35,7 +40,7 @@ static struct retired *retired;
  */
 #define HVT_TLS __thread __attribute__((tls_model("initial-exec")))
 static HVT_TLS struct hvt_thread_buf *tbuf;
-static HVT_TLS int tbuf_failed;
+static HVT_TLS uint32_t tbuf_failed;	/* 1 + the epoch in which this thread got no buffer */
 static pthread_key_t tbuf_key;
 static pthread_once_t tbuf_key_once = PTHREAD_ONCE_INIT;
 static int tbuf_key_made;
@@ -200,16 +205,30 @@ static void make_key(void)
 	tbuf_key_made = !pthread_key_create(&tbuf_key, thread_exit);
 }
 
-static struct hvt_thread_buf *thread_buf_slow(void)
+/*
+ * The write path's exceptions: no buffer yet; a write in progress that a
+ * signal handler's interrupted (refused, counted as lost); or a buffer whose
+ * agent is gone, replaced by one registered with the live agent.
+ */
+static struct hvt_thread_buf *thread_buf_slow(struct hvt_thread_buf *tb)
 {
-	struct hvt_thread_buf *tb;
+	uint32_t epoch = hvt_epoch;
 
-	if (tbuf_failed)
+	if (tb && !tb->gate) {
+		tb->nested_lost++;
+		return NULL;
+	}
+	if (tb) {
+		tbuf = NULL;
+		pthread_setspecific(tbuf_key, NULL);
+		hvt_thread_buf_release(tb, 0);
+	}
+	if (tbuf_failed == epoch + 1)
 		return NULL;
 	pthread_once(&tbuf_key_once, make_key);
 	tb = hvt_thread_buf_create();
 	if (!tb) {
-		tbuf_failed = 1;
+		tbuf_failed = epoch + 1;
 		return NULL;
 	}
 	tbuf = tb;
@@ -224,22 +243,18 @@ void *hvt_event_reserve(struct hvt_event *ev, unsigned int size, struct hvt_writ
 	__u64 end;
 	void *p;
 
-	if (hvt_unlikely(!tb)) {
-		tb = thread_buf_slow();
+	if (hvt_unlikely(!tb) || hvt_unlikely(tb->gate != hvt_epoch)) {
+		tb = thread_buf_slow(tb);
 		if (!tb)
 			return NULL;
 	}
-	if (hvt_unlikely(tb->busy)) {	/* a signal handler interrupted a write */
-		tb->nested_lost++;
-		return NULL;
-	}
-	tb->busy = 1;
+	tb->gate = 0;		/* busy */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->ts = hvt_clock_read_event(&cpu);
 	p = hvt_rb_reserve(&tb->rb, ev->id, w->ts, cpu, tb->tid, size, &end);
 	if (hvt_unlikely(!p)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		tb->busy = 0;
+		tb->gate = tb->epoch;
 		return NULL;
 	}
 	w->buffer = tb;
@@ -258,7 +273,7 @@ void hvt_event_commit(struct hvt_write *w)
 		hvt_write_once(tb->rb.prod->lost, tb->rb.prod->lost + (uint64_t)n);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	tb->busy = 0;
+	tb->gate = tb->epoch;
 }
 
 /* In a forked child: the buffers are the parent's; forget them, reconnect lazily. */
@@ -273,6 +288,9 @@ static void after_fork_child(void)
 	if (tbuf_key_made)
 		pthread_setspecific(tbuf_key, NULL);
 	hvt_agent_forget();
+	hvt_watch_forget();
+	/* the child's first event connects, and starts its watcher (agent.c) */
+	hvt_events_set_enabled(1);
 }
 
 static void before_fork(void)

@@ -65,7 +65,12 @@ int agent_apps_listen(struct agent *a)
 		a->listen_fd = -1;	/* never polled, its path never unlinked */
 		return -1;
 	}
-	chmod(a->socket_path, 0666);	/* any local process may trace itself */
+	/*
+	 * Any local process may trace itself. After listen(): an application
+	 * waiting for the agent (libhvtrace's watcher) that tried between
+	 * bind() and listen() is woken again by this change (IN_ATTRIB).
+	 */
+	chmod(a->socket_path, 0666);
 	return 0;
 }
 
