@@ -320,6 +320,66 @@ static int scenario_cap(void)
 	return 0;
 }
 
+/* Waits up to 20 s for t:three to be enabled (@on) or disabled. */
+static int wait_enabled(int on)
+{
+	int ms;
+
+	for (ms = 0; ms < 20000; ms++) {
+		if (!hvt_event_t_three.enabled == !on)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
+ * Started before any agent: 100 events and a word in each of two
+ * connections, waiting between them while no agent is there.
+ */
+static int scenario_late(void)
+{
+	static const char *const words[] = { "first", "second" };
+	uint64_t seq = 0, i;
+	unsigned int period;
+
+	if (hvt_event_t_three.enabled)
+		CHILD_FAIL("enabled before any agent exists");
+	for (period = 0; period < 2; period++) {
+		if (wait_enabled(1))
+			CHILD_FAIL("no agent took the process (connection %u)", period + 1);
+		for (i = 0; i < 100; i++, seq++)
+			hvt_tracepoint(t, three, seq, 2 * seq, 3 * seq);
+		hvt_tracepoint(t, word, words[period]);
+		if (period == 0 && wait_enabled(0))
+			CHILD_FAIL("still enabled after the agent went");
+	}
+	return 0;
+}
+
+/*
+ * The same from a child forked before any agent, as a daemon's is: its
+ * first event (which finds no agent) starts its own watcher. The parent
+ * exits at once, before any agent appears, as a daemon's does.
+ */
+static int scenario_late_fork(void)
+{
+	pid_t pid;
+
+	/*
+	 * Not while the watcher thread starts: under the sanitizers (GCC 12's),
+	 * a fork while another thread is inside their allocator leaves the
+	 * child's allocator locked for ever.
+	 */
+	usleep(100 * 1000);
+	pid = fork();
+	if (pid == 0) {
+		hvt_tracepoint(t, word, "probe");
+		exit(scenario_late());
+	}
+	return pid < 0;
+}
+
 static int run_scenario(const char *name)
 {
 	if (!strcmp(name, "clock-fallback"))
@@ -340,6 +400,10 @@ static int run_scenario(const char *name)
 		return scenario_wake();
 	if (!strcmp(name, "cap"))
 		return scenario_cap();
+	if (!strcmp(name, "late"))
+		return scenario_late();
+	if (!strcmp(name, "late-fork"))
+		return scenario_late_fork();
 	return 2;
 }
 
@@ -622,6 +686,8 @@ static int serve(struct conn *c)
 struct tally {
 	unsigned int three, words;
 	char last_word[9];
+	uint64_t first_a, next_a;	/* t:three's a: the first, and the one expected next */
+	bool a_gap;			/* an a that did not follow the one before */
 };
 
 /* Decodes one packet of @len bytes; checks every event against what the child wrote. */
@@ -660,6 +726,11 @@ static void decode(const struct conn *c, const struct stream *s, const unsigned 
 			assert_int_equal(hvt_get_u64(pkt + pos + 8), 2 * a);
 			assert_int_equal(hvt_get_u64(pkt + pos + 16), 3 * a);
 			pos += 24;
+			if (!t->three)
+				t->first_a = a;
+			else if (a != t->next_a)
+				t->a_gap = true;
+			t->next_a = a + 1;
 			t->three++;
 		} else {
 			assert_string_equal(ev->name, "t:word");
@@ -676,7 +747,7 @@ static struct tally read_stream(const struct conn *c, const struct stream *s)
 {
 	const struct hvt_rb_prod *prod = (const void *)s->map;
 	const unsigned char *data = s->map + HVT_APP_PROD_PAGE;
-	struct tally t = { 0, 0, "" };
+	struct tally t = { 0, 0, "", 0, 0, false };
 	uint64_t n, produced = prod->produced;
 	long long open_len = hvt_rb_open_packet_len(prod, s->subbuf);
 
@@ -886,6 +957,126 @@ static void test_wakeup_failure_keeps_errno(void **state)
 }
 
 
+/*
+ * A fake agent's listening socket at @path, in a directory made for it,
+ * made as the agent makes it: bind, listen, then chmod.
+ */
+static int agent_appears(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char d[PATH_MAX];
+	int lfd;
+
+	snprintf(d, sizeof(d), "%s", path);
+	assert_int_equal(mkdir(dirname(d), 0755), 0);
+	assert_true(strlen(path) < sizeof(addr.sun_path));
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+	return lfd;
+}
+
+/*
+ * Serves one connection until its one stream holds the word @word; true if
+ * the process closed the connection meanwhile (it exited).
+ */
+static bool serve_until_word(struct conn *c, const char *word)
+{
+	bool open = true;
+	int ms;
+
+	for (ms = 0; ms < 20000; ms += 10) {
+		struct pollfd p = { c->fd, POLLIN, 0 };
+
+		if (open && poll(&p, 1, 10) > 0)
+			open = serve(c);
+		if (c->nr_streams == 1 &&
+		    !strcmp(read_stream(c, &c->streams[0]).last_word, word))
+			return !open;
+		if (!open)
+			usleep(10 * 1000);
+	}
+	fail_msg("the process never wrote \"%s\"", word);
+	return false;
+}
+
+/*
+ * A process started before any agent (@scenario "late", or its child
+ * forked then, "late-fork") is traced by each agent that appears later,
+ * into new buffers each time, and not in between: the socket's directory
+ * does not exist at first, and goes away with each agent, as systemd's
+ * RuntimeDirectory does.
+ */
+static void agent_comes_and_goes(const char *scenario)
+{
+	static const char *const words[] = { "first", "second" };
+	struct conn conns[2];
+	char path[PATH_MAX], d[PATH_MAX];
+	unsigned int k;
+	bool closed;
+	pid_t child;
+
+	memset(conns, 0, sizeof(conns));
+	snprintf(path, sizeof(path), "%s/late/agent.sock", dir);
+	snprintf(d, sizeof(d), "%s/late", dir);
+	child = spawn(scenario, "/nonexistent", path);
+	if (strcmp(scenario, "late"))
+		assert_int_equal(wait_exit(child), 0);	/* the daemon's parent */
+	usleep(200 * 1000);		/* it starts, finds nobody, waits */
+	for (k = 0; k < 2; k++) {
+		struct pollfd p;
+		int lfd = agent_appears(path);
+
+		p = (struct pollfd){ lfd, POLLIN, 0 };
+		assert_int_equal(poll(&p, 1, 10000), 1);
+		conns[k].fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		conns[k].wake = -1;
+		hvt_registry_init(&conns[k].reg);
+		closed = serve_until_word(&conns[k], words[k]);
+		/* the agent goes: its socket, its directory, then the connection */
+		close(lfd);
+		assert_int_equal(unlink(path), 0);
+		assert_int_equal(rmdir(d), 0);
+		while (k == 1 && !closed && serve(&conns[k]))	/* to the process's exit */
+			;
+		close(conns[k].fd);
+		if (k == 0)
+			usleep(200 * 1000);	/* no agent for a while */
+	}
+	if (!strcmp(scenario, "late"))
+		assert_int_equal(wait_exit(child), 0);
+	for (k = 0; k < 2; k++) {
+		struct tally t;
+
+		if (!strcmp(scenario, "late"))
+			assert_int_equal(conns[k].pid, (uint32_t)child);
+		else		/* the forked child, both times */
+			assert_true(conns[k].pid != (uint32_t)child && conns[k].pid == conns[0].pid);
+		assert_int_equal(conns[k].nr_streams, 1);
+		assert_int_equal(conns[k].reg.nr_events, 2);	/* the registry, again */
+		t = read_stream(&conns[k], &conns[k].streams[0]);
+		assert_int_equal(t.three, 100);
+		assert_false(t.a_gap);
+		assert_int_equal(t.first_a, 100 * k);	/* nothing from before went here */
+		assert_string_equal(t.last_word, words[k]);
+	}
+	assert_memory_not_equal(conns[0].uuid, conns[1].uuid, HVT_UUID_LEN);
+	free_conns(conns, 2);
+}
+
+static void test_agent_comes_and_goes(void **state)
+{
+	(void)state;
+	agent_comes_and_goes("late");
+}
+
+static void test_agent_comes_and_goes_forked(void **state)
+{
+	(void)state;
+	agent_comes_and_goes("late-fork");
+}
 
 int main(int argc, char **argv)
 {
@@ -900,6 +1091,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wakeup_failure_keeps_errno),
 		cmocka_unit_test(test_buffer_cap),
 		cmocka_unit_test(test_refused_thread),
+		cmocka_unit_test(test_agent_comes_and_goes),
+		cmocka_unit_test(test_agent_comes_and_goes_forked),
 		cmocka_unit_test(test_unregister),
 		cmocka_unit_test(test_same_name_other_layout),
 		cmocka_unit_test(test_dlclose),
