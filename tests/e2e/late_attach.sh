@@ -66,6 +66,20 @@ export HVTRACE_AGENT_SOCKET=$sock
 start_bg a "$app" -i 0 > "$work/a.out"
 sleep 0.5
 check "A runs, waiting for an agent" is_running "$a"
+# The waiting costs nothing: A's watcher thread does not wake while nothing
+# happens to the agent's socket (its context switches stay as they were).
+switches() {	# switches PID: voluntary + involuntary switches of its hvtrace-watch thread
+	local task
+	for task in /proc/"$1"/task/*; do
+		[ "$(cat "$task/comm" 2>/dev/null)" = hvtrace-watch ] || continue
+		awk '/ctxt_switches/ { n += $2 } END { print n }' "$task/status"
+	done
+}
+before=$(switches "$a")
+sleep 2
+after=$(switches "$a")
+check "A's watcher thread exists and sleeps while no agent comes ($before, then $after switches)" \
+	test -n "$before" -a "$before" = "$after"
 
 # 1. The agent waits for its collector (as --wait 0 under systemd); B starts
 # meanwhile; then the collector.
