@@ -22,7 +22,6 @@
 #include <linux/suspend.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <asm/tsc.h>
 
 #include "hvtrace_internal.h"

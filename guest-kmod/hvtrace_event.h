@@ -81,6 +81,7 @@
  */
 #define HVTRACE_OWN_EVENT_DYN(_name, _proto, _args, _fields, _size, _assign, _print) \
 	HVTRACE_EVENT_WRITER(_name, (_proto), _fields, _size, (_assign))	\
+	void hvtrace_emit_##_name(_proto);	/* for -Wmissing-prototypes (6.8+) */ \
 	void hvtrace_emit_##_name(_proto)					\
 	{									\
 		if (!READ_ONCE(hvtrace_event_##_name.users))			\

@@ -21,10 +21,11 @@
 #include <linux/mutex.h>
 #include <linux/tracepoint.h>
 #include <linux/types.h>
-#include <linux/version.h>
 #include <linux/wait.h>
 #include <linux/mm.h>
 #include <asm/msr.h>
+
+#include "kernel_compat.h"
 #include <hvtrace/abi.h>
 
 #include "hvtrace_api.h"
@@ -49,11 +50,7 @@ static inline int hvtrace_vma_readonly(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
-#else
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
-#endif
+	hvtrace_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	return 0;
 }
 #include <hvtrace/lockless_rb.h>
