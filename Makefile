@@ -4,8 +4,10 @@
 #
 #   make            user-space parts (libhvtrace, the hvtrace command)
 #   make kmod       the guest module, with Kbuild against the guest kernel
-#   make kmod-rt    the same against Debian's PREEMPT_RT kernel
-#   make image      the guest initramfs (scripts/guest-image); image-rt: RT
+#   make kmod-rt    the same against Debian's PREEMPT_RT kernel; kmod-612 and
+#                   kmod-612-rt against 6.12, kmod-all all four
+#   make image      the guest initramfs (scripts/guest-image); image-rt,
+#                   image-612, image-612-rt on the other kernels
 #   make demo       the main job: trace host, guest kernel and guest user space
 #   make check      every test: unit tests (plain and ASan+UBSan), end to end
 #   make fuzz       the fuzz targets (libFuzzer), FUZZ_SECONDS each
@@ -276,20 +278,29 @@ fuzz-replay: fuzz-build
 kmod:
 	$(MAKE) -C guest-kmod
 
-# The same module against Debian's PREEMPT_RT kernel (linux-headers-rt-amd64),
-# built in a copy of guest-kmod/ so that the two builds' objects stay apart.
-KMOD_RT := $(BUILD)/kmod-rt
-kmod-rt:
-	@mkdir -p $(KMOD_RT)/events
-	cp -u guest-kmod/Kbuild guest-kmod/Makefile $(filter-out %.mod.c,$(wildcard guest-kmod/*.c)) \
-		guest-kmod/*.h $(KMOD_RT)/
-	cp -u guest-kmod/events/*.h $(KMOD_RT)/events/
-	$(MAKE) -C $(KMOD_RT) FLAVOUR=rt-amd64 HVT_TOP=$(CURDIR)
-
+# The module against the other guest kernels, each built in a copy of
+# guest-kmod/ so that the builds' objects stay apart (guest-kmod/ itself is
+# Debian 12's 6.1). kmod-NAME: FLAVOUR of scripts/guest-kernel, directory.
+#   kmod-rt      rt-amd64       $(BUILD)/kmod-rt      6.1 PREEMPT_RT
+#   kmod-612     6.12-amd64     $(BUILD)/kmod-612     6.12 (Debian 13's, and
+#   kmod-612-rt  6.12-rt-amd64  $(BUILD)/kmod-612-rt  bookworm-security's)
 # Kbuild decides whether hvtrace.ko is out of date: kmod always runs, and
-# the image is rebuilt when the .ko's time changed.
+# an image is rebuilt when its .ko's time changed.
+define kmod_copy
+kmod-$(1):
+	@mkdir -p $(BUILD)/kmod-$(1)/events
+	cp -u guest-kmod/Kbuild guest-kmod/Makefile $(filter-out %.mod.c,$(wildcard guest-kmod/*.c)) \
+		guest-kmod/*.h $(BUILD)/kmod-$(1)/
+	cp -u guest-kmod/events/*.h $(BUILD)/kmod-$(1)/events/
+	$$(MAKE) -C $(BUILD)/kmod-$(1) FLAVOUR=$(2) HVT_TOP=$(CURDIR)
+$(BUILD)/kmod-$(1)/hvtrace.ko $(BUILD)/kmod-$(1)/hvtrace_selftest.ko: kmod-$(1) ;
+endef
+$(eval $(call kmod_copy,rt,rt-amd64))
+$(eval $(call kmod_copy,612,6.12-amd64))
+$(eval $(call kmod_copy,612-rt,6.12-rt-amd64))
+kmod-all: kmod kmod-rt kmod-612 kmod-612-rt
+
 guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko: kmod ;
-$(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko: kmod-rt ;
 
 GUEST_DEPS := $(AGENT) $(HVDEMO) $(GUEST_TEST) $(GUEST_BENCH) $(PACED_EVENTS) $(LIBHVTRACE_SO) \
 	scripts/guest-image scripts/guest-init
@@ -297,13 +308,19 @@ GUEST_IMAGE := $(BUILD)/guest/initrd.gz
 $(GUEST_IMAGE): $(GUEST_DEPS) guest-kmod/hvtrace.ko guest-kmod/hvtrace_selftest.ko
 	scripts/guest-image $(BUILD)
 
-# The test guest on the PREEMPT_RT kernel (tests/e2e/guest_suite.sh runs on both).
-GUEST_IMAGE_RT := $(BUILD)/guest-rt/initrd.gz
-$(GUEST_IMAGE_RT): $(GUEST_DEPS) $(KMOD_RT)/hvtrace.ko $(KMOD_RT)/hvtrace_selftest.ko
-	scripts/guest-image $(BUILD) rt-amd64
+# The test guests on the other kernels (tests/e2e/guest_suite.sh runs on all).
+define guest_image
+GUEST_IMAGE_$(1) := $(BUILD)/guest-$(1)/initrd.gz
+$(BUILD)/guest-$(1)/initrd.gz: $(GUEST_DEPS) $(BUILD)/kmod-$(1)/hvtrace.ko \
+		$(BUILD)/kmod-$(1)/hvtrace_selftest.ko
+	scripts/guest-image $(BUILD) $(2)
+image-$(1): $(BUILD)/guest-$(1)/initrd.gz
+endef
+$(eval $(call guest_image,rt,rt-amd64))
+$(eval $(call guest_image,612,6.12-amd64))
+$(eval $(call guest_image,612-rt,6.12-rt-amd64))
 
 image: $(GUEST_IMAGE)
-image-rt: $(GUEST_IMAGE_RT)
 
 deps:
 	scripts/install-deps
@@ -324,8 +341,8 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(UST_STRESS) $(LATE_APP) \
-		$(PACED_EVENTS)
+	$(MAKE) all image image-rt image-612 image-612-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) \
+		$(UST_STRESS) $(LATE_APP) $(PACED_EVENTS)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay
 	tests/e2e/run $(BUILD)
@@ -381,7 +398,7 @@ clean:
 	rm -rf build build-san build-fuzz $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
 	-$(MAKE) -C guest-kmod clean
 
-.PHONY: all kmod kmod-rt image image-rt fuzz fuzz-build fuzz-replay deps unit tests bench demo check install \
+.PHONY: all kmod kmod-rt kmod-612 kmod-612-rt kmod-all image image-rt image-612 image-612-rt fuzz fuzz-build fuzz-replay deps unit tests bench demo check install \
 	install-lib install-guest clean
 .DELETE_ON_ERROR:
 .SECONDARY:

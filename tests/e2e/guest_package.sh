@@ -3,8 +3,8 @@
 # agent, libhvtrace, a systemd unit, the udev rule that starts it, the
 # module's autoload and its DKMS sources. What can be tried here is tried:
 # systemd-analyze verify on the unit, and dkms add + build of the module
-# against the guest kernels whose headers are installed (generic and
-# PREEMPT_RT). The image this project boots is busybox, not systemd, so
+# against the guest kernels whose headers are installed (6.1 and 6.12,
+# generic and PREEMPT_RT). The image this project boots is busybox, not systemd, so
 # the unit is not run here. DKMS writes only below the test's directories:
 # its trees are given, and /var/lib/dkms (where it would make a module
 # signing key) is a tmpfs of a private mount namespace.
@@ -62,12 +62,14 @@ dkms_build() {	# dkms_build KERNEL: add (once) and build, in a private namespace
 			-k "$3"' sh "$work/root" "$version" "$1" > "$work/dkms-$1.log" 2>&1
 }
 mkdir -p "$work/root/dkms"
-for flavour in amd64 rt-amd64; do
+for flavour in amd64 rt-amd64 6.12-amd64 6.12-rt-amd64; do
 	kver=$("$root/scripts/guest-kernel" "$flavour")
 	dkms_build "$kver"
 	status=$?
-	check "dkms builds hvtrace.ko for $kver (status $status)" test "$status" -eq 0 -a \
-		-f "$work/root/dkms/hvtrace/$version/$kver/x86_64/module/hvtrace.ko"
+	# compressed as the kernel's own modules are (6.12: CONFIG_MODULE_COMPRESS_XZ)
+	ko=$(ls "$work/root/dkms/hvtrace/$version/$kver/x86_64/module/"hvtrace.ko* 2>/dev/null | head -n 1)
+	check "dkms builds hvtrace.ko for $kver (status $status, ${ko##*/})" test "$status" -eq 0 -a \
+		-n "$ko"
 	check "without a compiler warning ($kver)" \
 		bash -c "! grep -q 'warning:' '$work/root/dkms/hvtrace/$version/$kver/x86_64/log/make.log'"
 done
