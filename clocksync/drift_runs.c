@@ -55,40 +55,9 @@ static void add_event(void *ctx, uint64_t guest)
 	r->events[r->nr_events++] = guest;
 }
 
-struct one_way {
-	uint64_t host, guest;
-	bool upper;
-};
-
-struct bounds {
-	struct one_way *v;
-	size_t n, cap;
-	int failed;
-};
-
-static void add_bound(void *ctx, uint64_t host, uint64_t guest, bool upper)
-{
-	struct bounds *b = ctx;
-	struct one_way *v = grow(b->v, b->n, &b->cap, sizeof(*v));
-
-	if (!v) {
-		b->failed = 1;
-		return;
-	}
-	b->v = v;
-	b->v[b->n++] = (struct one_way){ host, guest, upper };
-}
-
-static int by_host(const void *a, const void *b)
-{
-	const struct one_way *x = a, *y = b;
-
-	return (x->host > y->host) - (x->host < y->host);
-}
-
 /* A new estimator from the exchanges and the bounds, merged in host order. */
 static struct hvt_estimator *refit(const struct hvt_exchange *ex, size_t nr_ex,
-				   const struct bounds *b)
+				   const struct hvt_run_bound_list *b)
 {
 	struct hvt_estimator *e = hvt_est_new();
 	size_t i = 0, k = 0;
@@ -127,7 +96,7 @@ static int round_on(struct hvt_estimator **est, struct hvt_run_vcpu *v,
 		    size_t *last)
 {
 	struct hvt_tsc_timeline tl;
-	struct bounds b = { NULL, 0, 0, 0 };
+	struct hvt_run_bound_list b = { NULL, 0, 0, false };
 	struct hvt_estimator *next;
 
 	hvt_tsc_timeline_init(&tl);
@@ -138,7 +107,7 @@ static int round_on(struct hvt_estimator **est, struct hvt_run_vcpu *v,
 	hvt_run_assign(*est, &tl, v);
 	r->run_contradictions += v->contradictions;
 	if (!v->contradictions)
-		hvt_run_bounds(*est, &tl, v, max_round_trip(ex, nr_ex), add_bound, &b);
+		hvt_run_bounds(*est, &tl, v, max_round_trip(ex, nr_ex), hvt_run_bound_add, &b);
 	hvt_tsc_timeline_free(&tl);
 	if (b.failed) {
 		free(b.v);
@@ -148,7 +117,7 @@ static int round_on(struct hvt_estimator **est, struct hvt_run_vcpu *v,
 		free(b.v);
 		return 0;
 	}
-	qsort(b.v, b.n, sizeof(*b.v), by_host);
+	hvt_run_bound_sort(&b);
 	next = refit(ex, nr_ex, &b);
 	free(b.v);
 	if (!next)

@@ -2,7 +2,10 @@
 /*
  * run_bounds.c - guest events in host runs as clock bounds (run_bounds.h).
  */
+#include <stdlib.h>
+
 #include "clocksync/run_bounds.h"
+#include "lib/grow.h"
 
 /* A segment's least feasible slope, kept: computing it walks the segment's hulls. */
 struct slope_cache {
@@ -168,4 +171,35 @@ size_t hvt_run_bounds(struct hvt_estimator *est, const struct hvt_tsc_timeline *
 		}
 	}
 	return n;
+}
+
+void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper)
+{
+	struct hvt_run_bound_list *l = list;
+	struct hvt_run_bound *grown = hvt_grow(l->v, l->n, &l->cap, sizeof(*grown));
+
+	if (!grown) {
+		l->failed = true;
+		return;
+	}
+	l->v = grown;
+	l->v[l->n++] = (struct hvt_run_bound){ host, guest, upper };
+}
+
+/* Host order; ties by guest stamp, then lower first: the same order on every run. */
+static int by_host(const void *a, const void *b)
+{
+	const struct hvt_run_bound *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->guest != y->guest)
+		return x->guest < y->guest ? -1 : 1;
+	return (int)x->upper - (int)y->upper;
+}
+
+void hvt_run_bound_sort(struct hvt_run_bound_list *l)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), by_host);
 }

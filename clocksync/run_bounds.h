@@ -68,4 +68,21 @@ size_t hvt_run_bounds(struct hvt_estimator *est, const struct hvt_tsc_timeline *
 		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper),
 		      void *ctx);
 
+/* One bound of hvt_run_bounds(): an upper (h2g) or a lower (g2h) bound. */
+struct hvt_run_bound {
+	uint64_t host, guest;
+	bool upper;
+};
+
+/* The bounds collected by hvt_run_bound_add(), as @emit with this as @ctx. */
+struct hvt_run_bound_list {
+	struct hvt_run_bound *v;
+	size_t n, cap;
+	bool failed;			/* out of memory: some are missing */
+};
+
+void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper);
+/* Sorts the list in host order, as the estimators take bounds. */
+void hvt_run_bound_sort(struct hvt_run_bound_list *l);
+
 #endif

@@ -461,15 +461,6 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 
 /* --- samples, and the fit ---------------------------------------------------- */
 
-static int by_host(const void *a, const void *b)
-{
-	const struct hvt_one_way *x = a, *y = b;
-
-	if (x->host != y->host)
-		return x->host < y->host ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 /* The longest round trip of the VM's exchanges: how far a bound's stamp may be. */
 static uint64_t max_round_trip(const struct hvt_vm_info *vm)
 {
@@ -483,26 +474,6 @@ static uint64_t max_round_trip(const struct hvt_vm_info *vm)
 	return max;
 }
 
-struct bound_list {
-	struct hvt_one_way *v;
-	size_t n, cap;
-	bool failed;
-};
-
-static void add_bound(void *ctx, uint64_t host, uint64_t guest, bool upper)
-{
-	struct bound_list *l = ctx;
-	struct hvt_one_way *grown = hvt_grow(l->v, l->n, &l->cap, sizeof(*grown));
-
-	if (!grown) {
-		l->failed = true;
-		return;
-	}
-	l->v = grown;
-	l->v[l->n] = (struct hvt_one_way){ host, guest, upper, SAMPLE_SEQ + l->n };
-	l->n++;
-}
-
 /*
  * The one-way bounds of every used vCPU's runs on clock @c, each within
  * @max ticks of its edge (clocksync/run_bounds.h), in host order in *@out;
@@ -511,22 +482,27 @@ static void add_bound(void *ctx, uint64_t host, uint64_t guest, bool upper)
 static size_t bounds(struct hvt_vm_clock *c, struct vcpu_runs *vcpus, size_t nr, uint64_t max,
 		     struct hvt_one_way **out)
 {
-	struct bound_list l = { NULL, 0, 0, false };
+	struct hvt_run_bound_list l = { NULL, 0, 0, false };
+	struct hvt_one_way *ow;
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
 		struct hvt_run_vcpu rv = view(&vcpus[i]);
 
 		if (!vcpus[i].unused)
-			hvt_run_bounds(c->est, &c->tl, &rv, max, add_bound, &l);
+			hvt_run_bounds(c->est, &c->tl, &rv, max, hvt_run_bound_add, &l);
 	}
-	if (l.failed) {
+	ow = l.failed ? NULL : calloc(l.n ? l.n : 1, sizeof(*ow));
+	if (!ow) {
 		free(l.v);
 		return SIZE_MAX;
 	}
-	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), by_host);
-	*out = l.v;
+	hvt_run_bound_sort(&l);
+	for (i = 0; i < l.n; i++)
+		ow[i] = (struct hvt_one_way){ l.v[i].host, l.v[i].guest, l.v[i].upper,
+					      SAMPLE_SEQ + i };
+	free(l.v);
+	*out = ow;
 	return l.n;
 }
 
