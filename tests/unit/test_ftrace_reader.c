@@ -333,13 +333,45 @@ static void test_field_outside_record(void **state)
 		assert_int_equal(r->n, 0);
 		assert_int_equal(r->stats.warnings, 3);	/* each record: unknown type */
 	}
-	/* The last byte of a record's data is still inside: accepted. */
+	/*
+	 * Inside a page's data, but past the records' 64 bytes: the format is
+	 * taken, and every record, shorter than its fields, is skipped with a
+	 * warning (it was read as zeros before, silently).
+	 */
 	assert_int_equal(fx_write_ftrace_meta(root), 0);
 	damage_format(root, "int next_prio;\toffset:60;\tsize:4;",
 		      "int next_prio;\toffset:4076;\tsize:4;");
 	r = decode(root, "cpu1.raw", 1, 4096);
 	assert_int_equal(r->warnings, 0);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->stats.warnings, 3);
+	/* One byte short of the records: every record decodes. */
+	assert_int_equal(fx_write_ftrace_meta(root), 0);
+	damage_format(root, "int next_prio;\toffset:60;\tsize:4;",
+		      "int next_prio;\toffset:59;\tsize:4;");
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->warnings, 0);
 	assert_int_equal(r->n, 3);
+	assert_int_equal(r->stats.warnings, 0);
+}
+
+/*
+ * A format file damaged so that it still parses but declares no common
+ * fields (its field lines gone): refused with a warning, not taken for an
+ * event with no fields.
+ */
+static void test_format_without_common_fields(void **state)
+{
+	const char *root = *state;
+	struct result *r;
+
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, three, 3), 0);
+	assert_int_equal(fx_write_ftrace_meta(root), 0);
+	damage_format(root, "\tfield:unsigned short common_type;",
+		      "\tfield:unsigned short common_tpye;");
+	r = decode(root, "cpu1.raw", 1, 4096);
+	assert_int_equal(r->warnings, 1);
+	assert_int_equal(r->n, 0);
 }
 
 static void test_fuzz_bytes(void **state)
@@ -539,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_outside_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_format_without_common_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_tracefs, setup, teardown),
 	};

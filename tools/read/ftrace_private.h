@@ -26,6 +26,7 @@ struct hvt_ftrace {
 	struct tracecmd_input *tc;	/* NULL: raw pages */
 	int *unsafe;			/* trace.dat: ids of events not to decode, sorted */
 	size_t nr_unsafe;
+	uint32_t *need;			/* by event id: 1 + the bytes its fields span; 0 unknown */
 };
 
 struct hvt_ftrace_cpu {

@@ -128,6 +128,12 @@ static bool format_usable(const struct hvt_ftrace *ft, const char *path, const c
 		tep_free(tep);
 		return false;
 	}
+	if (!tep_find_common_field(ev, "common_type")) {
+		hvt_warn("%s: no common_type field (a damaged format file?); that event will not "
+			 "be decoded", path);
+		tep_free(tep);
+		return false;
+	}
 	bad = hvt_ftrace_field_outside(ev->format.common_fields, max);
 	if (!bad)
 		bad = hvt_ftrace_field_outside(ev->format.fields, max);
@@ -238,6 +244,7 @@ void hvt_ftrace_close(struct hvt_ftrace *ft)
 	else
 		tep_free(ft->tep);
 	free(ft->unsafe);
+	free(ft->need);
 	free(ft);
 }
 
@@ -399,9 +406,35 @@ static void load_record(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 	c->record.locked = 1;		/* ours, not libtraceevent's to free */
 }
 
+static uint32_t fields_end(const struct tep_format_field *f, uint32_t end)
+{
+	for (; f; f = f->next)
+		if (f->offset >= 0 && f->size >= 0 && (uint32_t)(f->offset + f->size) > end)
+			end = (uint32_t)(f->offset + f->size);
+	return end;
+}
+
+/*
+ * The bytes of record the fields of @type span (its format's fixed part;
+ * field_outside() bounds them by a page); 0 if unknown (out of memory).
+ * Kept by id: a record shorter than that was written by another format.
+ */
+static uint32_t record_need(struct hvt_ftrace *ft, const struct tep_event *type)
+{
+	if (type->id < 0 || type->id > UINT16_MAX)
+		return 0;
+	if (!ft->need && !(ft->need = calloc(UINT16_MAX + 1, sizeof(*ft->need))))
+		return 0;
+	if (!ft->need[type->id])
+		ft->need[type->id] = 1 + fields_end(type->format.fields,
+						    fields_end(type->format.common_fields, 0));
+	return ft->need[type->id] - 1;
+}
+
 int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 		    unsigned long long ts, uint64_t off, struct hvt_ftrace_event *ev)
 {
+	uint32_t need;
 	struct tep_event *type;
 
 	load_record(c, data, size, ts);
@@ -416,6 +449,14 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
 				": unknown event type %u; skipping it", off,
 				size >= 2 ? (unsigned int)(c->scratch[0] | c->scratch[1] << 8) : 0u);
+		return 0;
+	}
+	need = record_need(c->ft, type);
+	if (need > size) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
+				": %zu bytes, where the format of %s puts fields up to byte %u "
+				"(a damaged format file?); skipping it", off, size, type->name,
+				need);
 		return 0;
 	}
 	ev->ts = ts;
