@@ -43,7 +43,10 @@ bool hvt_ftrace_unsafe(const struct hvt_ftrace *ft, int id)
 	return bsearch(&id, ft->unsafe, ft->nr_unsafe, sizeof(int), cmp_int) != NULL;
 }
 
-/* Events whose fields a record of a page cannot hold: never decoded (a warning each). */
+/*
+ * Events whose fields a record of a page cannot hold, or with no common_type:
+ * never decoded (a warning each).
+ */
 static int find_unsafe(struct hvt_ftrace *ft, const char *path, unsigned long *warnings)
 {
 	struct tep_event **events = tep_list_events(ft->tep, TEP_EVENT_SORT_ID);
@@ -58,6 +61,13 @@ static int find_unsafe(struct hvt_ftrace *ft, const char *path, unsigned long *w
 
 		if (!bad)
 			bad = hvt_ftrace_field_outside(events[i]->format.fields, ft->page_size);
+		if (!bad && !tep_find_common_field(events[i], "common_type")) {
+			hvt_warn("%s: event %s: no common_type field (a damaged format?); that "
+				 "event will not be decoded", path, events[i]->name);
+			(*warnings)++;
+			ft->unsafe[ft->nr_unsafe++] = events[i]->id;
+			continue;
+		}
 		if (!bad)
 			continue;
 		hvt_warn("%s: event %s: field %s (offset %d, size %d) lies outside any record "
