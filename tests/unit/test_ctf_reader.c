@@ -77,6 +77,9 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Whether decode() tells the reader that the stream's times never step back. */
+static bool monotonic;
+
 /* Writes @bytes as a stream file and decodes all of it into c->r. */
 static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t len)
 {
@@ -92,6 +95,8 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 	assert_int_equal(hvt_ctf_types_init(&types, &c->reg), 0);
 	s = hvt_ctf_open(path, "stream", uuid, &types, &r->open_warnings);
 	assert_non_null(s);
+	if (monotonic)
+		hvt_ctf_time_monotonic(s);
 	while (hvt_ctf_next(s, &ev)) {
 		struct decoded *d;
 		struct hvt_text t;
@@ -423,6 +428,90 @@ static void test_time_going_backwards(void **state)
 	free(bytes);
 }
 
+/* Whether the decoded events' times never decrease. */
+static bool in_order(const struct result *r)
+{
+	size_t i;
+
+	for (i = 1; i < r->n; i++)
+		if (r->ev[i].ts < r->ev[i - 1].ts)
+			return false;
+	return true;
+}
+
+/*
+ * Packet 2's times damaged far into the future (begin and end alike, so
+ * that the packet itself checks out): on a stream whose times never step
+ * back, only packet 2 is lost, with one warning, and what is left is in
+ * order. Unjudged, its events come out with those times, every later one
+ * looking earlier (the merge then dropped them all).
+ */
+static void test_damaged_packet_times_stay_in_their_packet(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first, in_p2;
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
+	uint64_t far = UINT64_C(1) << 60;
+	struct result *r;
+
+	in_p2 = (p3 - p2 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE;
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_begin), far);
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_end), far + 1000);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 150);
+	assert_false(in_order(r));
+	monotonic = true;
+	r = decode(c, bytes, len);
+	monotonic = false;
+	assert_int_equal(r->n, 150 - in_p2);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.packets, 2);
+	assert_true(in_order(r));
+	free(bytes);
+}
+
+/*
+ * One event's timestamp far in the future (an extended header): the rest
+ * of its packet is dropped, with one warning, and the next packets are
+ * read as they are. A step back of a few ticks, which a thread moved
+ * between CPUs may show, is no damage.
+ */
+static void test_damaged_event_time_ends_its_packet(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_sched_switch sw = fx_sched("a", 1, 0, "b", 2);
+	static struct fx_event ev[150];
+	size_t len, i, p2, in_p1;
+	unsigned char *bytes;
+	struct result *r;
+
+	for (i = 0; i < 150; i++)
+		ev[i] = (struct fx_event){ FX_ID_SCHED_SWITCH, 1000000 + 10 * i, 0, 1, &sw, sizeof(sw) };
+	ev[5].ts = UINT64_C(1) << 60;
+	bytes = make(ev, 150, &len);
+	p2 = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	r = decode(c, bytes, p2);		/* packet 1 alone */
+	in_p1 = r->n;
+	assert_true(in_p1 > 6 && in_p1 < 150);
+	monotonic = true;
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 150 - (in_p1 - 5));
+	assert_int_equal(r->stats.warnings, 1);
+	assert_true(in_order(r));
+	free(bytes);
+	/* the next packet begins 5 ticks before packet 1's last event: kept */
+	ev[5].ts = 1000000 + 50;
+	bytes = make(ev, 150, &len);
+	p2 = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_begin),
+		    hvt_get_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_begin)) - 5);
+	r = decode(c, bytes, len);
+	monotonic = false;
+	assert_int_equal(r->n, 150);
+	assert_int_equal(r->stats.warnings, 0);
+	free(bytes);
+}
+
 static void test_empty_and_missing(void **state)
 {
 	struct ctx *c = *state;
@@ -577,6 +666,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_going_backwards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_packet_times_stay_in_their_packet, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_event_time_ends_its_packet, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_packets_are_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_files, setup, teardown),

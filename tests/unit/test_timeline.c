@@ -614,6 +614,62 @@ static void test_backwards_without_clock_change(void **state)
 }
 
 /*
+ * A kernel stream of three packets whose middle one's times are damaged far
+ * into the future (its header consistent): the merge loses that packet,
+ * with a warning, and keeps every event of the others, in order. Before,
+ * every event after the damage looked earlier than it and was dropped.
+ */
+static void test_damaged_packet_stays_in_its_packet(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = false };
+	static uint32_t value[700];
+	static struct fx_event ev[700];
+	struct hvt_timeline tl;
+	struct hvt_source *src;
+	uint64_t far = UINT64_C(1) << 60, v, last = 0, p2, p3;
+	size_t i, n = 0, gaps = 0, len;
+	unsigned char *bytes;
+	bool ordered = true;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	write_sync_jump(root, false);
+	for (i = 0; i < 700; i++) {		/* 10 to 24 ms: three packets */
+		value[i] = (uint32_t)i;
+		ev[i] = (struct fx_event){ FX_ID_FAR, FX_GUEST_TSC(10 * MS + (int64_t)i * 20000),
+					   0, 77, &value[i], 4 };
+	}
+	bytes = fx_make_stream(kernel_uuid, 4096, 0, 0, ev, 700, &len);
+	assert_non_null(bytes);
+	p2 = hvt_get_u64(bytes + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	p3 = p2 + hvt_get_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+	assert_true(p3 < len);
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_begin), far);
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, timestamp_end), far + 1);
+	assert_int_equal(fx_write(root, "vm/demo/kernel/stream-0", bytes, len), 0);
+	assert_int_equal(fx_refresh_info(root), 0);
+	free(bytes);
+
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while ((src = hvt_timeline_next(&tl))) {
+		if (strcmp(src->name, K0))
+			continue;
+		assert_int_equal(hvt_source_field_u64(src, "value", &v), 0);
+		ordered = ordered && (n ? v > last : v == 0);
+		gaps += n && v != last + 1;
+		last = v;
+		n++;
+	}
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+	/* from the first event to the last, in order, one run missing: packet 2 */
+	assert_true(ordered);
+	assert_int_equal(last, 699);
+	assert_int_equal(gaps, 1);
+	assert_true(n > 300 && n < 700);
+}
+
+/*
  * One clock pair (a recording that crashed within its first second): merged
  * with the manifest's nominal frequency and a warning; without one, refused.
  */
@@ -871,6 +927,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unalignable_traces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_jump_keeps_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backwards_without_clock_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_packet_stays_in_its_packet, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_single_clock_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),

@@ -194,6 +194,17 @@ static void check_stream_size(const struct hvt_timeline *tl, struct hvt_source *
 				(uint64_t)st.st_size - (uint64_t)si->bytes);
 }
 
+/* Whether guest time on @tl never steps back: each segment after the last one's end. */
+static bool never_steps_back(const struct hvt_tsc_timeline *tl)
+{
+	size_t i;
+
+	for (i = 1; tl && i < tl->n; i++)
+		if (tl->first[i] <= tl->last[i - 1])
+			return false;
+	return tl != NULL;
+}
+
 static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
@@ -219,11 +230,15 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 		s->aligned = aligned[si->trace];
 		if (s->aligned)
 			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
-		if (!hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid,
-					 &st->types[si->trace],
-					 si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
-					 &s->warnings))
-			check_stream_size(tl, s, si);
+		if (hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid,
+					&st->types[si->trace],
+					si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
+					&s->warnings))
+			continue;
+		check_stream_size(tl, s, si);
+		/* then damage to one packet's times stays in that packet */
+		if (s->aligned && never_steps_back(s->guest_tl))
+			hvt_reader_ctf_time_monotonic(&s->rd);
 	}
 	free(aligned);
 	return 0;

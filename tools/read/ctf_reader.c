@@ -37,6 +37,10 @@ struct hvt_ctf_stream {
 	bool expect;			/* packets must be of this stream: */
 	uint64_t expect_instance;	/* stream_instance_id (CPU or thread) */
 	uint32_t expect_cpu;		/* cpu_id */
+	bool monotonic;			/* hvt_ctf_time_monotonic(): times never step back */
+	bool have_prev_end;
+	uint64_t prev_end;		/* timestamp_end of the last packet taken */
+	uint64_t limit;			/* no event of this packet after it (out_of_line()) */
 	struct hvt_ctf_stats stats;
 };
 
@@ -45,6 +49,11 @@ void hvt_ctf_expect_stream(struct hvt_ctf_stream *s, uint32_t cpu, int32_t tid)
 	s->expect = true;
 	s->expect_cpu = cpu;
 	s->expect_instance = cpu != HVT_CTF_NO_CPU ? cpu : (uint64_t)tid;
+}
+
+void hvt_ctf_time_monotonic(struct hvt_ctf_stream *s)
+{
+	s->monotonic = true;
 }
 
 struct hvt_ctf_stream *hvt_ctf_open(const char *path, const char *name,
@@ -107,6 +116,59 @@ static void stream_warn_stop(struct hvt_ctf_stream *s, uint64_t off, const char 
 	s->stopped = true;
 }
 
+/*
+ * How far out of line a time must be to be taken for damage: 2^32 ticks
+ * (1.7 s of a 2.5 GHz TSC, 4.3 s of ns). A stream that never steps back
+ * still can by a little, a thread moved between CPUs whose TSCs differ by
+ * microseconds; a damaged timestamp is off by far more.
+ */
+#define OUT_OF_LINE	(UINT64_C(1) << 32)
+
+/* The time range of the packet header at @off, if one that could be valid is there. */
+static bool peek_times(const struct hvt_ctf_stream *s, uint64_t off, uint64_t *begin,
+		       uint64_t *end)
+{
+	unsigned char h[HVT_CTF_PACKET_HEADER_SIZE];
+
+	if (off >= s->file_size || s->file_size - off < sizeof(h) ||
+	    hvt_pread_all(s->fd, h, sizeof(h), (off_t)off) || hvt_get_u32(h) != HVT_CTF_MAGIC ||
+	    memcmp(h + offsetof(struct hvt_ctf_packet, uuid), s->uuid, HVT_UUID_LEN))
+		return false;
+	*begin = hvt_get_u64(h + offsetof(struct hvt_ctf_packet, timestamp_begin));
+	*end = hvt_get_u64(h + offsetof(struct hvt_ctf_packet, timestamp_end));
+	return *begin <= *end;
+}
+
+/*
+ * For a stream whose times never step back: whether the valid packet @pkt
+ * at @off (@size bytes) is out of line, its times OUT_OF_LINE after the
+ * whole next packet's while the packet before it ends before the next one
+ * begins (then it is skipped with a warning). Otherwise notes the limit its
+ * events must keep: the next packet's beginning, OUT_OF_LINE on.
+ */
+static bool out_of_line(struct hvt_ctf_stream *s, uint64_t off, uint64_t size,
+			const struct hvt_ctf_packet *pkt)
+{
+	uint64_t next_begin, next_end;
+
+	s->limit = UINT64_MAX;
+	if (!peek_times(s, off + size, &next_begin, &next_end))
+		return false;
+	if (pkt->timestamp_begin > next_end && pkt->timestamp_begin - next_end > OUT_OF_LINE &&
+	    (!s->have_prev_end || s->prev_end <= next_begin)) {
+		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": its "
+				"times (%" PRIu64 " to %" PRIu64 ") lie after the whole next packet "
+				"(%" PRIu64 " to %" PRIu64 "), which follows the one before: "
+				"damaged; skipping the packet", off,
+				(uint64_t)pkt->timestamp_begin, (uint64_t)pkt->timestamp_end,
+				next_begin, next_end);
+		s->next_packet = off + size;
+		return true;
+	}
+	s->limit = next_begin > UINT64_MAX - OUT_OF_LINE ? UINT64_MAX : next_begin + OUT_OF_LINE;
+	return false;
+}
+
 /* Reads and checks the packet at @off; 1 loaded, 0 skipped, -1 stream stopped. */
 static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 {
@@ -145,6 +207,8 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		s->next_packet = off + size;
 		return 0;
 	}
+	if (!why && s->monotonic && out_of_line(s, off, size, &pkt))
+		return 0;
 	if (!why) {
 		s->packet_off = off;
 		s->next_packet = off + size;
@@ -158,6 +222,8 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		if (pkt.events_discarded > s->stats.lost_events)
 			s->stats.lost_events = pkt.events_discarded;
 		s->stats.packets++;
+		s->have_prev_end = true;
+		s->prev_end = pkt.timestamp_end;
 		return 1;
 	}
 	/* The size of a packet with the right magic still finds the next one. */
@@ -220,6 +286,8 @@ static int decode_event(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 	}
 	if (avail < hdr + EVENT_CONTEXT)
 		return event_bad(s, "event context runs past content_size", id);
+	if (s->monotonic && ts > s->limit)
+		return event_bad(s, "timestamp far after the next packet's beginning (damaged)", id);
 	ev->type = hvt_ctf_type_get(s->types, id);
 	if (!ev->type)
 		return event_bad(s, "unknown event id", id);

@@ -95,6 +95,16 @@ int hvt_ctf_next(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev);
  * skipped with a warning: what the collector wrote there was checked to be.
  */
 void hvt_ctf_expect_stream(struct hvt_ctf_stream *s, uint32_t cpu, int32_t tid);
+/*
+ * From now on, the stream's timestamps are known never to step back (its
+ * clock has no backwards jump), so that damage to one packet's times stays
+ * in that packet: a packet whose times lie after the whole next one, while
+ * the packets around it agree, is skipped; an event later than the next
+ * packet's beginning ends its packet; "after" meaning by more than 2^32
+ * ticks. Each with a warning. Without this, one such timestamp makes every
+ * later event look earlier than it.
+ */
+void hvt_ctf_time_monotonic(struct hvt_ctf_stream *s);
 const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
 void hvt_ctf_close(struct hvt_ctf_stream *s);
 

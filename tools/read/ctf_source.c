@@ -135,3 +135,9 @@ int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *nam
 	rd->r = cs;
 	return 0;
 }
+
+void hvt_reader_ctf_time_monotonic(struct hvt_reader *rd)
+{
+	if (rd->ops == &ctf_ops)
+		hvt_ctf_time_monotonic(((struct ctf_source *)rd->r)->stream);
+}
