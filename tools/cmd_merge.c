@@ -34,12 +34,16 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace merge ARCHIVE [--format=text|json|ctf|null] [--output PATH]\n"
+		"usage: hvtrace merge ARCHIVE|TRACE.DAT [--format=text|json|ctf|null]\n"
+		"                     [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
 		"                     [--print-fmt] [--host-trace TRACE.DAT] [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
-		"on the host's time line, ordered by host time.\n\n"
+		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
+		"recording on its own, is read as an archive with a host layer only, on its\n"
+		"trace clock: ns clocks (local, mono, boot, ...) as they are, x86-tsc at this\n"
+		"machine's TSC rate (--time=host-tsc prints the file's own timestamps).\n\n"
 		"Output:\n"
 		"  --format=text     one line per event (default): time, layer, VM, CPU,\n"
 		"                    thread, event, fields\n"

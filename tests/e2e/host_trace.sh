@@ -1,6 +1,7 @@
 #!/bin/bash
 # End to end on this host, no VM: merge --host-trace, the host layer from a
-# trace-cmd trace.dat instead of the archive's own.
+# trace-cmd trace.dat instead of the archive's own; and merge TRACE.DAT, the
+# trace.dat on its own.
 #
 # trace-cmd record cannot run here (it insists on writing
 # /proc/sys/kernel/ftrace_enabled, read-only in this container), so the
@@ -61,8 +62,37 @@ check "--stats names the trace.dat's CPUs" grep -q "^trace.dat:cpu0 " "$work/sta
 bt=$(babeltrace2 "$work/ctf" 2> /dev/null | wc -l)
 check "and to CTF, which babeltrace2 reads ($bt events)" test "$bt" -eq "$(wc -l < "$work/dat.txt")"
 
+# A trace.dat on its own, as a user who has one tries hvtrace first: every
+# event of it, on its own clock. With --time=host-tsc (the file's own
+# timestamps) it is line for line the archive's host layer.
+"$hvtrace" merge "$work/archive" --layer host --time=host-tsc > "$work/own-host.txt" 2> /dev/null
+"$hvtrace" merge "$work/trace.dat" --time=host-tsc > "$work/alone.txt" 2> "$work/alone.err"
+check "merge TRACE.DAT on its own succeeds" test $? -eq 0
+check "... line for line the archive's host layer ($(wc -l < "$work/alone.txt") events)" \
+	cmp -s "$work/own-host.txt" "$work/alone.txt"
+check "... saying how it converts x86-tsc" grep -q "converted at this machine's TSC rate" \
+	"$work/alone.err"
+"$hvtrace" merge "$work/trace.dat" --format=ctf --output "$work/alone-ctf" 2> /dev/null
+bt=$(babeltrace2 "$work/alone-ctf" 2> /dev/null | wc -l)
+check "... and to CTF, which babeltrace2 reads ($bt events)" \
+	test "$bt" -eq "$(wc -l < "$work/alone.txt")"
+"$hvtrace" check "$work/trace.dat" > "$work/alone.check" 2>&1
+check "hvtrace check TRACE.DAT passes" test $? -eq 0
+"$hvtrace" merge "$work/trace.dat" --output "$work/trace.dat" > /dev/null 2>&1
+check "merge TRACE.DAT --output TRACE.DAT is refused" test $? -eq 2
+check "... and the file is left as it was" test "$(trace-cmd report -q "$work/trace.dat" \
+	2> /dev/null | grep -c ' sched_switch: ')" -eq "$n"
+
 # Refusals: exit 1, naming the problem.
 check "trace-cmd restore makes a trace.dat on the local clock" restore local "$work/local.dat"
+"$hvtrace" merge "$work/local.dat" > "$work/local.txt" 2> /dev/null
+check "a trace.dat on the local clock merges on its own (ns)" \
+	test "$(wc -l < "$work/local.txt")" -eq "$(wc -l < "$work/alone.txt")"
+check "trace-cmd restore makes a trace.dat on the counter clock" \
+	restore counter "$work/counter.dat"
+"$hvtrace" merge "$work/counter.dat" > /dev/null 2> "$work/c.err"
+check "a trace.dat on a clock of no unit is refused" test $? -eq 1
+check "... naming it" grep -q "trace clock 'counter'" "$work/c.err"
 "$hvtrace" merge "$work/archive" --host-trace "$work/local.dat" > /dev/null 2> "$work/l.err"
 check "a trace.dat on another clock is refused" test $? -eq 1
 check "... saying which clock it has" grep -q "trace clock 'local'" "$work/l.err"

@@ -35,35 +35,22 @@ static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer lay
 }
 
 /*
- * The host layer from a trace-cmd trace.dat: it replaces the archive's own
- * (a->ftrace_dir and a->cpus then name the file), so that the pre-passes
- * over the host layer read it too. -1 after an error message.
+ * Makes the trace.dat at @path, open in tl->ftrace, the archive's host layer:
+ * a->ftrace_dir and a->cpus then name the file, so that the pre-passes over
+ * the host layer read it too. -1 after an error message.
  */
-int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path)
+int hvt_timeline_adopt_tracedat(struct hvt_timeline *tl, const char *path)
 {
 	struct hvt_archive *a = &tl->archive;
-	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
-	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
-	int i, n;
+	int i, n = hvt_ftrace_nr_cpus(tl->ftrace);
 
-	tl->ftrace = hvt_ftrace_open_tracedat(path, &tl->warnings);
-	if (!tl->ftrace)
-		return -1;
-	ts = hvt_ftrace_first_ts(tl->ftrace);
-	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
-		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
-			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
-			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
-		return -1;
-	}
-	n = hvt_ftrace_nr_cpus(tl->ftrace);
 	for (i = 0; (size_t)i < a->nr_cpus; i++)
 		free(a->cpus[i].path);
 	free(a->cpus);
 	free(a->ftrace_dir);
 	a->nr_cpus = 0;
 	a->ftrace_dir = strdup(path);
-	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	a->cpus = calloc((size_t)n + 1, sizeof(*a->cpus));
 	if (!a->ftrace_dir || !a->cpus) {
 		hvt_err("out of memory");
 		return -1;
@@ -78,6 +65,29 @@ int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path)
 	}
 	tl->host_trace = true;
 	return 0;
+}
+
+/*
+ * The host layer from a trace-cmd trace.dat instead of the archive's own,
+ * which it replaces. -1 after an error message.
+ */
+int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path)
+{
+	struct hvt_archive *a = &tl->archive;
+	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
+	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
+
+	tl->ftrace = hvt_ftrace_open_tracedat(path, NULL, &tl->warnings);
+	if (!tl->ftrace)
+		return -1;
+	ts = hvt_ftrace_first_ts(tl->ftrace);
+	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
+		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
+			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
+			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
+		return -1;
+	}
+	return hvt_timeline_adopt_tracedat(tl, path);
 }
 
 /* A host source's name: its file in the archive, or "trace.dat:cpuN". */

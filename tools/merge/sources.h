@@ -15,6 +15,8 @@
  * -1 after an error message.
  */
 int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path);
+/* The trace.dat at @path, open in tl->ftrace, as the host layer; -1 after an error message. */
+int hvt_timeline_adopt_tracedat(struct hvt_timeline *tl, const char *path);
 /*
  * Opens the host CPUs and every VM's streams (with @all, those that cannot
  * be aligned too), each VM aligned on the way; -1 if out of memory.

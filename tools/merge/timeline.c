@@ -4,8 +4,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/log.h"
+#include "tools/archive/tracedat_archive.h"
 #include "tools/merge/sources.h"
 #include "tools/merge/timeline.h"
 
@@ -21,6 +23,41 @@ int hvt_timeline_open(struct hvt_timeline *tl, const char *root, bool all_stream
 	return hvt_timeline_open_some(tl, root, &o);
 }
 
+/* Whether @path is a file, not an archive's directory. */
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * A trace-cmd trace.dat on its own (tracedat_archive.h): the host layer
+ * alone, on the file's own trace clock. -1 after an error message.
+ */
+static int open_tracedat(struct hvt_timeline *tl, const char *path,
+			 const struct hvt_timeline_opts *o)
+{
+	const char *clock;
+
+	if (o->host_trace) {
+		hvt_err("%s is a trace.dat, not an archive: --host-trace replaces an archive's "
+			"host layer", path);
+		return -1;
+	}
+	tl->ftrace = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
+	if (!tl->ftrace ||
+	    hvt_archive_from_tracedat(&tl->archive, path, clock, hvt_ftrace_first_ts(tl->ftrace)))
+		return -1;
+	if (hvt_host_clock_init(&tl->clock, tl->archive.pairs, tl->archive.nr_pairs,
+				tl->archive.tsc_freq_hz)) {
+		hvt_err("%s: its clock cannot be mapped to time", path);
+		return -1;
+	}
+	tl->tracedat_only = true;
+	return hvt_timeline_adopt_tracedat(tl, path);
+}
+
 int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
 			   const struct hvt_timeline_opts *o)
 {
@@ -30,6 +67,11 @@ int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
 	if (!o)
 		o = &defaults;
 	memset(tl, 0, sizeof(*tl));
+	if (is_file(root)) {
+		if (open_tracedat(tl, root, o))
+			goto fail;
+		goto sources;
+	}
 	if (hvt_archive_open(&tl->archive, root))
 		return -1;
 	if (!tl->archive.complete) {
@@ -45,6 +87,7 @@ int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
 	}
 	if (o->host_trace && hvt_timeline_use_host_trace(tl, o->host_trace))
 		goto fail;
+sources:
 	if (hvt_timeline_open_sources(tl, o->all_streams) ||
 	    hvt_heap_init(&tl->heap, tl->nr_sources)) {
 		hvt_err("out of memory opening %s", root);

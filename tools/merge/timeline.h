@@ -70,6 +70,7 @@ struct hvt_timeline {
 	struct hvt_host_clock clock;
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
+	bool tracedat_only;		/* a trace.dat on its own: no archive around it */
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;

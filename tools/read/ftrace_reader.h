@@ -51,8 +51,11 @@ struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
  * The same from a trace-cmd recording (tracedat.c), which must be on the
  * host TSC (trace-cmd record -C x86-tsc): NULL after an error message if
  * it is not, or cannot be read. Its CPU files are opened with any path.
+ * With @clock, any trace clock is taken, and its name (the handle's, valid
+ * while it is open) is put in *@clock.
  */
-struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *warnings);
+struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, const char **clock,
+					    unsigned long *warnings);
 /* Of a trace.dat: its CPUs (0 to N - 1), and its first timestamp. */
 int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft);
 uint64_t hvt_ftrace_first_ts(const struct hvt_ftrace *ft);

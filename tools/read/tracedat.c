@@ -80,7 +80,8 @@ static int find_unsafe(struct hvt_ftrace *ft, const char *path, unsigned long *w
 	return 0;
 }
 
-struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *warnings)
+struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, const char **clock_out,
+					    unsigned long *warnings)
 {
 	struct hvt_ftrace *ft = calloc(1, sizeof(*ft));
 	const char *clock;
@@ -106,7 +107,9 @@ struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, unsigned long *war
 		goto fail;
 	}
 	clock = tracecmd_get_trace_clock(ft->tc);
-	if (!clock || strcmp(clock, "x86-tsc")) {
+	if (clock_out) {
+		*clock_out = clock ? clock : "unknown";
+	} else if (!clock || strcmp(clock, "x86-tsc")) {
 		hvt_err("%s: recorded with trace clock '%s'; merging with an archive needs the "
 			"host TSC: trace-cmd record -C x86-tsc", path, clock ? clock : "unknown");
 		goto fail;
