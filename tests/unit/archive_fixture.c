@@ -723,7 +723,31 @@ static long long file_bytes(const char *root, const char *rel)
 	return stat(path, &st) ? 0 : (long long)st.st_size;
 }
 
-/* After the streams: info.json records their sizes. */
+/* The packets of the CTF stream file @rel, by their packet_size; 0 if none or unreadable. */
+static long long file_packets(const char *root, const char *rel)
+{
+	unsigned char h[HVT_CTF_PACKET_HEADER_SIZE];
+	long long n = 0, size = file_bytes(root, rel);
+	uint64_t off = 0, step;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "rb");
+	while (f && off + sizeof(h) <= (uint64_t)size && !fseek(f, (long)off, SEEK_SET) &&
+	       fread(h, sizeof(h), 1, f) == 1) {
+		step = hvt_get_u64(h + offsetof(struct hvt_ctf_packet, packet_size)) / 8;
+		if (!step)
+			break;
+		n++;
+		off += step;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* After the streams: info.json records their sizes and packets. */
 static int write_info(const char *root, const struct fx_options *o)
 {
 	char raw_stream[256] = "";
@@ -734,8 +758,9 @@ static int write_info(const char *root, const struct fx_options *o)
 
 	if (o->monotonic_user)
 		snprintf(raw_stream, sizeof(raw_stream), ",\n  { \"id\": 3, \"trace\": 2, \"file\": "
-			 "\"user-2/stream-0\", \"cpu\": -1, \"tid\": 90, \"packets\": 1, "
+			 "\"user-2/stream-0\", \"cpu\": -1, \"tid\": 90, \"packets\": %lld, "
 			 "\"bytes\": %lld, \"lost\": 0, \"closed\": true }",
+			 file_packets(root, "vm/demo/user-2/stream-0"),
 			 file_bytes(root, "vm/demo/user-2/stream-0"));
 
 	return fx_printf(root, "vm/demo/info.json",
@@ -753,15 +778,17 @@ static int write_info(const char *root, const struct fx_options *o)
 		" \"pid\": 78, \"comm\": \"hvdemo\" }%s ],\n"
 		"  \"streams\": [\n"
 		"  { \"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", \"cpu\": 0, \"tid\": 0,"
-		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
 		"  { \"id\": 1, \"trace\": 0, \"file\": \"kernel/stream-1\", \"cpu\": 1, \"tid\": 0,"
-		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
 		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
-		" \"packets\": 1, \"bytes\": %lld, \"lost\": 0, \"closed\": true }%s ],\n"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true }%s ],\n"
 		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
 		o->sync_points || o->kvm ? "kvm" : "tcg", FX_OFFSET, raw_trace,
-		file_bytes(root, "vm/demo/kernel/stream-0"), file_bytes(root, "vm/demo/kernel/stream-1"),
-		file_bytes(root, "vm/demo/user-1/stream-0"), raw_stream);
+		file_packets(root, "vm/demo/kernel/stream-0"), file_bytes(root, "vm/demo/kernel/stream-0"),
+		file_packets(root, "vm/demo/kernel/stream-1"), file_bytes(root, "vm/demo/kernel/stream-1"),
+		file_packets(root, "vm/demo/user-1/stream-0"), file_bytes(root, "vm/demo/user-1/stream-0"),
+		raw_stream);
 }
 
 /* Sync point k (1..FX_SYNC_POINTS + 1) at ns since the start: k milliseconds + 1. */

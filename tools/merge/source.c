@@ -30,13 +30,42 @@ static void warn_backwards(struct hvt_source *s, uint64_t t)
 				s->host_tsc);
 }
 
+/*
+ * At the end of a stream read whole: its packets, read or skipped with a
+ * warning of their own, against what info.json recorded (fewer: lost
+ * without a word; more, once the archive is complete: not the collector's).
+ * Once.
+ */
+static void check_packets(struct hvt_source *s)
+{
+	struct hvt_reader_stats st = { 0 };
+	uint64_t want, seen;
+
+	if (s->expect_packets < 0 || !s->rd.ops || !s->rd.ops->stats)
+		return;
+	want = (uint64_t)s->expect_packets;
+	s->expect_packets = -1;
+	s->rd.ops->stats(s->rd.r, &st);
+	seen = st.packets + st.skipped_packets;
+	if (seen < want)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " packet%s, where info.json "
+				"records %" PRIu64 ": %" PRIu64 " missing", seen, seen == 1 ? "" : "s",
+				want, want - seen);
+	else if (seen > want && s->expect_no_more)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " packet%s, where info.json of "
+				"a complete recording records %" PRIu64 ": %" PRIu64 " the collector "
+				"did not write", seen, seen == 1 ? "" : "s", want, seen - want);
+}
+
 int hvt_source_next(struct hvt_source *s)
 {
 	for (;;) {
 		uint64_t t;
 
-		if (!hvt_reader_next(&s->rd, &s->ev))
+		if (!hvt_reader_next(&s->rd, &s->ev)) {
+			check_packets(s);
 			return 0;
+		}
 		/* Every event through the cursor, in stream order, dropped ones too. */
 		t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts) : s->ev.ts;
 		if (s->events && t < s->host_tsc) {

@@ -30,6 +30,7 @@ static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer lay
 	s->layer = layer;
 	s->vm = vm;
 	s->host_cpu = -1;
+	s->expect_packets = -1;
 	s->index = (uint32_t)tl->nr_sources++;
 	return s;
 }
@@ -183,15 +184,18 @@ static int load_registries(struct hvt_timeline_vm *st, bool all)
 /*
  * A stream file against what info.json recorded of it: shorter is data lost
  * (truncated, emptied); longer is normal while recording (info.json lags by
- * up to a tick), not once the archive says it is complete.
+ * up to a tick), not once the archive says it is complete. False after a
+ * warning; its packets are then not judged again (hvt_source_next()).
  */
-static void check_stream_size(const struct hvt_timeline *tl, struct hvt_source *s,
+static bool check_stream_size(const struct hvt_timeline *tl, struct hvt_source *s,
 			      const struct hvt_stream_info *si)
 {
 	struct stat st;
 
 	if (si->bytes < 0 || stat(si->path, &st))
-		return;
+		return true;
+	if ((uint64_t)st.st_size == (uint64_t)si->bytes)
+		return true;
 	if ((uint64_t)st.st_size < (uint64_t)si->bytes)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " bytes, where info.json "
 				"records %" PRId64 " (%" PRId64 " packets): %" PRIu64 " bytes of "
@@ -202,6 +206,9 @@ static void check_stream_size(const struct hvt_timeline *tl, struct hvt_source *
 				"a complete recording records %" PRId64 ": %" PRIu64 " bytes the "
 				"collector did not write", (uint64_t)st.st_size, si->bytes,
 				(uint64_t)st.st_size - (uint64_t)si->bytes);
+	else
+		return true;	/* longer while recording: counters lag */
+	return false;
 }
 
 /* Whether guest time on @tl never steps back: each segment after the last one's end. */
@@ -245,7 +252,10 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 					si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
 					&s->warnings))
 			continue;
-		check_stream_size(tl, s, si);
+		if (check_stream_size(tl, s, si)) {
+			s->expect_packets = si->packets;
+			s->expect_no_more = tl->archive.complete;
+		}
 		/* then damage to one packet's times stays in that packet */
 		if (s->aligned && never_steps_back(s->guest_tl))
 			hvt_reader_ctf_time_monotonic(&s->rd);

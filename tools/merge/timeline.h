@@ -54,6 +54,8 @@ struct hvt_source {
 	struct hvt_reader_event ev;	/* the current event; ev.ts on its own clock */
 	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
 	uint64_t events;		/* returned so far */
+	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
+	bool expect_no_more;		/* the archive is complete: more is wrong too */
 };
 
 struct hvt_timeline_vm {

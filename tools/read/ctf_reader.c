@@ -163,6 +163,7 @@ static bool out_of_line(struct hvt_ctf_stream *s, uint64_t off, uint64_t size,
 				(uint64_t)pkt->timestamp_begin, (uint64_t)pkt->timestamp_end,
 				next_begin, next_end);
 		s->next_packet = off + size;
+		s->stats.skipped_packets++;
 		return true;
 	}
 	s->limit = next_begin > UINT64_MAX - OUT_OF_LINE ? UINT64_MAX : next_begin + OUT_OF_LINE;
@@ -205,6 +206,7 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 				"the packet", off, (uint64_t)pkt.stream_instance_id, pkt.cpu_id,
 				s->expect_instance, s->expect_cpu);
 		s->next_packet = off + size;
+		s->stats.skipped_packets++;
 		return 0;
 	}
 	if (!why && s->monotonic && out_of_line(s, off, size, &pkt))
@@ -232,6 +234,7 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		hvt_stream_warn(&s->stats.warnings, s->name,
 				"packet at offset %" PRIu64 ": %s; skipping the packet", off, why);
 		s->next_packet = off + size;
+		s->stats.skipped_packets++;
 		return 0;
 	}
 	stream_warn_stop(s, off, why);

@@ -88,6 +88,8 @@ static void ctf_stats(const void *r, struct hvt_reader_stats *st)
 
 	st->lost_events = cst->lost_events;
 	st->lost_packets = cst->lost_packets;
+	st->packets = cst->packets;
+	st->skipped_packets = cst->skipped_packets;
 	st->warnings = cst->warnings;
 }
 

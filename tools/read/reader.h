@@ -42,6 +42,8 @@ struct hvt_reader_event {
 struct hvt_reader_stats {
 	uint64_t lost_events;		/* the producer's own count of lost events */
 	uint64_t lost_packets;		/* packets missing from the file */
+	uint64_t packets;		/* packets read whole (CTF; 0 for ftrace pages) */
+	uint64_t skipped_packets;	/* ... and skipped, each with a warning of its own */
 	unsigned long warnings;		/* damage met while reading */
 };
 
