@@ -6,8 +6,9 @@
  * Each input is one guest (guest_link.h): a VM of its own in one archive,
  * linked by a socketpair; the collector reads what the input says and
  * answers. Beyond the sanitizers' findings, it aborts if the guest made the
- * collector write outside the VM's own directory, or if a link the guest
- * broke is left open.
+ * collector write outside the VM's own directory, if a link the guest
+ * broke is left open, or if a guest lying about its clock (GL_CLOCK) made
+ * the collector start more exchanges in a period than its bursts allow.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -134,6 +135,66 @@ static void guest_sends(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r,
 		hvt_vm_readable(vm);
 }
 
+/* The most exchanges a period may start: its own, then its bursts (host/vm.h). */
+#define GL_CLOCK_MAX_PER_PERIOD	(1 + HVT_RESYNC_MAX_BURSTS * (HVT_SYNC_BURST + 1))
+
+/*
+ * GL_CLOCK (guest_link.h): answers the SYNC_REQs waiting on @fd with made-up
+ * guest stamps, taking GL_CLOCK_REPLY_BYTES of the input each, until the
+ * input or the requests run out. Returns the requests answered.
+ */
+static unsigned int answer_lies(int fd, struct hvt_frame_reader *r, struct hvt_vm *vm,
+				const uint8_t **data, size_t *size)
+{
+	unsigned int n = 0;
+	struct hvt_frame f;
+	const char *why;
+
+	for (;;) {
+		int got = 0;
+
+		while (hvt_frame_reader_fill(r, fd) > 0)
+			;
+		while (hvt_frame_reader_next(r, 0, &f, &why) == 1) {
+			struct hvt_w_sync_req req;
+			struct hvt_w_sync_reply rep;
+			uint16_t rate;
+			int32_t off;
+
+			if (f.hdr.type != HVT_W_SYNC_REQ || *size < GL_CLOCK_REPLY_BYTES)
+				continue;
+			memcpy(&req, f.payload, sizeof(req));
+			memcpy(&rate, *data, sizeof(rate));
+			memcpy(&off, *data + 2, sizeof(off));
+			rep = (struct hvt_w_sync_reply){ req.seq, req.host_send, 0, 0, 0, 0 };
+			rep.guest_recv = (uint64_t)((double)req.host_send * rate / 4096.0) +
+					 (uint64_t)(int64_t)off;
+			rep.guest_send = rep.guest_recv + (*data)[6] + 1;
+			*data += GL_CLOCK_REPLY_BYTES;
+			*size -= GL_CLOCK_REPLY_BYTES;
+			if (++n > GL_CLOCK_MAX_PER_PERIOD)
+				abort();	/* a guest turned the link into exchanges */
+			if (hvt_wire_send(fd, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep)) == 0)
+				hvt_vm_readable(vm);
+			got = 1;
+		}
+		if (!got || vm->state == HVT_VM_ENDED)
+			return n;
+	}
+}
+
+/* Exchange periods, one after another, each answered with lies. */
+static void clock_periods(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r,
+			  const uint8_t *data, size_t size)
+{
+	while (size >= GL_CLOCK_REPLY_BYTES && vm->state == HVT_VM_RUNNING) {
+		vm->next_sync_ns = 0;		/* a period is due */
+		hvt_vm_tick(vm);
+		if (!answer_lies(fd, r, vm, &data, &size))
+			break;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -154,9 +215,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    hvt_frame_reader_init(&r))
 		abort();
 	hvt_vm_attach(vm, sv[0]);
-	if (data[0] == GL_TRACING)
+	if (data[0] == GL_TRACING || data[0] == GL_CLOCK)
 		handshake(vm, sv[1], &r);
-	guest_sends(vm, sv[1], &r, data + 1, size - 1);
+	if (data[0] == GL_CLOCK)
+		clock_periods(vm, sv[1], &r, data + 1, size - 1);
+	else
+		guest_sends(vm, sv[1], &r, data + 1, size - 1);
 	hvt_vm_tick(vm);
 	if (vm->state == HVT_VM_ENDED && vm->fd >= 0)
 		abort();	/* a broken link left open */

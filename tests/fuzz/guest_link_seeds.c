@@ -68,7 +68,7 @@ static void tracing(int fd)
 int main(int argc, char **argv)
 {
 	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
-	int fd;
+	int fd, i;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -83,6 +83,20 @@ int main(int argc, char **argv)
 	fd = open_seed(argv[1], "garbage", GL_TRACING);
 	if (write(fd, "HVTW\x07", 5) != 5)
 		return 1;
+	close(fd);
+	/* a guest TSC at half the host's rate, 200 replies, then one true to it */
+	fd = open_seed(argv[1], "half-rate-clock", GL_CLOCK);
+	for (i = 0; i < 201; i++) {
+		uint8_t reply[GL_CLOCK_REPLY_BYTES] = { 0 };
+		uint16_t rate = i < 200 ? 2048 : 4096;
+		int32_t off = i * 997;
+
+		memcpy(reply, &rate, sizeof(rate));
+		memcpy(reply + 2, &off, sizeof(off));
+		reply[6] = (uint8_t)(i * 31);
+		if (write(fd, reply, sizeof(reply)) != sizeof(reply))
+			return 1;
+	}
 	close(fd);
 	return 0;
 }
