@@ -35,7 +35,7 @@ vcpu_tid() {
 
 # run NAME HOG(0|1): one recording into $work/NAME; spin_tid, hog_pid, hog_ns set
 run() {
-	local name=$1 with_hog=$2 dir=$work/$1 t0 t1 status
+	local name=$1 with_hog=$2 dir=$work/$1 t0="" t1="" status
 	mkdir -p "$dir"
 	hog_pid="" hog_ns=0 spin_tid=""
 	start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -smp 2 \
@@ -47,7 +47,11 @@ run() {
 		-chardev "socket,id=hvt0,path=$dir/guest.sock,server=on,wait=off" \
 		-device virtserialport,chardev=hvt0,name=org.hvtrace.0 2> "$dir/qemu.err"
 	check "$name: QEMU opens the guest's channel" wait_for 20 test -S "$dir/guest.sock"
-	t0=$(vcpu_tid "$qemu" 0) && t1=$(vcpu_tid "$qemu" 1)
+	# the socket can come before the vCPU threads have their names
+	for _ in $(seq 100); do
+		t0=$(vcpu_tid "$qemu" 0) && t1=$(vcpu_tid "$qemu" 1) && break
+		sleep 0.1
+	done
 	check "$name: QEMU names its vCPU threads ($t0, $t1)" test -n "$t0" -a -n "$t1"
 	taskset -p -c 0 "$t0" > /dev/null && taskset -p -c 1 "$t1" > /dev/null
 	check "$name: vCPU threads pinned to host CPUs 0 and 1" test $? -eq 0
