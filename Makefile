@@ -82,14 +82,15 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
+# Made anew each time: ar would keep the member of a source renamed or removed.
 $(COMMON_LIB): $(call obj,$(COMMON_SRC))
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(CLOCKSYNC_LIB): $(call obj,$(CLOCKSYNC_SRC))
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBHVTRACE_A): $(call obj,$(VDSO_SRC))
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBHVTRACE_SONAME) -Wl,-z,nodelete \

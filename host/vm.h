@@ -45,6 +45,8 @@
  */
 #define HVT_LOG_PER_S		20
 #define HVT_LOG_BURST		100
+/* Bytes of packets a guest may have waiting for their event ids. */
+#define HVT_VM_PENDING_MAX	(4u << 20)
 
 /* What one guest may use of the collector (hvtrace record's per-VM quotas). */
 struct hvt_vm_limits {
@@ -78,6 +80,17 @@ struct hvt_vm_trace {
 	unsigned char declared[HVT_TSDL_DECLARED_BYTES];	/* events in it, by id */
 };
 
+/*
+ * A packet holding an event id its trace has not registered yet: the guest
+ * may send registry and packets in any order (docs/format.md, section 5).
+ */
+struct hvt_vm_pending {
+	struct hvt_vm_pending *next;
+	uint32_t len;
+	uint32_t id;			/* the first unregistered id */
+	unsigned char data[];
+};
+
 struct hvt_vm_stream {
 	uint32_t trace;
 	uint32_t cpu;
@@ -86,6 +99,9 @@ struct hvt_vm_stream {
 	bool listed;			/* in the info.json on disk */
 	bool closed_by_guest;
 	uint64_t packets, bytes, lost;
+	/* packets waiting for their ids, in stream order; later ones wait behind */
+	struct hvt_vm_pending *pending, **pending_tail;
+	uint64_t dropped;		/* packets whose ids never came, at the end */
 };
 
 struct hvt_vm {
@@ -132,6 +148,7 @@ struct hvt_vm {
 	struct hvt_vm_trace traces[HVT_VM_MAX_TRACES];
 	struct hvt_vm_stream *streams[HVT_VM_MAX_STREAMS];
 	uint64_t bytes;			/* packets and registry records stored */
+	uint64_t pending_bytes;		/* of packets waiting for their ids */
 	uint32_t nr_streams;		/* opened */
 	bool info_dirty;		/* info.json lags */
 	bool stop_requested;

@@ -259,6 +259,20 @@ static long registry_new_records(struct hvt_vm *vm, struct hvt_vm_trace *t, cons
 	return n;
 }
 
+static int release_pending(struct hvt_vm *vm, uint32_t id);
+
+/* Packets of trace @trace's streams that waited for its registry to grow. */
+static int release_trace_pending(struct hvt_vm *vm, uint32_t trace)
+{
+	unsigned int i;
+
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++)
+		if (vm->streams[i] && vm->streams[i]->trace == trace &&
+		    vm->streams[i]->pending && release_pending(vm, i))
+			return -1;
+	return 0;
+}
+
 int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 {
 	struct hvt_vm_trace *t = id < HVT_VM_MAX_TRACES ? &vm->traces[id] : NULL;
@@ -291,7 +305,7 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	t->registry_bytes += (uint64_t)n;
 	vm->bytes += (uint64_t)n;
 	t->metadata_dirty = true;
-	return 0;
+	return release_trace_pending(vm, id);
 undo:
 	free(fresh);
 	if (ftruncate(t->registry_fd, (off_t)t->registry_bytes))
@@ -333,19 +347,11 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 	return 0;
 }
 
-int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
+/* Appends a checked packet to its stream file, whole or not at all. */
+static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 {
-	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
-	char why[HVT_WIRE_WHY_MAX];
-	struct hvt_ctf_packet hdr;
+	struct hvt_vm_stream *s = vm->streams[id];
 
-	if (!s || s->fd < 0)
-		return fail(vm, "packet for stream %u, which is not open", id);
-	if (hvt_wire_packet_check(p, len, vm->traces[s->trace].uuid, s->cpu, s->tid, &hdr,
-				  why, sizeof(why)))
-		return fail(vm, "stream %u: %s", id, why);
-	if (vm->bytes + len > vm->limits.byte_quota)
-		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->limits.byte_quota);
 	/* What is stored must be described: the stream listed, its events declared. */
 	if ((vm->traces[s->trace].metadata_dirty || !s->listed) && hvt_vm_flush(vm))
 		return -1;
@@ -362,16 +368,134 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	return 0;
 }
 
+/* Keeps a packet until its trace registers event @ev_id. */
+static int hold_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len,
+		       uint32_t ev_id)
+{
+	struct hvt_vm_stream *s = vm->streams[id];
+	struct hvt_vm_pending *w;
+
+	if (vm->pending_bytes + len > HVT_VM_PENDING_MAX)
+		return fail(vm, "stream %u: over %u bytes of packets wait for events never "
+			    "registered (event id %u)", id, HVT_VM_PENDING_MAX, ev_id);
+	w = malloc(sizeof(*w) + len);
+	if (!w)
+		return fail(vm, "out of memory");
+	w->next = NULL;
+	w->len = len;
+	w->id = ev_id;
+	memcpy(w->data, p, len);
+	if (!s->pending)
+		s->pending_tail = &s->pending;
+	*s->pending_tail = w;
+	s->pending_tail = &w->next;
+	vm->pending_bytes += len;
+	return 0;
+}
+
+/*
+ * Checks a packet's events against its trace's registry: 1 if they all
+ * decode, 0 if one's id is not registered yet (@ev_id), -1 if the packet
+ * is damaged or hostile, with vm->why set.
+ */
+static int packet_events(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t *ev_id)
+{
+	const struct hvt_vm_stream *s = vm->streams[id];
+	struct hvt_packet_walk w;
+	struct hvt_ctf_packet hdr;
+
+	memcpy(&hdr, p, sizeof(hdr));
+	switch (hvt_packet_events_check(p, &hdr, &vm->traces[s->trace].registry, &w)) {
+	case HVT_PACKET_EVENTS_OK:
+		return 1;
+	case HVT_PACKET_EVENTS_UNREGISTERED:
+		*ev_id = w.id;
+		return 0;
+	default:
+		return fail(vm, "stream %u: packet %llu: %s", id,
+			    (unsigned long long)hdr.packet_seq_num, w.why);
+	}
+}
+
+int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
+{
+	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
+	char why[HVT_WIRE_WHY_MAX];
+	struct hvt_ctf_packet hdr;
+	uint32_t ev_id = 0;
+	int ret;
+
+	if (!s || s->fd < 0 || s->closed_by_guest)
+		return fail(vm, "packet for stream %u, which is not open", id);
+	if (hvt_wire_packet_check(p, len, vm->traces[s->trace].uuid, s->cpu, s->tid, &hdr,
+				  why, sizeof(why)))
+		return fail(vm, "stream %u: %s", id, why);
+	if (vm->bytes + vm->pending_bytes + len > vm->limits.byte_quota)
+		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->limits.byte_quota);
+	ret = packet_events(vm, id, p, &ev_id);
+	if (ret < 0)
+		return -1;
+	if (!ret || s->pending)
+		return hold_packet(vm, id, p, len, ret ? s->pending->id : ev_id);
+	return store_packet(vm, id, p, len);
+}
+
+/* Stores the packets of @s that wait no more, in order, up to one that still does. */
+static int release_pending(struct hvt_vm *vm, uint32_t id)
+{
+	struct hvt_vm_stream *s = vm->streams[id];
+	struct hvt_vm_pending *w;
+	int ret;
+
+	while ((w = s->pending)) {
+		ret = packet_events(vm, id, w->data, &w->id);
+		if (ret <= 0)
+			return ret;
+		ret = store_packet(vm, id, w->data, w->len);
+		s->pending = w->next;
+		vm->pending_bytes -= w->len;
+		free(w);
+		if (ret)
+			return -1;
+	}
+	if (s->closed_by_guest) {	/* the file was kept open for them */
+		close(s->fd);
+		s->fd = -1;
+	}
+	return 0;
+}
+
+/* Drops what still waits at the end of the recording, saying so. */
+static void drop_pending(struct hvt_vm *vm, uint32_t id)
+{
+	struct hvt_vm_stream *s = vm->streams[id];
+	struct hvt_vm_pending *w;
+
+	if (!s->pending)
+		return;
+	hvt_warn("vm %s: stream %u: event id %u was never registered; dropping the stream's "
+		 "last packets from there on", vm->name, id, s->pending->id);
+	while ((w = s->pending)) {
+		s->pending = w->next;
+		vm->pending_bytes -= w->len;
+		s->dropped++;
+		free(w);
+	}
+	vm->info_dirty = true;
+}
+
 int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_close *sc)
 {
 	struct hvt_vm_stream *s = id < HVT_VM_MAX_STREAMS ? vm->streams[id] : NULL;
 
-	if (!s || s->fd < 0)
+	if (!s || s->fd < 0 || s->closed_by_guest)
 		return fail(vm, "close of stream %u, which is not open", id);
 	s->lost = sc->lost;
 	s->closed_by_guest = true;
-	close(s->fd);
-	s->fd = -1;
+	if (!s->pending) {	/* else the file stays open for them */
+		close(s->fd);
+		s->fd = -1;
+	}
 	vm->info_dirty = true;
 	return 0;
 }
@@ -411,11 +535,12 @@ static json_t *streams_json(const struct hvt_vm *vm)
 			continue;
 		snprintf(file, sizeof(file), "%s/stream-%u", vm->traces[s->trace].dir, i);
 		json_array_append_new(a, json_pack(
-			"{s:i, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:b}", "id", (int)i,
+			"{s:i, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:b, s:I}", "id", (int)i,
 			"trace", (int)s->trace, "file", file,
 			"cpu", s->cpu == HVT_CTF_NO_CPU ? -1 : (int)s->cpu, "tid", (int)s->tid,
 			"packets", (json_int_t)s->packets, "bytes", (json_int_t)s->bytes,
-			"lost", (json_int_t)s->lost, "closed", s->closed_by_guest));
+			"lost", (json_int_t)s->lost, "closed", s->closed_by_guest,
+			"dropped_packets", (json_int_t)s->dropped));
 	}
 	return a;
 }
@@ -508,6 +633,7 @@ void hvt_vm_store_close(struct hvt_vm *vm)
 
 	for (i = 0; i < HVT_VM_MAX_STREAMS; i++)
 		if (vm->streams[i] && vm->streams[i]->fd >= 0) {
+			drop_pending(vm, i);
 			fsync(vm->streams[i]->fd);
 			close(vm->streams[i]->fd);
 			vm->streams[i]->fd = -1;
@@ -537,6 +663,12 @@ void hvt_vm_free(struct hvt_vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
+		while (vm->streams[i] && vm->streams[i]->pending) {
+			struct hvt_vm_pending *w = vm->streams[i]->pending;
+
+			vm->streams[i]->pending = w->next;
+			free(w);
+		}
 		free(vm->streams[i]);
 		vm->streams[i] = NULL;
 	}

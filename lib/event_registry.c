@@ -257,3 +257,50 @@ undo:
 		event_free(fresh[i]);
 	return -1;
 }
+
+/* Payload sizes: the registry validated kinds and widths, the bytes are untrusted. */
+
+long hvt_reg_field_size(const struct hvt_reg_field *f, const unsigned char *p, size_t avail)
+{
+	const unsigned char *nul;
+	size_t n;
+
+	switch (f->kind) {
+	case HVT_FIELD_INT:
+		n = f->int_bits / 8u;
+		break;
+	case HVT_FIELD_ARRAY:
+		n = (size_t)f->length * (f->int_bits / 8u);
+		break;
+	case HVT_FIELD_STRING:
+		nul = memchr(p, '\0', avail);
+		if (!nul)
+			return -1;
+		n = (size_t)(nul - p) + 1;
+		break;
+	case HVT_FIELD_BLOB:
+		if (avail < 4)
+			return -1;
+		n = 4 + (size_t)hvt_get_u32(p);
+		break;
+	default:
+		return -1;
+	}
+	return n <= avail ? (long)n : -1;
+}
+
+long hvt_event_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
+			    size_t avail)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < type->nr_fields; i++) {
+		long n = hvt_reg_field_size(&type->fields[i], p + off, avail - off);
+
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return (long)off;
+}

@@ -39,6 +39,21 @@ int hvt_registry_add(struct hvt_registry *r, const void *buf, size_t len,
 		     char *err, size_t errlen);
 const struct hvt_event_type *hvt_registry_get(const struct hvt_registry *r, __u32 id);
 
+/* Bytes of field @f's value at @p, at most @avail; -1 if it does not fit. */
+long hvt_reg_field_size(const struct hvt_reg_field *f, const unsigned char *p, size_t avail);
+/* Bytes of a payload of variable size at @p, field by field, at most @avail; -1: too long. */
+long hvt_event_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
+			    size_t avail);
+
+/* Bytes of @type's payload at @p, at most @avail; -1 if it does not fit. */
+static inline long hvt_event_payload_size(const struct hvt_event_type *type,
+					  const unsigned char *p, size_t avail)
+{
+	if (type->fixed_size >= 0)
+		return (unsigned long)type->fixed_size <= avail ? type->fixed_size : -1;
+	return hvt_event_payload_walk(type, p, avail);
+}
+
 int hvt_registry_name_ok(const char *name, size_t max);	/* event names */
 int hvt_registry_ident_ok(const char *name, size_t max);	/* field names */
 

@@ -10,6 +10,11 @@
 
 uint32_t hvt_test_wire_packet(const uint8_t uuid[HVT_UUID_LEN], unsigned char *out)
 {
+	return hvt_test_wire_packet_of(uuid, 0, out);
+}
+
+uint32_t hvt_test_wire_packet_of(const uint8_t uuid[HVT_UUID_LEN], uint32_t id, unsigned char *out)
+{
 	static struct hvt_rb_prod prod;
 	static struct hvt_rb_cons cons;
 	static unsigned char data[4096 * 2];
@@ -25,7 +30,7 @@ uint32_t hvt_test_wire_packet(const uint8_t uuid[HVT_UUID_LEN], unsigned char *o
 	rb.stream_instance_id = 1;
 	for (v = 0; v < 3; v++) {
 		__u64 end;
-		unsigned char *p = hvt_rb_reserve(&rb, 0, 100 + v, 1, 9, 8, &end);
+		unsigned char *p = hvt_rb_reserve(&rb, id, 100 + v, 1, 9, 8, &end);
 
 		memcpy(p, &v, 8);
 		hvt_rb_commit(&rb, 100 + v, end);

@@ -16,5 +16,7 @@
  * its size in bytes.
  */
 uint32_t hvt_test_wire_packet(const uint8_t uuid[HVT_UUID_LEN], unsigned char *out);
+/* The same with events of id @id: compact headers below 31, else extended ones. */
+uint32_t hvt_test_wire_packet_of(const uint8_t uuid[HVT_UUID_LEN], uint32_t id, unsigned char *out);
 
 #endif

@@ -7,8 +7,10 @@
  * linked by a socketpair; the collector reads what the input says and
  * answers. Beyond the sanitizers' findings, it aborts if the guest made the
  * collector write outside the VM's own directory, if a link the guest
- * broke is left open, or if a guest lying about its clock (GL_CLOCK) made
- * the collector start more exchanges in a period than its bursts allow.
+ * broke is left open, if a guest lying about its clock (GL_CLOCK) made
+ * the collector start more exchanges in a period than its bursts allow, or
+ * if a stored packet holds an event its trace's registry file cannot
+ * decode (what babeltrace2 would refuse).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "host/vm.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/packet.h"
 #include "lib/wire_io.h"
 #include "tests/fuzz/guest_link.h"
 
@@ -195,6 +198,37 @@ static void clock_periods(struct hvt_vm *vm, int fd, struct hvt_frame_reader *r,
 	}
 }
 
+/* Every packet of stream @id, as stored, decodes against its trace's registry file. */
+static void stream_decodes(const struct hvt_vm *vm, unsigned int id)
+{
+	const struct hvt_vm_trace *t = &vm->traces[vm->streams[id]->trace];
+	struct hvt_registry reg;
+	char path[4400], err[160], *regs, *data;
+	size_t regs_len, len, off;
+
+	hvt_registry_init(&reg);
+	if (hvt_path(path, sizeof(path), "%s/%s/hvtrace/registry", vm->dir, t->dir) ||
+	    hvt_read_file(path, 1 << 24, &regs, &regs_len))
+		abort();
+	if (regs_len && hvt_registry_add(&reg, regs, regs_len, err, sizeof(err)) < 0)
+		abort();	/* the collector stored a registry it cannot read back */
+	if (hvt_path(path, sizeof(path), "%s/%s/stream-%u", vm->dir, t->dir, id) ||
+	    hvt_read_file(path, 1 << 24, &data, &len))
+		abort();
+	for (off = 0; off < len;) {
+		struct hvt_ctf_packet pkt;
+		struct hvt_packet_walk w;
+
+		if (hvt_packet_check(data + off, len - off, t->uuid, &pkt) ||
+		    hvt_packet_events_check(data + off, &pkt, &reg, &w) != HVT_PACKET_EVENTS_OK)
+			abort();	/* stored, and not readable */
+		off += pkt.packet_size / 8;
+	}
+	free(data);
+	free(regs);
+	hvt_registry_free(&reg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -204,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hvt_vm *vm;
 	struct hvt_frame_reader r;
 	char name[32], err[256], dir[4300];
+	unsigned int i;
 	int sv[2];
 
 	if (!size)
@@ -225,6 +260,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vm->state == HVT_VM_ENDED && vm->fd >= 0)
 		abort();	/* a broken link left open */
 	hvt_vm_end(vm, "input done");
+	for (i = 0; i < HVT_VM_MAX_STREAMS; i++)
+		if (vm->streams[i])
+			stream_decodes(vm, i);
 	snprintf(dir, sizeof(dir), "%s", vm->dir);
 	hvt_vm_free(vm);
 	free(vm);

@@ -6,6 +6,7 @@
  * usage: guest_link_seeds DIR
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,34 @@ static void tracing(int fd)
 	send_or_die(fd, HVT_W_FINISH, 0, &fin, sizeof(fin));
 }
 
+/*
+ * A packet of event id 2, registered only after it came (it waits, then is
+ * stored), one of id 3, never registered (dropped at the end), and one of
+ * id 2 whose last payload runs past its content (the link ends).
+ */
+static void late_and_garbage_events(int fd)
+{
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000 };
+	struct hvt_w_stream_open so = { 0, 1, 0, 0 };
+	unsigned char rec[1024], packet[4096];
+	uint32_t n, len;
+
+	memcpy(to.uuid, uuid, HVT_UUID_LEN);
+	send_or_die(fd, HVT_W_TRACE_OPEN, 0, &to, sizeof(to));
+	send_or_die(fd, HVT_W_STREAM_OPEN, 1, &so, sizeof(so));
+	len = hvt_test_wire_packet_of(uuid, 2, packet);
+	send_or_die(fd, HVT_W_PACKET, 1, packet, len);
+	n = hvt_reg_event_write(rec, 2, "late", fields_t, 1, "value=%lu");
+	send_or_die(fd, HVT_W_REGISTRY, 0, rec, n);
+	len = hvt_test_wire_packet_of(uuid, 3, packet);
+	send_or_die(fd, HVT_W_PACKET, 1, packet, len);
+	len = hvt_test_wire_packet_of(uuid, 2, packet) - 3;
+	hvt_put_u64(packet + offsetof(struct hvt_ctf_packet, content_size), (uint64_t)len * 8);
+	hvt_put_u64(packet + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
+	send_or_die(fd, HVT_W_PACKET, 1, packet, len);
+}
+
 int main(int argc, char **argv)
 {
 	struct hvt_w_hello h = { .version = HVT_WIRE_VERSION, .nr_cpus = 2, .tsc_khz = 2000000 };
@@ -79,6 +108,9 @@ int main(int argc, char **argv)
 	close(fd);
 	fd = open_seed(argv[1], "session", GL_TRACING);
 	tracing(fd);
+	close(fd);
+	fd = open_seed(argv[1], "late-and-garbage-events", GL_TRACING);
+	late_and_garbage_events(fd);
 	close(fd);
 	fd = open_seed(argv[1], "garbage", GL_TRACING);
 	if (write(fd, "HVTW\x07", 5) != 5)

@@ -259,10 +259,10 @@ static void test_payload_sizes(void **state)
 	assert_int_equal(hvt_registry_get(&c->reg, FX_ID_SEND)->fixed_size, 12);
 	assert_int_equal(hvt_registry_get(&c->reg, FX_ID_FAR)->fixed_size, 4);
 	assert_int_equal(kinds->fixed_size, -1);
-	assert_int_equal(hvt_ctf_payload_size(sw, payload, 52), 52);
-	assert_int_equal(hvt_ctf_payload_size(sw, payload, 51), -1);
-	assert_int_equal(hvt_ctf_payload_size(kinds, payload, plen + 10), plen);
-	assert_int_equal(hvt_ctf_payload_size(kinds, payload, plen - 1), -1);
+	assert_int_equal(hvt_event_payload_size(sw, payload, 52), 52);
+	assert_int_equal(hvt_event_payload_size(sw, payload, 51), -1);
+	assert_int_equal(hvt_event_payload_size(kinds, payload, plen + 10), plen);
+	assert_int_equal(hvt_event_payload_size(kinds, payload, plen - 1), -1);
 	free(payload);
 }
 

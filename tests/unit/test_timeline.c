@@ -764,6 +764,40 @@ static void copy_file(const char *root, const char *from, const char *to)
 }
 
 /*
+ * Packets the collector dropped at the end of a recording (their events'
+ * ids never registered, info.json's dropped_packets) are a warning, which
+ * makes check fail; the stored events are all there.
+ */
+static void test_dropped_packets_warned(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	char path[200], *text, *at, *out;
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	size_t kernel = 0, len;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	at = strstr(text, "kernel/stream-1");
+	assert_non_null(at);
+	at = strstr(at, "\"packets\": ");
+	assert_non_null(at);
+	assert_true(asprintf(&out, "%.*s\"dropped_packets\": 2, %s", (int)(at - text), text,
+			     at) > 0);
+	assert_int_equal(fx_write(root, "vm/demo/info.json", out, strlen(out)), 0);
+	free(out);
+	free(text);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl)))
+		kernel += s->layer == HVT_LAYER_KERNEL;
+	assert_int_equal(kernel, 4);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+}
+
+/*
  * A stream file is judged against what info.json recorded of it: emptied
  * or cut short, the events it lost are a warning (before: silently gone);
  * holding another stream's packets (a copied or swapped file), those
@@ -973,6 +1007,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropped_packets_warned, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);

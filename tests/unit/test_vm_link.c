@@ -668,6 +668,210 @@ static bool file_has(struct fake *f, const char *rel, const char *needle)
 	return found;
 }
 
+/* Registers event @id (named @name) in trace 0. */
+static void register_event(struct fake *f, uint32_t id, const char *name)
+{
+	unsigned char rec[1024];
+	uint32_t n = make_record(rec, id, name);
+
+	guest_send(f, HVT_W_REGISTRY, 0, rec, n);
+}
+
+static bool file_is(struct fake *f, const char *rel, const void *a, uint32_t na,
+		    const void *b, uint32_t nb)
+{
+	char path[512], *text;
+	size_t len;
+	bool same;
+
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/%s", f->dir, rel);
+	if (hvt_read_file(path, 1 << 20, &text, &len))
+		return false;
+	same = len == (size_t)na + nb && !memcmp(text, a, na) && !memcmp(text + na, b, nb);
+	free(text);
+	return same;
+}
+
+/*
+ * A packet may come before the registry record of an event in it (the
+ * agent's last drain): it waits, and so do the packets of its stream after
+ * it, until the registry has the id; then they are stored in stream order.
+ */
+static void test_packet_before_its_registry(void **state)
+{
+	struct fake *f = *state;
+	unsigned char early[4096];
+	uint32_t early_len;
+
+	handshake(f);
+	open_kernel_stream(f);
+	make_packet(f);
+	early_len = hvt_test_wire_packet_of(f->uuid, 1, early);
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);	/* id 0: known, waits behind */
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(file_size(f, "kernel/stream-7"), 0);
+	assert_int_equal(f->vm.pending_bytes, early_len + f->packet_len);
+	register_event(f, 1, "late");
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_true(file_is(f, "kernel/stream-7", early, early_len, f->packet, f->packet_len));
+	assert_true(file_has(f, "kernel/metadata", "late"));
+	assert_int_equal(f->vm.pending_bytes, 0);
+	assert_int_equal(f->vm.streams[7]->packets, 2);
+}
+
+/* A closed stream takes no packet, even while some of its own wait. */
+static void test_packet_after_stream_close(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_close sc = { 0, 1 };
+	unsigned char early[4096];
+	uint32_t early_len;
+
+	handshake(f);
+	open_kernel_stream(f);
+	early_len = hvt_test_wire_packet_of(f->uuid, 40, early);	/* extended headers */
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	guest_send(f, HVT_W_STREAM_CLOSE, 7, &sc, sizeof(sc));
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);	/* closed is closed */
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "packet for stream 7, which is not open"));
+}
+
+/* A stream closed before the registry came: its waiting packets are stored, then it closes. */
+static void test_registry_after_stream_close(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_close sc = { 0, 1 };
+	unsigned char early[4096];
+	uint32_t early_len;
+
+	handshake(f);
+	open_kernel_stream(f);
+	early_len = hvt_test_wire_packet_of(f->uuid, 40, early);
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	guest_send(f, HVT_W_STREAM_CLOSE, 7, &sc, sizeof(sc));
+	assert_true(f->vm.streams[7]->fd >= 0);
+	register_event(f, 40, "last");
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_true(file_is(f, "kernel/stream-7", early, early_len, "", 0));
+	assert_int_equal(f->vm.streams[7]->fd, -1);
+}
+
+/* Packets whose ids never come are dropped at the end, counted in info.json. */
+static void test_packet_never_registered(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_stream_close sc = { 0, 1 };
+	struct hvt_w_finish fin = { 1, 0, 1, 1 };
+	unsigned char early[4096];
+	uint32_t early_len;
+	char *info;
+
+	after_one_packet(f);
+	early_len = hvt_test_wire_packet_of(f->uuid, 2, early);
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	guest_send(f, HVT_W_STREAM_CLOSE, 7, &sc, sizeof(sc));
+	guest_send(f, HVT_W_FINISH, 0, &fin, sizeof(fin));
+	answer_syncs(f, HVT_SYNC_BURST);
+	host_frame(f, HVT_W_GOODBYE);
+	assert_string_equal(f->vm.end_reason, "guest finished");
+	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
+	info = read_info(f);
+	assert_non_null(strstr(info, "\"dropped_packets\": 1"));
+	assert_non_null(strstr(info, "\"packets\": 1,"));
+	free(info);
+}
+
+/* A guest that keeps sending packets of an id it never registers is cut off. */
+static void test_pending_limit(void **state)
+{
+	struct fake *f = *state;
+	unsigned char early[4096];
+	uint32_t early_len, i;
+
+	after_one_packet(f);
+	f->vm.limits.byte_quota = UINT64_MAX / 2;
+	early_len = hvt_test_wire_packet_of(f->uuid, 3, early);
+	for (i = 0; i <= HVT_VM_PENDING_MAX / early_len && f->vm.state == HVT_VM_RUNNING; i++)
+		guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	expect_ended(f, "packets wait for events never registered (event id 3)");
+	assert_int_equal(i, HVT_VM_PENDING_MAX / early_len + 1);
+}
+
+/*
+ * Well-framed packets of garbage events, which babeltrace2 cannot read:
+ * each ends the link, naming the event, and nothing of it is stored.
+ */
+static void garbage_events(struct fake *f, void (*damage)(unsigned char *p, uint32_t *len),
+			   const char *why)
+{
+	unsigned char bad[4096];
+	uint32_t len;
+
+	after_one_packet(f);
+	register_event(f, 40, "wide");
+	len = hvt_test_wire_packet_of(f->uuid, 40, bad);
+	damage(bad, &len);
+	guest_send(f, HVT_W_PACKET, 7, bad, len);
+	expect_ended(f, why);
+}
+
+static void set_content(unsigned char *p, uint32_t len)
+{
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, content_size), (uint64_t)len * 8);
+	hvt_put_u64(p + offsetof(struct hvt_ctf_packet, packet_size), (uint64_t)len * 8);
+}
+
+static void cut_last_payload(unsigned char *p, uint32_t *len)
+{
+	*len -= 3;
+	set_content(p, *len);
+}
+
+static void cut_last_header(unsigned char *p, uint32_t *len)
+{
+	*len -= 8 + HVT_CTF_EVENT_CONTEXT_SIZE + 2;	/* 11 of the 13 header bytes left */
+	set_content(p, *len);
+}
+
+/* event 1's extended header: its id, then its timestamp */
+#define EVENT1	(HVT_CTF_PACKET_HEADER_SIZE + HVT_CTF_EXTENDED_HEADER_SIZE + \
+		 HVT_CTF_EVENT_CONTEXT_SIZE + 8)
+
+static void id_out_of_range(unsigned char *p, uint32_t *len)
+{
+	(void)len;
+	hvt_put_u32(p + EVENT1 + 1, 0x7fffffff);
+}
+
+static void time_far_away(unsigned char *p, uint32_t *len)
+{
+	(void)len;
+	hvt_put_u64(p + EVENT1 + 5, 1ull << 60);
+}
+
+static void test_events_past_content(void **state)
+{
+	garbage_events(*state, cut_last_payload,
+		       "packet 0: event 2 at byte 142 (id 40): payload runs past content_size");
+}
+
+static void test_event_header_cut(void **state)
+{
+	garbage_events(*state, cut_last_header, "event 2 at byte 142 (id 31): truncated event header");
+}
+
+static void test_event_id_out_of_range(void **state)
+{
+	garbage_events(*state, id_out_of_range, "event 1 at byte 113 (id 2147483647): event id beyond any registry");
+}
+
+static void test_event_time_far_away(void **state)
+{
+	garbage_events(*state, time_far_away, "event 1 at byte 113 (id 40): timestamp far outside");
+}
+
 /*
  * metadata and info.json are brought up to date on the tick, but a packet is
  * only stored once they describe it.
@@ -1016,6 +1220,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clock_never_settles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_before_its_registry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_after_stream_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_after_stream_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_never_registered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_past_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_header_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_id_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_time_far_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_offset_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_packet_of_another_trace, setup, teardown),

@@ -128,7 +128,7 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream_info *s,
 				 json_t *j, const char **file)
 {
-	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1;
+	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1, dropped = 0;
 	const struct hvt_trace_info *t;
 	json_error_t jerr;
 	size_t i;
@@ -137,12 +137,13 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	 * lost and closed are informational: the packets carry what was lost.
 	 * packets and bytes are checked against the file (merge/sources.c).
 	 */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I}", "id", &id,
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I}", "id", &id,
 			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
-			   "packets", &packets, "bytes", &bytes))
-		return member_why(j, "id:I trace:I file:s ?cpu:I ?tid:I ?packets:I ?bytes:I");
-	if (packets < -1 || bytes < -1)
-		return "packets or bytes out of range";
+			   "packets", &packets, "bytes", &bytes, "dropped_packets", &dropped))
+		return member_why(j, "id:I trace:I file:s ?cpu:I ?tid:I ?packets:I ?bytes:I "
+				  "?dropped_packets:I");
+	if (packets < -1 || bytes < -1 || dropped < 0)
+		return "packets, bytes or dropped_packets out of range";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
 		return "id out of range";
 	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX)
@@ -160,6 +161,7 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	s->tid = (int32_t)tid;
 	s->packets = packets;
 	s->bytes = bytes;
+	s->dropped_packets = dropped;
 	return NULL;
 }
 

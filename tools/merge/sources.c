@@ -252,6 +252,11 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 					si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
 					&s->warnings))
 			continue;
+		if (si->dropped_packets)
+			hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " packet%s the collector "
+					"could not store: the guest never registered an event in "
+					"them", si->dropped_packets,
+					si->dropped_packets == 1 ? "" : "s");
 		if (check_stream_size(tl, s, si)) {
 			s->expect_packets = si->packets;
 			s->expect_no_more = tl->archive.complete;

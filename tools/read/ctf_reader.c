@@ -294,7 +294,7 @@ static int decode_event(struct hvt_ctf_stream *s, struct hvt_ctf_event *ev)
 	ev->type = hvt_ctf_type_get(s->types, id);
 	if (!ev->type)
 		return event_bad(s, "unknown event id", id);
-	len = hvt_ctf_payload_size(ev->type->reg, p + hdr + EVENT_CONTEXT,
+	len = hvt_event_payload_size(ev->type->reg, p + hdr + EVENT_CONTEXT,
 				   avail - hdr - EVENT_CONTEXT);
 	if (len < 0)
 		return event_bad(s, "payload runs past content_size", id);

@@ -120,18 +120,6 @@ unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
 
 /* Payload fields (ctf_fields.c). */
 
-/* Bytes of a payload of variable size at @p, field by field, at most @avail; -1: too long. */
-long hvt_ctf_payload_walk(const struct hvt_event_type *type, const unsigned char *p,
-			  size_t avail);
-
-/* Bytes of @type's payload at @p, at most @avail; -1 if it does not fit. */
-static inline long hvt_ctf_payload_size(const struct hvt_event_type *type,
-					const unsigned char *p, size_t avail)
-{
-	if (type->fixed_size >= 0)
-		return (unsigned long)type->fixed_size <= avail ? type->fixed_size : -1;
-	return hvt_ctf_payload_walk(type, p, avail);
-}
 /* Writes " name=value" for each field, in registry order. */
 void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
 /*
