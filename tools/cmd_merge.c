@@ -38,7 +38,8 @@ static void usage(FILE *out)
 		"                     [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
-		"                     [--print-fmt] [--host-trace TRACE.DAT] [--stats]\n\n"
+		"                     [--print-fmt] [--host-trace TRACE.DAT]\n"
+		"                     [--guest-trace VM=TRACE.DAT] [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
 		"recording on its own, is read as an archive with a host layer only, on its\n"
@@ -72,7 +73,12 @@ static void usage(FILE *out)
 		"  --host-trace FILE the host layer from FILE, a trace.dat recorded by\n"
 		"                    'trace-cmd record -C x86-tsc' on the same host and boot,\n"
 		"                    instead of the archive's own (for a recording made\n"
-		"                    without hvtrace's host layer, or beside it)\n\n"
+		"                    without hvtrace's host layer, or beside it)\n"
+		"  --guest-trace VM=FILE  FILE, a trace.dat recorded in the archive's VM VM\n"
+		"                    by 'trace-cmd record -C x86-tsc', as more of its kernel\n"
+		"                    layer, placed by the VM's own alignment (KVM's TSC\n"
+		"                    offsets and scaling per vCPU, or the clock exchanges,\n"
+		"                    with their bound); may be repeated\n\n"
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost (discarded or\n"
 		"                    overwritten), pkt-gaps (packets missing from the\n"
@@ -84,18 +90,37 @@ static void usage(FILE *out)
 		"read, 2 usage error.\n");
 }
 
+#define HVT_MERGE_MAX_GUEST_TRACES	64
+
 enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };
 
 struct merge_opts {
 	const char *archive;
 	const char *output;
 	const char *host_trace;
+	const char *guest_traces[HVT_MERGE_MAX_GUEST_TRACES];
+	size_t nr_guest_traces;
 	enum merge_format format;
 	enum hvt_time_mode time;
 	bool print_fmt;
 	bool stats;
 	struct hvt_select sel;
 };
+
+/* The input --output would overwrite, or NULL. */
+static const char *output_is_input(const struct merge_opts *o)
+{
+	size_t i;
+
+	if (hvt_archive_touched_by(o->archive, o->output))
+		return o->archive;
+	if (o->host_trace && hvt_path_touches(o->output, o->host_trace))
+		return o->host_trace;
+	for (i = 0; i < o->nr_guest_traces; i++)
+		if (hvt_path_touches(o->output, strchr(o->guest_traces[i], '=') + 1))
+			return strchr(o->guest_traces[i], '=') + 1;
+	return NULL;
+}
 
 static int parse_format(const char *value, struct merge_opts *o)
 {
@@ -139,6 +164,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		{ "stats", no_argument, NULL, 's' },
 		{ "print-fmt", no_argument, NULL, 'P' },
 		{ "host-trace", required_argument, NULL, 'H' },
+		{ "guest-trace", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +199,19 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		case 'H':
 			o->host_trace = optarg;
 			break;
+		case 'G':
+			if (o->nr_guest_traces == HVT_MERGE_MAX_GUEST_TRACES) {
+				hvt_usage_error("merge", "more than %d --guest-trace",
+						HVT_MERGE_MAX_GUEST_TRACES);
+				return -1;
+			}
+			if (!strchr(optarg, '=') || optarg[0] == '=' || !strchr(optarg, '=')[1]) {
+				hvt_usage_error("merge", "--guest-trace %s: expected VM=TRACE.DAT",
+						optarg);
+				return -1;
+			}
+			o->guest_traces[o->nr_guest_traces++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -205,12 +244,9 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 				"standard output");
 		return -1;
 	}
-	if (o->output && (hvt_archive_touched_by(o->archive, o->output) ||
-			  (o->host_trace && hvt_path_touches(o->output, o->host_trace)))) {
+	if (o->output && output_is_input(o)) {
 		hvt_usage_error("merge", "--output %s is a file merge reads (of %s): choose a new "
-				"file", o->output, o->host_trace &&
-				hvt_path_touches(o->output, o->host_trace) ? o->host_trace :
-				o->archive);
+				"file", o->output, output_is_input(o));
 		return -1;
 	}
 	if (o->format == FORMAT_CTF && !o->output) {
@@ -360,7 +396,8 @@ int hvt_cmd_merge(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	}
 	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
-		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace })) {
+		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace,
+		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces })) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}

@@ -96,6 +96,23 @@ check "... naming it" grep -q "trace clock 'counter'" "$work/c.err"
 "$hvtrace" merge "$work/archive" --host-trace "$work/local.dat" > /dev/null 2> "$work/l.err"
 check "a trace.dat on another clock is refused" test $? -eq 1
 check "... saying which clock it has" grep -q "trace clock 'local'" "$work/l.err"
+"$hvtrace" merge "$work/archive" --guest-trace target="$work/local.dat" > /dev/null \
+	2> "$work/gl.err"
+check "a guest trace.dat on another clock is refused" test $? -eq 1
+check "... saying which clock it has" grep -q "trace clock 'local'" "$work/gl.err"
+"$hvtrace" merge "$work/archive" --guest-trace target="$work/trace.dat" > /dev/null \
+	2> "$work/gt.err"
+check "a guest trace.dat for a VM without a guest clock is refused" test $? -eq 1
+check "... saying why" grep -q "clock cannot be aligned" "$work/gt.err"
+"$hvtrace" merge "$work/archive" --guest-trace nosuch="$work/trace.dat" > /dev/null \
+	2> "$work/gn.err"
+check "a guest trace.dat for a VM the archive lacks is refused" test $? -eq 1
+check "... naming the VM" grep -q "no VM named 'nosuch'" "$work/gn.err"
+"$hvtrace" merge "$work/archive" --guest-trace "$work/trace.dat" > /dev/null 2> "$work/gu.err"
+check "--guest-trace without VM= is a usage error" test $? -eq 2
+"$hvtrace" merge "$work/archive" --guest-trace target="$work/trace.dat" \
+	-o "$work/trace.dat" > /dev/null 2> /dev/null
+check "--output over a guest trace.dat is refused" test $? -eq 2
 head -c "$(($(stat -c %s "$work/trace.dat") / 2))" "$work/trace.dat" > "$work/half.dat"
 "$hvtrace" merge "$work/archive" --host-trace "$work/half.dat" > /dev/null 2> "$work/h.err"
 check "a truncated trace.dat is refused" test $? -eq 1

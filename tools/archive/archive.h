@@ -113,6 +113,7 @@ struct hvt_vm_info {
 	bool finished;
 	bool tcg;			/* accel "tcg": no sync points to look for */
 	bool kvm;			/* accel "kvm": KVM TSC changes in the host layer */
+	size_t nr_cpus;			/* the guest's (info.json guest.nr_cpus); 0: unknown */
 	char *end_reason;		/* NULL if absent */
 	unsigned long warnings;		/* about info.json */
 	unsigned long sync_warnings;	/* about sync.tsv */

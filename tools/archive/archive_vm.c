@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <hvtrace/wire.h>
 
 #include "lib/fileio.h"
 #include "lib/log.h"
@@ -195,6 +196,16 @@ static int parse_streams(struct hvt_vm_info *vm, json_t *streams)
 	return 0;
 }
 
+/* guest.nr_cpus, which only informs: 0 when absent or out of range. */
+static void guest_cpus(struct hvt_vm_info *vm, json_t *json)
+{
+	json_t *n = json_object_get(json_object_get(json, "guest"), "nr_cpus");
+
+	if (json_is_integer(n) && json_integer_value(n) > 0 &&
+	    json_integer_value(n) <= HVT_W_MAX_CPUS)
+		vm->nr_cpus = (size_t)json_integer_value(n);
+}
+
 static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 {
 	const char *name, *sync_file, *end_reason = NULL, *accel = NULL;
@@ -224,6 +235,7 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 		return -1;
 	}
 	vm->finished = finished;
+	guest_cpus(vm, json);
 	vm->tcg = accel && !strcmp(accel, "tcg");
 	vm->kvm = accel && !strcmp(accel, "kvm");
 	if (end_reason && !(vm->end_reason = strdup(end_reason)))

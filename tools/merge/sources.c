@@ -14,7 +14,7 @@
 #include "tools/util/stream_warn.h"
 
 /* Sources are only added while opening, before the heap points into the array. */
-static struct hvt_source *add_source(struct hvt_timeline *tl, enum hvt_layer layer,
+struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
 				     const char *vm, const char *name)
 {
 	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
@@ -121,7 +121,7 @@ static int open_host(struct hvt_timeline *tl)
 	}
 	for (i = 0; i < a->nr_cpus; i++) {
 		const char *rel = host_source_name(tl, i, name, sizeof(name));
-		struct hvt_source *s = add_source(tl, HVT_LAYER_HOST, NULL, rel);
+		struct hvt_source *s = hvt_timeline_add_source(tl, HVT_LAYER_HOST, NULL, rel);
 
 		if (!s)
 			return -1;
@@ -239,7 +239,7 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 
 		if (!aligned[si->trace] && !all)
 			continue;
-		s = add_source(tl, t->layer, vm->name, si->rel);
+		s = hvt_timeline_add_source(tl, t->layer, vm->name, si->rel);
 		if (!s) {
 			free(aligned);
 			return -1;

@@ -22,6 +22,15 @@ int hvt_timeline_adopt_tracedat(struct hvt_timeline *tl, const char *path);
  * be aligned too), each VM aligned on the way; -1 if out of memory.
  */
 int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all);
+/* A new source of layer @layer (of VM @vm, NULL on the host) named @name; NULL if out of memory. */
+struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
+					   const char *vm, const char *name);
+/*
+ * Each VM=TRACE.DAT of @specs, a trace-cmd recording made in that VM on its
+ * TSC, as more kernel sources of the VM (guest_traces.c); -1 after an error
+ * message.
+ */
+int hvt_timeline_open_guest_traces(struct hvt_timeline *tl, const char *const *specs, size_t n);
 void hvt_timeline_vm_free(struct hvt_timeline_vm *st);
 
 #endif

@@ -40,9 +40,9 @@ static int open_tracedat(struct hvt_timeline *tl, const char *path,
 {
 	const char *clock;
 
-	if (o->host_trace) {
-		hvt_err("%s is a trace.dat, not an archive: --host-trace replaces an archive's "
-			"host layer", path);
+	if (o->host_trace || o->nr_guest_traces) {
+		hvt_err("%s is a trace.dat, not an archive: --%s-trace adds to an archive", path,
+			o->host_trace ? "host" : "guest");
 		return -1;
 	}
 	tl->ftrace = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
@@ -88,8 +88,13 @@ int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
 	if (o->host_trace && hvt_timeline_use_host_trace(tl, o->host_trace))
 		goto fail;
 sources:
-	if (hvt_timeline_open_sources(tl, o->all_streams) ||
-	    hvt_heap_init(&tl->heap, tl->nr_sources)) {
+	if (hvt_timeline_open_sources(tl, o->all_streams)) {
+		hvt_err("out of memory opening %s", root);
+		goto fail;
+	}
+	if (hvt_timeline_open_guest_traces(tl, o->guest_traces, o->nr_guest_traces))
+		goto fail;
+	if (hvt_heap_init(&tl->heap, tl->nr_sources)) {
 		hvt_err("out of memory opening %s", root);
 		goto fail;
 	}
@@ -176,6 +181,9 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	hvt_heap_free(&tl->heap);
 	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
+	for (i = 0; i < tl->nr_guest_ftrace; i++)
+		hvt_ftrace_close(tl->guest_ftrace[i]);
+	free(tl->guest_ftrace);
 	hvt_host_layer_free(&tl->align_host);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));

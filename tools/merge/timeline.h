@@ -73,6 +73,8 @@ struct hvt_timeline {
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
 	bool tracedat_only;		/* a trace.dat on its own: no archive around it */
+	struct hvt_ftrace **guest_ftrace;	/* merge --guest-trace: each file's */
+	size_t nr_guest_ftrace;
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
@@ -98,6 +100,9 @@ struct hvt_timeline_opts {
 	void *ctx;
 	/* The host layer from this trace-cmd trace.dat instead of host/ftrace. */
 	const char *host_trace;
+	/* VM=TRACE.DAT: trace-cmd recordings made in VMs of the archive (-C x86-tsc). */
+	const char *const *guest_traces;
+	size_t nr_guest_traces;
 };
 
 /* The same with options; NULL @o: hvt_timeline_open()'s defaults. */

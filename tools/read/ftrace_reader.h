@@ -56,6 +56,12 @@ struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
  */
 struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, const char **clock,
 					    unsigned long *warnings);
+/*
+ * Of a trace.dat: its timestamps as recorded from now on, without the
+ * corrections trace-cmd would apply (--ts-offset, --tsc2nsec, host/guest
+ * time-sync data).
+ */
+void hvt_ftrace_tracedat_raw(struct hvt_ftrace *ft);
 /* Of a trace.dat: its CPUs (0 to N - 1), and its first timestamp. */
 int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft);
 uint64_t hvt_ftrace_first_ts(const struct hvt_ftrace *ft);

@@ -25,11 +25,13 @@
 
 /*
  * Exported by libtracecmd (trace-cmd 3.1) but declared only in its private
- * header: the number of CPUs of a file, its page size and its trace clock.
+ * header: the number of CPUs of a file, its page size, its trace clock, and
+ * the handle's flags.
  */
 int tracecmd_cpus(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -129,6 +131,15 @@ struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, const char **clock
 fail:
 	hvt_ftrace_close(ft);
 	return NULL;
+}
+
+/* trace-cmd-private.h's flag (the same value since trace-cmd 2.9): raw timestamps. */
+#define HVT_TRACECMD_FL_RAW_TS	(1 << 3)
+
+void hvt_ftrace_tracedat_raw(struct hvt_ftrace *ft)
+{
+	if (ft->tc)
+		tracecmd_set_flag(ft->tc, HVT_TRACECMD_FL_RAW_TS);
 }
 
 int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft)

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * guest_traces.c - trace-cmd recordings made inside a VM of the archive
+ * (merge --guest-trace VM=FILE), each placed by that VM's own alignment.
+ *
+ * A trace.dat recorded in the guest with `trace-cmd record -C x86-tsc`
+ * holds guest TSC values, the clock of the guest kernel layer: each of its
+ * CPUs is one more kernel source of the VM, through the VM's timeline for
+ * that vCPU (KVM's exact transforms, per vCPU, with their changes mid-trace,
+ * or the estimate with its bound), exactly as the VM's own streams are. Its
+ * raw timestamps are used: trace-cmd's own corrections (its --ts-offset,
+ * --tsc2nsec and host/guest time-sync data) are not applied.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/merge/sources.h"
+
+/* The VM named @name, loaded and aligned; NULL after an error message. */
+static struct hvt_timeline_vm *aligned_vm(struct hvt_timeline *tl, const char *name,
+					  size_t len, const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < tl->archive.nr_vms; i++) {
+		struct hvt_timeline_vm *st = &tl->vms[i];
+
+		if (strlen(tl->archive.vms[i].name) != len ||
+		    strncmp(tl->archive.vms[i].name, name, len))
+			continue;
+		if (!st->loaded) {
+			hvt_err("--guest-trace %s: the VM's info.json cannot be read", spec);
+			return NULL;
+		}
+		if (!st->al.aligned && !st->al.exact) {
+			hvt_err("--guest-trace %s: the VM's clock cannot be aligned with the host "
+				"(no usable clock exchanges), so neither can its trace", spec);
+			return NULL;
+		}
+		return st;
+	}
+	hvt_err("--guest-trace %s: %s has no VM named '%.*s' (hvtrace merge --stats lists "
+		"them)", spec, tl->archive.root, (int)len, name);
+	return NULL;
+}
+
+/* Keeps @ft for hvt_timeline_close(); -1 if out of memory (@ft closed). */
+static int keep(struct hvt_timeline *tl, struct hvt_ftrace *ft)
+{
+	struct hvt_ftrace **a = realloc(tl->guest_ftrace, (tl->nr_guest_ftrace + 1) * sizeof(*a));
+
+	if (!a) {
+		hvt_ftrace_close(ft);
+		hvt_err("out of memory");
+		return -1;
+	}
+	tl->guest_ftrace = a;
+	a[tl->nr_guest_ftrace++] = ft;
+	return 0;
+}
+
+static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
+{
+	const char *eq = strchr(spec, '='), *path, *base, *clock;
+	struct hvt_timeline_vm *st;
+	struct hvt_ftrace *ft;
+	int cpu, n;
+
+	if (!eq || eq == spec || !eq[1]) {
+		hvt_err("--guest-trace %s: expected VM=TRACE.DAT", spec);
+		return -1;
+	}
+	path = eq + 1;
+	ft = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
+	if (!ft)
+		return -1;
+	if (strcmp(clock, "x86-tsc")) {
+		hvt_err("%s: recorded with trace clock '%s'; placing a guest's recording on the "
+			"host needs the guest TSC: trace-cmd record -C x86-tsc in the guest",
+			path, clock);
+		hvt_ftrace_close(ft);
+		return -1;
+	}
+	st = aligned_vm(tl, spec, (size_t)(eq - spec), spec);
+	if (!st) {
+		hvt_ftrace_close(ft);
+		return -1;
+	}
+	hvt_ftrace_tracedat_raw(ft);
+	n = hvt_ftrace_nr_cpus(ft);
+	if (st->vm.nr_cpus && (size_t)n > st->vm.nr_cpus) {
+		hvt_err("%s: recorded on %d CPUs, but vm %s has %zu: not a recording of that VM",
+			path, n, st->vm.name, st->vm.nr_cpus);
+		hvt_ftrace_close(ft);
+		return -1;
+	}
+	if (keep(tl, ft))
+		return -1;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (cpu = 0; cpu < n; cpu++) {
+		char name[256];
+		struct hvt_source *s;
+
+		snprintf(name, sizeof(name), "%s:cpu%d", base, cpu);
+		s = hvt_timeline_add_source(tl, HVT_LAYER_KERNEL, st->vm.name, name);
+		if (!s) {
+			hvt_err("out of memory");
+			return -1;
+		}
+		s->aligned = true;
+		s->guest_tl = hvt_vm_align_stream(&st->al, cpu);
+		hvt_reader_open_ftrace_cpu(&s->rd, ft, path, name, cpu, &s->warnings);
+	}
+	return 0;
+}
+
+int hvt_timeline_open_guest_traces(struct hvt_timeline *tl, const char *const *specs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (open_guest_trace(tl, specs[i]))
+			return -1;
+	return 0;
+}
