@@ -254,9 +254,12 @@ fuzz-build: deps
 		mkdir -p $(FUZZ_BUILD)/seeds/$$t $(FUZZ_BUILD)/corpus/$$t && \
 		$(FUZZ_BUILD)/seeds_$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
 
+# Leaks of third-party libraries on their error paths (tests/fuzz/lsan.supp).
+FUZZ_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
+
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do echo "== fuzz_$$t, $(FUZZ_SECONDS) s"; \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
 			$(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t || exit 1; done
 
 # Runs per target: an input of archive_readers runs five commands on an
@@ -268,7 +271,7 @@ fuzz-replay: fuzz-build
 	@$(foreach t,$(FUZZ_TARGETS),echo "== fuzz_$(t): the seeds, then $(call fuzz_runs,$(t)) runs from seed 1"; \
 		log=$(FUZZ_BUILD)/replay-$(t).log; new=$(FUZZ_BUILD)/replay-corpus/$(t); \
 		rm -rf $$new && mkdir -p $$new && \
-		$(FUZZ_BUILD)/fuzz_$(t) -runs=$(call fuzz_runs,$(t)) -seed=1 -print_final_stats=1 \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$(t) -runs=$(call fuzz_runs,$(t)) -seed=1 -print_final_stats=1 \
 			$$new $(FUZZ_BUILD)/seeds/$(t) > $$log 2>&1 || { tail -n 60 $$log; exit 1; }; \
 		grep -E "^Done|stat::new_units" $$log;)
 

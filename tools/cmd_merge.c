@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
 		"                     [--print-fmt] [--host-trace TRACE.DAT]\n"
-		"                     [--guest-trace VM=TRACE.DAT] [--stats]\n\n"
+		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
+		"                     [--stats]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
 		"recording on its own, is read as an archive with a host layer only, on its\n"
@@ -78,7 +79,12 @@ static void usage(FILE *out)
 		"                    by 'trace-cmd record -C x86-tsc', as more of its kernel\n"
 		"                    layer, placed by the VM's own alignment (KVM's TSC\n"
 		"                    offsets and scaling per vCPU, or the clock exchanges,\n"
-		"                    with their bound); may be repeated\n\n"
+		"                    with their bound); may be repeated\n"
+		"  --qemu-trace FILE QEMU's own trace events, as its log trace backend writes\n"
+		"                    them (qemu -trace enable=PATTERN,file=FILE -msg\n"
+		"                    timestamp=on), as the vmm layer: their CLOCK_REALTIME\n"
+		"                    microseconds placed through the archive's host clock\n"
+		"                    pairs, the bound said; may be repeated\n\n"
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost (discarded or\n"
 		"                    overwritten), pkt-gaps (packets missing from the\n"
@@ -100,6 +106,8 @@ struct merge_opts {
 	const char *host_trace;
 	const char *guest_traces[HVT_MERGE_MAX_GUEST_TRACES];
 	size_t nr_guest_traces;
+	const char *qemu_traces[HVT_MERGE_MAX_GUEST_TRACES];
+	size_t nr_qemu_traces;
 	enum merge_format format;
 	enum hvt_time_mode time;
 	bool print_fmt;
@@ -119,6 +127,9 @@ static const char *output_is_input(const struct merge_opts *o)
 	for (i = 0; i < o->nr_guest_traces; i++)
 		if (hvt_path_touches(o->output, strchr(o->guest_traces[i], '=') + 1))
 			return strchr(o->guest_traces[i], '=') + 1;
+	for (i = 0; i < o->nr_qemu_traces; i++)
+		if (hvt_path_touches(o->output, o->qemu_traces[i]))
+			return o->qemu_traces[i];
 	return NULL;
 }
 
@@ -165,6 +176,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 		{ "print-fmt", no_argument, NULL, 'P' },
 		{ "host-trace", required_argument, NULL, 'H' },
 		{ "guest-trace", required_argument, NULL, 'G' },
+		{ "qemu-trace", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -211,6 +223,14 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 				return -1;
 			}
 			o->guest_traces[o->nr_guest_traces++] = optarg;
+			break;
+		case 'Q':
+			if (o->nr_qemu_traces == HVT_MERGE_MAX_GUEST_TRACES) {
+				hvt_usage_error("merge", "more than %d --qemu-trace",
+						HVT_MERGE_MAX_GUEST_TRACES);
+				return -1;
+			}
+			o->qemu_traces[o->nr_qemu_traces++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -397,7 +417,8 @@ int hvt_cmd_merge(int argc, char **argv)
 	}
 	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
 		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace,
-		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces })) {
+		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
+		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces })) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}

@@ -110,6 +110,8 @@ enum hvt_layer {
 	HVT_LAYER_HOST = 0,
 	HVT_LAYER_KERNEL = 1,
 	HVT_LAYER_USER = 2,
+	HVT_LAYER_VMM = 3,	/* the hypervisor's user space (QEMU's own events):
+				 * host-side tools only, never on the wire */
 	HVT_NR_LAYERS
 };
 

@@ -16,6 +16,16 @@
 #     vCPU's timeline, with none of trace-cmd's corrections. (Under TCG
 #     the two probes are microseconds apart, more when the host preempts
 #     the vCPU thread between them: no distance is asserted.)
+# The same QEMU writes its own trace events with its log backend
+# (virtio-serial and console events, CLOCK_REALTIME microseconds), merged
+# with --qemu-trace as the vmm layer:
+#   - every line is merged;
+#   - each event lies in a run of the host thread that wrote it, as the
+#     host layer's sched_switch events give them (switched in before,
+#     switched out after), within the bound merge states; a run whose
+#     switch-in the kernel did not emit starts at its CPU's previous
+#     switch, as hvtrace check's vcpu-threads rule has it;
+#   - babeltrace2 reads the CTF merge that holds them.
 # usage: guest_tracedat.sh BUILD
 set -uo pipefail
 build=${1:?usage: guest_tracedat.sh BUILD}
@@ -34,7 +44,9 @@ start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512 -sm
 	-chardev "socket,id=hvt0,path=$work/guest.sock,server=on,wait=off" \
 	-device virtserialport,chardev=hvt0,name=org.hvtrace.0 \
 	-chardev "file,id=out,path=$work/guest.dat" \
-	-device virtserialport,chardev=out,name=org.hvtrace.out 2> "$work/qemu.err"
+	-device virtserialport,chardev=out,name=org.hvtrace.out \
+	-trace "enable=virtio_serial*,enable=virtio_console*,file=$work/qemu.log" \
+	-msg timestamp=on 2> "$work/qemu.err"
 check "QEMU opens the guest's channel" wait_for 20 test -S "$work/guest.sock"
 start_bg rec "$hvtrace" record --channel "unix:$work/guest.sock" --qemu-pid "$qemu" \
 	--vm guest -o "$work/arc" --guest-timeout 120 > "$work/rec.out" 2> "$work/rec.err"
@@ -93,8 +105,59 @@ echo "guest trace.dat: $n switches, $paired right after hvtrace.ko's own record 
 check "each switch of the file comes right after hvtrace.ko's record of it ($paired of $n)" \
 	test "$paired" -eq "$n"
 
+# QEMU's own events
+q=$(grep -c '^[0-9]*@[0-9]*\.[0-9]\{6\}:[a-z_]' "$work/qemu.log")
+check "QEMU logged its trace events ($q)" test "$q" -gt 10
+"$hvtrace" merge "$work/arc" --qemu-trace "$work/qemu.log" --layer host,vmm \
+	> "$work/vmm.txt" 2> "$work/vmm.err"
+check "merge --qemu-trace runs ($?)" test $? -eq 0
+check "every QEMU event is merged" test "$(grep -c ' vmm ' "$work/vmm.txt")" -eq "$q"
+bound=$(sed -n 's/.*host clock pairs within +\/-\([0-9.]*\) us.*/\1/p' "$work/vmm.err")
+check "merge states the bound of their placement ($bound us)" test -n "$bound"
+# Runs per host thread (lenient), then each vmm event inside one of its
+# thread's runs, widened by the bound; events outside the host layer's
+# span (QEMU logs before and after the recording) are not judged: prints
+# "inside outside not-judged".
+awk -v b="${bound:-0}" '
+function run(tid, from, to) { runs[tid] = runs[tid] " " from ":" to }
+$2 == "host" && $6 == "sched_switch" {
+	t = $1; cpu = $4; prev = ""; nx = ""
+	if (first == "") first = t
+	final = t
+	for (i = 7; i <= NF; i++) {
+		if ($i ~ /^prev_pid=/) prev = substr($i, 10)
+		if ($i ~ /^next_pid=/) nx = substr($i, 10)
+	}
+	if (prev in since) run(prev, since[prev], t)
+	else run(prev, (cpu in last) ? last[cpu] : -1e18, t)
+	delete since[prev]
+	since[nx] = t; last[cpu] = t
+	next
+}
+$2 == "vmm" { n++; tid[n] = substr($5, 5); at[n] = $1 }
+END {
+	for (tid_ in since) run(tid_, since[tid_], 1e18)
+	for (i = 1; i <= n; i++) {
+		if (at[i] < first || at[i] > final) { unjudged++; continue }
+		k = split(runs[tid[i]], r, " "); ok = 0
+		for (j = 1; j <= k && !ok; j++) {
+			split(r[j], e, ":")
+			if (at[i] >= e[1] - b / 1e6 && at[i] <= e[2] + b / 1e6) ok = 1
+		}
+		if (ok) inside++; else { outside++; if (outside <= 3) print "outside:", tid[i], at[i] > "/dev/stderr" }
+	}
+	print inside + 0, outside + 0, unjudged + 0
+}' "$work/vmm.txt" > "$work/runs.txt"
+read -r inside outside unjudged < "$work/runs.txt"
+check "each QEMU event lies in a run of its thread ($inside inside, $outside outside, $unjudged not judged)" \
+	test "$outside" -eq 0 -a "$inside" -ge $((q * 9 / 10)) -a $((inside + unjudged)) -eq "$q"
+"$hvtrace" merge "$work/arc" --qemu-trace "$work/qemu.log" --format=ctf -o "$work/ctf" \
+	2> /dev/null
+check "babeltrace2 reads a CTF merge with them" \
+	test "$(babeltrace2 "$work/ctf" 2> /dev/null | grep -c '"vmm"')" -eq "$q"
+
 if [ "$e2e_failed" -gt 0 ]; then
-	for f in rec.err merge.err console.log; do
+	for f in rec.err merge.err vmm.err console.log; do
 		[ -s "$work/$f" ] && { echo "== $f (end)"; tail -n 25 "$work/$f"; }
 	done
 fi

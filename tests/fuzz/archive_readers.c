@@ -33,9 +33,16 @@ int ar_archive_create(struct ar_archive *a)
 	const struct fx_options o = { .ftrace = true, .sync_points = true,
 				      .vcpu_tids = "[4321, 4322]" };
 
+	static const char qemu_log[] =
+		"4321@1700000000.000010:virtio_notify vdev 0x55 vq 0x66\n"
+		"4322@1700000000.000005:kvm_run_exit cpu_index 1, reason 2\n"
+		"qemu-system-x86_64: other output\n"
+		"1@1700000000.000020:qemu_mutex_lock\n";
+
 	memset(a, 0, sizeof(*a));
 	if (fx_mkdtemp(a->root, sizeof(a->root)) || fx_standard_archive(a->root, &o) ||
-	    fx_write_kvm_snapshots(a->root, 2, 0))
+	    fx_write_kvm_snapshots(a->root, 2, 0) ||
+	    fx_write(a->root, AR_QEMU_LOG, qemu_log, sizeof(qemu_log) - 1))
 		return -1;
 	listing = a;
 	if (nftw(a->root, add_file, 16, FTW_PHYS))

@@ -30,6 +30,7 @@ static char **original;		/* each file's content */
 static size_t *original_len;
 static char json_path[128];
 static char ctf_dir[128];
+static char qemu_log[128];
 
 static void remove_ctf(void);
 
@@ -65,6 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* outside the archive, so that no reader sees it */
 	snprintf(json_path, sizeof(json_path), "%s.json", archive.root);
 	snprintf(ctf_dir, sizeof(ctf_dir), "%s.ctf", archive.root);
+	snprintf(qemu_log, sizeof(qemu_log), "%s/%s", archive.root, AR_QEMU_LOG);
 	return 0;
 }
 
@@ -118,11 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	i = data[0] % archive.nr;
 	put(i, data + 1, size - 1);
-	RUN(hvt_cmd_merge, "merge", archive.root);
+	RUN(hvt_cmd_merge, "merge", "--qemu-trace", qemu_log, archive.root);
 	if (RUN(hvt_cmd_merge, "merge", "--format=json", "--output", json_path,
-		archive.root) == 0)
+		"--qemu-trace", qemu_log, archive.root) == 0)
 		json_must_parse();
-	RUN(hvt_cmd_merge, "merge", "--format=ctf", "--output", ctf_dir, archive.root);
+	RUN(hvt_cmd_merge, "merge", "--format=ctf", "--output", ctf_dir, "--qemu-trace",
+	    qemu_log, archive.root);
 	remove_ctf();
 	RUN(hvt_cmd_check, "check", archive.root);
 	RUN(hvt_cmd_analyze, "analyze", archive.root);

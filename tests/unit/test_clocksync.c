@@ -14,6 +14,7 @@
 
 #include "clocksync/clocksync.h"
 #include "clocksync/host_clock.h"
+#include "clocksync/realtime_tsc.h"
 #include "clocksync/sim.h"
 
 /* Deterministic pseudo-random delays, heavy-tailed enough to matter. */
@@ -203,6 +204,58 @@ static void test_host_clock_piecewise(void **state)
 	hvt_host_clock_free(&c);
 }
 
+/*
+ * CLOCK_REALTIME -> TSC is the inverse of host_clock.h's TSC -> CLOCK_REALTIME
+ * (within a tick), follows each interval's own rate, extends the nearest
+ * line outside the pairs, and never uses an interval where CLOCK_REALTIME
+ * stepped back; its bound is the pairs' uncertainty plus the bend of the
+ * line at the inner pairs.
+ */
+static void test_realtime_to_tsc(void **state)
+{
+	const struct hvt_clock_pair pairs[] = {
+		{ 1000000000ull, 500000000ll, 1700000000000000000ll, 20 },
+		{ 3000000000ull, 1500000000ll, 1700000001000000000ll, 20 },	/* 2 GHz */
+		{ 5000000000ull, 2500000000ll, 1700000002000500000ll, 20 },	/* +500 ppm */
+	};
+	const struct hvt_clock_pair stepped[] = {
+		{ 1000000000ull, 500000000ll, 1700000000000000000ll, 0 },
+		{ 3000000000ull, 1500000000ll, 1700000001000000000ll, 0 },
+		{ 5000000000ull, 2500000000ll, 1700000000500000000ll, 0 },	/* back 1.5 s */
+		{ 7000000000ull, 3500000000ll, 1700000001500000000ll, 0 },
+	};
+	struct hvt_host_clock c;
+	struct hvt_realtime_tsc m;
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&c, pairs, 3, 0), 0);
+	assert_int_equal(hvt_realtime_tsc_init(&m, pairs, 3, 0), 0);
+	for (t = 1000000000ull; t <= 5000000000ull; t += 77777777) {
+		uint64_t back = hvt_realtime_tsc(&m, hvt_host_clock_realtime(&c, t));
+
+		assert_true(back + 2 >= t && back <= t + 2);
+	}
+	assert_int_equal(hvt_realtime_tsc(&m, 1700000000500000000ll), 2000000000ull);
+	/* after the last pair: the last interval's rate, 2 GHz less 500 ppm */
+	assert_true(llabs((long long)hvt_realtime_tsc(&m, 1700000003000500000ll) -
+			  (long long)(5000000000ull + 1999000500ull)) <= 1);
+	assert_int_equal(hvt_realtime_tsc(&m, 1699999999000000000ll), 0);
+	/* 20 ticks of uncertainty at the mean rate (2 GHz) are 10 ns; the line of
+	 * the first interval, extended, misses the third pair by 500 us of ticks */
+	assert_true(m.bound_ns >= 500009 && m.bound_ns <= 500011);
+	hvt_host_clock_free(&c);
+
+	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 4, 0), 0);
+	/* realtime 1700000000.75 s: in the first interval, not in the stepped one */
+	assert_int_equal(hvt_realtime_tsc(&m, 1700000000750000000ll), 2500000000ull);
+	assert_int_equal(hvt_realtime_tsc(&m, 1700000001250000000ll), 6500000000ull);
+	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 0, 1000), -1);
+	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 1, 0), -1);
+	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 1, 2000000000ull), 0);
+	assert_int_equal(hvt_realtime_tsc(&m, 1700000001000000000ll), 3000000000ull);
+}
+
 static void test_host_clock_refuses_bad_pairs(void **state)
 {
 	struct hvt_clock_pair pairs[] = {
@@ -230,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_linear_map_fit),
 		cmocka_unit_test(test_host_clock_piecewise),
 		cmocka_unit_test(test_host_clock_refuses_bad_pairs),
+		cmocka_unit_test(test_realtime_to_tsc),
 	};
 
 	return cmocka_run_group_tests_name("clocksync", tests, NULL, NULL);

@@ -417,7 +417,7 @@ static void test_select_errors(void **state)
 	static const struct {
 		const char *opt, *value, *message;
 	} bad[] = {
-		{ "--layer", "guest", "--layer: unknown layer 'guest' (host, kernel or user)" },
+		{ "--layer", "guest", "--layer: unknown layer 'guest' (host, kernel, user or vmm)" },
 		{ "--cpu", "x", "--cpu: 'x' is not a CPU number or range" },
 		{ "--cpu", "3-1", "--cpu: '3-1' is not a CPU number or range" },
 		{ "--cpu", "1,,2", "--cpu: empty name in the list" },

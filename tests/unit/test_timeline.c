@@ -798,6 +798,76 @@ static void test_dropped_packets_warned(void **state)
 }
 
 /*
+ * merge --qemu-trace: QEMU's log trace backend lines, written out of
+ * order and with a line of other output, come out sorted as vmm events,
+ * each at the host TSC its CLOCK_REALTIME microsecond maps to (stamped on
+ * the middle of the microsecond), with one warning for the other line.
+ */
+static void test_qemu_trace(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	static const char *const names[] = { "kvm_run_exit", "virtio_notify", "qemu_mutex_lock" };
+	struct hvt_timeline tl;
+	struct hvt_timeline_opts opts = { 0 };
+	struct hvt_host_clock clock;
+	const char *paths[1];
+	char path[200], text[600], args[64];
+	uint64_t tsc[3];
+	int64_t real[3];
+	struct hvt_source *s;
+	size_t n = 0, i;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	for (i = 0; i < 3; i++) {
+		tsc[i] = tl.archive.pairs[0].tsc + (i + 1) * 1234567;
+		real[i] = hvt_host_clock_realtime(&tl.clock, tsc[i]) / 1000 * 1000;
+	}
+	assert_int_equal(hvt_host_clock_init(&clock, tl.archive.pairs, tl.archive.nr_pairs,
+					     tl.archive.tsc_freq_hz), 0);
+	hvt_timeline_close(&tl);
+	snprintf(text, sizeof(text),
+		 "77@%lld.%06lld:%s vdev 0x1 vq 2\n"
+		 "76@%lld.%06lld:%s cpu_index 0, reason 2\n"
+		 "qemu-system-x86_64: some other message\n"
+		 "77@%lld.%06lld:%s\n",
+		 (long long)(real[1] / 1000000000), (long long)(real[1] % 1000000000 / 1000), names[1],
+		 (long long)(real[0] / 1000000000), (long long)(real[0] % 1000000000 / 1000), names[0],
+		 (long long)(real[2] / 1000000000), (long long)(real[2] % 1000000000 / 1000), names[2]);
+	assert_int_equal(fx_write(root, "qemu.log", text, strlen(text)), 0);
+	snprintf(path, sizeof(path), "%s/qemu.log", root);
+	paths[0] = path;
+	opts.qemu_traces = paths;
+	opts.nr_qemu_traces = 1;
+	assert_int_equal(hvt_timeline_open_some(&tl, root, &opts), 0);
+	while ((s = hvt_timeline_next(&tl))) {
+		uint64_t want;
+
+		if (s->layer != HVT_LAYER_VMM)
+			continue;
+		assert_true(n < 3);
+		assert_string_equal(hvt_source_event_name(s), names[n]);
+		assert_null(s->vm);
+		assert_int_equal(hvt_source_tid(s), n == 0 ? 76 : 77);
+		assert_int_equal(hvt_source_field_text(s, "args", args, sizeof(args)), 0);
+		assert_string_equal(args, n == 0 ? "cpu_index 0, reason 2" :
+				    n == 1 ? "vdev 0x1 vq 2" : "");
+		/* where CLOCK_REALTIME read the middle of its microsecond, within a tick */
+		want = hvt_realtime_tsc(&tl.realtime, real[n] + 500);
+		assert_true(s->host_tsc + 1 >= want && s->host_tsc <= want + 1);
+		assert_true(hvt_host_clock_realtime(&clock, s->host_tsc) - (real[n] + 500) <= 1 &&
+			    hvt_host_clock_realtime(&clock, s->host_tsc) - (real[n] + 500) >= -1);
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(tl.events[HVT_LAYER_VMM], 3);
+	assert_int_equal(hvt_timeline_warnings(&tl), 1);
+	hvt_timeline_close(&tl);
+	hvt_host_clock_free(&clock);
+}
+
+/*
  * A stream file is judged against what info.json recorded of it: emptied
  * or cut short, the events it lost are a warning (before: silently gone);
  * holding another stream's packets (a copied or swapped file), those
@@ -1007,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qemu_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropped_packets_warned, setup, teardown),
 	};
 

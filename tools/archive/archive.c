@@ -23,6 +23,8 @@ const char *hvt_layer_name(enum hvt_layer layer)
 		return "kernel";
 	case HVT_LAYER_USER:
 		return "user";
+	case HVT_LAYER_VMM:
+		return "vmm";
 	default:
 		return "?";
 	}

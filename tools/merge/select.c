@@ -52,7 +52,7 @@ static int add_layer(struct hvt_select *sel, const char *name)
 			return 0;
 		}
 	}
-	return bad_value(sel, "--layer: unknown layer '%s' (host, kernel or user)", name);
+	return bad_value(sel, "--layer: unknown layer '%s' (host, kernel, user or vmm)", name);
 }
 
 static int parse_u32(const char *text, uint32_t *v)

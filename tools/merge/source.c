@@ -67,7 +67,12 @@ int hvt_source_next(struct hvt_source *s)
 			return 0;
 		}
 		/* Every event through the cursor, in stream order, dropped ones too. */
-		t = s->guest_tl ? hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts) : s->ev.ts;
+		if (s->guest_tl)
+			t = hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts);
+		else if (s->realtime)
+			t = hvt_realtime_tsc(s->realtime, (int64_t)s->ev.ts);
+		else
+			t = s->ev.ts;
 		if (s->events && t < s->host_tsc) {
 			warn_backwards(s, t);
 			continue;

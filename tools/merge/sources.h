@@ -31,6 +31,12 @@ struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_lay
  * message.
  */
 int hvt_timeline_open_guest_traces(struct hvt_timeline *tl, const char *const *specs, size_t n);
+/*
+ * Each of @paths, a file of QEMU's log trace backend, as a source of the
+ * vmm layer placed through the host clock pairs (vmm_traces.c); -1 after
+ * an error message.
+ */
+int hvt_timeline_open_qemu_traces(struct hvt_timeline *tl, const char *const *paths, size_t n);
 void hvt_timeline_vm_free(struct hvt_timeline_vm *st);
 
 #endif

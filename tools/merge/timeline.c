@@ -40,9 +40,9 @@ static int open_tracedat(struct hvt_timeline *tl, const char *path,
 {
 	const char *clock;
 
-	if (o->host_trace || o->nr_guest_traces) {
+	if (o->host_trace || o->nr_guest_traces || o->nr_qemu_traces) {
 		hvt_err("%s is a trace.dat, not an archive: --%s-trace adds to an archive", path,
-			o->host_trace ? "host" : "guest");
+			o->host_trace ? "host" : o->nr_guest_traces ? "guest" : "qemu");
 		return -1;
 	}
 	tl->ftrace = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
@@ -92,7 +92,8 @@ sources:
 		hvt_err("out of memory opening %s", root);
 		goto fail;
 	}
-	if (hvt_timeline_open_guest_traces(tl, o->guest_traces, o->nr_guest_traces))
+	if (hvt_timeline_open_guest_traces(tl, o->guest_traces, o->nr_guest_traces) ||
+	    hvt_timeline_open_qemu_traces(tl, o->qemu_traces, o->nr_qemu_traces))
 		goto fail;
 	if (hvt_heap_init(&tl->heap, tl->nr_sources)) {
 		hvt_err("out of memory opening %s", root);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "lib/event_registry.h"
+#include "clocksync/realtime_tsc.h"
 #include "tools/align/align.h"
 #include "tools/align/vm_align.h"
 #include "tools/archive/archive.h"
@@ -46,6 +47,7 @@ struct hvt_source {
 	const struct hvt_tsc_timeline *guest_tl;	/* guest TSC -> host TSC; NULL on the
 						 * host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
+	struct hvt_realtime_tsc *realtime;	/* ev.ts is CLOCK_REALTIME ns: its host TSC */
 	bool aligned;			/* false: not part of the merge */
 	bool unwanted;			/* not part of the merge either: not selected */
 	int32_t host_cpu;		/* the host CPU of a host CPU file, else -1 */
@@ -75,6 +77,7 @@ struct hvt_timeline {
 	bool tracedat_only;		/* a trace.dat on its own: no archive around it */
 	struct hvt_ftrace **guest_ftrace;	/* merge --guest-trace: each file's */
 	size_t nr_guest_ftrace;
+	struct hvt_realtime_tsc realtime;	/* merge --qemu-trace: CLOCK_REALTIME -> TSC */
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
 	struct hvt_source *sources;
@@ -103,6 +106,9 @@ struct hvt_timeline_opts {
 	/* VM=TRACE.DAT: trace-cmd recordings made in VMs of the archive (-C x86-tsc). */
 	const char *const *guest_traces;
 	size_t nr_guest_traces;
+	/* QEMU's own trace events, files of its log trace backend. */
+	const char *const *qemu_traces;
+	size_t nr_qemu_traces;
 };
 
 /* The same with options; NULL @o: hvt_timeline_open()'s defaults. */

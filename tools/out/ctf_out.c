@@ -381,8 +381,9 @@ static void put_trace(FILE *f, const struct hvt_ctf_out *o)
 		"\tdomain = \"hvtrace-merge\";\n\thvtrace_archive = \"", uuid, HVT_UUID_LEN);
 	hvt_tsdl_put_escaped(f, a->root);
 	fputs("\";\n};\n\n", f);
-	fprintf(f, "typealias enum : uint8_t { \"host\" = %d, \"kernel\" = %d, \"user\" = %d } "
-		":= hvt_layer_t;\n", HVT_LAYER_HOST, HVT_LAYER_KERNEL, HVT_LAYER_USER);
+	fprintf(f, "typealias enum : uint8_t { \"host\" = %d, \"kernel\" = %d, \"user\" = %d, "
+		"\"vmm\" = %d } := hvt_layer_t;\n", HVT_LAYER_HOST, HVT_LAYER_KERNEL,
+		HVT_LAYER_USER, HVT_LAYER_VMM);
 	fputs("typealias enum : uint16_t { \"-\" = 0", f);
 	for (j = 0; j < a->nr_vms && j < UINT16_MAX - 1; j++) {
 		fputs(", \"", f);

@@ -152,7 +152,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	int32_t task = hvt_source_tid(s);
 	const char *name = hvt_source_event_name(s);
 
-	if (s->layer == HVT_LAYER_USER && task > 0)
+	if ((s->layer == HVT_LAYER_USER || s->layer == HVT_LAYER_VMM) && task > 0)
 		tid = (uint32_t)task;
 	else
 		tid = cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + cpu : NO_CPU_TRACK;

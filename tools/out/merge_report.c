@@ -73,10 +73,12 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 	if (lost || gaps)
 		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
 			 gaps ? " (and packets missing: see --stats)" : "");
+	snprintf(buf, sizeof(buf), ", vmm %" PRIu64, e[HVT_LAYER_VMM]);
 	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
-		 ") from %zu streams%s, %lu warning%s", e[0] + e[1] + e[2],
-		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
-		 streams, lost_text, warnings, warnings == 1 ? "" : "s");
+		 "%s) from %zu streams%s, %lu warning%s",
+		 e[0] + e[1] + e[2] + e[HVT_LAYER_VMM], e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
+		 e[HVT_LAYER_USER], e[HVT_LAYER_VMM] ? buf : "", streams, lost_text, warnings,
+		 warnings == 1 ? "" : "s");
 	for (i = 0; i < tl->archive.nr_vms; i++) {
 		struct hvt_timeline_vm *st = &tl->vms[i];
 

@@ -99,6 +99,12 @@ int hvt_reader_open_ftrace_cpu(struct hvt_reader *rd, struct hvt_ftrace *ft, con
 int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *name,
 			const __u8 uuid[HVT_UUID_LEN], const struct hvt_ctf_types *types,
 			uint32_t cpu, int32_t tid, unsigned long *warnings);
+/*
+ * QEMU's own trace events from a file of its log trace backend
+ * (qemu_log.c), ev.ts their CLOCK_REALTIME in ns, sorted. The same return.
+ */
+int hvt_reader_open_qemu_log(struct hvt_reader *rd, const char *path, const char *name,
+			     unsigned long *warnings);
 /* hvt_ctf_time_monotonic() on a reader of a CTF stream; nothing on another. */
 void hvt_reader_ctf_time_monotonic(struct hvt_reader *rd);
 
