@@ -465,7 +465,7 @@ static void check_threads(struct tally *t, struct hvt_timeline *tl,
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace check ARCHIVE|TRACE.DAT\n\n"
+		"usage: hvtrace check ARCHIVE|TRACE.DAT [--guest-trace VM=TRACE.DAT]...\n\n"
 		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
 		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
 		"parameters are used and agree among their sources, exchanges kept out\n"
@@ -474,6 +474,9 @@ static void usage(FILE *out)
 		"kvm_entry -> kvm_exit windows as the host recorded them, and every\n"
 		"guest's events inside the run intervals of their vCPU's host thread.\n"
 		"A trace-cmd TRACE.DAT on its own gets the checks of its host layer.\n"
+		"--guest-trace VM=FILE adds a trace.dat recorded in VM VM with\n"
+		"'trace-cmd record -C x86-tsc' to its kernel layer, as merge does: its\n"
+		"events are judged with the VM's own (may be repeated).\n"
 		"Prints PASS, FAIL or SKIP (cannot be checked here, and why) per check,\n"
 		"INFO lines with each VM's distribution of per-event error bounds and\n"
 		"whether the host's scheduling data is complete, then\n"
@@ -482,12 +485,21 @@ static void usage(FILE *out)
 		"2 usage error.\n");
 }
 
-static int parse_args(int argc, char **argv, const char **archive)
+#define MAX_GUEST_TRACES	64
+
+struct check_opts {
+	const char *guest_traces[MAX_GUEST_TRACES];
+	size_t nr_guest_traces;
+};
+
+static int parse_args(int argc, char **argv, const char **archive, struct check_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "guest-trace", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *eq;
 	int c;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
@@ -497,8 +509,18 @@ static int parse_args(int argc, char **argv, const char **archive)
 			usage(stdout);
 			return 1;
 		}
-		hvt_usage_bad_option("check", argv);
-		return -1;
+		if (c != 'G') {
+			hvt_usage_bad_option("check", argv);
+			return -1;
+		}
+		eq = strchr(optarg, '=');
+		if (!eq || eq == optarg || !eq[1] || o->nr_guest_traces == MAX_GUEST_TRACES) {
+			hvt_usage_error("check", "--guest-trace %s: %s", optarg,
+					o->nr_guest_traces == MAX_GUEST_TRACES ?
+					"too many" : "expected VM=TRACE.DAT");
+			return -1;
+		}
+		o->guest_traces[o->nr_guest_traces++] = optarg;
 	}
 	if (optind != argc - 1) {
 		hvt_usage_error("check", "expected one ARCHIVE directory");
@@ -514,12 +536,16 @@ int hvt_cmd_check(int argc, char **argv)
 	struct hvt_check_events ce;
 	struct merge_result r;
 	struct hvt_timeline tl;
+	struct check_opts o = { .nr_guest_traces = 0 };
+	struct hvt_timeline_opts to = { .all_streams = true };
 	const char *archive;
-	int ret = parse_args(argc, argv, &archive);
+	int ret = parse_args(argc, argv, &archive, &o);
 
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	if (hvt_timeline_open(&tl, archive, true)) {
+	to.guest_traces = o.guest_traces;
+	to.nr_guest_traces = o.nr_guest_traces;
+	if (hvt_timeline_open_some(&tl, archive, &to)) {
 		report(&t, FAIL, "manifest", "the archive cannot be read (see the errors)");
 		summary(&t);
 		return 1;

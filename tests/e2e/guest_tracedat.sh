@@ -16,6 +16,8 @@
 #     vCPU's timeline, with none of trace-cmd's corrections. (Under TCG
 #     the two probes are microseconds apart, more when the host preempts
 #     the vCPU thread between them: no distance is asserted.)
+#   - check --guest-trace judges them like the VM's own events: inside the
+#     host runs of their vCPU's thread.
 # The same QEMU writes its own trace events with its log backend
 # (virtio-serial and console events, CLOCK_REALTIME microseconds), merged
 # with --qemu-trace as the vmm layer:
@@ -104,6 +106,14 @@ echo "guest trace.dat: $n switches, $paired right after hvtrace.ko's own record 
 	"max $(tail -n 1 "$work/dist.txt") us"
 check "each switch of the file comes right after hvtrace.ko's record of it ($paired of $n)" \
 	test "$paired" -eq "$n"
+
+# check judges the file's events with the VM's own: inside their vCPU thread's runs
+judged() { sed -n 's/^PASS vcpu-threads\[guest\]: \([0-9]*\) guest events inside.*/\1/p' "$1"; }
+"$hvtrace" check "$work/arc" > "$work/check.txt" 2>&1
+"$hvtrace" check "$work/arc" --guest-trace guest="$work/guest.dat" > "$work/check-dat.txt" 2>&1
+check "check --guest-trace passes ($?)" test $? -eq 0
+check "... its vcpu-threads check judges the file's events too ($(judged "$work/check.txt") + $n)" \
+	test "$(judged "$work/check-dat.txt")" -eq $(($(judged "$work/check.txt") + n))
 
 # QEMU's own events
 q=$(grep -c '^[0-9]*@[0-9]*\.[0-9]\{6\}:[a-z_]' "$work/qemu.log")
