@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/cli.h"
@@ -34,7 +35,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace merge ARCHIVE|TRACE.DAT [--format=text|json|ctf|null]\n"
+		"usage: hvtrace merge ARCHIVE|TRACE.DAT... [--format=text|json|ctf|null]\n"
 		"                     [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
@@ -45,7 +46,8 @@ static void usage(FILE *out)
 		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
 		"recording on its own, is read as an archive with a host layer only, on its\n"
 		"trace clock: ns clocks (local, mono, boot, ...) as they are, x86-tsc at this\n"
-		"machine's TSC rate (--time=host-tsc prints the file's own timestamps).\n\n"
+		"machine's TSC rate (--time=host-tsc prints the file's own timestamps).\n"
+		"Several TRACE.DAT files on one trace clock merge into one time line.\n\n"
 		"Output:\n"
 		"  --format=text     one line per event (default): time, layer, VM, CPU,\n"
 		"                    thread, event, fields\n"
@@ -108,12 +110,21 @@ struct merge_opts {
 	size_t nr_guest_traces;
 	const char *qemu_traces[HVT_MERGE_MAX_GUEST_TRACES];
 	size_t nr_qemu_traces;
+	const char *const *more_tracedat;	/* TRACE.DAT files after the first */
+	size_t nr_more_tracedat;
 	enum merge_format format;
 	enum hvt_time_mode time;
 	bool print_fmt;
 	bool stats;
 	struct hvt_select sel;
 };
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
 
 /* The input --output would overwrite, or NULL. */
 static const char *output_is_input(const struct merge_opts *o)
@@ -130,6 +141,9 @@ static const char *output_is_input(const struct merge_opts *o)
 	for (i = 0; i < o->nr_qemu_traces; i++)
 		if (hvt_path_touches(o->output, o->qemu_traces[i]))
 			return o->qemu_traces[i];
+	for (i = 0; i < o->nr_more_tracedat; i++)
+		if (hvt_path_touches(o->output, o->more_tracedat[i]))
+			return o->more_tracedat[i];
 	return NULL;
 }
 
@@ -240,11 +254,17 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
-		hvt_usage_error("merge", "expected one ARCHIVE directory");
+	if (optind >= argc) {
+		hvt_usage_error("merge", "expected an ARCHIVE directory or TRACE.DAT files");
 		return -1;
 	}
 	o->archive = argv[optind];
+	if (argc - optind > 1 && !is_regular(o->archive)) {
+		hvt_usage_error("merge", "expected one ARCHIVE directory, or TRACE.DAT files");
+		return -1;
+	}
+	o->more_tracedat = (const char *const *)&argv[optind + 1];
+	o->nr_more_tracedat = (size_t)(argc - optind - 1);
 	if (o->format == FORMAT_JSON && o->time != HVT_TIME_NS) {
 		hvt_err("--format=json has its own time: microseconds since the trace start; "
 			"leave out --time");
@@ -418,7 +438,8 @@ int hvt_cmd_merge(int argc, char **argv)
 	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
 		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
-		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces })) {
+		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
+		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat })) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}

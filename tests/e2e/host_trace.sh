@@ -31,9 +31,10 @@ reap "$rec" 30
 check "hvtrace record ends with its process" test $? -eq 0
 
 # trace.dat files from its raw pages, on the x86-tsc clock and on another
-restore() {	# restore CLOCK OUT
+restore() {	# restore CLOCK OUT [CPU.raw...]: of all CPUs, or of those given
 	local cpus
 	cpus=$(ls "$work"/archive/host/ftrace/cpu*.raw | sort -V)
+	[ $# -gt 2 ] && cpus="${*:3}"
 	echo "$1" > "$tracefs/trace_clock" &&
 	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
 	# shellcheck disable=SC2086
@@ -83,6 +84,21 @@ check "merge TRACE.DAT --output TRACE.DAT is refused" test $? -eq 2
 check "... and the file is left as it was" test "$(trace-cmd report -q "$work/trace.dat" \
 	2> /dev/null | grep -c ' sched_switch: ')" -eq "$n"
 
+# Several trace.dat files on one clock: one per host CPU here (each file's
+# CPU 0), merged, are the whole file's merge but for the CPU column.
+raws=$(ls "$work"/archive/host/ftrace/cpu*.raw | sort -V)
+parts=()
+for raw in $raws; do
+	restore x86-tsc "$work/part-$(basename "$raw" .raw).dat" "$raw" &&
+		parts+=("$work/part-$(basename "$raw" .raw).dat")
+done
+check "trace-cmd restore makes a trace.dat per CPU (${#parts[@]})" test "${#parts[@]}" -ge 2
+"$hvtrace" merge "${parts[@]}" --time=host-tsc > "$work/parts.txt" 2> "$work/parts.err"
+check "merge of several trace.dat files succeeds" test $? -eq 0
+check "... the whole file's events, in its order, but for the CPU column" \
+	cmp -s <(awk '{ $4 = ""; print }' "$work/alone.txt") \
+	<(awk '{ $4 = ""; print }' "$work/parts.txt")
+
 # Refusals: exit 1, naming the problem.
 check "trace-cmd restore makes a trace.dat on the local clock" restore local "$work/local.dat"
 "$hvtrace" merge "$work/local.dat" > "$work/local.txt" 2> /dev/null
@@ -93,6 +109,12 @@ check "trace-cmd restore makes a trace.dat on the counter clock" \
 "$hvtrace" merge "$work/counter.dat" > /dev/null 2> "$work/c.err"
 check "a trace.dat on a clock of no unit is refused" test $? -eq 1
 check "... naming it" grep -q "trace clock 'counter'" "$work/c.err"
+"$hvtrace" merge "$work/trace.dat" "$work/local.dat" > /dev/null 2> "$work/two.err"
+check "trace.dat files on two clocks are refused" test $? -eq 1
+check "... naming both" grep -q "trace clock 'local', .*trace.dat with 'x86-tsc'" \
+	"$work/two.err"
+"$hvtrace" merge "$work/archive" "$work/trace.dat" > /dev/null 2> "$work/at.err"
+check "an archive with more trace.dat files is a usage error" test $? -eq 2
 "$hvtrace" merge "$work/archive" --host-trace "$work/local.dat" > /dev/null 2> "$work/l.err"
 check "a trace.dat on another clock is refused" test $? -eq 1
 check "... saying which clock it has" grep -q "trace clock 'local'" "$work/l.err"

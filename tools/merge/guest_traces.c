@@ -45,18 +45,17 @@ static struct hvt_timeline_vm *aligned_vm(struct hvt_timeline *tl, const char *n
 	return NULL;
 }
 
-/* Keeps @ft for hvt_timeline_close(); -1 if out of memory (@ft closed). */
-static int keep(struct hvt_timeline *tl, struct hvt_ftrace *ft)
+int hvt_timeline_keep_ftrace(struct hvt_timeline *tl, struct hvt_ftrace *ft)
 {
-	struct hvt_ftrace **a = realloc(tl->guest_ftrace, (tl->nr_guest_ftrace + 1) * sizeof(*a));
+	struct hvt_ftrace **a = realloc(tl->extra_ftrace, (tl->nr_extra_ftrace + 1) * sizeof(*a));
 
 	if (!a) {
 		hvt_ftrace_close(ft);
 		hvt_err("out of memory");
 		return -1;
 	}
-	tl->guest_ftrace = a;
-	a[tl->nr_guest_ftrace++] = ft;
+	tl->extra_ftrace = a;
+	a[tl->nr_extra_ftrace++] = ft;
 	return 0;
 }
 
@@ -95,7 +94,7 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		hvt_ftrace_close(ft);
 		return -1;
 	}
-	if (keep(tl, ft))
+	if (hvt_timeline_keep_ftrace(tl, ft))
 		return -1;
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;

@@ -25,6 +25,8 @@ int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all);
 /* A new source of layer @layer (of VM @vm, NULL on the host) named @name; NULL if out of memory. */
 struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
 					   const char *vm, const char *name);
+/* Keeps @ft for hvt_timeline_close(); -1 if out of memory (@ft closed, said). */
+int hvt_timeline_keep_ftrace(struct hvt_timeline *tl, struct hvt_ftrace *ft);
 /*
  * Each VM=TRACE.DAT of @specs, a trace-cmd recording made in that VM on its
  * TSC, as more kernel sources of the VM (guest_traces.c); -1 after an error

@@ -32,6 +32,47 @@ static bool is_file(const char *path)
 }
 
 /*
+ * One more trace.dat beside the first, @first on trace clock @clock: each
+ * of its CPUs one more host source, "FILE:cpuN". Its clock must be the
+ * first's. -1 after an error message.
+ */
+static int open_more_tracedat(struct hvt_timeline *tl, const char *path, const char *first,
+			      const char *clock)
+{
+	const char *base = strrchr(path, '/'), *own;
+	struct hvt_ftrace *ft = hvt_ftrace_open_tracedat(path, &own, &tl->warnings);
+	int cpu, n;
+
+	if (!ft)
+		return -1;
+	if (strcmp(own, clock)) {
+		hvt_err("%s: recorded with trace clock '%s', %s with '%s': trace.dat files merge "
+			"together only on one clock", path, own, first, clock);
+		hvt_ftrace_close(ft);
+		return -1;
+	}
+	if (hvt_timeline_keep_ftrace(tl, ft))
+		return -1;
+	base = base ? base + 1 : path;
+	n = hvt_ftrace_nr_cpus(ft);
+	for (cpu = 0; cpu < n; cpu++) {
+		char name[256];
+		struct hvt_source *s;
+
+		snprintf(name, sizeof(name), "%s:cpu%d", base, cpu);
+		s = hvt_timeline_add_source(tl, HVT_LAYER_HOST, NULL, name);
+		if (!s) {
+			hvt_err("out of memory");
+			return -1;
+		}
+		s->aligned = true;
+		s->host_cpu = cpu;
+		hvt_reader_open_ftrace_cpu(&s->rd, ft, path, name, cpu, &s->warnings);
+	}
+	return 0;
+}
+
+/*
  * A trace-cmd trace.dat on its own (tracedat_archive.h): the host layer
  * alone, on the file's own trace clock. -1 after an error message.
  */
@@ -55,6 +96,7 @@ static int open_tracedat(struct hvt_timeline *tl, const char *path,
 		return -1;
 	}
 	tl->tracedat_only = true;
+	tl->tracedat_clock = clock;
 	return hvt_timeline_adopt_tracedat(tl, path);
 }
 
@@ -92,6 +134,15 @@ sources:
 		hvt_err("out of memory opening %s", root);
 		goto fail;
 	}
+	for (i = 0; i < o->nr_more_tracedat; i++)
+		if (!tl->tracedat_only ||
+		    open_more_tracedat(tl, o->more_tracedat[i], root, tl->tracedat_clock)) {
+			if (!tl->tracedat_only)
+				hvt_err("%s is an archive: more trace.dat files merge only with a "
+					"trace.dat (--host-trace gives an archive another host layer)",
+					root);
+			goto fail;
+		}
 	if (hvt_timeline_open_guest_traces(tl, o->guest_traces, o->nr_guest_traces) ||
 	    hvt_timeline_open_qemu_traces(tl, o->qemu_traces, o->nr_qemu_traces))
 		goto fail;
@@ -182,9 +233,9 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 	hvt_heap_free(&tl->heap);
 	hvt_host_clock_free(&tl->clock);
 	hvt_ftrace_close(tl->ftrace);
-	for (i = 0; i < tl->nr_guest_ftrace; i++)
-		hvt_ftrace_close(tl->guest_ftrace[i]);
-	free(tl->guest_ftrace);
+	for (i = 0; i < tl->nr_extra_ftrace; i++)
+		hvt_ftrace_close(tl->extra_ftrace[i]);
+	free(tl->extra_ftrace);
 	hvt_host_layer_free(&tl->align_host);
 	hvt_archive_close(&tl->archive);
 	memset(tl, 0, sizeof(*tl));

@@ -75,8 +75,9 @@ struct hvt_timeline {
 	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
 	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
 	bool tracedat_only;		/* a trace.dat on its own: no archive around it */
-	struct hvt_ftrace **guest_ftrace;	/* merge --guest-trace: each file's */
-	size_t nr_guest_ftrace;
+	const char *tracedat_clock;	/* ... its trace clock */
+	struct hvt_ftrace **extra_ftrace;	/* --guest-trace, more trace.dat: each file's */
+	size_t nr_extra_ftrace;
 	struct hvt_realtime_tsc realtime;	/* merge --qemu-trace: CLOCK_REALTIME -> TSC */
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
@@ -106,6 +107,9 @@ struct hvt_timeline_opts {
 	/* VM=TRACE.DAT: trace-cmd recordings made in VMs of the archive (-C x86-tsc). */
 	const char *const *guest_traces;
 	size_t nr_guest_traces;
+	/* More trace.dat files beside a trace.dat given alone, on the same clock. */
+	const char *const *more_tracedat;
+	size_t nr_more_tracedat;
 	/* QEMU's own trace events, files of its log trace backend. */
 	const char *const *qemu_traces;
 	size_t nr_qemu_traces;
