@@ -32,9 +32,12 @@ static uint64_t at_rate(uint64_t tsc, int64_t ns, uint64_t hz)
 	return (uint64_t)t;
 }
 
-static int64_t ns_of(uint64_t ticks, uint64_t hz)
+/* @ticks of @hz in ns, at most 2^62. */
+static uint64_t ns_of(uint64_t ticks, uint64_t hz)
 {
-	return (int64_t)((unsigned __int128)ticks * 1000000000u / hz);
+	unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / hz;
+
+	return ns > ((unsigned __int128)1 << 62) ? 1ull << 62 : (uint64_t)ns;
 }
 
 /* Whether interval @i (pairs i, i + 1) moves forward in CLOCK_REALTIME. */
@@ -46,27 +49,31 @@ static int forward(const struct hvt_realtime_tsc *m, size_t i)
 int hvt_realtime_tsc_init(struct hvt_realtime_tsc *m, const struct hvt_clock_pair *pairs,
 			  size_t n, uint64_t nominal_hz)
 {
+	unsigned __int128 hz = nominal_hz;
 	uint64_t worst = 0;
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	if (!n)
 		return -1;
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n; i++) {
 		if (pairs[i].tsc <= pairs[i - 1].tsc)
 			return -1;
+		if (pairs[i].real_ns <= pairs[i - 1].real_ns)
+			m->steps_back = 1;
+	}
 	m->pairs = pairs;
 	m->n = n;
-	m->hz = n > 1 ? (uint64_t)((unsigned __int128)(pairs[n - 1].tsc - pairs[0].tsc) *
-				   1000000000u / (uint64_t)(pairs[n - 1].mono_ns - pairs[0].mono_ns
-							    ? pairs[n - 1].mono_ns - pairs[0].mono_ns : 1))
-		      : nominal_hz;
-	if (!m->hz)
+	if (n > 1 && pairs[n - 1].mono_ns > pairs[0].mono_ns)
+		hz = (unsigned __int128)(pairs[n - 1].tsc - pairs[0].tsc) * 1000000000u /
+		     (uint64_t)(pairs[n - 1].mono_ns - pairs[0].mono_ns);
+	if (!hz || hz > 1000000000000000ull)	/* none, or over 1 PHz: not a TSC */
 		return -1;
+	m->hz = (uint64_t)hz;
 	for (i = 0; i < n; i++)
 		if (pairs[i].uncertainty > worst)
 			worst = pairs[i].uncertainty;
-	m->bound_ns = (uint64_t)ns_of(worst, m->hz);
+	m->bound_ns = ns_of(worst, m->hz);
 	/* the bend: where the line of one interval, extended, misses the next pair */
 	worst = 0;
 	for (i = 1; i + 1 < n; i++) {
@@ -78,7 +85,7 @@ int hvt_realtime_tsc_init(struct hvt_realtime_tsc *m, const struct hvt_clock_pai
 		if ((got > want ? got - want : want - got) > worst)
 			worst = got > want ? got - want : want - got;
 	}
-	m->bound_ns += (uint64_t)ns_of(worst, m->hz);
+	m->bound_ns += ns_of(worst, m->hz);
 	return 0;
 }
 
@@ -93,8 +100,13 @@ uint64_t hvt_realtime_tsc(struct hvt_realtime_tsc *m, int64_t real_ns)
 	if (real_ns >= p[n - 1].real_ns)
 		return forward(m, n - 2) ? on_line(&p[n - 2], &p[n - 1], real_ns)
 					 : at_rate(p[n - 1].tsc, real_ns - p[n - 1].real_ns, m->hz);
-	/* times come mostly in order: the interval of the last one, or the next */
-	for (i = m->hint; i + 1 < n; i++)
+	/*
+	 * Times come mostly in order: from the interval of the last one on.
+	 * Where CLOCK_REALTIME stepped back, two intervals may hold the time:
+	 * the first is searched from the start, so that the answer never
+	 * depends on what was converted before.
+	 */
+	for (i = m->steps_back ? 0 : m->hint; i + 1 < n; i++)
 		if (forward(m, i) && p[i].real_ns <= real_ns && real_ns < p[i + 1].real_ns)
 			return m->hint = i, on_line(&p[i], &p[i + 1], real_ns);
 	for (i = 0; i + 1 < n; i++)

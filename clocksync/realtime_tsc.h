@@ -8,7 +8,8 @@
  * Between two pairs the map is the straight line through them, the inverse
  * of host_clock.h's; before the first and after the last the nearest line
  * is extended. An interval where CLOCK_REALTIME stepped back is never
- * chosen for a time the next interval also covers. The error of a place,
+ * used; a time that two intervals cover (after such a step) is placed in
+ * the first, whatever was converted before. The error of a place,
  * besides the stamp's own resolution, is bounded by the pairs'
  * uncertainty and by how far CLOCK_REALTIME bends away from the line
  * between two pairs, measured at the pairs: the bound_ns it reports.
@@ -26,6 +27,7 @@ struct hvt_realtime_tsc {
 	size_t n;
 	uint64_t hz;			/* the slope of a single pair's line */
 	size_t hint;			/* interval of the last conversion */
+	int steps_back;			/* CLOCK_REALTIME went back between two pairs */
 	uint64_t bound_ns;		/* uncertainty + bend, in ns */
 };
 

@@ -142,7 +142,7 @@ static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 		return -1;
 	}
 	len = strlen(text);
-	if (vm->bytes + len > vm->limits.byte_quota) {
+	if (vm->bytes + vm->pending_bytes + len > vm->limits.byte_quota) {
 		free(text);
 		return -2;
 	}
@@ -290,7 +290,7 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 		free(fresh);
 		return (int)n;
 	}
-	if (vm->bytes + (uint64_t)n > vm->limits.byte_quota) {
+	if (vm->bytes + vm->pending_bytes + (uint64_t)n > vm->limits.byte_quota) {
 		free(fresh);
 		return fail(vm, "byte quota of %llu exceeded", (unsigned long long)vm->limits.byte_quota);
 	}
@@ -440,21 +440,36 @@ int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 	return store_packet(vm, id, p, len);
 }
 
-/* Stores the packets of @s that wait no more, in order, up to one that still does. */
+/* Takes the first waiting packet of @s off its list. */
+static void unhold(struct hvt_vm *vm, struct hvt_vm_stream *s)
+{
+	struct hvt_vm_pending *w = s->pending;
+
+	s->pending = w->next;
+	vm->pending_bytes -= w->len;
+	free(w);
+}
+
+/*
+ * Stores the packets of @s that wait no more, in order, up to one that
+ * still does. A packet found damaged once its ids are known is dropped
+ * (the link then ends, naming it).
+ */
 static int release_pending(struct hvt_vm *vm, uint32_t id)
 {
 	struct hvt_vm_stream *s = vm->streams[id];
+	const struct hvt_registry *reg = &vm->traces[s->trace].registry;
 	struct hvt_vm_pending *w;
 	int ret;
 
 	while ((w = s->pending)) {
+		if (!hvt_registry_get(reg, w->id))
+			return 0;	/* still waiting: no walk */
 		ret = packet_events(vm, id, w->data, &w->id);
-		if (ret <= 0)
-			return ret;
-		ret = store_packet(vm, id, w->data, w->len);
-		s->pending = w->next;
-		vm->pending_bytes -= w->len;
-		free(w);
+		if (!ret)
+			return 0;
+		ret = ret < 0 ? -1 : store_packet(vm, id, w->data, w->len);
+		unhold(vm, s);
 		if (ret)
 			return -1;
 	}
@@ -469,18 +484,16 @@ static int release_pending(struct hvt_vm *vm, uint32_t id)
 static void drop_pending(struct hvt_vm *vm, uint32_t id)
 {
 	struct hvt_vm_stream *s = vm->streams[id];
-	struct hvt_vm_pending *w;
+	uint64_t n = 0;
 
 	if (!s->pending)
 		return;
-	hvt_warn("vm %s: stream %u: event id %u was never registered; dropping the stream's "
-		 "last packets from there on", vm->name, id, s->pending->id);
-	while ((w = s->pending)) {
-		s->pending = w->next;
-		vm->pending_bytes -= w->len;
-		s->dropped++;
-		free(w);
-	}
+	hvt_warn("vm %s: stream %u: event id %u was not registered by the end of the link; "
+		 "dropping the packets that waited for it, and those after them", vm->name, id,
+		 s->pending->id);
+	for (; s->pending; n++)
+		unhold(vm, s);
+	s->dropped += n;
 	vm->info_dirty = true;
 }
 

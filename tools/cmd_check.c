@@ -546,7 +546,8 @@ int hvt_cmd_check(int argc, char **argv)
 	to.guest_traces = o.guest_traces;
 	to.nr_guest_traces = o.nr_guest_traces;
 	if (hvt_timeline_open_some(&tl, archive, &to)) {
-		report(&t, FAIL, "manifest", "the archive cannot be read (see the errors)");
+		report(&t, FAIL, "manifest", "the archive%s cannot be read (see the errors)",
+		       o.nr_guest_traces ? ", or a --guest-trace file," : "");
 		summary(&t);
 		return 1;
 	}

@@ -165,6 +165,12 @@ check "each QEMU event lies in a run of its thread ($inside inside, $outside out
 	2> /dev/null
 check "babeltrace2 reads a CTF merge with them" \
 	test "$(babeltrace2 "$work/ctf" 2> /dev/null | grep -c '"vmm"')" -eq "$q"
+# a log named like CTF's metadata file does not overwrite it
+cp "$work/qemu.log" "$work/metadata"
+"$hvtrace" merge "$work/arc" --qemu-trace "$work/metadata" --format=ctf -o "$work/ctf2" \
+	2> /dev/null
+check "... also from a log named metadata" \
+	test "$(babeltrace2 "$work/ctf2" 2> /dev/null | grep -c '"vmm"')" -eq "$q"
 
 if [ "$e2e_failed" -gt 0 ]; then
 	for f in rec.err merge.err vmm.err console.log; do

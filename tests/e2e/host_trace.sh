@@ -99,6 +99,17 @@ check "... the whole file's events, in its order, but for the CPU column" \
 	cmp -s <(awk '{ $4 = ""; print }' "$work/alone.txt") \
 	<(awk '{ $4 = ""; print }' "$work/parts.txt")
 
+# Two files of one base name: distinct streams (FILE:cpuN, then FILE:cpuN#2),
+# each its own file in CTF output, all of which babeltrace2 reads.
+mkdir -p "$work/x" "$work/y"
+cp "${parts[0]}" "$work/x/trace.dat" && cp "${parts[1]}" "$work/y/trace.dat"
+"$hvtrace" merge "$work/x/trace.dat" "$work/y/trace.dat" --format=ctf --output "$work/xy" \
+	2> /dev/null
+check "two trace.dat files of one name merge to CTF apart ($(ls "$work/xy" | tr '\n' ' '))" \
+	test -f "$work/xy/trace.dat:cpu0" -a -f "$work/xy/trace.dat:cpu0#2"
+check "... all of whose events babeltrace2 reads" \
+	test "$(babeltrace2 "$work/xy" 2> /dev/null | wc -l)" -eq "$(wc -l < "$work/parts.txt")"
+
 # Refusals: exit 1, naming the problem.
 check "trace-cmd restore makes a trace.dat on the local clock" restore local "$work/local.dat"
 "$hvtrace" merge "$work/local.dat" > "$work/local.txt" 2> /dev/null

@@ -250,6 +250,8 @@ static void test_realtime_to_tsc(void **state)
 	/* realtime 1700000000.75 s: in the first interval, not in the stepped one */
 	assert_int_equal(hvt_realtime_tsc(&m, 1700000000750000000ll), 2500000000ull);
 	assert_int_equal(hvt_realtime_tsc(&m, 1700000001250000000ll), 6500000000ull);
+	/* the same answer after a conversion in the later interval */
+	assert_int_equal(hvt_realtime_tsc(&m, 1700000000750000000ll), 2500000000ull);
 	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 0, 1000), -1);
 	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 1, 0), -1);
 	assert_int_equal(hvt_realtime_tsc_init(&m, stepped, 1, 2000000000ull), 0);

@@ -851,6 +851,27 @@ static void time_far_away(unsigned char *p, uint32_t *len)
 	hvt_put_u64(p + EVENT1 + 5, 1ull << 60);
 }
 
+/* A packet that waited for its ids and is damaged past them: dropped, and the link ends. */
+static void test_waiting_packet_found_damaged(void **state)
+{
+	struct fake *f = *state;
+	unsigned char bad[4096];
+	uint32_t len;
+
+	handshake(f);
+	open_kernel_stream(f);
+	len = hvt_test_wire_packet_of(f->uuid, 40, bad);
+	cut_last_payload(bad, &len);
+	guest_send(f, HVT_W_PACKET, 7, bad, len);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(f->vm.pending_bytes, len);
+	register_event(f, 40, "wide");
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "payload runs past content_size"));
+	assert_int_equal(f->vm.pending_bytes, 0);
+	assert_int_equal(file_size(f, "kernel/stream-7"), 0);
+}
+
 static void test_events_past_content(void **state)
 {
 	garbage_events(*state, cut_last_payload,
@@ -1226,6 +1247,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_never_registered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_past_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiting_packet_found_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_header_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_time_far_away, setup, teardown),

@@ -102,7 +102,7 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		char name[256];
 		struct hvt_source *s;
 
-		snprintf(name, sizeof(name), "%s:cpu%d", base, cpu);
+		snprintf(name, sizeof(name), "vm/%s/%s:cpu%d", st->vm.name, base, cpu);
 		s = hvt_timeline_add_source(tl, HVT_LAYER_KERNEL, st->vm.name, name);
 		if (!s) {
 			hvt_err("out of memory");
@@ -110,6 +110,11 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		}
 		s->aligned = true;
 		s->guest_tl = hvt_vm_align_stream(&st->al, cpu);
+		if (!s->guest_tl) {
+			hvt_err("%s: CPU %d: vm %s has no KVM TSC timeline for that vCPU (none of "
+				"its offset changes or snapshots names it)", path, cpu, st->vm.name);
+			return -1;
+		}
 		hvt_reader_open_ftrace_cpu(&s->rd, ft, path, name, cpu, &s->warnings);
 	}
 	return 0;

@@ -13,20 +13,53 @@
 #include "tools/merge/sources.h"
 #include "tools/util/stream_warn.h"
 
+static bool name_taken(const struct hvt_timeline *tl, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_sources; i++)
+		if (!strcmp(tl->sources[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * @name, or "@name#N" with the first N from 2 that no source has: names
+ * are unique (files given on the command line may share a base name, and
+ * CTF output names its stream files after them).
+ */
+static char *unique_name(const struct hvt_timeline *tl, const char *name)
+{
+	unsigned int n;
+	char *u;
+
+	if (!name_taken(tl, name))
+		return strdup(name);
+	for (n = 2;; n++) {
+		if (asprintf(&u, "%s#%u", name, n) < 0)
+			return NULL;
+		if (!name_taken(tl, u))
+			return u;
+		free(u);
+	}
+}
+
 /* Sources are only added while opening, before the heap points into the array. */
 struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
-				     const char *vm, const char *name)
+					   const char *vm, const char *name)
 {
 	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
+	char *unique;
 
 	if (!s)
 		return NULL;
 	tl->sources = s;
+	unique = unique_name(tl, name);
+	if (!unique)
+		return NULL;
 	s = &tl->sources[tl->nr_sources];
 	memset(s, 0, sizeof(*s));
-	s->name = strdup(name);
-	if (!s->name)
-		return NULL;
+	s->name = unique;
 	s->layer = layer;
 	s->vm = vm;
 	s->host_cpu = -1;

@@ -22,7 +22,10 @@ int hvt_timeline_adopt_tracedat(struct hvt_timeline *tl, const char *path);
  * be aligned too), each VM aligned on the way; -1 if out of memory.
  */
 int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all);
-/* A new source of layer @layer (of VM @vm, NULL on the host) named @name; NULL if out of memory. */
+/*
+ * A new source of layer @layer (of VM @vm, NULL on the host) named @name,
+ * or "@name#N" if another source has that name; NULL if out of memory.
+ */
 struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
 					   const char *vm, const char *name);
 /* Keeps @ft for hvt_timeline_close(); -1 if out of memory (@ft closed, said). */

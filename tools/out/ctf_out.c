@@ -207,12 +207,19 @@ static uint32_t class_of(struct hvt_ctf_out *o, const struct hvt_source *s)
 	return k->id;
 }
 
-/* The stream's file name: the source's, with '/' as '-' ("vm-demo-kernel-stream-0"). */
+/*
+ * The stream's file name: the source's (unique, timeline.h), with '/' as
+ * '-' ("vm-demo-kernel-stream-0"); a source named "metadata" or starting
+ * with '.' (a file given on the command line) gets "stream-" before it.
+ */
 static char *stream_file(const struct hvt_source *s)
 {
-	char *name = strdup(s->name), *p;
+	bool prefix = !strcmp(s->name, "metadata") || s->name[0] == '.';
+	char *name, *p;
 
-	for (p = name; p && *p; p++)
+	if (asprintf(&name, "%s%s", prefix ? "stream-" : "", s->name) < 0)
+		return NULL;
+	for (p = name; *p; p++)
 		if (*p == '/')
 			*p = '-';
 	return name;

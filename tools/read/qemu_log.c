@@ -58,15 +58,35 @@ static uint32_t hash(const char *s, size_t n)
 }
 
 /* The class of line @l: its name's index among the distinct names, added if new. */
-static int intern(struct qemu_log *q, struct qemu_line *l, uint32_t index)
+/* The slot of @l's name in the table: its line index + 1 there, or 0 (free). */
+static uint32_t *name_slot(struct qemu_log *q, const struct qemu_line *l)
 {
 	uint32_t h, i;
 
+	for (h = hash(q->text + l->name, l->name_len) & (q->names_size - 1); (i = q->names[h]);
+	     h = (h + 1) & (q->names_size - 1)) {
+		const struct qemu_line *o = &q->lines[i - 1];
+
+		if (o->name_len == l->name_len && !memcmp(q->text + o->name, q->text + l->name,
+							  l->name_len))
+			break;
+	}
+	return &q->names[h];
+}
+
+static int intern(struct qemu_log *q, struct qemu_line *l, uint32_t index)
+{
+	uint32_t h, *slot;
+
+	if (q->names_size && *(slot = name_slot(q, l))) {
+		l->class = q->lines[*slot - 1].class;
+		return 0;
+	}
+	if (q->nr_names >= MAX_NAMES)
+		return -1;
 	if (q->nr_names * 2 >= q->names_size) {
 		uint32_t size = q->names_size ? q->names_size * 2 : 64, *old = q->names, j;
 
-		if (q->nr_names >= MAX_NAMES)
-			return -1;
 		q->names = calloc(size, sizeof(*q->names));
 		if (!q->names) {
 			q->names = old;
@@ -86,17 +106,7 @@ static int intern(struct qemu_log *q, struct qemu_line *l, uint32_t index)
 		free(old);
 		q->names_size = size;
 	}
-	for (h = hash(q->text + l->name, l->name_len) & (q->names_size - 1); (i = q->names[h]);
-	     h = (h + 1) & (q->names_size - 1)) {
-		const struct qemu_line *o = &q->lines[i - 1];
-
-		if (o->name_len == l->name_len && !memcmp(q->text + o->name, q->text + l->name,
-							  l->name_len)) {
-			l->class = o->class;
-			return 0;
-		}
-	}
-	q->names[h] = index + 1;
+	*name_slot(q, l) = index + 1;	/* a free slot: the name is new */
 	l->class = q->nr_names++;
 	return 0;
 }
@@ -128,8 +138,10 @@ static int parse_line(const struct qemu_log *q, const char *p, const char *end,
 	uint64_t tid, sec, usec;
 	const char *start;
 
+	/* seconds below 2^62 ns: the time fits CLOCK_REALTIME's int64 ns, with room */
 	if (digits(&p, end, 10, &tid) || tid > INT32_MAX || p == end || *p++ != '@' ||
-	    digits(&p, end, 12, &sec) || p == end || *p++ != '.')
+	    digits(&p, end, 10, &sec) || sec >= (1ull << 62) / 1000000000u || p == end ||
+	    *p++ != '.')
 		return -1;
 	start = p;
 	if (digits(&p, end, 6, &usec) || p - start != 6 || p == end || *p++ != ':')
@@ -339,7 +351,7 @@ int hvt_reader_open_qemu_log(struct hvt_reader *rd, const char *path, const char
 	}
 	if (q->len > UINT32_MAX || load(q, name, &q->stats.warnings)) {
 		hvt_stream_warn(warnings, name, "%s; skipping it", q->len > UINT32_MAX ?
-				"larger than 4 GiB" : "out of memory, or over 65536 event names");
+				"larger than 4 GiB" : "out of memory, or more than 65536 event names");
 		qemu_close(q);
 		return -1;
 	}
