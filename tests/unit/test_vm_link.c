@@ -872,6 +872,37 @@ static void test_waiting_packet_found_damaged(void **state)
 	assert_int_equal(file_size(f, "kernel/stream-7"), 0);
 }
 
+/*
+ * Waiting packets count in the quota while the registry grows: a record
+ * and its metadata that fit only if they are forgotten end the link, and
+ * the archive never holds more than the quota.
+ */
+static void test_pending_in_quota(void **state)
+{
+	struct fake *f = *state;
+	unsigned char early[4096], rec[1024];
+	uint32_t early_len, n;
+	uint64_t before, grown;
+
+	handshake(f);
+	open_kernel_stream(f);
+	/* what one more event costs: its record and its metadata (same-length name) */
+	assert_int_equal(hvt_vm_flush(&f->vm), 0);
+	before = f->vm.bytes;
+	register_event(f, 2, "lat2");
+	assert_int_equal(hvt_vm_flush(&f->vm), 0);
+	grown = f->vm.bytes - before;
+	early_len = hvt_test_wire_packet_of(f->uuid, 1, early);
+	guest_send(f, HVT_W_PACKET, 7, early, early_len);
+	n = make_record(rec, 1, "late");
+	f->vm.limits.byte_quota = f->vm.bytes + grown + early_len - 1;
+	guest_send(f, HVT_W_REGISTRY, 0, rec, n);
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason, "byte quota"));
+	assert_true(f->vm.bytes <= f->vm.limits.byte_quota);
+	assert_int_equal(file_size(f, "kernel/stream-7"), 0);
+}
+
 static void test_events_past_content(void **state)
 {
 	garbage_events(*state, cut_last_payload,
@@ -1247,6 +1278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_never_registered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_past_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_in_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waiting_packet_found_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_header_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_id_out_of_range, setup, teardown),
