@@ -831,7 +831,7 @@ static void test_qemu_trace(void **state)
 		 "77@%lld.%06lld:%s vdev 0x1 vq 2\n"
 		 "76@%lld.%06lld:%s cpu_index 0, reason 2\n"
 		 "qemu-system-x86_64: some other message\n"
-		 "77@%lld.%06lld:%s\n",
+		 "77@%lld.%06lld:%s\r\n",	/* a CRLF line is taken too */
 		 (long long)(real[1] / 1000000000), (long long)(real[1] % 1000000000 / 1000), names[1],
 		 (long long)(real[0] / 1000000000), (long long)(real[0] % 1000000000 / 1000), names[0],
 		 (long long)(real[2] / 1000000000), (long long)(real[2] % 1000000000 / 1000), names[2]);

@@ -35,7 +35,7 @@ int hvt_timeline_open_qemu_traces(struct hvt_timeline *tl, const char *const *pa
 			return -1;
 		}
 		if (hvt_reader_open_qemu_log(&s->rd, paths[i], s->name, &s->warnings)) {
-			hvt_err("%s: cannot be read as QEMU's log trace backend output", paths[i]);
+			hvt_err("--qemu-trace %s: not read (the warning above says why)", paths[i]);
 			return -1;
 		}
 		s->aligned = true;

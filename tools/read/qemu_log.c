@@ -181,6 +181,9 @@ static int load(struct qemu_log *q, const char *name, unsigned long *warnings)
 		const char *eol = nl ? nl : end;
 		struct qemu_line l = { .line = ++line };
 
+		if (eol > p && eol[-1] == '\r')	/* a log that went through a CRLF tool */
+			eol--;
+
 		if (parse_line(q, p, eol, &l)) {
 			if (!other++)
 				first_other = line;
