@@ -68,6 +68,7 @@ GUEST_TEST := $(BUILD)/hvtrace-guest-test
 GUEST_BENCH := $(BUILD)/hvtrace-guest-bench
 KVM_OFFSETS := $(BUILD)/hvtrace-kvm-offsets
 KVM_GUEST_TSC := $(BUILD)/hvtrace-kvm-guest-tsc
+GUEST_PAGES := $(BUILD)/hvtrace-guest-pages
 UST_STRESS := $(BUILD)/hvtrace-ust-stress
 LATE_APP := $(BUILD)/hvtrace-late-app
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -139,6 +140,11 @@ $(KVM_OFFSETS): $(call obj,tests/host/kvm_offsets.c)
 # guest side of its run into the archive with the unit tests' fixture.
 $(KVM_GUEST_TSC): $(call obj,tests/host/kvm_guest_tsc.c) $(BUILD)/obj/tests/unit/archive_fixture.o \
 		$(COMMON_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# Raw ring-buffer pages of a guest with known TSC values, for a guest
+# trace.dat made by trace-cmd restore (tests/e2e/kvm_tsc.sh).
+$(GUEST_PAGES): $(call obj,tests/host/guest_pages.c)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # Unit tests link what they test; tests/unit/deps.mk says what that is.
@@ -345,7 +351,7 @@ demo: deps
 	scripts/demo $(BUILD)
 
 check: deps
-	$(MAKE) all image image-rt image-612 image-612-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) \
+	$(MAKE) all image image-rt image-612 image-612-rt $(KVM_OFFSETS) $(KVM_GUEST_TSC) $(GUEST_PAGES) \
 		$(UST_STRESS) $(LATE_APP) $(PACED_EVENTS)
 	$(MAKE) unit
 	$(MAKE) fuzz-replay

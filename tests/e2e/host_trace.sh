@@ -124,6 +124,12 @@ check "... naming it" grep -q "trace clock 'counter'" "$work/c.err"
 check "trace.dat files on two clocks are refused" test $? -eq 1
 check "... naming both" grep -q "trace clock 'local', .*trace.dat with 'x86-tsc'" \
 	"$work/two.err"
+"$hvtrace" merge "$work/local.dat" --guest-trace vm=$work/trace.dat > /dev/null 2> "$work/lg.err"
+check "a guest beside a host trace.dat not on x86-tsc is refused" test $? -eq 1
+check "... saying so" grep -q "needs the host TSC" "$work/lg.err"
+"$hvtrace" merge "$work/trace.dat" --guest-trace vm=$work/trace.dat > /dev/null 2> "$work/ng.err"
+check "a guest beside a host trace.dat without KVM offset changes is refused" test $? -eq 1
+check "... saying why" grep -q "no KVM TSC change or snapshot was recorded" "$work/ng.err"
 "$hvtrace" merge "$work/archive" "$work/trace.dat" > /dev/null 2> "$work/at.err"
 check "an archive with more trace.dat files is a usage error" test $? -eq 2
 "$hvtrace" merge "$work/archive" --host-trace "$work/local.dat" > /dev/null 2> "$work/l.err"

@@ -5,6 +5,11 @@
 # `hvtrace record --qemu-pid` records the host layer only. `hvtrace tsc`
 # must then show each change on its vCPU, with its offset, at a host TSC
 # instant between the VMM's own reads just before and after the ioctl.
+# Then `merge HOST.DAT --guest-trace VM=GUEST.DAT` without the archive: a
+# guest trace.dat whose events sit at known guest TSCs (host TSC + the
+# VMM's offset) lands on those host TSCs exactly, through the host trace's
+# kvm_write_tsc_offset events alone, across each vCPU's changes (vCPU 0's
+# send its guest TSC back, vCPU 1's forward).
 set -uo pipefail
 build=${1:?usage: kvm_tsc.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
@@ -19,7 +24,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 work=$(mktemp -d /tmp/hvtrace-e2e-kvm-XXXXXX)
-trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# the trace clock, if a restore below changed it, is put back on any exit
+trap 'stop_all; [ -n "${clock:-}" ] && echo "$clock" > "$tracefs/trace_clock"
+	[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 # The VMM changes nothing until the file go exists.
 start_vmm "kvm tsc" vmm "$work/vmm.out" "$vmm_bin" "$VCPUS" "$CHANGES" "$work/changes.tsv" "$work/go"
@@ -80,5 +87,78 @@ cat "$work/tsc.txt"
 check "merge of a host-only archive succeeds" test $? -eq 0
 n=$(grep -c "kvm_write_tsc_offset" "$work/merge.txt")
 check "merge shows the $CHANGES changes ($n)" test "$n" -eq "$CHANGES"
+
+# merge HOST.DAT --guest-trace VM=GUEST.DAT, no archive: the guest placed
+# by the host trace's own kvm_write_tsc_offset events. HOST.DAT is made by
+# trace-cmd from the archive's host pages (trace-cmd record cannot run in
+# this container; see host_trace.sh), GUEST.DAT by trace-cmd from pages of
+# events at guest TSC = host TSC + the offset the VMM set (changes.tsv),
+# half way between a vCPU's changes: each must land on that host TSC.
+tracefs=/sys/kernel/tracing
+[ -e "$tracefs/trace_clock" ] || tracefs=/sys/kernel/debug/tracing
+clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tracefs/trace_clock")
+restore() {	# restore OUT FILES...: a trace.dat on x86-tsc of raw CPU files
+	local out=$1 status
+	shift
+	echo x86-tsc > "$tracefs/trace_clock" &&
+	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
+	trace-cmd restore -i "$work/head.dat" -o "$out" "$@" > /dev/null 2>&1
+	status=$?
+	echo "$clock" > "$tracefs/trace_clock"
+	return $status
+}
+# shellcheck disable=SC2046 # one argument per CPU file
+restore "$work/host.dat" $(ls "$work"/a/host/ftrace/cpu*.raw | sort -V)
+check "trace-cmd makes host.dat of the host layer" test $? -eq 0
+# "VCPU HOST GUEST" per event, from each change to the next of its vCPU.
+# Each vCPU's first event comes before its first change, at the offset that
+# change's previous_tsc_offset gives (as a real guest's trace has events
+# before a change; without one, a guest TSC that a change sent back would be
+# taken for the time before the change, which it repeats).
+sort -t$'\t' -k1,1n -k2,2n "$work/changes.tsv" > "$work/changes.sorted"
+trace-cmd report "$work/host.dat" 2> /dev/null |
+	sed -n 's/.*kvm_write_tsc_offset: *vcpu=\([0-9]*\) prev=\([0-9]*\) .*/\1 \2/p' |
+	awk '!seen[$1]++' > "$work/initial.txt"
+: > "$work/events.txt"
+while read -r v p0; do
+	b1=$(awk -F'\t' -v v="$v" '$1 == v { print $2; exit }' "$work/changes.sorted")
+	h=$((b1 - 1000000))
+	printf '%s %s %u\n' "$v" "$h" $((h + p0)) >> "$work/events.txt"
+done < "$work/initial.txt"
+prev_v="" prev_after="" prev_off=""
+while IFS=$'\t' read -r v before after off; do
+	if [ "$v" = "$prev_v" ]; then
+		h=$((prev_after + (before - prev_after) / 2))
+		printf '%s %s %u\n' "$v" "$h" $((h + prev_off)) >> "$work/events.txt"
+	elif [ -n "$prev_v" ]; then
+		h=$((prev_after + 1000000))
+		printf '%s %s %u\n' "$prev_v" "$h" $((h + prev_off)) >> "$work/events.txt"
+	fi
+	prev_v=$v prev_after=$after prev_off=$off
+done < "$work/changes.sorted"
+h=$((prev_after + 1000000))
+printf '%s %s %u\n' "$prev_v" "$h" $((h + prev_off)) >> "$work/events.txt"
+sort -s -k1,1n "$work/events.txt" -o "$work/events.txt"	# per vCPU, in time order
+mkdir -p "$work/gp"
+"$(dirname "$vmm_bin")/hvtrace-guest-pages" "$work/gp" \
+	"$work/a/host/ftrace/events/kvm/kvm_write_tsc_offset/format" "$VCPUS" < "$work/events.txt"
+# shellcheck disable=SC2046
+restore "$work/guest.dat" $(ls "$work"/gp/cpu*.raw | sort -V)
+check "trace-cmd makes guest.dat of $(wc -l < "$work/events.txt") guest events" \
+	test $? -eq 0 -a "$(trace-cmd report "$work/guest.dat" 2> /dev/null | grep -c kvm_write_tsc_offset)" \
+	-eq "$(wc -l < "$work/events.txt")"
+"$hvtrace" merge "$work/host.dat" --guest-trace kvmtest="$work/guest.dat" --layer kernel \
+	--time=host-tsc > "$work/guest.txt" 2> "$work/guest.err"
+check "merge HOST.DAT --guest-trace succeeds ($?)" test $? -eq 0
+check "... aligned by KVM's parameters" grep -q "aligned exactly with KVM's TSC parameters" \
+	"$work/guest.err"
+placed=$(awk '{ for (i = 7; i <= NF; i++) if ($i ~ /^previous_tsc_offset=/) {
+		split($i, f, "="); if (f[2] == $1) ok++ } } END { print ok + 0 }' "$work/guest.txt")
+check "every guest event on the host TSC its vCPU's offset gives ($placed of $(wc -l < "$work/events.txt"))" \
+	test "$placed" -eq "$(wc -l < "$work/events.txt")" -a "$(wc -l < "$work/guest.txt")" -eq "$placed"
+"$hvtrace" merge "$work/host.dat" --guest-trace a=x.dat --guest-trace b=y.dat \
+	> /dev/null 2> "$work/two.err"
+check "two VMs beside one host trace.dat are refused" \
+	grep -q "kvm_write_tsc_offset names no VM" "$work/two.err"
 
 summary "kvm tsc"

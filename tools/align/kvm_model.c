@@ -247,13 +247,14 @@ int hvt_kvm_model_build(struct hvt_kvm_model *m, const struct hvt_vm_info *vm,
 	struct hvt_kvm_reading *r = NULL;
 	struct hvt_kvm_change *ch = NULL;
 	size_t nch = changes ? changes->n : 0, n;
-	char *path = hvt_join(vm->dir, "kvm_tsc.tsv");
+	char *path = vm->dir ? hvt_join(vm->dir, "kvm_tsc.tsv") : NULL;
 	int ret = -1;
 
 	memset(m, 0, sizeof(*m));
-	if (!path)
+	if (vm->dir && !path)
 		goto out;
-	if (hvt_tsv_read_kvm_tsc(path, &r, &m->nr_readings, &m->warnings)) {
+	/* a VM of a host trace.dat (no directory) has no snapshots: the changes alone */
+	if (path && hvt_tsv_read_kvm_tsc(path, &r, &m->nr_readings, &m->warnings)) {
 		m->unusable = "kvm_tsc.tsv cannot be read (see the warning)";
 		m->warnings++;
 		ret = 0;

@@ -42,7 +42,8 @@ struct hvt_ftrace_cpu_info {
 
 struct hvt_vm_ref {
 	char name[HVT_VM_NAME_MAX + 1];
-	char *dir;			/* ROOT/vm/NAME */
+	char *dir;			/* ROOT/vm/NAME; NULL: a KVM VM known by name only
+					 * (merge TRACE.DAT --guest-trace) */
 	int32_t *vcpu_tids;		/* vcpu_threads.tids: vCPU n's host thread, 0: unknown */
 	size_t nr_vcpu_tids;		/* 0: the manifest does not say */
 };

@@ -268,6 +268,12 @@ int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 
 	memset(vm, 0, sizeof(*vm));
 	snprintf(vm->name, sizeof(vm->name), "%s", ref->name);
+	if (!ref->dir) {
+		/* a KVM guest beside a host trace.dat (merge --guest-trace): a name only */
+		vm->kvm = true;
+		vm->finished = true;
+		return 0;
+	}
 	vm->dir = strdup(ref->dir);
 	if (!vm->dir || load_info(vm, &sync_path))
 		goto fail;

@@ -35,7 +35,10 @@ static struct hvt_timeline_vm *aligned_vm(struct hvt_timeline *tl, const char *n
 		}
 		if (!st->al.aligned && !st->al.exact) {
 			hvt_err("--guest-trace %s: the VM's clock cannot be aligned with the host "
-				"(no usable clock exchanges), so neither can its trace", spec);
+				"(%s%s%s), so neither can its trace", spec,
+				st->vm.dir ? "no usable clock exchanges" : "",
+				st->al.kvm_why[0] && st->vm.dir ? "; " : "",
+				st->al.kvm_why[0] ? st->al.kvm_why : "");
 			return NULL;
 		}
 		return st;

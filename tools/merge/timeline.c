@@ -73,6 +73,44 @@ static int open_more_tracedat(struct hvt_timeline *tl, const char *path, const c
 }
 
 /*
+ * merge HOST.DAT --guest-trace VM=GUEST.DAT: VM is a KVM guest of the host
+ * recording, placed by the kvm_write_tsc_offset events in it (unscaled:
+ * the tracepoint carries no ratio). That event names no VM, so one VM only.
+ * -1 after an error message.
+ */
+static int tracedat_guest_vm(struct hvt_timeline *tl, const char *path,
+			     const struct hvt_timeline_opts *o)
+{
+	const char *eq = strchr(o->guest_traces[0], '=');
+	struct hvt_archive *a = &tl->archive;
+	size_t i, len = eq ? (size_t)(eq - o->guest_traces[0]) : 0;
+
+	if (strcmp(tl->tracedat_clock, "x86-tsc")) {
+		hvt_err("%s: on trace clock '%s'; placing a guest's trace.dat on it needs the host "
+			"TSC: trace-cmd record -C x86-tsc -e kvm:kvm_write_tsc_offset", path,
+			tl->tracedat_clock);
+		return -1;
+	}
+	for (i = 1; i < o->nr_guest_traces; i++)
+		if (strncmp(o->guest_traces[i], o->guest_traces[0], len + 1)) {
+			hvt_err("%s: kvm_write_tsc_offset names no VM, so the guests of one host "
+				"trace.dat are one VM: --guest-trace %s and %s differ", path,
+				o->guest_traces[0], o->guest_traces[i]);
+			return -1;
+		}
+	if (!len || len > HVT_VM_NAME_MAX)
+		return 0;	/* the spec's error comes with the guest traces */
+	a->vms = calloc(1, sizeof(*a->vms));
+	if (!a->vms) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	memcpy(a->vms[0].name, o->guest_traces[0], len);
+	a->nr_vms = 1;
+	return 0;
+}
+
+/*
  * A trace-cmd trace.dat on its own (tracedat_archive.h): the host layer
  * alone, on the file's own trace clock. -1 after an error message.
  */
@@ -81,9 +119,9 @@ static int open_tracedat(struct hvt_timeline *tl, const char *path,
 {
 	const char *clock;
 
-	if (o->host_trace || o->nr_guest_traces || o->nr_qemu_traces) {
+	if (o->host_trace || o->nr_qemu_traces) {
 		hvt_err("%s is a trace.dat, not an archive: --%s-trace adds to an archive", path,
-			o->host_trace ? "host" : o->nr_guest_traces ? "guest" : "qemu");
+			o->host_trace ? "host" : "qemu");
 		return -1;
 	}
 	tl->ftrace = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
@@ -97,7 +135,9 @@ static int open_tracedat(struct hvt_timeline *tl, const char *path,
 	}
 	tl->tracedat_only = true;
 	tl->tracedat_clock = clock;
-	return hvt_timeline_adopt_tracedat(tl, path);
+	if (hvt_timeline_adopt_tracedat(tl, path))
+		return -1;
+	return o->nr_guest_traces ? tracedat_guest_vm(tl, path, o) : 0;
 }
 
 int hvt_timeline_open_some(struct hvt_timeline *tl, const char *root,
