@@ -144,8 +144,9 @@ mkdir -p "$work/gp"
 	"$work/a/host/ftrace/events/kvm/kvm_write_tsc_offset/format" "$VCPUS" < "$work/events.txt"
 # shellcheck disable=SC2046
 restore "$work/guest.dat" $(ls "$work"/gp/cpu*.raw | sort -V)
+status=$?
 check "trace-cmd makes guest.dat of $(wc -l < "$work/events.txt") guest events" \
-	test $? -eq 0 -a "$(trace-cmd report "$work/guest.dat" 2> /dev/null | grep -c kvm_write_tsc_offset)" \
+	test "$status" -eq 0 -a "$(trace-cmd report "$work/guest.dat" 2> /dev/null | grep -c kvm_write_tsc_offset)" \
 	-eq "$(wc -l < "$work/events.txt")"
 "$hvtrace" merge "$work/host.dat" --guest-trace kvmtest="$work/guest.dat" --layer kernel \
 	--time=host-tsc > "$work/guest.txt" 2> "$work/guest.err"
@@ -156,6 +157,14 @@ placed=$(awk '{ for (i = 7; i <= NF; i++) if ($i ~ /^previous_tsc_offset=/) {
 		split($i, f, "="); if (f[2] == $1) ok++ } } END { print ok + 0 }' "$work/guest.txt")
 check "every guest event on the host TSC its vCPU's offset gives ($placed of $(wc -l < "$work/events.txt"))" \
 	test "$placed" -eq "$(wc -l < "$work/events.txt")" -a "$(wc -l < "$work/guest.txt")" -eq "$placed"
+# check judges them too: exact bounds; its one failure is this VMM's own
+# (KVM reports previous offsets that disagree with the changes it made)
+"$hvtrace" check "$work/host.dat" --guest-trace kvmtest="$work/guest.dat" > "$work/check.txt" 2>&1
+check "check HOST.DAT --guest-trace: the guest's events exact" \
+	grep -q "error-bound\[kvmtest\]: $(wc -l < "$work/events.txt") guest events, exact" \
+	"$work/check.txt"
+check "... and no failure but KVM's previous offsets" \
+	test -z "$(grep '^FAIL' "$work/check.txt" | grep -v '^FAIL kvm-tsc\[kvmtest\]: .*disagree')"
 "$hvtrace" merge "$work/host.dat" --guest-trace a=x.dat --guest-trace b=y.dat \
 	> /dev/null 2> "$work/two.err"
 check "two VMs beside one host trace.dat are refused" \
