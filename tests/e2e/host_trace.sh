@@ -16,11 +16,8 @@ build=${1:?usage: host_trace.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
 . "$(dirname "$0")/lib.sh"
 
-tracefs=/sys/kernel/tracing
-[ -e "$tracefs/trace_clock" ] || tracefs=/sys/kernel/debug/tracing
-clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tracefs/trace_clock")
 work=$(mktemp -d /tmp/hvtrace-e2e-hosttrace-XXXXXX)
-trap 'stop_all; echo "$clock" > "$tracefs/trace_clock"; rm -rf "$work"' EXIT
+trap 'stop_all; tracefs_clock_reset; rm -rf "$work"' EXIT
 
 # An archive with a host layer: a shell of this test's that keeps switching.
 start_bg target bash -c 'for i in $(seq 150); do sleep 0.01; done'
@@ -32,16 +29,12 @@ check "hvtrace record ends with its process" test $? -eq 0
 
 # trace.dat files from its raw pages, on the x86-tsc clock and on another
 restore() {	# restore CLOCK OUT [CPU.raw...]: of all CPUs, or of those given
-	local cpus
-	cpus=$(ls "$work"/archive/host/ftrace/cpu*.raw | sort -V)
-	[ $# -gt 2 ] && cpus="${*:3}"
-	echo "$1" > "$tracefs/trace_clock" &&
-	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
-	# shellcheck disable=SC2086
-	trace-cmd restore -i "$work/head.dat" -o "$2" $cpus > /dev/null 2>&1
-	local status=$?
-	echo "$clock" > "$tracefs/trace_clock"
-	return $status
+	if [ $# -gt 2 ]; then
+		tracedat_restore "$@"
+	else
+		# shellcheck disable=SC2046 # one argument per CPU file
+		tracedat_restore "$1" "$2" $(ls "$work"/archive/host/ftrace/cpu*.raw | sort -V)
+	fi
 }
 check "trace-cmd restore makes a trace.dat on x86-tsc" restore x86-tsc "$work/trace.dat"
 n=$(trace-cmd report -q "$work/trace.dat" 2> /dev/null | grep -c ' sched_switch: ')

@@ -25,8 +25,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 work=$(mktemp -d /tmp/hvtrace-e2e-kvm-XXXXXX)
 # the trace clock, if a restore below changed it, is put back on any exit
-trap 'stop_all; [ -n "${clock:-}" ] && echo "$clock" > "$tracefs/trace_clock"
-	[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+trap 'stop_all; tracefs_clock_reset; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 # The VMM changes nothing until the file go exists.
 start_vmm "kvm tsc" vmm "$work/vmm.out" "$vmm_bin" "$VCPUS" "$CHANGES" "$work/changes.tsv" "$work/go"
@@ -94,21 +93,8 @@ check "merge shows the $CHANGES changes ($n)" test "$n" -eq "$CHANGES"
 # this container; see host_trace.sh), GUEST.DAT by trace-cmd from pages of
 # events at guest TSC = host TSC + the offset the VMM set (changes.tsv),
 # half way between a vCPU's changes: each must land on that host TSC.
-tracefs=/sys/kernel/tracing
-[ -e "$tracefs/trace_clock" ] || tracefs=/sys/kernel/debug/tracing
-clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tracefs/trace_clock")
-restore() {	# restore OUT FILES...: a trace.dat on x86-tsc of raw CPU files
-	local out=$1 status
-	shift
-	echo x86-tsc > "$tracefs/trace_clock" &&
-	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
-	trace-cmd restore -i "$work/head.dat" -o "$out" "$@" > /dev/null 2>&1
-	status=$?
-	echo "$clock" > "$tracefs/trace_clock"
-	return $status
-}
 # shellcheck disable=SC2046 # one argument per CPU file
-restore "$work/host.dat" $(ls "$work"/a/host/ftrace/cpu*.raw | sort -V)
+tracedat_restore x86-tsc "$work/host.dat" $(ls "$work"/a/host/ftrace/cpu*.raw | sort -V)
 check "trace-cmd makes host.dat of the host layer" test $? -eq 0
 # "VCPU HOST GUEST" per event, from each change to the next of its vCPU.
 # Each vCPU's first event comes before its first change, at the offset that
@@ -143,7 +129,7 @@ mkdir -p "$work/gp"
 "$(dirname "$vmm_bin")/hvtrace-guest-pages" "$work/gp" \
 	"$work/a/host/ftrace/events/kvm/kvm_write_tsc_offset/format" "$VCPUS" < "$work/events.txt"
 # shellcheck disable=SC2046
-restore "$work/guest.dat" $(ls "$work"/gp/cpu*.raw | sort -V)
+tracedat_restore x86-tsc "$work/guest.dat" $(ls "$work"/gp/cpu*.raw | sort -V)
 status=$?
 check "trace-cmd makes guest.dat of $(wc -l < "$work/events.txt") guest events" \
 	test "$status" -eq 0 -a "$(trace-cmd report "$work/guest.dat" 2> /dev/null | grep -c kvm_write_tsc_offset)" \

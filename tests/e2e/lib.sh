@@ -130,3 +130,30 @@ summary() {
 	echo "$1: $e2e_passed passed, $e2e_failed failed"
 	[ "$e2e_failed" -eq 0 ]
 }
+
+# tracedat_restore CLOCK OUT RAW...: OUT, a trace.dat that trace-cmd makes of
+# raw ring-buffer page files (trace-cmd record cannot run in this container:
+# it insists on writing the read-only /proc/sys/kernel/ftrace_enabled).
+# trace-cmd restore records the top-level trace clock in the file, so that is
+# CLOCK while it runs, then put back. Needs tracefs mounted (hvtrace record
+# mounts it); the caller's EXIT trap should put tracefs_clock back too
+# (tracefs_clock_reset), in case the script dies in between. WORK/head.dat
+# holds the headers.
+tracefs=/sys/kernel/tracing
+tracefs_clock=""
+tracedat_restore() {
+	local clock=$1 out=$2 status
+	shift 2
+	[ -e "$tracefs/trace_clock" ] || tracefs=/sys/kernel/debug/tracing
+	[ -n "$tracefs_clock" ] ||
+		tracefs_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tracefs/trace_clock")
+	echo "$clock" > "$tracefs/trace_clock" &&
+	trace-cmd restore -c -o "$work/head.dat" > /dev/null 2>&1 &&
+	trace-cmd restore -i "$work/head.dat" -o "$out" "$@" > /dev/null 2>&1
+	status=$?
+	tracefs_clock_reset
+	return $status
+}
+tracefs_clock_reset() {	# puts back the trace clock tracedat_restore found
+	[ -z "$tracefs_clock" ] || echo "$tracefs_clock" > "$tracefs/trace_clock"
+}
