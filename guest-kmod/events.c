@@ -11,6 +11,7 @@
 
 #include "events/sched.h"
 #include "events/irq.h"
+#include "events/power.h"
 #include "events/syscalls.h"
 #include "events/hvtrace.h"
 
@@ -26,6 +27,7 @@ static struct hvtrace_event *builtin_events[] = {
 	&hvtrace_event_softirq_exit,
 	&hvtrace_event_sys_enter,
 	&hvtrace_event_sys_exit,
+	&hvtrace_event_cpu_idle,
 	&hvtrace_event_hvtrace_sync_begin,
 	&hvtrace_event_hvtrace_sync_end,
 	&hvtrace_event_hvtrace_sync_unavailable,

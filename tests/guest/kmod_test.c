@@ -539,6 +539,82 @@ static void test_two_sessions(const char *name)
 		   "4 x 16 KiB): 100 blobs only", (unsigned long long)ca->n[sw]);
 }
 
+/* Per CPU: the idle events seen, and whether each entry was followed by its exit. */
+struct idle_check {
+	int idle_id, switch_id;
+	uint64_t entries, exits;
+	uint64_t wrong_cpu;		/* cpu_id is not the stream's CPU */
+	uint64_t switch_in_idle;	/* sched_switch between an entry and its exit */
+	uint64_t unpaired;		/* two entries, or two exits, in a row */
+	int state[64];			/* per CPU: -1 unknown, 1 idle, 0 not */
+};
+
+static void check_idle(const char *name, const struct event *ev, void *arg)
+{
+	struct idle_check *c = arg;
+	int *st = &c->state[ev->cpu % 64];
+	uint32_t state, cpu_id;
+
+	if ((int)ev->id == c->switch_id) {
+		c->switch_in_idle += *st == 1;
+		return;
+	}
+	if ((int)ev->id != c->idle_id)
+		return;
+	if (ev->size < 8)
+		fail(name, "cpu_idle: a payload of %zu bytes", ev->size);
+	memcpy(&state, ev->payload, 4);
+	memcpy(&cpu_id, ev->payload + 4, 4);
+	c->wrong_cpu += cpu_id != ev->cpu;
+	if (state == UINT32_MAX) {
+		c->exits++;
+		c->unpaired += *st == 0;
+		*st = 0;
+	} else {
+		c->entries++;
+		c->unpaired += *st == 1;
+		*st = 1;
+	}
+}
+
+/*
+ * cpu_idle: a sleeping guest idles its CPUs; every event names the CPU of
+ * its stream, entries and exits alternate, and no switch comes between an
+ * entry and its exit: entry is the vCPU's last event before it halts, exit
+ * its first after (what merge's run intervals rely on).
+ */
+static void test_cpu_idle(const char *name)
+{
+	static const char *const events[] = { "sched_switch", "cpu_idle", NULL };
+	struct idle_check c = { .entries = 0 };
+	struct session s;
+	struct walk w = { 0 };
+	uint64_t lost;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		c.state[i] = -1;
+	session_open(name, &s, 65536, 8, HVTRACE_MODE_DISCARD, events);
+	session_ctl(name, &s, HVTRACE_SESSION_START);
+	for (i = 0; i < 20; i++)
+		usleep(5000);
+	session_ctl(name, &s, HVTRACE_SESSION_STOP);
+	c.idle_id = reg_id(&s.reg, "cpu_idle");
+	c.switch_id = reg_id(&s.reg, "sched_switch");
+	if (c.idle_id < 0 || c.switch_id < 0)
+		fail(name, "cpu_idle or sched_switch not registered");
+	session_drain(name, &s, &w, &lost, check_idle, &c);
+	if (lost || !c.entries || !c.exits || c.wrong_cpu || c.unpaired || c.switch_in_idle)
+		fail(name, "%llu entries, %llu exits, %llu lost (0), %llu on another CPU's "
+		     "stream (0), %llu unpaired (0), %llu switches while idle (0)",
+		     (unsigned long long)c.entries, (unsigned long long)c.exits,
+		     (unsigned long long)lost, (unsigned long long)c.wrong_cpu,
+		     (unsigned long long)c.unpaired, (unsigned long long)c.switch_in_idle);
+	pass(name, "%llu idle entries and %llu exits in 100 ms, paired, on their own CPU's "
+		   "stream, no switch in between", (unsigned long long)c.entries,
+	     (unsigned long long)c.exits);
+}
+
 /* A filter registered by another module that drops odd pids leaves only even ones. */
 static void test_filter_odd_pids(const char *name)
 {
@@ -689,7 +765,7 @@ static void test_cycles(const char *name)
 	static const char *const events[] = {
 		"sched_switch", "sched_wakeup", "sched_process_fork", "sched_process_exec",
 		"sched_process_exit", "irq_handler_entry", "irq_handler_exit", "softirq_entry",
-		"softirq_exit", "sys_enter", "sys_exit", "hvtrace_selftest_fields", NULL
+		"softirq_exit", "sys_enter", "sys_exit", "cpu_idle", "hvtrace_selftest_fields", NULL
 	};
 	char problem[256] = "";
 	int problems_before = kernel_log_problems(problem, sizeof(problem)), i, problems;
@@ -759,6 +835,7 @@ const struct guest_test kmod_tests[] = {
 	{ "overrun_discard", test_overrun_discard },
 	{ "overrun_overwrite", test_overrun_overwrite },
 	{ "two_sessions", test_two_sessions },
+	{ "cpu_idle", test_cpu_idle },
 	{ "filter_odd_pids", test_filter_odd_pids },
 	{ "mmap_poll", test_mmap_poll },
 	{ "cycles_200", test_cycles },

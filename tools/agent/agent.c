@@ -51,9 +51,9 @@ static void usage(FILE *out)
 "  --connect ADDR      connect to a collector's socket instead: unix:PATH,\n"
 "                      tcp:HOST:PORT, or vsock:2:PORT (the host, by vhost-vsock)\n"
 "  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
-"  -e, --event NAME    kernel event to record (repeatable; default sched_switch\n"
-"                      and the module's own: hvtrace_sync_begin, _end,\n"
-"                      _unavailable, hvtrace_clock_change)\n"
+"  -e, --event NAME    kernel event to record (repeatable; default sched_switch,\n"
+"                      cpu_idle and the module's own: hvtrace_sync_begin,\n"
+"                      _end, _unavailable, hvtrace_clock_change)\n"
 "  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
 "  --overwrite         kernel buffers in flight-recorder mode: when the host\n"
@@ -69,10 +69,14 @@ static void usage(FILE *out)
 "Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
 }
 
-/* Sync points and clock changes are what merge aligns each vCPU with. */
+/*
+ * Sync points and clock changes are what merge aligns each vCPU with;
+ * cpu_idle, a vCPU's last event before it halts and its first after it
+ * wakes, pins it to its host thread's runs (docs/clock-model.md).
+ */
 static const char *const default_events[] = {
-	"sched_switch", "hvtrace_sync_begin", "hvtrace_sync_end", "hvtrace_sync_unavailable",
-	"hvtrace_clock_change", NULL
+	"sched_switch", "cpu_idle", "hvtrace_sync_begin", "hvtrace_sync_end",
+	"hvtrace_sync_unavailable", "hvtrace_clock_change", NULL
 };
 
 void agent_log(struct agent *a, const char *fmt, ...)
