@@ -97,17 +97,19 @@ static int round_on(struct hvt_estimator **est, struct hvt_run_vcpu *v,
 {
 	struct hvt_tsc_timeline tl;
 	struct hvt_run_bound_list b = { NULL, 0, 0, false };
+	struct hvt_run_clock rc;
 	struct hvt_estimator *next;
 
 	hvt_tsc_timeline_init(&tl);
-	if (hvt_est_timeline(*est, &tl)) {
+	if (hvt_est_timeline(*est, &tl) || hvt_run_clock_init(&rc, *est, &tl)) {
 		hvt_tsc_timeline_free(&tl);
 		return -1;
 	}
-	hvt_run_assign(*est, &tl, v);
+	hvt_run_assign(&rc, v);
 	r->run_contradictions += v->contradictions;
 	if (!v->contradictions)
-		hvt_run_bounds(*est, &tl, v, max_round_trip(ex, nr_ex), hvt_run_bound_add, &b);
+		hvt_run_bounds(&rc, v, max_round_trip(ex, nr_ex), hvt_run_bound_add, &b);
+	hvt_run_clock_free(&rc);
 	hvt_tsc_timeline_free(&tl);
 	if (b.failed) {
 		free(b.v);

@@ -113,6 +113,13 @@ static void s_vcpu_runs(struct hvt_sim_config *c)
 	c->event_hz = 500;
 }
 
+/* The same, and the guest's TSC set back 2 ms mid-run (a suspend, a restore). */
+static void s_vcpu_runs_jump(struct hvt_sim_config *c)
+{
+	s_vcpu_runs(c);
+	s_suspend(c);
+}
+
 static const struct scenario scenarios[] = {
 	{ "constant-offset", "same rate, constant offset", ESTIMATE, s_constant, 0, 0 },
 	{ "drift-1ppm", "guest 1 ppm fast", ESTIMATE, s_drift1, 0, 0 },
@@ -135,6 +142,8 @@ static const struct scenario scenarios[] = {
 	{ "kvm-like", "1 h, 10/s, 2 us + exp 20 us, 100 ppm", ESTIMATE, s_kvm_like, 3600, 0 },
 	{ "vcpu-runs", "TCG-like 200 us round trips, bounded too by 2 vCPUs' host runs "
 	  "(4 ms on, 2 ms off, events 5 us from their edges)", ESTIMATE, s_vcpu_runs, 60, 0 },
+	{ "vcpu-runs-jump", "vcpu-runs, and the offset jumps back 2 ms mid-run (runs used "
+	  "segment by segment)", ESTIMATE, s_vcpu_runs_jump, 60, 0 },
 	{ "exact-intel", "KVM transforms, frac 48, ratios at the limits", EXACT_INTEL, NULL, 0, 0 },
 	{ "exact-amd", "KVM transforms, frac 32, ratios at the limits", EXACT_AMD, NULL, 0, 0 },
 	{ "exact-offset-changes", "offset jumps both ways, per-stream order", EXACT_CHANGES, NULL, 0, 0 },
@@ -330,9 +339,8 @@ int hvt_drift_run_config(const struct hvt_sim_config *c, const char *name,
 		hvt_est_finish(f.est[v]);
 		if (hvt_est_nr_segments(f.est[v]) > r->segments)
 			r->segments = hvt_est_nr_segments(f.est[v]);
-		/* as the alignment: runs for a clock of one segment only */
-		if (f.keep && hvt_est_nr_segments(f.est[v]) == 1 &&
-		    hvt_drift_runs_refit(c, v, &f.est[v], f.ex[v], f.nr_ex[v], r))
+		/* as the alignment: segment by segment (run_bounds.h) */
+		if (f.keep && hvt_drift_runs_refit(c, v, &f.est[v], f.ex[v], f.nr_ex[v], r))
 			goto out;
 	}
 	r->samples = f.samples;
@@ -494,11 +502,11 @@ void hvt_drift_random_config(uint64_t seed, struct hvt_sim_config *c)
 		}
 	}
 	/*
-	 * The vCPU threads' host runs, for a clock without changes (the
-	 * alignment uses them only there); drawn after the rest, so that the
-	 * other draws stay what they were for each seed.
+	 * The vCPU threads' host runs, for clocks with changes too; drawn
+	 * after the rest, so that the other draws stay what they were for
+	 * each seed.
 	 */
-	if (!c->nr_events && hvt_sim_uniform(&r) < 0.25) {
+	if (hvt_sim_uniform(&r) < 0.25) {
 		c->run_ms = between(&r, 0.2, 20);
 		c->gap_ms = between(&r, 0.05, 10);
 		c->edge_ns = between(&r, 500, 50000);

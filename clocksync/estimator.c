@@ -458,6 +458,22 @@ int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v
 	return 0;
 }
 
+int hvt_est_segment_eval(struct hvt_estimator *e, size_t i, uint64_t host,
+			 struct hvt_est_value *v)
+{
+	int64_t x = (int64_t)(host - e->h0), lo, hi;
+
+	if (i >= e->nseg)
+		return -1;
+	if (!e->finished)
+		hvt_est_finish(e);
+	hvt_fit_bounds(&e->seg[i].certain, x, &lo, &hi);
+	v->segment = i;
+	v->in_window = 0;
+	fill(e, lo, hi, &e->seg[i].fit, x, v);
+	return 0;
+}
+
 int hvt_est_in_window(struct hvt_estimator *e, uint64_t host)
 {
 	int64_t x = (int64_t)(host - e->h0);
@@ -537,4 +553,8 @@ void hvt_est_segment_info(const struct hvt_estimator *e, size_t i,
 	info->samples = s->received;
 	info->kept = s->n;
 	hvt_fit_slopes(&s->fit, &info->amin, &info->amax);
+	hvt_fit_slopes(&s->certain, &info->certain_amin, &info->certain_amax);
+	info->valid_from = s->valid_from == INT64_MIN ? 0 : s->valid_from == INT64_MAX ?
+			   UINT64_MAX : e->h0 + (uint64_t)s->valid_from;
+	info->valid_to = s->valid_to == INT64_MAX ? UINT64_MAX : e->h0 + (uint64_t)s->valid_to;
 }

@@ -53,6 +53,13 @@ struct hvt_est_segment_info {
 	uint64_t samples;		/* all samples it received */
 	uint64_t kept;			/* those that narrowed it */
 	double amin, amax;		/* extreme feasible slopes (0 if unbounded) */
+	/*
+	 * After hvt_est_finish(): the host span where it certainly applies
+	 * (0 / UINT64_MAX: open), between the change windows around it, and
+	 * the extreme slopes of the lines its certain samples allow.
+	 */
+	uint64_t valid_from, valid_to;
+	double certain_amin, certain_amax;
 };
 
 struct hvt_estimator;
@@ -79,6 +86,14 @@ int hvt_est_finish(struct hvt_estimator *e);
 /* -1 before any sample. Fastest when successive calls go forward in time. */
 int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v);
 
+/*
+ * Segment @i alone (after hvt_est_finish()): the interval its certain
+ * samples give at @host, wherever that is (its lines extended past where
+ * it applies). What the clock read at @host lies there if segment @i was
+ * in force then. -1 if there is no such segment.
+ */
+int hvt_est_segment_eval(struct hvt_estimator *e, size_t i, uint64_t host,
+			 struct hvt_est_value *v);
 /* Whether @host falls in a change window (after hvt_est_finish()). */
 int hvt_est_in_window(struct hvt_estimator *e, uint64_t host);
 /*

@@ -7,53 +7,105 @@
 #include "clocksync/run_bounds.h"
 #include "lib/grow.h"
 
-/* A segment's least feasible slope, kept: computing it walks the segment's hulls. */
-struct slope_cache {
-	size_t segment;
-	double amin;
-	bool have;
-};
-
-static int window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		  struct hvt_tsc_cursor *cur, uint64_t g, struct slope_cache *sc,
-		  uint64_t *lo, uint64_t *hi)
+int hvt_run_clock_init(struct hvt_run_clock *rc, struct hvt_estimator *est,
+		       const struct hvt_tsc_timeline *tl)
 {
-	uint64_t host = hvt_tsc_timeline_to_host(tl, cur, g);
+	size_t n = hvt_est_nr_segments(est), i;
+	struct hvt_est_segment_info *info;
+
+	*rc = (struct hvt_run_clock){ est, NULL, 0 };
+	if (!n || tl->n != n)
+		return 0;
+	info = calloc(n, sizeof(*info));
+	rc->seg = calloc(n, sizeof(*rc->seg));
+	if (!info || !rc->seg) {
+		free(info);
+		hvt_run_clock_free(rc);
+		return -1;
+	}
+	hvt_est_finish(est);
+	for (i = 0; i < n; i++)
+		hvt_est_segment_info(est, i, &info[i]);
+	for (i = 0; i < n; i++) {
+		struct hvt_run_seg *sg = &rc->seg[i];
+		struct hvt_est_value v;
+
+		sg->from = info[i].valid_from;
+		sg->to = info[i].valid_to;
+		sg->amin = info[i].certain_amin;
+		sg->x = tl->seg[i].x;
+		/*
+		 * It may have applied from the last instant certainly of the
+		 * segment before, to the first certainly of the one after.
+		 */
+		sg->gfirst = 0;
+		if (i && !hvt_est_segment_eval(est, i, info[i - 1].valid_to, &v) && v.bounded)
+			sg->gfirst = v.lo;
+		sg->glast = UINT64_MAX;
+		if (i + 1 < n && info[i + 1].valid_from != UINT64_MAX &&
+		    !hvt_est_segment_eval(est, i, info[i + 1].valid_from, &v) && v.bounded)
+			sg->glast = v.hi;
+	}
+	free(info);
+	rc->n = n;
+	return 0;
+}
+
+void hvt_run_clock_free(struct hvt_run_clock *rc)
+{
+	free(rc->seg);
+	rc->seg = NULL;
+	rc->n = 0;
+}
+
+/* The one segment that may have shown @g; -1 if none or several. */
+static long segment_of(const struct hvt_run_clock *rc, uint64_t g)
+{
+	long found = -1;
+	size_t i;
+
+	if (rc->n == 1)
+		return 0;
+	for (i = 0; i < rc->n; i++) {
+		if (g < rc->seg[i].gfirst || g > rc->seg[i].glast)
+			continue;
+		if (found >= 0)
+			return -1;
+		found = (long)i;
+	}
+	return found;
+}
+
+int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
+		   uint64_t *hi)
+{
+	long i = segment_of(rc, g);
+	const struct hvt_run_seg *sg;
 	struct hvt_est_value v;
 	long double below, above;
+	uint64_t host;
 
-	if (hvt_est_eval(est, host, &v) || !v.bounded)
+	if (i < 0)
 		return -1;
-	if (!sc->have || sc->segment != v.segment) {
-		struct hvt_est_segment_info info;
-
-		hvt_est_segment_info(est, v.segment, &info);
-		*sc = (struct slope_cache){ v.segment, info.amin, true };
-	}
-	if (!(sc->amin > 0))
+	sg = &rc->seg[i];
+	host = hvt_tsc_to_host(&sg->x, g);
+	if (hvt_est_segment_eval(rc->est, (size_t)i, host, &v) || !v.bounded || !(sg->amin > 0))
 		return -1;
 	/*
 	 * Every feasible line has a slope of at least amin, so U(h') < g for
 	 * h' < host - (U(host) - g) / amin, and L(h') > g beyond host +
 	 * (g - L(host)) / amin: g's true host instant lies between.
 	 */
-	below = (long double)(v.hi > g ? v.hi - g : 0) / (long double)sc->amin;
-	above = (long double)(g > v.lo ? g - v.lo : 0) / (long double)sc->amin;
+	below = (long double)(v.hi > g ? v.hi - g : 0) / (long double)sg->amin;
+	above = (long double)(g > v.lo ? g - v.lo : 0) / (long double)sg->amin;
 	below = below * (1 + 1e-9L) + 2;	/* the division's rounding, the line's */
 	above = above * (1 + 1e-9L) + 2;
 	if (below >= (long double)host || above >= (long double)(UINT64_MAX - host))
 		return -1;
+	*seg = (size_t)i;
 	*lo = host - (uint64_t)below;
 	*hi = host + (uint64_t)above;
 	return 0;
-}
-
-int hvt_run_window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		   struct hvt_tsc_cursor *cur, uint64_t g, uint64_t *lo, uint64_t *hi)
-{
-	struct slope_cache sc = { 0, 0, false };
-
-	return window(est, tl, cur, g, &sc, lo, hi);
 }
 
 size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host)
@@ -114,12 +166,9 @@ static void assign_one(struct hvt_run_vcpu *v, uint64_t g, uint64_t lo, uint64_t
 	v->assigned++;
 }
 
-void hvt_run_assign(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		    struct hvt_run_vcpu *v)
+void hvt_run_assign(const struct hvt_run_clock *rc, struct hvt_run_vcpu *v)
 {
-	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	struct slope_cache sc = { 0, 0, false };
-	size_t i, hint = 0;
+	size_t i, hint = 0, seg;
 
 	for (i = 0; i < v->nr_spans; i++) {
 		v->gmin[i] = UINT64_MAX;
@@ -129,43 +178,37 @@ void hvt_run_assign(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl
 	for (i = 0; i < v->nr_events; i++) {
 		uint64_t lo, hi;
 
-		if (!window(est, tl, &cur, v->events[i], &sc, &lo, &hi))
+		if (!hvt_run_window(rc, v->events[i], &seg, &lo, &hi))
 			assign_one(v, v->events[i], lo, hi, &hint);
 	}
 }
 
-/* Where guest value @g lies at the latest (@late) or the earliest, in host time. */
-static uint64_t host_edge(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-			  uint64_t g, bool late)
+/* Whether segment @seg of @rc certainly applied at @host. */
+static bool certainly_in(const struct hvt_run_clock *rc, size_t seg, uint64_t host)
 {
-	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	uint64_t lo, hi;
-
-	if (hvt_run_window(est, tl, &cur, g, &lo, &hi))
-		return late ? UINT64_MAX : 0;
-	return late ? hi : lo;
+	return host >= rc->seg[seg].from && host <= rc->seg[seg].to;
 }
 
-size_t hvt_run_bounds(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		      const struct hvt_run_vcpu *v, uint64_t max,
+size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu *v, uint64_t max,
 		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper),
 		      void *ctx)
 {
-	size_t k, n = 0;
+	size_t k, n = 0, seg;
 
 	for (k = 0; k < v->nr_spans; k++) {
 		const struct hvt_run_span *s = &v->spans[k];
-		uint64_t late, early;
+		uint64_t lo, hi;
 
 		if (v->gmin[k] > v->gmax[k])
 			continue;
-		late = host_edge(est, tl, v->gmin[k], true);
-		early = host_edge(est, tl, v->gmax[k], false);
-		if (late >= s->start && late - s->start <= max) {
+		/* the first event at its latest within max of the start, on one line */
+		if (!hvt_run_window(rc, v->gmin[k], &seg, &lo, &hi) && hi >= s->start &&
+		    hi - s->start <= max && certainly_in(rc, seg, s->start)) {
 			emit(ctx, s->start, v->gmin[k], true);
 			n++;
 		}
-		if (s->end >= early && s->end - early <= max) {
+		if (!hvt_run_window(rc, v->gmax[k], &seg, &lo, &hi) && s->end >= lo &&
+		    s->end - lo <= max && certainly_in(rc, seg, s->end)) {
 			emit(ctx, s->end, v->gmax[k], false);
 			n++;
 		}

@@ -50,21 +50,49 @@ struct hvt_run_vcpu {
 };
 
 /*
- * The host instants at which the clock may have read guest value @g, as
- * far as the fitted clock knows: [@lo, @hi], from its interval at the
- * central line's instant and the least slope of its feasible lines (so it
- * holds whatever the interval does around there). -1 where it is
- * unbounded. @cur walks @tl as for a stream: values in order.
+ * One segment of a fitted clock as the runs use it. A clock that changed
+ * during the recording (estimator.h, "segments") is used segment by
+ * segment: a guest value counts only if one segment alone may have shown
+ * it (a backwards jump shows values twice), and a run's edge bounds the
+ * clock only where that segment certainly applied, so that the clock ran
+ * on one line from the edge to the event.
  */
-int hvt_run_window(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		   struct hvt_tsc_cursor *cur, uint64_t g, uint64_t *lo, uint64_t *hi);
+struct hvt_run_seg {
+	uint64_t gfirst, glast;		/* the values it may have shown, wherever it may have applied */
+	uint64_t from, to;		/* host span where it certainly applied */
+	double amin;			/* least slope of the lines its certain samples allow */
+	struct hvt_tsc_xform x;		/* its central line (the timeline's) */
+};
+
+struct hvt_run_clock {
+	struct hvt_estimator *est;
+	struct hvt_run_seg *seg;
+	size_t n;			/* 0: the clock cannot be used */
+};
+
+/*
+ * @rc for @est, finished, and its timeline @tl. -1 if out of memory; a
+ * clock that cannot be used (no samples, no timeline) gets n = 0, and no
+ * event then has a window.
+ */
+int hvt_run_clock_init(struct hvt_run_clock *rc, struct hvt_estimator *est,
+		       const struct hvt_tsc_timeline *tl);
+void hvt_run_clock_free(struct hvt_run_clock *rc);
+
+/*
+ * The host instants at which the clock may have read guest value @g, as
+ * far as the fitted clock knows: [@lo, @hi], from its segment's interval at
+ * the central line's instant and the least slope of its feasible lines (so
+ * it holds whatever the interval does around there), and that segment in
+ * @seg. -1 where it is unbounded, or where @g may be of two segments.
+ */
+int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
+		   uint64_t *hi);
 /* The first span of @v ending after @host (v->nr_spans if none). */
 size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host);
-void hvt_run_assign(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		    struct hvt_run_vcpu *v);
+void hvt_run_assign(const struct hvt_run_clock *rc, struct hvt_run_vcpu *v);
 /* Calls @emit per bound; returns their number. */
-size_t hvt_run_bounds(struct hvt_estimator *est, const struct hvt_tsc_timeline *tl,
-		      const struct hvt_run_vcpu *v, uint64_t max,
+size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu *v, uint64_t max,
 		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper),
 		      void *ctx);
 

@@ -83,6 +83,7 @@ static void bench_run_bounds(double convert_ns)
 	struct runs r = { NULL, 0, 0, NULL, 0, 0 };
 	struct hvt_estimator *e = hvt_est_new();
 	struct hvt_tsc_timeline tl;
+	struct hvt_run_clock rc;
 	struct hvt_run_vcpu v;
 	double best = 1e300, ns;
 	size_t i;
@@ -102,7 +103,7 @@ static void bench_run_bounds(double convert_ns)
 		hvt_est_exchange(e, &m.ex[i]);
 	hvt_est_finish(e);
 	hvt_tsc_timeline_init(&tl);
-	if (hvt_est_timeline(e, &tl))
+	if (hvt_est_timeline(e, &tl) || hvt_run_clock_init(&rc, e, &tl))
 		exit(1);
 	v = (struct hvt_run_vcpu){ .spans = r.spans, .nr_spans = r.n, .events = r.events,
 		.nr_events = r.nr_events, .gmin = malloc(r.n * sizeof(uint64_t)),
@@ -112,7 +113,7 @@ static void bench_run_bounds(double convert_ns)
 	for (round = 0; round < BENCH_ROUNDS; round++) {
 		double t0 = bench_now();
 
-		hvt_run_assign(e, &tl, &v);
+		hvt_run_assign(&rc, &v);
 		ns = (bench_now() - t0) / (double)r.nr_events;
 		if (ns < best)
 			best = ns;
@@ -123,6 +124,7 @@ static void bench_run_bounds(double convert_ns)
 	       v.assigned);
 	bench_row("place one guest event among the runs", best,
 		  "timeline guest -> host (merge)", convert_ns);
+	hvt_run_clock_free(&rc);
 	free(v.gmin);
 	free(v.gmax);
 	free(r.spans);

@@ -78,6 +78,24 @@ static void test_vcpu_runs(void **state)
 		fail_msg("vcpu-runs: median half-width %.1f ns > 1 us", r.bound_p50_ns);
 }
 
+/*
+ * The same with the guest TSC set back 2 ms mid-run: two segments, values
+ * shown twice around the jump; runs still bound both segments, the truth
+ * inside.
+ */
+static void test_vcpu_runs_jump(void **state)
+{
+	struct hvt_drift_result r = run("vcpu-runs-jump");
+
+	(void)state;
+	assert_int_equal(r.violations, 0);
+	assert_int_equal(r.run_contradictions, 0);
+	assert_int_equal(r.segments, 2);
+	assert_true(r.run_bounds > 1000);
+	if (r.bound_p50_ns > 1000)
+		fail_msg("vcpu-runs-jump: median half-width %.1f ns > 1 us", r.bound_p50_ns);
+}
+
 /* Every named scenario within the guarantee: no violation. */
 static void test_guaranteed_scenarios(void **state)
 {
@@ -103,7 +121,7 @@ static void test_guaranteed_scenarios(void **state)
 static void test_ten_thousand_random_scenarios(void **state)
 {
 	uint64_t seed, violations = 0, outside = 0, split = 0, evaluated = 0, runs = 0;
-	uint64_t contradictions = 0;
+	uint64_t contradictions = 0, split_runs = 0;
 
 	(void)state;
 	for (seed = 1; seed <= 10000; seed++) {
@@ -119,6 +137,7 @@ static void test_ten_thousand_random_scenarios(void **state)
 		outside += r.central_outside;
 		split += r.segments > 1;
 		runs += r.run_bounds > 0;
+		split_runs += r.segments > 1 && r.run_bounds > 0;
 		contradictions += r.run_contradictions;
 		evaluated += r.evaluated;
 	}
@@ -127,7 +146,11 @@ static void test_ten_thousand_random_scenarios(void **state)
 	/* the draw covers changes, not only the easy constant case */
 	assert_true(split > 2000);
 	/* and clocks bounded by vCPU runs too, whose events are all in a run */
-	assert_true(runs > 1000);
+	print_message("%llu clocks with runs, %llu of them with changes\n",
+		      (unsigned long long)runs, (unsigned long long)split_runs);
+	assert_true(runs > 2000);
+	/* runs bound changed clocks too, segment by segment */
+	assert_true(split_runs > 500);
 	assert_int_equal(contradictions, 0);
 	assert_true(evaluated > 10000000);
 }
@@ -216,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_exact_paths_are_exact),
 		cmocka_unit_test(test_kvm_like),
 		cmocka_unit_test(test_vcpu_runs),
+		cmocka_unit_test(test_vcpu_runs_jump),
 		cmocka_unit_test(test_guaranteed_scenarios),
 		cmocka_unit_test(test_ten_thousand_random_scenarios),
 		cmocka_unit_test(test_changes_detected_and_recovered),

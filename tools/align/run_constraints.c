@@ -390,13 +390,12 @@ static int keep_event(struct vcpu_runs *v, uint64_t g)
 	return 0;
 }
 
-static int read_stream(struct hvt_vm_clock *c, const struct hvt_stream_info *si,
+static int read_stream(const struct hvt_run_clock *rc, const struct hvt_stream_info *si,
 		       const struct hvt_trace_info *t, const struct hvt_ctf_types *types,
 		       struct vcpu_runs *vcpus, size_t nr, size_t *kept)
 {
 	unsigned long warnings = 0;
 	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
-	struct hvt_tsc_cursor cur = { 0, 0, 0 };
 	struct hvt_ctf_event ev;
 	int ret = 0;
 
@@ -405,11 +404,12 @@ static int read_stream(struct hvt_vm_clock *c, const struct hvt_stream_info *si,
 	while (!ret && *kept < HVT_RUN_MAX_EVENTS && hvt_ctf_next(s, &ev) > 0) {
 		uint32_t cpu = (uint32_t)si->cpu;
 		uint64_t lo, hi;
+		size_t seg;
 		int where;
 
 		if (cpu >= nr || !vcpus[cpu].n)
 			continue;
-		if (hvt_run_window(c->est, &c->tl, &cur, ev.ts, &lo, &hi))
+		if (hvt_run_window(rc, ev.ts, &seg, &lo, &hi))
 			continue;
 		where = near_edge(&vcpus[cpu], lo, hi);
 		if (where < 0)
@@ -434,8 +434,12 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		       const struct hvt_ctf_types *types, struct vcpu_runs *vcpus, size_t nr,
 		       size_t *kept)
 {
+	struct hvt_run_clock rc;
 	size_t i;
 	int ret = 0;
+
+	if (hvt_run_clock_init(&rc, c->est, &c->tl))
+		return -1;
 
 	hvt_log_mute();
 	for (i = 0; i < vm->nr_streams && !ret; i++) {
@@ -450,9 +454,10 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		 */
 		if (t->domain == HVT_DOMAIN_GUEST_TSC && t->layer == HVT_LAYER_KERNEL &&
 		    si->cpu >= 0)
-			ret = read_stream(c, si, t, &types[si->trace], vcpus, nr, kept);
+			ret = read_stream(&rc, si, t, &types[si->trace], vcpus, nr, kept);
 	}
 	hvt_log_unmute();
+	hvt_run_clock_free(&rc);
 	for (i = 0; i < nr; i++)
 		if (vcpus[i].nr_events)
 			qsort(vcpus[i].events, vcpus[i].nr_events, sizeof(uint64_t), cmp_u64);
@@ -483,15 +488,19 @@ static size_t bounds(struct hvt_vm_clock *c, struct vcpu_runs *vcpus, size_t nr,
 		     struct hvt_one_way **out)
 {
 	struct hvt_run_bound_list l = { NULL, 0, 0, false };
+	struct hvt_run_clock rc;
 	struct hvt_one_way *ow;
 	size_t i;
 
+	if (hvt_run_clock_init(&rc, c->est, &c->tl))
+		return SIZE_MAX;
 	for (i = 0; i < nr; i++) {
 		struct hvt_run_vcpu rv = view(&vcpus[i]);
 
 		if (!vcpus[i].unused)
-			hvt_run_bounds(c->est, &c->tl, &rv, max, hvt_run_bound_add, &l);
+			hvt_run_bounds(&rc, &rv, max, hvt_run_bound_add, &l);
 	}
+	hvt_run_clock_free(&rc);
 	ow = l.failed ? NULL : calloc(l.n ? l.n : 1, sizeof(*ow));
 	if (!ow) {
 		free(l.v);
@@ -539,17 +548,20 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		    size_t nr_points, struct hvt_run_fit *r)
 {
 	struct hvt_vm_clock next;
+	struct hvt_run_clock rc;
 	struct hvt_one_way *ow;
 	size_t i, n, events = 0;
 	const char *wrong;
 
+	if (hvt_run_clock_init(&rc, c->est, &c->tl))
+		return -1;
 	for (i = 0; i < nr; i++) {
 		struct hvt_run_vcpu rv;
 
 		if (vcpus[i].unused)
 			continue;
 		rv = view(&vcpus[i]);
-		hvt_run_assign(c->est, &c->tl, &rv);
+		hvt_run_assign(&rc, &rv);
 		vcpus[i].contradictions = rv.contradictions;
 		events += rv.assigned;
 		if (!r->rounds)		/* on the exchanges' own clock: every event counts */
@@ -558,12 +570,14 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 			continue;
 		if (r->rounds) {	/* the last refit put events outside every run */
 			r->rejected = "a refit put guest events outside every run of their vCPU";
+			hvt_run_clock_free(&rc);
 			return 0;
 		}
 		r->contradictions += vcpus[i].contradictions;
 		r->vcpus_unused++;
 		vcpus[i].unused = true;
 	}
+	hvt_run_clock_free(&rc);
 	n = bounds(c, vcpus, nr, max_round_trip(vm), &ow);
 	if (n == SIZE_MAX)
 		return -1;
@@ -661,15 +675,6 @@ int hvt_run_constraints_fit(struct hvt_vm_clock *clock, const struct hvt_vm_info
 
 	memset(r, 0, sizeof(*r));
 	r->windows = kvm_windows;
-	/*
-	 * Across a clock change, an event's guest value may stand for two host
-	 * instants, and the estimator's margin around the change is set by the
-	 * exchanges: runs are used for a clock of one segment only.
-	 */
-	if (hvt_vm_clock_segments(clock) > 1) {
-		r->skipped = "the guest clock changed during the recording";
-		return 0;
-	}
 	if (kvm_windows)
 		nr = guest_vcpus(vm);
 	vcpus = calloc(nr + 1, sizeof(*vcpus));

@@ -32,8 +32,8 @@
  * bounds are held out against each other: a fit with the exchanges and
  * every other bound must not contradict any of the rest (its guaranteed
  * interval); if one does, the runs are not used at all. A clock that
- * changed during the recording (more than one segment) is left to the
- * exchanges.
+ * changed during the recording is used segment by segment
+ * (clocksync/run_bounds.h).
  */
 #ifndef HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
 #define HVT_TOOLS_ALIGN_RUN_CONSTRAINTS_H
@@ -97,7 +97,6 @@ struct hvt_run_fit {
 	size_t held_out;		/* bounds judged against a fit of the others */
 	bool windows;			/* from kvm_entry -> kvm_exit, not thread runs */
 	const char *rejected;		/* a refit contradicted the exchanges: why */
-	const char *skipped;		/* not tried: why */
 };
 
 /*

@@ -217,9 +217,6 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 			 "kvm_exit windows" : "the host runs of its vCPU threads", r->events,
 			 r->events == 1 ? "" : "s", r->samples, r->samples == 1 ? "" : "s",
 			 r->rounds, r->rounds == 1 ? "" : "s", r->held_out);
-	if (r->skipped)
-		hvt_info("vm %s: aligned by its exchanges alone, not also by its vCPUs' host "
-			 "runs: %s", vm->name, r->skipped);
 	if (r->vcpus_unused) {
 		hvt_warn("vm %s: %zu guest event%s lie outside every run of their vCPU's host "
 			 "thread: the host's sched_switch data, the manifest's vcpu_threads and the "
