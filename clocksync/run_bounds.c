@@ -7,6 +7,27 @@
 #include "clocksync/run_bounds.h"
 #include "lib/grow.h"
 
+/* The widest window of segment @i between its first and last sample (run_bounds.h). */
+static void set_reach(struct hvt_estimator *est, size_t i, const struct hvt_est_segment_info *info,
+		      struct hvt_run_seg *sg)
+{
+	struct hvt_est_value a, b;
+	long double width;
+
+	sg->reach = 0;
+	if (!(sg->amin > 0) || info->host_last <= info->host_first ||
+	    hvt_est_segment_eval(est, i, info->host_first, &a) || !a.bounded ||
+	    hvt_est_segment_eval(est, i, info->host_last, &b) || !b.bounded)
+		return;
+	width = (long double)(a.hi - a.lo > b.hi - b.lo ? a.hi - a.lo : b.hi - b.lo);
+	width = width / (long double)sg->amin * (1 + 1e-9L) + 4;	/* as window()'s rounding */
+	if (width >= (long double)(UINT64_MAX / 4))
+		return;
+	sg->reach_from = info->host_first;
+	sg->reach_to = info->host_last;
+	sg->reach = (uint64_t)width;
+}
+
 int hvt_run_clock_init(struct hvt_run_clock *rc, struct hvt_estimator *est,
 		       const struct hvt_tsc_timeline *tl)
 {
@@ -45,6 +66,7 @@ int hvt_run_clock_init(struct hvt_run_clock *rc, struct hvt_estimator *est,
 		if (i + 1 < n && info[i + 1].valid_from != UINT64_MAX &&
 		    !hvt_est_segment_eval(est, i, info[i + 1].valid_from, &v) && v.bounded)
 			sg->glast = v.hi;
+		set_reach(est, i, &info[i], sg);
 	}
 	free(info);
 	rc->n = n;
@@ -108,6 +130,26 @@ int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint
 	return 0;
 }
 
+int hvt_run_window_wide(const struct hvt_run_clock *rc, uint64_t g, uint64_t *lo,
+			uint64_t *hi)
+{
+	long i = segment_of(rc, g);
+	const struct hvt_run_seg *sg;
+	uint64_t host;
+	size_t seg;
+
+	if (i < 0)
+		return -1;
+	sg = &rc->seg[i];
+	host = hvt_tsc_to_host(&sg->x, g);
+	if (!sg->reach || host < sg->reach_from || host > sg->reach_to || host < sg->reach ||
+	    host > UINT64_MAX - sg->reach)
+		return hvt_run_window(rc, g, &seg, lo, hi);
+	*lo = host - sg->reach;
+	*hi = host + sg->reach;
+	return 0;
+}
+
 size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host)
 {
 	size_t lo = 0, hi = v->nr_spans;
@@ -123,11 +165,8 @@ size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host)
 	return lo;
 }
 
-/*
- * hvt_run_first_after() from the answer for an earlier host time, @*hint:
- * events come in order, so it is usually there or a few spans on.
- */
-static size_t first_after_from(const struct hvt_run_vcpu *v, uint64_t host, size_t *hint)
+/* Events come in order, so the answer is usually at @*hint or a few spans on. */
+size_t hvt_run_first_after_from(const struct hvt_run_vcpu *v, uint64_t host, size_t *hint)
 {
 	size_t k = *hint, steps;
 
@@ -147,7 +186,7 @@ static void assign_one(struct hvt_run_vcpu *v, uint64_t g, uint64_t lo, uint64_t
 
 	if (v->unknown && v->unknown(v->unknown_ctx, lo, hi))
 		return;
-	for (k = first_after_from(v, lo, hint); k < v->nr_spans && v->spans[k].start <= hi; k++) {
+	for (k = hvt_run_first_after_from(v, lo, hint); k < v->nr_spans && v->spans[k].start <= hi; k++) {
 		if (!v->spans[k].running)
 			return;
 		if (!runs++)

@@ -62,6 +62,13 @@ struct hvt_run_seg {
 	uint64_t from, to;		/* host span where it certainly applied */
 	double amin;			/* least slope of the lines its certain samples allow */
 	struct hvt_tsc_xform x;		/* its central line (the timeline's) */
+	/*
+	 * Where the central line puts a value within [reach_from, reach_to]
+	 * (its first and last sample), its window lies within reach of it:
+	 * the interval's width is convex in host time, so between two
+	 * instants it is at most the wider of the two (0: unknown).
+	 */
+	uint64_t reach_from, reach_to, reach;
 };
 
 struct hvt_run_clock {
@@ -88,8 +95,17 @@ void hvt_run_clock_free(struct hvt_run_clock *rc);
  */
 int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
 		   uint64_t *hi);
+/*
+ * A window that holds hvt_run_window()'s, found cheaply for most values
+ * (the central line and the segment's reach, no interval): for skipping,
+ * in one comparison, the many events that lie deep inside a run.
+ */
+int hvt_run_window_wide(const struct hvt_run_clock *rc, uint64_t g, uint64_t *lo,
+			uint64_t *hi);
 /* The first span of @v ending after @host (v->nr_spans if none). */
 size_t hvt_run_first_after(const struct hvt_run_vcpu *v, uint64_t host);
+/* The same from the answer for an earlier host time, @*hint (updated): for values in order. */
+size_t hvt_run_first_after_from(const struct hvt_run_vcpu *v, uint64_t host, size_t *hint);
 void hvt_run_assign(const struct hvt_run_clock *rc, struct hvt_run_vcpu *v);
 /* Calls @emit per bound; returns their number. */
 size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu *v, uint64_t max,

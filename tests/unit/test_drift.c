@@ -22,6 +22,8 @@
 #include <cmocka.h>
 
 #include "clocksync/drift_suite.h"
+#include "clocksync/run_bounds.h"
+#include "clocksync/sim.h"
 #include "tests/unit/cmd_capture.h"
 #include "tools/commands.h"
 
@@ -94,6 +96,90 @@ static void test_vcpu_runs_jump(void **state)
 	assert_true(r.run_bounds > 1000);
 	if (r.bound_p50_ns > 1000)
 		fail_msg("vcpu-runs-jump: median half-width %.1f ns > 1 us", r.bound_p50_ns);
+}
+
+struct guest_values {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void feed_vcpu0(void *ctx, const struct hvt_sim_message *m)
+{
+	if (m->vcpu == 0)
+		hvt_est_exchange(ctx, &m->ex);
+}
+
+static void no_run(void *ctx, uint64_t start, uint64_t end)
+{
+	(void)ctx;
+	(void)start;
+	(void)end;
+}
+
+static void keep_value(void *ctx, uint64_t g)
+{
+	struct guest_values *gv = ctx;
+
+	if (gv->n == gv->cap) {
+		gv->cap = gv->cap ? 2 * gv->cap : 4096;
+		gv->v = realloc(gv->v, gv->cap * sizeof(*gv->v));
+		assert_non_null(gv->v);
+	}
+	gv->v[gv->n++] = g;
+}
+
+/*
+ * The cheap window merge uses to skip events deep inside a run holds the
+ * exact one, for every event of the random clocks with runs (changes
+ * included), and is the cheap one for most.
+ */
+static void test_wide_window_holds_exact(void **state)
+{
+	uint64_t seed, checked = 0, cheap = 0;
+
+	(void)state;
+	for (seed = 1; seed <= 1000; seed++) {
+		struct guest_values gv = { NULL, 0, 0 };
+		struct hvt_estimator *e;
+		struct hvt_tsc_timeline tl;
+		struct hvt_run_clock rc;
+		struct hvt_sim_config c;
+		size_t i, seg;
+
+		hvt_drift_random_config(seed, &c);
+		if (c.run_ms <= 0)
+			continue;
+		e = hvt_est_new();
+		assert_non_null(e);
+		hvt_sim_run(&c, feed_vcpu0, e);
+		hvt_est_finish(e);
+		hvt_tsc_timeline_init(&tl);
+		assert_int_equal(hvt_est_timeline(e, &tl), 0);
+		assert_int_equal(hvt_run_clock_init(&rc, e, &tl), 0);
+		hvt_sim_runs(&c, 0, no_run, keep_value, &gv);
+		for (i = 0; i < gv.n; i++) {
+			uint64_t lo, hi, wlo, whi;
+
+			if (hvt_run_window(&rc, gv.v[i], &seg, &lo, &hi))
+				continue;
+			assert_int_equal(hvt_run_window_wide(&rc, gv.v[i], &wlo, &whi), 0);
+			if (wlo > lo || whi < hi)
+				fail_msg("seed %llu: event %zu: wide [%llu, %llu] misses [%llu, %llu]",
+					 (unsigned long long)seed, i, (unsigned long long)wlo,
+					 (unsigned long long)whi, (unsigned long long)lo,
+					 (unsigned long long)hi);
+			checked++;
+			cheap += wlo != lo || whi != hi;
+		}
+		hvt_run_clock_free(&rc);
+		hvt_tsc_timeline_free(&tl);
+		hvt_est_free(e);
+		free(gv.v);
+	}
+	print_message("%llu windows checked, %llu of them found the cheap way\n",
+		      (unsigned long long)checked, (unsigned long long)cheap);
+	assert_true(checked > 100000);
+	assert_true(cheap > checked / 2);
 }
 
 /* Every named scenario within the guarantee: no violation. */
@@ -240,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_kvm_like),
 		cmocka_unit_test(test_vcpu_runs),
 		cmocka_unit_test(test_vcpu_runs_jump),
+		cmocka_unit_test(test_wide_window_holds_exact),
 		cmocka_unit_test(test_guaranteed_scenarios),
 		cmocka_unit_test(test_ten_thousand_random_scenarios),
 		cmocka_unit_test(test_changes_detected_and_recovered),

@@ -325,6 +325,41 @@ static void test_clock_change(void **state)
 	assert_true(fit.samples < 2 * RUNS - 2);
 }
 
+/*
+ * The host recorded no switch-in of the thread (some kernels skip idle ->
+ * task), only another task's switch 1 us before each run and the
+ * thread's switch-out: a run then starts at that other switch (the
+ * lenient rule), which merge must keep although it involves no vCPU
+ * thread. Each run still bounds the clock at both ends, as in
+ * test_runs_tighten; from the run before's end instead, its start would
+ * lie 10 ms from its first event, too far to be used.
+ */
+static void test_missing_switch_in(void **state)
+{
+	const char *root = *state;
+	struct fx_host_switch ev[2 * RUNS];
+	struct hvt_run_fit fit;
+	char path[256];
+	unsigned int k;
+
+	make_archive(root, "[4321]", 4321, 0);
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
+
+		ev[2 * k] = (struct fx_host_switch){ FX_HOST_TSC(on - 1000), 55, "kworker", 55,
+						     120, 1, "swapper/1", 0, 120 };
+		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), 4321,
+							 "CPU 0/TCG", 4321, 120, 1, "swapper/1",
+							 0, 120 };
+	}
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 2 * RUNS), 0);
+	assert_true(widest_bound(root, &fit) <= 5000);
+	assert_int_equal(fit.contradictions, 0);
+	assert_int_equal(fit.samples, 2 * RUNS - 2);
+}
+
 /* A thread the host never scheduled: nothing known, nothing used, nothing contradicted. */
 static void test_unknown_thread(void **state)
 {
@@ -379,6 +414,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kvm_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_switch_in, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,40 +28,160 @@ static int add_loss(struct hvt_host_switches *hs, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* The event's record, if it is of a kind kept; 1 if kept, 0 if not. */
-static int record_of(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
-		     struct hvt_host_switch *e)
+/* What an ftrace event id is to the runs, found once per id and file. */
+struct kind_of_id {
+	int id;
+	int kind;			/* enum hvt_host_switch_kind, or -1: not kept */
+	const struct tep_format_field *f[3];	/* prev_pid, next_pid, prev_state; vcpu_id */
+};
+
+#define KIND_CACHE	8		/* a host layer has a few kinds of events */
+
+struct kind_cache {
+	struct kind_of_id v[KIND_CACHE];
+	size_t n, next;
+};
+
+static struct kind_of_id find_kind(struct hvt_ftrace *ft, int id, const char *name)
 {
-	uint64_t prev, next, state, vcpu;
+	struct kind_of_id k = { id, -1, { NULL, NULL, NULL } };
+
+	if (!strcmp(name, "sched_switch")) {
+		k.f[0] = hvt_ftrace_field_find(ft, id, "prev_pid");
+		k.f[1] = hvt_ftrace_field_find(ft, id, "next_pid");
+		k.f[2] = hvt_ftrace_field_find(ft, id, "prev_state");
+		if (k.f[0] && k.f[1] && k.f[2])
+			k.kind = HVT_HS_SCHED;
+	} else if (!strcmp(name, "kvm_entry") || !strcmp(name, "kvm_exit")) {
+		k.f[0] = hvt_ftrace_field_find(ft, id, "vcpu_id");
+		if (k.f[0])
+			k.kind = name[4] == 'e' && name[5] == 'n' ? HVT_HS_KVM_ENTRY :
+				 HVT_HS_KVM_EXIT;
+	}
+	return k;
+}
+
+static const struct kind_of_id *kind_of(struct kind_cache *kc, struct hvt_ftrace *ft,
+					const struct hvt_ftrace_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < kc->n; i++)
+		if (kc->v[i].id == ev->id)
+			return &kc->v[i];
+	i = kc->n < KIND_CACHE ? kc->n++ : kc->next++ % KIND_CACHE;
+	kc->v[i] = find_kind(ft, ev->id, ev->name);
+	return &kc->v[i];
+}
+
+/* The event's record, if it is of a kind kept; 1 if kept, 0 if not. */
+static int record_of(struct kind_cache *kc, struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c,
+		     const struct hvt_ftrace_event *ev, struct hvt_host_switch *e)
+{
+	const struct kind_of_id *k = kind_of(kc, ft, ev);
+	uint64_t vcpu;
 
 	*e = (struct hvt_host_switch){ .ts = ev->ts };
-	if (!strcmp(ev->name, "sched_switch")) {
-		if (hvt_ftrace_field_u64(c, "prev_pid", &prev) ||
-		    hvt_ftrace_field_u64(c, "next_pid", &next) ||
-		    hvt_ftrace_field_u64(c, "prev_state", &state))
-			return 0;
+	if (k->kind == HVT_HS_SCHED) {
 		e->kind = HVT_HS_SCHED;
-		e->prev = (int32_t)prev;
-		e->next = (int32_t)next;
-		e->prev_state = state;
+		e->prev = (int32_t)hvt_ftrace_field_read(c, k->f[0]);
+		e->next = (int32_t)hvt_ftrace_field_read(c, k->f[1]);
+		e->prev_state = hvt_ftrace_field_read(c, k->f[2]);
 		return 1;
 	}
-	if ((strcmp(ev->name, "kvm_entry") && strcmp(ev->name, "kvm_exit")) ||
-	    hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
+	if (k->kind < 0 || (vcpu = hvt_ftrace_field_read(c, k->f[0])) > UINT32_MAX)
 		return 0;
-	e->kind = ev->name[4] == 'e' && ev->name[5] == 'n' ? HVT_HS_KVM_ENTRY : HVT_HS_KVM_EXIT;
+	e->kind = (enum hvt_host_switch_kind)k->kind;
 	e->vcpu = (uint32_t)vcpu;
 	return 1;
 }
 
+/* The vCPU threads of every VM of the archive, sorted: whose switches are kept. */
+struct thread_set {
+	int32_t *tid;
+	size_t n;
+};
+
+static int cmp_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int thread_set_init(struct thread_set *ts, const struct hvt_archive *a)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < a->nr_vms; i++)
+		n += a->vms[i].nr_vcpu_tids;
+	ts->tid = calloc(n + 1, sizeof(*ts->tid));
+	ts->n = 0;
+	if (!ts->tid)
+		return -1;
+	for (i = 0; i < a->nr_vms; i++)
+		for (k = 0; k < a->vms[i].nr_vcpu_tids; k++)
+			if (a->vms[i].vcpu_tids[k] > 0)
+				ts->tid[ts->n++] = a->vms[i].vcpu_tids[k];
+	qsort(ts->tid, ts->n, sizeof(*ts->tid), cmp_tid);
+	return 0;
+}
+
+static bool thread_set_has(const struct thread_set *ts, int32_t tid)
+{
+	return ts->n && bsearch(&tid, ts->tid, ts->n, sizeof(*ts->tid), cmp_tid);
+}
+
+/* One CPU's switches as they are read, and which of them to keep. */
+struct cpu_reader {
+	struct hvt_cpu_switches *out;
+	const struct thread_set *threads;
+	struct hvt_host_switch held;	/* the last switch not kept: kept if the next one is */
+	bool have_held, keep_next;
+};
+
+static int push(struct hvt_cpu_switches *out, const struct hvt_host_switch *e)
+{
+	struct hvt_host_switch *grown = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
+
+	if (!grown)
+		return -1;
+	out->v = grown;
+	out->v[out->n++] = *e;
+	return 0;
+}
+
+/* Keeps @e if it is a KVM event, involves a vCPU thread, or is next to one that does. */
+static int keep(struct cpu_reader *r, const struct hvt_host_switch *e)
+{
+	bool hot;
+
+	if (e->kind != HVT_HS_SCHED)
+		return push(r->out, e);
+	hot = thread_set_has(r->threads, e->prev) || thread_set_has(r->threads, e->next);
+	if (!hot && !r->keep_next) {
+		r->held = *e;
+		r->have_held = true;
+		return 0;
+	}
+	if (hot && r->have_held && push(r->out, &r->held))
+		return -1;
+	r->have_held = false;
+	r->keep_next = hot;
+	return push(r->out, e);
+}
+
 static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    struct hvt_cpu_switches *out, struct hvt_host_switches *hs)
+		    const struct thread_set *threads, struct hvt_cpu_switches *out,
+		    struct hvt_host_switches *hs)
 {
 	unsigned long warnings = 0;
 	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
 						       &warnings);
+	struct cpu_reader r = { .out = out, .threads = threads };
 	struct hvt_ftrace_event ev;
-	uint64_t damage = 0, now, last = 0;
+	struct kind_cache kc = { .n = 0 };
+	uint64_t damage = 0, now, last = 0, last_switch = 0;
 	bool lost = false;
 	int ret = 0;
 
@@ -70,7 +190,7 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		return add_loss(hs, 0, UINT64_MAX);	/* nothing known of this CPU */
 	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
 		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
-		struct hvt_host_switch e, *grown;
+		struct hvt_host_switch e;
 
 		now = st->lost_events + st->warnings + warnings;
 		if (now != damage) {	/* lost since the previous event of any kind */
@@ -79,17 +199,13 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		}
 		damage = now;
 		last = ev.ts;
-		if (ret || !record_of(c, &ev, &e))
+		if (ret || !record_of(&kc, ft, c, &ev, &e))
 			continue;
-		grown = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
-		if (!grown) {
-			ret = -1;
-			break;
-		}
-		out->v = grown;
 		e.lost_before = lost;
+		e.lost_since = lost ? last_switch : 0;
 		hs->kvm |= e.kind != HVT_HS_SCHED;
-		out->v[out->n++] = e;
+		ret = keep(&r, &e);
+		last_switch = e.ts;
 		lost = false;
 	}
 	/* a page lost or damaged after the last event: the rest is unknown */
@@ -146,6 +262,7 @@ static bool meets_loss(const void *ctx, uint64_t lo, uint64_t hi)
 int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			   struct hvt_host_switches *hs)
 {
+	struct thread_set threads;
 	size_t i;
 	int ret = 0;
 
@@ -154,10 +271,15 @@ int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 	if (!hs->cpus)
 		return -1;
 	hs->nr_cpus = a->nr_cpus;
+	if (thread_set_init(&threads, a)) {
+		hvt_host_switches_free(hs);
+		return -1;
+	}
 	hvt_log_mute();		/* the merge's own pass reports the damage */
 	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], &hs->cpus[i], hs);
+		ret = read_cpu(ft, &a->cpus[i], &threads, &hs->cpus[i], hs);
 	hvt_log_unmute();
+	free(threads.tid);
 	if (ret)
 		hvt_host_switches_free(hs);
 	else
@@ -231,8 +353,7 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
  * returns the last one's time, or UINT64_MAX if out of memory.
  */
 static uint64_t replay(const struct hvt_host_switches *hs,
-		       void (*fn)(void *ctx, int cpu, const struct hvt_host_switch *e,
-				  const struct hvt_host_switch *before), void *ctx)
+		       void (*fn)(void *ctx, int cpu, const struct hvt_host_switch *e), void *ctx)
 {
 	size_t *at = calloc(hs->nr_cpus + 1, sizeof(*at)), i;
 	uint64_t end = 0;
@@ -250,22 +371,21 @@ static uint64_t replay(const struct hvt_host_switches *hs,
 		if (best == hs->nr_cpus)
 			break;
 		c = &hs->cpus[best];
-		fn(ctx, c->cpu, &c->v[at[best]], at[best] ? &c->v[at[best] - 1] : NULL);
+		fn(ctx, c->cpu, &c->v[at[best]]);
 		end = c->v[at[best]++].ts;
 	}
 	free(at);
 	return end;
 }
 
-static void runs_event(void *ctx, int cpu, const struct hvt_host_switch *e,
-		       const struct hvt_host_switch *before)
+static void runs_event(void *ctx, int cpu, const struct hvt_host_switch *e)
 {
 	struct hvt_host_runs *runs = ctx;
 
 	if (e->kind != HVT_HS_SCHED)
 		return;
 	if (e->lost_before)
-		hvt_host_runs_lost(runs, (uint32_t)cpu, before ? before->ts : 0);
+		hvt_host_runs_lost(runs, (uint32_t)cpu, e->lost_since);
 	hvt_host_runs_switch(runs, (uint32_t)cpu, e->ts, e->prev, e->prev_state, e->next, NULL);
 }
 
@@ -306,15 +426,13 @@ struct windows {
 	size_t nr;
 };
 
-static void windows_event(void *ctx, int cpu, const struct hvt_host_switch *e,
-			  const struct hvt_host_switch *before)
+static void windows_event(void *ctx, int cpu, const struct hvt_host_switch *e)
 {
 	struct windows *w = ctx;
 	struct window_state *st;
 	struct vcpu_runs *v;
 
-	(void)cpu;
-	(void)before;	/* losses: the loss windows, for every vCPU */
+	(void)cpu;	/* losses: the loss windows, for every vCPU */
 	if (e->kind == HVT_HS_SCHED || e->vcpu >= w->nr)
 		return;
 	st = &w->st[e->vcpu];
@@ -379,6 +497,15 @@ static int near_edge(struct vcpu_runs *v, uint64_t lo, uint64_t hi)
 
 /* --- the guest's events near a run's edge ----------------------------------- */
 
+/* Whether [@lo, @hi] lies inside one run, away from its edges. */
+static bool deep_inside(struct vcpu_runs *v, uint64_t lo, uint64_t hi, size_t *hint)
+{
+	struct hvt_run_vcpu rv = view(v);
+	size_t k = hvt_run_first_after_from(&rv, lo, hint);
+
+	return k < v->n && v->v[k].running && v->v[k].start < lo && v->v[k].end > hi;
+}
+
 static int keep_event(struct vcpu_runs *v, uint64_t g)
 {
 	uint64_t *grown = hvt_grow(v->events, v->nr_events, &v->cap_events, sizeof(*grown));
@@ -397,6 +524,7 @@ static int read_stream(const struct hvt_run_clock *rc, const struct hvt_stream_i
 	unsigned long warnings = 0;
 	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
 	struct hvt_ctf_event ev;
+	size_t hint = 0;
 	int ret = 0;
 
 	if (!s)
@@ -408,6 +536,10 @@ static int read_stream(const struct hvt_run_clock *rc, const struct hvt_stream_i
 		int where;
 
 		if (cpu >= nr || !vcpus[cpu].n)
+			continue;
+		/* most events lie deep inside a run: neither near an edge nor outside */
+		if (!hvt_run_window_wide(rc, ev.ts, &lo, &hi) &&
+		    deep_inside(&vcpus[cpu], lo, hi, &hint))
 			continue;
 		if (hvt_run_window(rc, ev.ts, &seg, &lo, &hi))
 			continue;
@@ -453,7 +585,7 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		 * would tie it to the wrong vCPU's runs.
 		 */
 		if (t->domain == HVT_DOMAIN_GUEST_TSC && t->layer == HVT_LAYER_KERNEL &&
-		    si->cpu >= 0)
+		    si->cpu >= 0 && (size_t)si->cpu < nr && vcpus[si->cpu].n)
 			ret = read_stream(&rc, si, t, &types[si->trace], vcpus, nr, kept);
 	}
 	hvt_log_unmute();

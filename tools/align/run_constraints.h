@@ -52,14 +52,21 @@
 
 enum hvt_host_switch_kind { HVT_HS_SCHED, HVT_HS_KVM_ENTRY, HVT_HS_KVM_EXIT };
 
-/* One host CPU's sched_switch, kvm_entry and kvm_exit events, in file order. */
+/*
+ * One host CPU's kvm_entry and kvm_exit events, and its sched_switch events
+ * that involve a vCPU thread of the archive's VMs, with the switch before
+ * and after each on that CPU (all the runs need: each pair of consecutive
+ * switches that involves the thread), in file order. The rest of a host's
+ * scheduling is not kept: it can be most of the host layer.
+ */
 struct hvt_host_switch {
 	uint64_t ts;
 	enum hvt_host_switch_kind kind;
 	int32_t prev, next;		/* HVT_HS_SCHED */
 	uint64_t prev_state;
 	uint32_t vcpu;			/* HVT_HS_KVM_* */
-	bool lost_before;		/* events were lost since the CPU's previous one */
+	bool lost_before;		/* events were lost since the CPU's previous one ... */
+	uint64_t lost_since;		/* ... of these kinds, kept or not, at this time (0: none) */
 };
 
 /* Host time where a CPU lost events: anything may have happened there. */

@@ -176,6 +176,44 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 	}
 }
 
+const struct tep_format_field *hvt_ftrace_field_find(struct hvt_ftrace *ft, int id,
+						     const char *name)
+{
+	struct tep_event *type = tep_find_event(ft->tep, id);
+	const struct tep_format_field *f = type ? tep_find_field(type, name) : NULL;
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)) ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return NULL;
+	ft->native = tep_is_file_bigendian(ft->tep) == tep_is_local_bigendian(ft->tep);
+	return f;
+}
+
+/* The record is in the scratch buffer, as long as its format's fields at least (hvt_ftrace_take). */
+uint64_t hvt_ftrace_field_read(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	uint32_t v32;
+	uint16_t v16;
+	uint64_t v64;
+
+	if (!c->ft->native)
+		return tep_read_number(c->ft->tep, p, f->size);
+	switch (f->size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
 int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);

@@ -27,6 +27,7 @@ struct hvt_ftrace {
 	int *unsafe;			/* trace.dat: ids of events not to decode, sorted */
 	size_t nr_unsafe;
 	uint32_t *need;			/* by event id: 1 + the bytes its fields span; 0 unknown */
+	bool native;			/* file byte order is ours (set by hvt_ftrace_field_find) */
 };
 
 struct hvt_ftrace_cpu {

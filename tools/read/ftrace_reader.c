@@ -463,6 +463,7 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 	ev->cpu = c->cpu;
 	ev->tid = tep_data_pid(c->ft->tep, &c->record);
 	ev->name = type->name;
+	ev->id = type->id;
 	ev->offset = off;
 	return 1;
 }

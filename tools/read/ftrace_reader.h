@@ -30,6 +30,7 @@ struct hvt_ftrace_event {
 	uint32_t cpu;
 	int32_t tid;
 	const char *name;		/* "sched_switch" */
+	int id;				/* its format's id */
 	uint64_t offset;		/* of the record in the file */
 };
 
@@ -75,6 +76,16 @@ struct hvt_ftrace_cpu *hvt_ftrace_cpu_open(struct hvt_ftrace *ft, const char *pa
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev);
 /* A numeric field of the event last returned: 0, or -1 if it has none of that name. */
 int hvt_ftrace_field_u64(struct hvt_ftrace_cpu *c, const char *name, uint64_t *v);
+/*
+ * The same in two steps, for a loop over many events of one kind: field
+ * @name of event @id found once (NULL if it has none, or is not a number
+ * of 1, 2, 4 or 8 bytes), then read from each event last returned, which
+ * must be of event @id.
+ */
+struct tep_format_field;
+const struct tep_format_field *hvt_ftrace_field_find(struct hvt_ftrace *ft, int id,
+						     const char *name);
+uint64_t hvt_ftrace_field_read(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f);
 /*
  * A text field (char array or string) of the event last returned, cut at
  * its first NUL and to @len - 1 bytes, in @buf: 0, or -1 if it has no such
