@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 
 struct sample {
 	int64_t x, y;
+	int64_t d;		/* its stamp was read within d of x (-1: the longest delay) */
 	uint8_t is_p;
 	uint8_t drop;		/* not certain to belong here (hvt_est_finish) */
 };
@@ -25,9 +27,11 @@ struct segment {
 	struct hvt_fit fit;	/* all of them */
 	struct hvt_fit certain;	/* the certain ones, after hvt_est_finish() */
 	int64_t first_x, last_x;
+	struct sample starter;	/* the sample that started it, contradicting the one before */
 	uint64_t received;
 	int64_t max_x[2];	/* per kind: out-of-order detection */
 	int64_t valid_from, valid_to;	/* where `certain` alone applies */
+	uint64_t shows_from, shows_to;	/* guest values it may have shown (hvt_est_finish) */
 	/*
 	 * Its last raw samples, redundant or not: the evidence that places the
 	 * cut when the segment turns out to end with a change.
@@ -98,7 +102,7 @@ static struct segment *new_segment(struct hvt_estimator *e)
 }
 
 /* Inserts in x order; returns the index. */
-static long insert_sample(struct segment *s, struct hvt_pt pt, int is_p)
+static long insert_sample(struct segment *s, struct hvt_pt pt, int is_p, int64_t d)
 {
 	size_t i;
 
@@ -113,7 +117,7 @@ static long insert_sample(struct segment *s, struct hvt_pt pt, int is_p)
 	}
 	for (i = s->n; i > 0 && s->s[i - 1].x > pt.x; i--)
 		s->s[i] = s->s[i - 1];
-	s->s[i] = (struct sample){ pt.x, pt.y, (uint8_t)is_p, 0 };
+	s->s[i] = (struct sample){ pt.x, pt.y, d, (uint8_t)is_p, 0 };
 	s->n++;
 	return (long)i;
 }
@@ -123,6 +127,10 @@ static void remove_sample(struct segment *s, size_t i)
 	memmove(s->s + i, s->s + i + 1, (s->n - i - 1) * sizeof(*s->s));
 	s->n--;
 }
+
+/* @f := the fit of @b's samples read no earlier than @from; -1 if empty set. */
+static int build_fit_read_from(struct hvt_fit *f, const struct hvt_estimator *e,
+			       const struct segment *b, int64_t from);
 
 /* @f := the fit of @s's samples (all, or those not dropped); -1 if empty set. */
 static int build_fit(struct hvt_fit *f, const struct segment *s, int only_kept,
@@ -142,9 +150,29 @@ static int build_fit(struct hvt_fit *f, const struct segment *s, int only_kept,
 	return 0;
 }
 
-static void remember(struct segment *s, struct hvt_pt pt, int is_p)
+static int64_t read_from(const struct hvt_estimator *e, const struct sample *s);
+static uint64_t absolute(const struct hvt_estimator *e, int64_t y);
+
+static int build_fit_read_from(struct hvt_fit *f, const struct hvt_estimator *e,
+			       const struct segment *b, int64_t from)
 {
-	s->recent[s->recent_next] = (struct sample){ pt.x, pt.y, (uint8_t)is_p, 0 };
+	size_t i;
+
+	hvt_fit_clear(f);
+	for (i = 0; i < b->n; i++) {
+		const struct sample *sm = &b->s[i];
+
+		if (from != INT64_MIN && read_from(e, sm) < from)
+			continue;
+		if (hvt_fit_add(f, (struct hvt_pt){ sm->x, sm->y }, sm->is_p))
+			return -1;
+	}
+	return 0;
+}
+
+static void remember(struct segment *s, struct hvt_pt pt, int is_p, int64_t d)
+{
+	s->recent[s->recent_next] = (struct sample){ pt.x, pt.y, d, (uint8_t)is_p, 0 };
 	s->recent_next = (s->recent_next + 1) % RECENT;
 	if (s->recent_n < RECENT)
 		s->recent_n++;
@@ -159,22 +187,25 @@ static void note_range(struct segment *s, int64_t x)
 	s->received++;
 }
 
-static enum hvt_est_result start_segment(struct hvt_estimator *e, struct hvt_pt pt, int is_p)
+static enum hvt_est_result start_segment(struct hvt_estimator *e, struct hvt_pt pt, int is_p,
+					 int64_t d)
 {
 	struct segment *s = new_segment(e);
 
-	if (!s || insert_sample(s, pt, is_p) < 0 || hvt_fit_add(&s->fit, pt, is_p))
+	if (!s || insert_sample(s, pt, is_p, d) < 0 || hvt_fit_add(&s->fit, pt, is_p))
 		return HVT_EST_REJECTED;
-	remember(s, pt, is_p);
+	s->starter = (struct sample){ pt.x, pt.y, d, (uint8_t)is_p, 0 };
+	remember(s, pt, is_p, d);
 	note_range(s, pt.x);
 	s->max_x[is_p] = pt.x;
 	return e->nseg > 1 ? HVT_EST_SPLIT : HVT_EST_USED;
 }
 
 /* A sample older than its kind's newest: insert it and rebuild the fit. */
-static enum hvt_est_result add_out_of_order(struct segment *s, struct hvt_pt pt, int is_p)
+static enum hvt_est_result add_out_of_order(struct segment *s, struct hvt_pt pt, int is_p,
+					    int64_t d)
 {
-	long i = insert_sample(s, pt, is_p);
+	long i = insert_sample(s, pt, is_p, d);
 
 	if (i < 0)
 		return HVT_EST_REJECTED;
@@ -186,7 +217,7 @@ static enum hvt_est_result add_out_of_order(struct segment *s, struct hvt_pt pt,
 	return HVT_EST_USED;
 }
 
-static enum hvt_est_result add(struct hvt_estimator *e, struct hvt_pt pt, int is_p)
+static enum hvt_est_result add(struct hvt_estimator *e, struct hvt_pt pt, int is_p, int64_t d)
 {
 	struct segment *s;
 	enum hvt_fit_verdict v;
@@ -197,11 +228,11 @@ static enum hvt_est_result add(struct hvt_estimator *e, struct hvt_pt pt, int is
 		return HVT_EST_REJECTED;
 	e->finished = 0;
 	if (!e->nseg)
-		return start_segment(e, pt, is_p);
+		return start_segment(e, pt, is_p, d);
 	s = &e->seg[e->nseg - 1];
 	v = hvt_fit_check(&s->fit, pt, is_p);
 	if (v != HVT_FIT_INFEASIBLE)
-		remember(s, pt, is_p);
+		remember(s, pt, is_p, d);
 	if (v == HVT_FIT_REDUNDANT) {
 		note_range(s, pt.x);
 		return HVT_EST_REDUNDANT;
@@ -210,16 +241,16 @@ static enum hvt_est_result add(struct hvt_estimator *e, struct hvt_pt pt, int is
 		if (v == HVT_FIT_INFEASIBLE)
 			return HVT_EST_REJECTED;
 		note_range(s, pt.x);
-		return add_out_of_order(s, pt, is_p);
+		return add_out_of_order(s, pt, is_p, d);
 	}
 	if (v == HVT_FIT_INFEASIBLE)
-		return start_segment(e, pt, is_p);
+		return start_segment(e, pt, is_p, d);
 	/* Try it on a copy: an addition that empties the set is a split. */
 	if (hvt_fit_copy(&e->scratch, &s->fit))
 		return HVT_EST_REJECTED;
 	if (hvt_fit_add(&e->scratch, pt, is_p))
-		return errno == ENOMEM ? HVT_EST_REJECTED : start_segment(e, pt, is_p);
-	if (insert_sample(s, pt, is_p) < 0)
+		return errno == ENOMEM ? HVT_EST_REJECTED : start_segment(e, pt, is_p, d);
+	if (insert_sample(s, pt, is_p, d) < 0)
 		return HVT_EST_REJECTED;
 	tmp = s->fit;
 	s->fit = e->scratch;
@@ -247,104 +278,171 @@ static struct hvt_pt rel(const struct hvt_estimator *e, uint64_t host, uint64_t 
 enum hvt_est_result hvt_est_h2g(struct hvt_estimator *e, uint64_t host, uint64_t guest)
 {
 	set_origin(e, host, guest);
-	return add(e, rel(e, host, guest), 1);
+	return add(e, rel(e, host, guest), 1, -1);
 }
 
 enum hvt_est_result hvt_est_g2h(struct hvt_estimator *e, uint64_t guest, uint64_t host)
 {
 	set_origin(e, host, guest);
-	return add(e, rel(e, host, guest), 0);
+	return add(e, rel(e, host, guest), 0, -1);
 }
 
 enum hvt_est_result hvt_est_exchange(struct hvt_estimator *e, const struct hvt_exchange *ex)
 {
 	enum hvt_est_result a, b;
+	int64_t d = -1;		/* both stamps were read between host_send and host_recv */
 
-	if (ex->host_recv >= ex->host_send && ex->host_recv - ex->host_send > e->max_rtt)
-		e->max_rtt = ex->host_recv - ex->host_send;
-	a = hvt_est_h2g(e, ex->host_send, ex->guest_recv);
-	b = hvt_est_g2h(e, ex->guest_send, ex->host_recv);
+	if (ex->host_recv >= ex->host_send) {
+		uint64_t rtt = ex->host_recv - ex->host_send;
+
+		if (rtt > e->max_rtt)
+			e->max_rtt = rtt;
+		if (rtt < (uint64_t)COORD_LIMIT / 4)
+			d = (int64_t)rtt;
+	}
+	set_origin(e, ex->host_send, ex->guest_recv);
+	a = add(e, rel(e, ex->host_send, ex->guest_recv), 1, d);
+	b = add(e, rel(e, ex->host_recv, ex->guest_send), 0, d);
 	if (a == HVT_EST_SPLIT || b == HVT_EST_SPLIT)
 		return HVT_EST_SPLIT;
 	return a == HVT_EST_USED || b == HVT_EST_USED ? HVT_EST_USED : a;
 }
 
-/* Where a message's stamp was really read, at most: two round trips. */
-static int64_t margin(const struct hvt_estimator *e)
+/*
+ * The earliest and the latest host instant at which @s's stamp may have
+ * been read: a host->guest message's after it was sent (its x), a
+ * guest->host message's before it arrived, within its delay: its
+ * exchange's round trip, or for a one-way message the longest round trip
+ * or the delay bound set, whichever is larger.
+ */
+static int64_t read_from(const struct hvt_estimator *e, const struct sample *s);
+static int64_t read_until(const struct hvt_estimator *e, const struct sample *s);
+
+static int64_t delay_of(const struct hvt_estimator *e, const struct sample *s)
 {
 	uint64_t d = e->max_rtt > e->max_delay ? e->max_rtt : e->max_delay;
 
-	return d > (uint64_t)COORD_LIMIT / 4 ? COORD_LIMIT / 2 : (int64_t)(2 * d);
+	if (s->d >= 0)
+		return s->d;
+	return d > (uint64_t)COORD_LIMIT / 4 ? COORD_LIMIT / 4 : (int64_t)d;
+}
+
+static int64_t read_from(const struct hvt_estimator *e, const struct sample *s)
+{
+	return s->is_p ? s->x : s->x - delay_of(e, s);
+}
+
+static int64_t read_until(const struct hvt_estimator *e, const struct sample *s)
+{
+	return s->is_p ? s->x + delay_of(e, s) : s->x;
 }
 
 /*
- * The samples on both sides of boundary a|b that certainly belong there.
- * Samples of b's core (after its first margin) are certainly new; the
- * latest sample of a that contradicts them is certainly old, so is
- * everything a margin before it. What is in between is dropped unless it
- * contradicts the other side's certain set.
+ * A sample is a valid bound on the line in force when its stamp was read
+ * (lines rise, so the bound holds back to its x): a sample read before the
+ * change is a's, one read after it b's, whatever its x.
+ *
+ * b's starter contradicted a's fit, so it, or one of the samples in that
+ * fit, was read after the change: the change came before the latest
+ * instant any of them may have been read (@until). Samples of b read no
+ * earlier than that are certainly b's: its core. The samples of a that
+ * contradict the core were read before the change, so the change came
+ * after the earliest instant each may have been read; from the latest of
+ * those (cut) back, a certainly applied, and a's samples read by then are
+ * certainly a's. What is in between is dropped unless it contradicts the
+ * other side's certain set (then it was read on the other side).
  */
 static void settle_boundary(struct hvt_estimator *e, struct segment *a, struct segment *b)
 {
-	const int64_t m = margin(e);
-	int64_t core = b->first_x + m, cut = INT64_MIN, first_new = INT64_MAX;
+	int64_t until = read_until(e, &b->starter), core, cut = INT64_MIN;
+	int64_t first_new = INT64_MAX;
 	struct hvt_fit *news = &e->scratch, *olds = &e->scratch2;
 	int have_core = 0;
 	size_t i;
 
+	for (i = 0; i < a->n; i++)
+		if (read_until(e, &a->s[i]) > until)
+			until = read_until(e, &a->s[i]);
+	core = until;
 	for (i = 0; i < b->n; i++)
-		have_core |= b->s[i].x >= core;
-	if (!have_core)
-		core = INT64_MIN;
-	if (build_fit(news, b, 0, core))
+		have_core |= read_from(e, &b->s[i]) >= core;
+	if (build_fit_read_from(news, e, b, have_core ? core : INT64_MIN))
 		return;		/* b's core alone is contradictory: leave both as they are */
-	for (i = a->n; i-- > 0;) {
-		struct sample *s = &a->s[i];
+	for (i = 0; i < a->n; i++) {
+		const struct sample *s = &a->s[i];
 
-		if (!s->drop && hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) ==
-				HVT_FIT_INFEASIBLE) {
-			cut = s->x - m;
-			break;
-		}
+		if (read_from(e, s) > cut &&
+		    hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) == HVT_FIT_INFEASIBLE)
+			cut = read_from(e, s);
 	}
 	for (i = 0; i < a->recent_n; i++) {	/* the end's redundant samples testify too */
 		const struct sample *s = &a->recent[i];
 
-		if (s->x - m > cut &&
+		if (read_from(e, s) > cut &&
 		    hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) == HVT_FIT_INFEASIBLE)
-			cut = s->x - m;
+			cut = read_from(e, s);
 	}
 	if (cut == INT64_MIN)
 		cut = a->first_x - 1;	/* nothing of a is certainly old */
 	for (i = 0; i < a->n; i++) {
 		struct sample *s = &a->s[i];
 
-		if (s->x > cut && hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) !=
-				HVT_FIT_INFEASIBLE)
+		if (read_until(e, s) > cut &&
+		    hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) != HVT_FIT_INFEASIBLE)
 			s->drop = 1;
 	}
 	if (build_fit(olds, a, 1, INT64_MIN))
 		hvt_fit_clear(olds);
 	for (i = 0; i < b->n; i++) {
 		struct sample *s = &b->s[i];
+		bool in_core = have_core && read_from(e, s) >= core;
+		bool not_old = olds->complete && hvt_fit_check(olds, (struct hvt_pt){ s->x, s->y },
+							       s->is_p) == HVT_FIT_INFEASIBLE;
 
-		if (s->x < core && (!olds->complete ||
-		    hvt_fit_check(olds, (struct hvt_pt){ s->x, s->y }, s->is_p) != HVT_FIT_INFEASIBLE))
+		if (have_core && !in_core && !not_old)
 			s->drop = 1;
-		else if (s->x < first_new)
-			first_new = s->x;
+		/* certainly read on b's line: the change came before */
+		if ((in_core || not_old) && read_until(e, s) < first_new)
+			first_new = read_until(e, s);
 	}
 	a->valid_to = cut;
-	b->valid_from = first_new == INT64_MAX ? INT64_MAX :
-			first_new > INT64_MAX - m ? INT64_MAX : first_new + m;
+	b->valid_from = first_new < until ? first_new : until;
 	if (b->valid_from < cut)
 		b->valid_from = cut;
+}
+
+/*
+ * The guest values segment @i may have shown: it may have applied from the
+ * last instant certainly of the one before to the first certainly of the
+ * one after, and its lines rise. Open ends where nothing bounds them.
+ */
+static void set_shown_values(struct hvt_estimator *e, size_t i)
+{
+	struct segment *s = &e->seg[i];
+	int64_t lo, hi, unused;
+
+	s->shows_from = 0;
+	s->shows_to = UINT64_MAX;
+	/* a boundary left unsettled (its new side contradictory) bounds nothing */
+	if (i && e->seg[i - 1].valid_to != INT64_MAX) {
+		hvt_fit_bounds(&s->certain, e->seg[i - 1].valid_to, &lo, &unused);
+		if (lo != HVT_FIT_NO_LOWER)
+			s->shows_from = absolute(e, lo);
+	}
+	if (i + 1 < e->nseg && e->seg[i + 1].valid_from != INT64_MAX &&
+	    e->seg[i + 1].valid_from != INT64_MIN) {
+		hvt_fit_bounds(&s->certain, e->seg[i + 1].valid_from, &unused, &hi);
+		if (hi != HVT_FIT_NO_UPPER)
+			s->shows_to = absolute(e, hi);
+	}
 }
 
 int hvt_est_finish(struct hvt_estimator *e)
 {
 	size_t i;
 
+	if (e->finished)	/* nothing added since */
+		return 0;
 	for (i = 0; i < e->nseg; i++) {
 		struct sample *s = e->seg[i].s;
 		size_t k;
@@ -359,6 +457,8 @@ int hvt_est_finish(struct hvt_estimator *e)
 	for (i = 0; i < e->nseg; i++)
 		if (build_fit(&e->seg[i].certain, &e->seg[i], 1, INT64_MIN))
 			hvt_fit_clear(&e->seg[i].certain);	/* cannot happen: a subset */
+	for (i = 0; i < e->nseg; i++)
+		set_shown_values(e, i);
 	e->finished = 1;
 	e->hint = 0;
 	return 0;
@@ -542,6 +642,14 @@ size_t hvt_est_nr_segments(const struct hvt_estimator *e)
 	return e->nseg;
 }
 
+/* Host TSC of relative @x, 0 for instants before it starts (hand-made traces). */
+static uint64_t host_of(const struct hvt_estimator *e, int64_t x)
+{
+	if (x < 0 && (uint64_t)-(x + 1) >= e->h0)
+		return 0;
+	return e->h0 + (uint64_t)x;
+}
+
 void hvt_est_segment_info(const struct hvt_estimator *e, size_t i,
 			  struct hvt_est_segment_info *info)
 {
@@ -555,6 +663,27 @@ void hvt_est_segment_info(const struct hvt_estimator *e, size_t i,
 	hvt_fit_slopes(&s->fit, &info->amin, &info->amax);
 	hvt_fit_slopes(&s->certain, &info->certain_amin, &info->certain_amax);
 	info->valid_from = s->valid_from == INT64_MIN ? 0 : s->valid_from == INT64_MAX ?
-			   UINT64_MAX : e->h0 + (uint64_t)s->valid_from;
-	info->valid_to = s->valid_to == INT64_MAX ? UINT64_MAX : e->h0 + (uint64_t)s->valid_to;
+			   UINT64_MAX : host_of(e, s->valid_from);
+	info->valid_to = s->valid_to == INT64_MAX ? UINT64_MAX : host_of(e, s->valid_to);
+	info->shows_from = s->shows_from;
+	info->shows_to = s->shows_to;
+}
+
+long hvt_est_segment_of_value(struct hvt_estimator *e, uint64_t guest)
+{
+	long found = -1;
+	size_t i;
+
+	if (!e->finished)
+		hvt_est_finish(e);
+	if (e->nseg == 1)
+		return 0;
+	for (i = 0; i < e->nseg; i++) {
+		if (guest < e->seg[i].shows_from || guest > e->seg[i].shows_to)
+			continue;
+		if (found >= 0)
+			return -1;
+		found = (long)i;
+	}
+	return found;
 }

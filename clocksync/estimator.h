@@ -15,9 +15,10 @@
  * that arrived after the change but before it was noticed may still sit in
  * the old segment; hvt_est_finish() therefore re-examines each boundary
  * and keeps in each side only the samples that certainly belong to it,
- * using a margin of two round trips for where a message's stamp was really
- * read. Between the last certainly-old and the first certainly-new instant
- * lies the change window: there the interval is the union of both sides'.
+ * judging each by where its stamp may have been read (within its own
+ * exchange's round trip). Between the last certainly-old and the first
+ * certainly-new instant lies the change window: there the interval is the
+ * union of both sides'.
  *
  * Guarantee: if the guest clock is linear within each segment and every
  * stamp is honest (read no earlier than sent, no later than received), the
@@ -60,6 +61,12 @@ struct hvt_est_segment_info {
 	 */
 	uint64_t valid_from, valid_to;
 	double certain_amin, certain_amax;
+	/*
+	 * The guest values it may have shown, wherever it may have applied:
+	 * from the last instant certainly of the segment before to the first
+	 * certainly of the one after (0 / UINT64_MAX: open).
+	 */
+	uint64_t shows_from, shows_to;
 };
 
 struct hvt_estimator;
@@ -94,6 +101,12 @@ int hvt_est_eval(struct hvt_estimator *e, uint64_t host, struct hvt_est_value *v
  */
 int hvt_est_segment_eval(struct hvt_estimator *e, size_t i, uint64_t host,
 			 struct hvt_est_value *v);
+/*
+ * The one segment that may have shown guest value @guest; -1 if none or
+ * several (a backwards jump shows values twice, and where a change came
+ * within its window is not known).
+ */
+long hvt_est_segment_of_value(struct hvt_estimator *e, uint64_t guest);
 /* Whether @host falls in a change window (after hvt_est_finish()). */
 int hvt_est_in_window(struct hvt_estimator *e, uint64_t host);
 /*

@@ -20,7 +20,8 @@ static void set_reach(struct hvt_estimator *est, size_t i, const struct hvt_est_
 	    hvt_est_segment_eval(est, i, info->host_last, &b) || !b.bounded)
 		return;
 	width = (long double)(a.hi - a.lo > b.hi - b.lo ? a.hi - a.lo : b.hi - b.lo);
-	width = width / (long double)sg->amin * (1 + 1e-9L) + 4;	/* as window()'s rounding */
+	/* the bounds' outward rounding (2 ticks each side), the division's, the line's */
+	width = (width + 4) / (long double)sg->amin * (1 + 1e-9L) + 4;
 	if (width >= (long double)(UINT64_MAX / 4))
 		return;
 	sg->reach_from = info->host_first;
@@ -49,23 +50,16 @@ int hvt_run_clock_init(struct hvt_run_clock *rc, struct hvt_estimator *est,
 		hvt_est_segment_info(est, i, &info[i]);
 	for (i = 0; i < n; i++) {
 		struct hvt_run_seg *sg = &rc->seg[i];
-		struct hvt_est_value v;
 
 		sg->from = info[i].valid_from;
 		sg->to = info[i].valid_to;
+		/* a boundary left unsettled: nowhere is it certain that this segment applied */
+		if ((i && !sg->from) || (i + 1 < n && sg->to == UINT64_MAX)) {
+			sg->from = UINT64_MAX;
+			sg->to = 0;
+		}
 		sg->amin = info[i].certain_amin;
 		sg->x = tl->seg[i].x;
-		/*
-		 * It may have applied from the last instant certainly of the
-		 * segment before, to the first certainly of the one after.
-		 */
-		sg->gfirst = 0;
-		if (i && !hvt_est_segment_eval(est, i, info[i - 1].valid_to, &v) && v.bounded)
-			sg->gfirst = v.lo;
-		sg->glast = UINT64_MAX;
-		if (i + 1 < n && info[i + 1].valid_from != UINT64_MAX &&
-		    !hvt_est_segment_eval(est, i, info[i + 1].valid_from, &v) && v.bounded)
-			sg->glast = v.hi;
 		set_reach(est, i, &info[i], sg);
 	}
 	free(info);
@@ -80,28 +74,10 @@ void hvt_run_clock_free(struct hvt_run_clock *rc)
 	rc->n = 0;
 }
 
-/* The one segment that may have shown @g; -1 if none or several. */
-static long segment_of(const struct hvt_run_clock *rc, uint64_t g)
-{
-	long found = -1;
-	size_t i;
-
-	if (rc->n == 1)
-		return 0;
-	for (i = 0; i < rc->n; i++) {
-		if (g < rc->seg[i].gfirst || g > rc->seg[i].glast)
-			continue;
-		if (found >= 0)
-			return -1;
-		found = (long)i;
-	}
-	return found;
-}
-
 int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
 		   uint64_t *hi)
 {
-	long i = segment_of(rc, g);
+	long i = rc->n ? hvt_est_segment_of_value(rc->est, g) : -1;
 	const struct hvt_run_seg *sg;
 	struct hvt_est_value v;
 	long double below, above;
@@ -133,7 +109,7 @@ int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint
 int hvt_run_window_wide(const struct hvt_run_clock *rc, uint64_t g, uint64_t *lo,
 			uint64_t *hi)
 {
-	long i = segment_of(rc, g);
+	long i = rc->n ? hvt_est_segment_of_value(rc->est, g) : -1;
 	const struct hvt_run_seg *sg;
 	uint64_t host;
 	size_t seg;

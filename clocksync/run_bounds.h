@@ -58,7 +58,6 @@ struct hvt_run_vcpu {
  * on one line from the edge to the event.
  */
 struct hvt_run_seg {
-	uint64_t gfirst, glast;		/* the values it may have shown, wherever it may have applied */
 	uint64_t from, to;		/* host span where it certainly applied */
 	double amin;			/* least slope of the lines its certain samples allow */
 	struct hvt_tsc_xform x;		/* its central line (the timeline's) */

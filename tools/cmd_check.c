@@ -165,7 +165,8 @@ static void check_held_out(struct tally *t, struct hvt_timeline *tl,
 	else
 		report(t, PASS, name, "every %uth exchange kept out of the fit: %zu judged, all "
 		       "within its guaranteed interval; %zu not causal against its central line "
-		       "(by at most %.3f us, inside the bound), %zu in a change window",
+		       "(by at most %.3f us, inside the bound), %zu in a change window or of "
+		       "guest values two segments may have shown",
 		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, us(tl, h.worst_ticks), h.exempt);
 }
 

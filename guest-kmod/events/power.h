@@ -9,9 +9,9 @@
 /*
  * state is the idle state entered, or 4294967295 (PWR_EVENT_EXIT) when the
  * CPU leaves it; cpu_id is the CPU. Entry is the vCPU's last event before
- * it halts and exit its first after it wakes, read with interrupts off, so
- * the pair also pins the guest clock to the host's runs of its vCPU thread
- * (docs/clock-model.md, "Run intervals").
+ * it halts, exit its first after it wakes but for those of the interrupt
+ * that woke it, so the pair also pins the guest clock to the host's runs
+ * of its vCPU thread (docs/clock-model.md, "Run intervals").
  */
 HVTRACE_TP_EVENT(cpu_idle,
 	HVT_PROTO(unsigned int state, unsigned int cpu_id),

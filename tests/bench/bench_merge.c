@@ -432,10 +432,10 @@ int main(void)
 	row("merge --format=json to /dev/null", json_m, "babeltrace2 text", bt_text_m);
 	row("merge --format=ctf (the conversion)", ctf_m, "-", (struct measure){ 0, 0 });
 	/*
-	 * vCPU 0's thread runs on all 4 host CPUs every few hundred ns here, so
-	 * every guest event's +/-100 us meets many runs: the pre-pass reads the
-	 * host's sched_switch and the guest kernel streams and places none.
-	 * Its reading is what a real archive pays too; its refits are not here
+	 * The fixture's exchanges bound the clock to +/-50 ns, closer than any
+	 * guest event lies to a run's edge: the pass reads the host's
+	 * sched_switch and the guest kernel streams and bounds nothing. Its
+	 * reading is what a real archive pays too; its refits are not here
 	 * (bench_clocksync has its per-event core).
 	 */
 	row("merge --format=null, vcpu_threads named (runs read)", runs_m,

@@ -559,7 +559,8 @@ static void test_sync_held_out(void **state)
 	assert_non_null(strstr(text, "\nPASS sync-held-out[demo]: every 8th exchange kept out of "
 				     "the fit: 3 judged, all within its guaranteed interval; 0 not "
 				     "causal against its central line (by at most 0.000 us, inside "
-				     "the bound), 0 in a change window\n"));
+				     "the bound), 0 in a change window or of guest values two "
+				     "segments may have shown\n"));
 	free(text);
 	/* Exchange 15 received 2.5 us before it was sent: no line through the others allows it. */
 	write_exchanges(c, 24, 15);

@@ -360,6 +360,46 @@ static void test_missing_switch_in(void **state)
 	assert_int_equal(fit.samples, 2 * RUNS - 2);
 }
 
+/*
+ * The thread still runs when host CPU 1's recording ends (no switch-out
+ * after its last switch-in), while host CPU 0 records an unrelated switch
+ * 1 ms later: the host layer ends there, not at the last switch merge
+ * keeps, so the last run still holds its events and bounds the clock at
+ * its start, as in test_runs_tighten.
+ */
+static void test_running_at_the_end(void **state)
+{
+	const char *root = *state;
+	const uint64_t last_on = FIRST_NS + 2 * (RUNS - 1) * RUN_NS;
+	struct fx_host_switch ev[2 * RUNS], other;
+	struct hvt_run_fit fit;
+	char path[256];
+	unsigned int k;
+
+	make_archive(root, "[4321]", 4321, 0);
+	for (k = 0; k < RUNS; k++) {
+		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
+
+		ev[2 * k] = (struct fx_host_switch){ FX_HOST_TSC(on), 0, "swapper/1", 0, 120, 0,
+						     "CPU 0/TCG", 4321, 120 };
+		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), 4321,
+							 "CPU 0/TCG", 4321, 120, 1, "swapper/1",
+							 0, 120 };
+	}
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev,
+					     2 * RUNS - 1), 0);
+	other = (struct fx_host_switch){ FX_HOST_TSC(last_on + RUN_NS + 1000000), 55, "kworker",
+					 55, 120, 1, "swapper/0", 0, 120 };
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, &other, 1), 0);
+	assert_true(widest_bound(root, &fit) <= 5000);
+	assert_int_equal(fit.contradictions, 0);
+	assert_int_equal(fit.samples, 2 * RUNS - 2);
+}
+
 /* A thread the host never scheduled: nothing known, nothing used, nothing contradicted. */
 static void test_unknown_thread(void **state)
 {
@@ -415,6 +455,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hidden_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_switch_in, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_running_at_the_end, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,19 @@ void hvt_vm_clock_free(struct hvt_vm_clock *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * Whether @ex cannot be judged against the central line: sent or received
+ * in a change window, or with a guest stamp that two segments may have
+ * shown (after a backwards jump), which no line places for certain.
+ */
+static bool unjudged(struct hvt_vm_clock *c, const struct hvt_exchange *ex)
+{
+	return hvt_est_in_window(c->est, ex->host_send) ||
+	       hvt_est_in_window(c->est, ex->host_recv) ||
+	       hvt_est_segment_of_value(c->est, ex->guest_recv) < 0 ||
+	       hvt_est_segment_of_value(c->est, ex->guest_send) < 0;
+}
+
 const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 							const struct hvt_sync_rec *recs,
 							size_t n, size_t *exempt)
@@ -122,8 +135,7 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 		uint64_t recv = hvt_vm_clock_to_host(c, &cur, ex->guest_recv);
 		uint64_t send = hvt_vm_clock_to_host(c, &cur, ex->guest_send);
 
-		if (hvt_est_in_window(c->est, ex->host_send) ||
-		    hvt_est_in_window(c->est, ex->host_recv)) {
+		if (unjudged(c, ex)) {
 			(*exempt)++;
 			continue;
 		}
@@ -177,8 +189,7 @@ int hvt_vm_clock_held_out(const struct hvt_sync_rec *recs, size_t n, unsigned in
 		const struct hvt_exchange *ex = &recs[i].ex;
 		uint64_t past;
 
-		if (hvt_est_in_window(c.est, ex->host_send) ||
-		    hvt_est_in_window(c.est, ex->host_recv)) {
+		if (unjudged(&c, ex)) {
 			r->exempt++;
 			continue;
 		}

@@ -75,8 +75,9 @@ static inline uint64_t hvt_vm_clock_to_host(const struct hvt_vm_clock *c,
  * The first exchange that is not causal once aligned (host_send <= guest_recv
  * and guest_send <= host_recv on the host's time line, within the one tick
  * of fixed-point rounding); exchanges inside a change window may straddle
- * the change and are only counted in *exempt. NULL if every other exchange is
- * causal.
+ * the change, and a guest stamp two segments may have shown (after a
+ * backwards jump) is placed by no line for certain: those are only counted
+ * in *exempt. NULL if every other exchange is causal.
  */
 const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
 							const struct hvt_sync_rec *recs,
@@ -113,7 +114,8 @@ void hvt_vm_clock_quality(struct hvt_vm_clock *c, const struct hvt_sync_rec *rec
  * guest clock (at host_send no later than guest_recv, at host_recv no
  * earlier than guest_send); if the fit's guaranteed interval lies wholly
  * past that, the clock model failed there, whatever the fitted exchanges
- * say. Exchanges in a change window are exempt.
+ * say. Exchanges in a change window, or with a stamp two segments may have
+ * shown, are exempt.
  */
 #define HVT_HELD_OUT_EVERY	8
 #define HVT_HELD_OUT_MIN	(2 * HVT_HELD_OUT_EVERY)	/* exchanges to try it */

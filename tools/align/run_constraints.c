@@ -35,11 +35,10 @@ struct kind_of_id {
 	const struct tep_format_field *f[3];	/* prev_pid, next_pid, prev_state; vcpu_id */
 };
 
-#define KIND_CACHE	8		/* a host layer has a few kinds of events */
+#define KIND_CACHE	64		/* by id, direct mapped: a miss only costs a lookup */
 
 struct kind_cache {
 	struct kind_of_id v[KIND_CACHE];
-	size_t n, next;
 };
 
 static struct kind_of_id find_kind(struct hvt_ftrace *ft, int id, const char *name)
@@ -64,14 +63,11 @@ static struct kind_of_id find_kind(struct hvt_ftrace *ft, int id, const char *na
 static const struct kind_of_id *kind_of(struct kind_cache *kc, struct hvt_ftrace *ft,
 					const struct hvt_ftrace_event *ev)
 {
-	size_t i;
+	struct kind_of_id *k = &kc->v[(unsigned int)ev->id % KIND_CACHE];
 
-	for (i = 0; i < kc->n; i++)
-		if (kc->v[i].id == ev->id)
-			return &kc->v[i];
-	i = kc->n < KIND_CACHE ? kc->n++ : kc->next++ % KIND_CACHE;
-	kc->v[i] = find_kind(ft, ev->id, ev->name);
-	return &kc->v[i];
+	if (k->id != ev->id)
+		*k = find_kind(ft, ev->id, ev->name);
+	return k;
 }
 
 /* The event's record, if it is of a kind kept; 1 if kept, 0 if not. */
@@ -151,14 +147,18 @@ static int push(struct hvt_cpu_switches *out, const struct hvt_host_switch *e)
 	return 0;
 }
 
-/* Keeps @e if it is a KVM event, involves a vCPU thread, or is next to one that does. */
+/*
+ * Keeps @e if it is a KVM event, involves a vCPU thread, is next to one
+ * that does, or follows a loss (which the runs must hear of).
+ */
 static int keep(struct cpu_reader *r, const struct hvt_host_switch *e)
 {
 	bool hot;
 
-	if (e->kind != HVT_HS_SCHED)
+	if (e->kind != HVT_HS_SCHED)	/* the runs pair sched_switch events only */
 		return push(r->out, e);
-	hot = thread_set_has(r->threads, e->prev) || thread_set_has(r->threads, e->next);
+	hot = e->lost_before || thread_set_has(r->threads, e->prev) ||
+	      thread_set_has(r->threads, e->next);
 	if (!hot && !r->keep_next) {
 		r->held = *e;
 		r->have_held = true;
@@ -180,7 +180,7 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 						       &warnings);
 	struct cpu_reader r = { .out = out, .threads = threads };
 	struct hvt_ftrace_event ev;
-	struct kind_cache kc = { .n = 0 };
+	struct kind_cache kc;
 	uint64_t damage = 0, now, last = 0, last_switch = 0;
 	bool lost = false;
 	int ret = 0;
@@ -188,6 +188,8 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 	out->cpu = info->cpu;
 	if (!c)
 		return add_loss(hs, 0, UINT64_MAX);	/* nothing known of this CPU */
+	for (size_t i = 0; i < KIND_CACHE; i++)
+		kc.v[i].id = -1;			/* no event has it */
 	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
 		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
 		struct hvt_host_switch e;
@@ -205,7 +207,7 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		e.lost_since = lost ? last_switch : 0;
 		hs->kvm |= e.kind != HVT_HS_SCHED;
 		ret = keep(&r, &e);
-		last_switch = e.ts;
+		last_switch = out->last = e.ts;
 		lost = false;
 	}
 	/* a page lost or damaged after the last event: the rest is unknown */
@@ -371,9 +373,11 @@ static uint64_t replay(const struct hvt_host_switches *hs,
 		if (best == hs->nr_cpus)
 			break;
 		c = &hs->cpus[best];
-		fn(ctx, c->cpu, &c->v[at[best]]);
-		end = c->v[at[best]++].ts;
+		fn(ctx, c->cpu, &c->v[at[best]++]);
 	}
+	for (i = 0; i < hs->nr_cpus; i++)	/* the last, kept or not */
+		if (hs->cpus[i].last > end)
+			end = hs->cpus[i].last;
 	free(at);
 	return end;
 }

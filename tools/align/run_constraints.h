@@ -78,6 +78,7 @@ struct hvt_cpu_switches {
 	int cpu;
 	struct hvt_host_switch *v;
 	size_t n, cap;
+	uint64_t last;			/* its last switch or KVM event, kept or not */
 };
 
 /* Every host CPU's events of those kinds: read once, for every VM. */
