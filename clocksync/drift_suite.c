@@ -65,6 +65,15 @@ static void s_suspend(struct hvt_sim_config *c)
 	ev(c, 0.5, HVT_SIM_JUMP, -0.002 * c->host_hz);	/* back 2 ms */
 }
 
+/*
+ * The guest stopped 2 s (a VM pause): its TSC stops too, and an exchange
+ * in flight is answered only after it resumes, with a 2 s round trip.
+ */
+static void s_pause(struct hvt_sim_config *c)
+{
+	ev(c, 0.5, HVT_SIM_PAUSE, 2.0);
+}
+
 static void s_scaling(struct hvt_sim_config *c)
 {
 	ev(c, 0.5, HVT_SIM_RATE, 2500);		/* a new TSC scaling ratio */
@@ -131,6 +140,8 @@ static const struct scenario scenarios[] = {
 	  s_temperature, 0, 1 },
 	{ "migration", "offset jumps +50 ms mid-run", ESTIMATE, s_migration, 0, 0 },
 	{ "suspend", "offset jumps back 2 ms mid-run", ESTIMATE, s_suspend, 0, 0 },
+	{ "pause", "the guest stops 2 s mid-run, an exchange in flight across it", ESTIMATE,
+	  s_pause, 0, 0 },
 	{ "small-jump", "offset jumps 10 us, under the delay noise (unnoticeable)", ESTIMATE,
 	  s_small_jump, 0, 1 },
 	{ "scaling-change", "TSC scaling changes the rate by 2500 ppm mid-run", ESTIMATE, s_scaling, 0, 0 },
@@ -298,6 +309,7 @@ static int measure(const struct hvt_sim_config *c, struct feed *f, struct hvt_dr
 			bound[k] = e.bounded ? (double)(e.hi - e.lo) / 2 * to_ns : HUGE_VAL;
 			if (e.bounded && (truth < e.lo || truth > e.hi))
 				r->violations++;
+			r->in_window += e.in_window != 0;
 			central = hvt_tsc_timeline_to_guest(&tl[v], h);
 			/* the transform is fixed-point: one tick of rounding either way */
 			if (e.bounded && !e.in_window && (central + 1 < e.lo || central > e.hi + 1))

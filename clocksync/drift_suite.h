@@ -44,6 +44,7 @@ struct hvt_drift_result {
 	size_t changes;		/* clock changes the scenario made */
 	double recovery_s;	/* after the last change, until the error stays < 1 us;
 				   -1: no change in the scenario; HUGE_VAL: never */
+	uint64_t in_window;	/* instants in a change window (the union of two segments) */
 	uint64_t run_bounds;	/* one-way bounds from vCPU runs (run_ms > 0) */
 	uint64_t run_contradictions;	/* events outside every run: must be 0 */
 };

@@ -594,16 +594,31 @@ static void central(const struct segment *s, int64_t x, long double *v, long dou
 	*v = (long double)x + (s->n ? (long double)(s->s[0].y - s->s[0].x) : 0);
 }
 
-/* Where segment i's transform takes over: the middle of the window before it. */
+/*
+ * Where segment i's transform takes over, in the window before it: its
+ * middle, or its start after a backwards jump (the new line below the
+ * old). Then the values the old line would have shown in the window show
+ * again after the change, and a guest stream maps its values by what each
+ * segment showed (tsc_timeline.h): from the window's start on, a value past
+ * what the old segment certainly showed, or a step back, is the new one's.
+ * That places right the events after the change, also a VM pause's, whose
+ * guest clock stops and goes on with no step back; only those between the
+ * window's start and the change, the length of a round trip, go wrong, as
+ * events in the window may.
+ */
 static int64_t switch_point(const struct hvt_estimator *e, size_t i)
 {
-	int64_t from = e->seg[i].valid_from, to = e->seg[i - 1].valid_to;
+	int64_t from = e->seg[i].valid_from, to = e->seg[i - 1].valid_to, mid;
+	long double v_old, v_new, a;
 
 	if (from == INT64_MAX)		/* nothing certain in it: its first sample */
 		from = e->seg[i].first_x;
 	if (to >= from)
 		return from;
-	return to + (from - to) / 2;
+	mid = to + (from - to) / 2;
+	central(&e->seg[i - 1], mid, &v_old, &a);
+	central(&e->seg[i], mid, &v_new, &a);
+	return v_new < v_old ? to : mid;
 }
 
 int hvt_est_timeline(struct hvt_estimator *e, struct hvt_tsc_timeline *tl)

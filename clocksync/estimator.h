@@ -112,8 +112,9 @@ int hvt_est_in_window(struct hvt_estimator *e, uint64_t host);
 /*
  * The estimate as a timeline of exact-form transforms (tsc_timeline.h): per
  * segment its central line, guest = ((host * ratio) >> 48) + offset, from
- * the middle of the change window before it. Every central line lies within
- * its segment's interval. 0, or -1 without samples or memory.
+ * the middle of the change window before it, or from its start after a
+ * backwards jump (estimator.c, switch_point()). Every central line lies
+ * within its segment's interval. 0, or -1 without samples or memory.
  */
 int hvt_est_timeline(struct hvt_estimator *e, struct hvt_tsc_timeline *tl);
 size_t hvt_est_nr_segments(const struct hvt_estimator *e);

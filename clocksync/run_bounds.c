@@ -74,20 +74,15 @@ void hvt_run_clock_free(struct hvt_run_clock *rc)
 	rc->n = 0;
 }
 
-int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
-		   uint64_t *hi)
+int hvt_run_window_in(const struct hvt_run_clock *rc, size_t i, uint64_t g, uint64_t *lo,
+		      uint64_t *hi)
 {
-	long i = rc->n ? hvt_est_segment_of_value(rc->est, g) : -1;
-	const struct hvt_run_seg *sg;
+	const struct hvt_run_seg *sg = &rc->seg[i];
+	uint64_t host = hvt_tsc_to_host(&sg->x, g);
 	struct hvt_est_value v;
 	long double below, above;
-	uint64_t host;
 
-	if (i < 0)
-		return -1;
-	sg = &rc->seg[i];
-	host = hvt_tsc_to_host(&sg->x, g);
-	if (hvt_est_segment_eval(rc->est, (size_t)i, host, &v) || !v.bounded || !(sg->amin > 0))
+	if (hvt_est_segment_eval(rc->est, i, host, &v) || !v.bounded || !(sg->amin > 0))
 		return -1;
 	/*
 	 * Every feasible line has a slope of at least amin, so U(h') < g for
@@ -100,9 +95,19 @@ int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint
 	above = above * (1 + 1e-9L) + 2;
 	if (below >= (long double)host || above >= (long double)(UINT64_MAX - host))
 		return -1;
-	*seg = (size_t)i;
 	*lo = host - (uint64_t)below;
 	*hi = host + (uint64_t)above;
+	return 0;
+}
+
+int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
+		   uint64_t *hi)
+{
+	long i = rc->n ? hvt_est_segment_of_value(rc->est, g) : -1;
+
+	if (i < 0 || hvt_run_window_in(rc, (size_t)i, g, lo, hi))
+		return -1;
+	*seg = (size_t)i;
 	return 0;
 }
 

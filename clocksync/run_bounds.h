@@ -94,6 +94,9 @@ void hvt_run_clock_free(struct hvt_run_clock *rc);
  */
 int hvt_run_window(const struct hvt_run_clock *rc, uint64_t g, size_t *seg, uint64_t *lo,
 		   uint64_t *hi);
+/* The same were @g read while segment @i applied (the caller knows it may have been). */
+int hvt_run_window_in(const struct hvt_run_clock *rc, size_t i, uint64_t g, uint64_t *lo,
+		      uint64_t *hi);
 /*
  * A window that holds hvt_run_window()'s, found cheaply for most values
  * (the central line and the segment's reach, no interval): for skipping,

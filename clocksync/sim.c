@@ -59,10 +59,20 @@ uint64_t hvt_sim_truth(const struct hvt_sim_config *c, int vcpu, uint64_t host)
 			break;
 		g += rate * (te - tk);
 		tk = te;
-		if (c->events[i].kind == HVT_SIM_JUMP)
+		if (c->events[i].kind == HVT_SIM_PAUSE) {
+			long double end = te + (long double)c->events[i].value *
+					       (long double)c->host_hz;
+
+			if (t < end) {	/* stopped: the TSC reads what it read then */
+				tk = t;
+				break;
+			}
+			tk = end;
+		} else if (c->events[i].kind == HVT_SIM_JUMP) {
 			g += (long double)c->events[i].value;
-		else
+		} else {
 			rate = 1.0L + (long double)c->events[i].value / 1e6L;
+		}
 	}
 	g += rate * (t - tk);
 	if (c->wobble_ppm != 0 && c->wobble_period_s > 0) {
@@ -93,6 +103,24 @@ static uint64_t ticks(const struct hvt_sim_config *c, double ns)
 	return (uint64_t)llround(ns * c->host_hz / 1e9);
 }
 
+/* Host instant @t, or the end of the pause it falls in: when a stopped guest acts. */
+static uint64_t unless_paused(const struct hvt_sim_config *c, uint64_t t)
+{
+	int i;
+
+	for (i = 0; i < c->nr_events; i++) {
+		uint64_t from, to;
+
+		if (c->events[i].kind != HVT_SIM_PAUSE)
+			continue;
+		from = hvt_sim_start(c) + (uint64_t)(c->events[i].at_s * c->host_hz);
+		to = from + (uint64_t)(c->events[i].value * c->host_hz);
+		if (t >= from && t < to)
+			t = to;
+	}
+	return t;
+}
+
 size_t hvt_sim_run(const struct hvt_sim_config *c,
 		   void (*emit)(void *ctx, const struct hvt_sim_message *m), void *ctx)
 {
@@ -112,10 +140,12 @@ size_t hvt_sim_run(const struct hvt_sim_config *c,
 		uint64_t p = ticks(c, c->process_ns);
 
 		m.vcpu = c->nr_vcpus > 1 ? (int)(hvt_sim_rand(&r) % (uint64_t)c->nr_vcpus) : 0;
+		uint64_t recv = unless_paused(c, hs + d1), reply = unless_paused(c, recv + p);
+
 		m.ex.host_send = hs;
-		m.ex.guest_recv = hvt_sim_truth(c, m.vcpu, hs + d1);
-		m.ex.guest_send = hvt_sim_truth(c, m.vcpu, hs + d1 + p);
-		m.ex.host_recv = hs + d1 + p + d2;
+		m.ex.guest_recv = hvt_sim_truth(c, m.vcpu, recv);
+		m.ex.guest_send = hvt_sim_truth(c, m.vcpu, reply);
+		m.ex.host_recv = reply + d2;
 		if (hvt_sim_uniform(&r) < c->loss)
 			continue;
 		if (!have_held && hvt_sim_uniform(&r) < c->reorder) {

@@ -24,6 +24,8 @@
 enum hvt_sim_event_kind {
 	HVT_SIM_JUMP = 1,	/* guest TSC jumps by @value ticks */
 	HVT_SIM_RATE = 2,	/* guest rate becomes nominal * (1 + @value ppm / 1e6) */
+	HVT_SIM_PAUSE = 3,	/* the guest stops for @value seconds, its TSC with it, and
+				   takes in and answers nothing until it resumes */
 };
 
 struct hvt_sim_event {

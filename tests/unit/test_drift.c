@@ -182,6 +182,29 @@ static void test_wide_window_holds_exact(void **state)
 	assert_true(cheap > checked / 2);
 }
 
+/*
+ * A VM paused 2 s: each exchange judged by its own round trip, so only
+ * the pause itself (and a round trip or so) is left to a change window,
+ * not two of the longest round trips (the ones in flight across the pause,
+ * 2 s) on each side; and the events after it resumes are placed on the new
+ * line at once, though the guest clock goes on with no step back.
+ */
+static void test_pause(void **state)
+{
+	struct hvt_drift_result r = run("pause");
+	double window_s;
+
+	(void)state;
+	assert_int_equal(r.violations, 0);
+	assert_int_equal(r.segments, 2);
+	window_s = (double)r.in_window / (double)r.evaluated * 120;	/* a 120 s run */
+	if (window_s > 2.5)
+		fail_msg("pause: %.2f s in a change window (> 2.5)", window_s);
+	if (r.recovery_s > 2.1)
+		fail_msg("pause: the error is back under 1 us %.1f s after the pause began (> 2.1)",
+			 r.recovery_s);
+}
+
 /* Every named scenario within the guarantee: no violation. */
 static void test_guaranteed_scenarios(void **state)
 {
@@ -326,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_kvm_like),
 		cmocka_unit_test(test_vcpu_runs),
 		cmocka_unit_test(test_vcpu_runs_jump),
+		cmocka_unit_test(test_pause),
 		cmocka_unit_test(test_wide_window_holds_exact),
 		cmocka_unit_test(test_guaranteed_scenarios),
 		cmocka_unit_test(test_ten_thousand_random_scenarios),

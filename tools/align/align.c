@@ -103,6 +103,7 @@ int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *r
 
 void hvt_vm_clock_free(struct hvt_vm_clock *c)
 {
+	hvt_run_clock_free(&c->by_segment);
 	hvt_est_free(c->est);
 	hvt_tsc_timeline_free(&c->tl);
 	memset(c, 0, sizeof(*c));
@@ -231,6 +232,44 @@ int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *tic
 	if (!c->est || hvt_est_eval(c->est, host, &v) || !v.bounded)
 		return -1;
 	*ticks = host_half_width(c, host, &v);
+	return 0;
+}
+
+int hvt_vm_clock_event_bound(struct hvt_vm_clock *c, uint64_t guest, uint64_t placed,
+			     uint64_t *ticks)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+
+	if (!c->est)
+		return -1;
+	if (hvt_est_nr_segments(c->est) <= 1 ||
+	    (hvt_est_segment_of_value(c->est, guest) >= 0 && !hvt_est_in_window(c->est, placed)))
+		return hvt_vm_clock_half_width(c, placed, ticks);
+	if (!c->have_by_segment) {
+		if (hvt_run_clock_init(&c->by_segment, c->est, &c->tl))
+			return -1;
+		c->have_by_segment = true;
+	}
+	for (i = 0; i < c->by_segment.n; i++) {
+		struct hvt_est_segment_info info;
+		uint64_t a, b;
+
+		hvt_est_segment_info(c->est, i, &info);
+		if (guest < info.shows_from || guest > info.shows_to ||
+		    hvt_run_window_in(&c->by_segment, i, guest, &a, &b))
+			continue;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (lo > hi)
+		return -1;
+	if (placed <= lo)		/* the line put it where no segment could */
+		*ticks = hi - placed;
+	else if (placed >= hi)
+		*ticks = placed - lo;
+	else
+		*ticks = placed - lo > hi - placed ? placed - lo : hi - placed;
 	return 0;
 }
 

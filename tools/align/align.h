@@ -13,12 +13,14 @@
 #ifndef HVT_TOOLS_ALIGN_ALIGN_H
 #define HVT_TOOLS_ALIGN_ALIGN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clocksync/clocksync.h"
 #include "clocksync/estimator.h"
 #include "clocksync/host_clock.h"
+#include "clocksync/run_bounds.h"
 #include "clocksync/tsc_timeline.h"
 #include "tools/archive/archive.h"
 #include "tools/align/sync_points.h"
@@ -31,6 +33,8 @@ struct hvt_vm_clock {
 	uint64_t glitch_seq;		/* first sample of a too-short middle segment */
 	int glitch;
 	size_t nr_points;		/* sync points used */
+	struct hvt_run_clock by_segment;	/* built by hvt_vm_clock_event_bound() */
+	bool have_by_segment;
 };
 
 /*
@@ -89,6 +93,15 @@ const struct hvt_sync_rec *hvt_vm_clock_first_violation(struct hvt_vm_clock *c,
  * sides'); -1 where the interval is open on a side.
  */
 int hvt_vm_clock_half_width(struct hvt_vm_clock *c, uint64_t host, uint64_t *ticks);
+/*
+ * How far from @placed, where the central timeline puts guest value
+ * @guest, its true host instant may lie, in host ticks: the half-width
+ * there, or, for a value two segments may have shown or placed in a change
+ * window, the farthest instant at which any segment that may have shown it
+ * may have read it. -1 where it is unbounded.
+ */
+int hvt_vm_clock_event_bound(struct hvt_vm_clock *c, uint64_t guest, uint64_t placed,
+			     uint64_t *ticks);
 
 /*
  * How tightly the exchanges pin the VM's clock: the guaranteed interval's

@@ -184,5 +184,5 @@ int hvt_source_error_bound(struct hvt_timeline_vm *st, const struct hvt_source *
 		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
 		return 0;
 	}
-	return hvt_vm_clock_half_width(&st->al.clock, s->host_tsc, bound);
+	return hvt_vm_clock_event_bound(&st->al.clock, s->ev.ts, s->host_tsc, bound);
 }
