@@ -91,12 +91,10 @@ static void write_wide_exchanges(const char *root)
 	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", text, len), 0);
 }
 
-/* Thread @tid's runs on host CPU 1, @shift_ns later than the guest's. */
-static void write_runs(const char *root, int32_t tid, uint64_t shift_ns)
+/* Thread @tid's runs, @shift_ns later than the guest's: a switch in and out each. */
+static void run_switches(struct fx_host_switch ev[2 * RUNS], int32_t tid, uint64_t shift_ns)
 {
-	struct fx_host_switch ev[2 * RUNS];
 	unsigned int k;
-	char path[256];
 
 	for (k = 0; k < RUNS; k++) {
 		uint64_t on = FIRST_NS + shift_ns + 2 * k * RUN_NS;
@@ -106,9 +104,26 @@ static void write_runs(const char *root, int32_t tid, uint64_t shift_ns)
 		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), tid, "CPU 0/TCG",
 							 tid, 120, 1, "swapper/1", 0, 120 };
 	}
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
+}
+
+/* Host CPU @cpu's pages, replaced by @n switches. */
+static void rewrite_cpu(const char *root, int cpu, const struct fx_host_switch *ev, unsigned int n)
+{
+	char path[256], rel[64];
+
+	snprintf(rel, sizeof(rel), "host/ftrace/cpu%d.raw", cpu);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	unlink(path);
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 2 * RUNS), 0);
+	assert_int_equal(fx_write_ftrace_cpu(root, rel, 4096, ev, n), 0);
+}
+
+/* Thread @tid's runs on host CPU 1, @shift_ns later than the guest's. */
+static void write_runs(const char *root, int32_t tid, uint64_t shift_ns)
+{
+	struct fx_host_switch ev[2 * RUNS];
+
+	run_switches(ev, tid, shift_ns);
+	rewrite_cpu(root, 1, ev, 2 * RUNS);
 }
 
 /* The guest kernel's events on vCPU 0: 2 us into each run, 3 us before its end. */
@@ -339,22 +354,14 @@ static void test_missing_switch_in(void **state)
 	const char *root = *state;
 	struct fx_host_switch ev[2 * RUNS];
 	struct hvt_run_fit fit;
-	char path[256];
 	unsigned int k;
 
 	make_archive(root, "[4321]", 4321, 0);
-	for (k = 0; k < RUNS; k++) {
-		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
-
-		ev[2 * k] = (struct fx_host_switch){ FX_HOST_TSC(on - 1000), 55, "kworker", 55,
-						     120, 1, "swapper/1", 0, 120 };
-		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), 4321,
-							 "CPU 0/TCG", 4321, 120, 1, "swapper/1",
-							 0, 120 };
-	}
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev, 2 * RUNS), 0);
+	run_switches(ev, 4321, 0);
+	for (k = 0; k < RUNS; k++)	/* each switch-in: another task's switch 1 us (2 GHz) before */
+		ev[2 * k] = (struct fx_host_switch){ ev[2 * k].ts - 2000, 55, "kworker", 55, 120, 1,
+						     "swapper/1", 0, 120 };
+	rewrite_cpu(root, 1, ev, 2 * RUNS);
 	assert_true(widest_bound(root, &fit) <= 5000);
 	assert_int_equal(fit.contradictions, 0);
 	assert_int_equal(fit.samples, 2 * RUNS - 2);
@@ -373,28 +380,13 @@ static void test_running_at_the_end(void **state)
 	const uint64_t last_on = FIRST_NS + 2 * (RUNS - 1) * RUN_NS;
 	struct fx_host_switch ev[2 * RUNS], other;
 	struct hvt_run_fit fit;
-	char path[256];
-	unsigned int k;
 
 	make_archive(root, "[4321]", 4321, 0);
-	for (k = 0; k < RUNS; k++) {
-		uint64_t on = FIRST_NS + 2 * k * RUN_NS;
-
-		ev[2 * k] = (struct fx_host_switch){ FX_HOST_TSC(on), 0, "swapper/1", 0, 120, 0,
-						     "CPU 0/TCG", 4321, 120 };
-		ev[2 * k + 1] = (struct fx_host_switch){ FX_HOST_TSC(on + RUN_NS), 4321,
-							 "CPU 0/TCG", 4321, 120, 1, "swapper/1",
-							 0, 120 };
-	}
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", root);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu1.raw", 4096, ev,
-					     2 * RUNS - 1), 0);
+	run_switches(ev, 4321, 0);
+	rewrite_cpu(root, 1, ev, 2 * RUNS - 1);		/* no last switch-out */
 	other = (struct fx_host_switch){ FX_HOST_TSC(last_on + RUN_NS + 1000000), 55, "kworker",
 					 55, 120, 1, "swapper/0", 0, 120 };
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, &other, 1), 0);
+	rewrite_cpu(root, 0, &other, 1);
 	assert_true(widest_bound(root, &fit) <= 5000);
 	assert_int_equal(fit.contradictions, 0);
 	assert_int_equal(fit.samples, 2 * RUNS - 2);
