@@ -128,13 +128,8 @@ static void remove_sample(struct segment *s, size_t i)
 	s->n--;
 }
 
-/* @f := the fit of @b's samples read no earlier than @from; -1 if empty set. */
-static int build_fit_read_from(struct hvt_fit *f, const struct hvt_estimator *e,
-			       const struct segment *b, int64_t from);
-
 /* @f := the fit of @s's samples (all, or those not dropped); -1 if empty set. */
-static int build_fit(struct hvt_fit *f, const struct segment *s, int only_kept,
-		     int64_t from_x)
+static int build_fit(struct hvt_fit *f, const struct segment *s, int only_kept)
 {
 	size_t i;
 
@@ -142,27 +137,7 @@ static int build_fit(struct hvt_fit *f, const struct segment *s, int only_kept,
 	for (i = 0; i < s->n; i++) {
 		const struct sample *sm = &s->s[i];
 
-		if ((only_kept && sm->drop) || sm->x < from_x)
-			continue;
-		if (hvt_fit_add(f, (struct hvt_pt){ sm->x, sm->y }, sm->is_p))
-			return -1;
-	}
-	return 0;
-}
-
-static int64_t read_from(const struct hvt_estimator *e, const struct sample *s);
-static uint64_t absolute(const struct hvt_estimator *e, int64_t y);
-
-static int build_fit_read_from(struct hvt_fit *f, const struct hvt_estimator *e,
-			       const struct segment *b, int64_t from)
-{
-	size_t i;
-
-	hvt_fit_clear(f);
-	for (i = 0; i < b->n; i++) {
-		const struct sample *sm = &b->s[i];
-
-		if (from != INT64_MIN && read_from(e, sm) < from)
+		if (only_kept && sm->drop)
 			continue;
 		if (hvt_fit_add(f, (struct hvt_pt){ sm->x, sm->y }, sm->is_p))
 			return -1;
@@ -209,9 +184,9 @@ static enum hvt_est_result add_out_of_order(struct segment *s, struct hvt_pt pt,
 
 	if (i < 0)
 		return HVT_EST_REJECTED;
-	if (build_fit(&s->fit, s, 0, INT64_MIN)) {
+	if (build_fit(&s->fit, s, 0)) {
 		remove_sample(s, (size_t)i);
-		build_fit(&s->fit, s, 0, INT64_MIN);	/* what it was */
+		build_fit(&s->fit, s, 0);	/* what it was */
 		return HVT_EST_REJECTED;
 	}
 	return HVT_EST_USED;
@@ -315,9 +290,6 @@ enum hvt_est_result hvt_est_exchange(struct hvt_estimator *e, const struct hvt_e
  * exchange's round trip, or for a one-way message the longest round trip
  * or the delay bound set, whichever is larger.
  */
-static int64_t read_from(const struct hvt_estimator *e, const struct sample *s);
-static int64_t read_until(const struct hvt_estimator *e, const struct sample *s);
-
 static int64_t delay_of(const struct hvt_estimator *e, const struct sample *s)
 {
 	uint64_t d = e->max_rtt > e->max_delay ? e->max_rtt : e->max_delay;
@@ -335,6 +307,24 @@ static int64_t read_from(const struct hvt_estimator *e, const struct sample *s)
 static int64_t read_until(const struct hvt_estimator *e, const struct sample *s)
 {
 	return s->is_p ? s->x + delay_of(e, s) : s->x;
+}
+
+/* @f := the fit of @b's samples read no earlier than @from (all: INT64_MIN); -1 if empty set. */
+static int build_core_fit(struct hvt_fit *f, const struct hvt_estimator *e,
+			  const struct segment *b, int64_t from)
+{
+	size_t i;
+
+	hvt_fit_clear(f);
+	for (i = 0; i < b->n; i++) {
+		const struct sample *sm = &b->s[i];
+
+		if (from != INT64_MIN && read_from(e, sm) < from)
+			continue;
+		if (hvt_fit_add(f, (struct hvt_pt){ sm->x, sm->y }, sm->is_p))
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -366,7 +356,7 @@ static void settle_boundary(struct hvt_estimator *e, struct segment *a, struct s
 	core = until;
 	for (i = 0; i < b->n; i++)
 		have_core |= read_from(e, &b->s[i]) >= core;
-	if (build_fit_read_from(news, e, b, have_core ? core : INT64_MIN))
+	if (build_core_fit(news, e, b, have_core ? core : INT64_MIN))
 		return;		/* b's core alone is contradictory: leave both as they are */
 	for (i = 0; i < a->n; i++) {
 		const struct sample *s = &a->s[i];
@@ -391,7 +381,7 @@ static void settle_boundary(struct hvt_estimator *e, struct segment *a, struct s
 		    hvt_fit_check(news, (struct hvt_pt){ s->x, s->y }, s->is_p) != HVT_FIT_INFEASIBLE)
 			s->drop = 1;
 	}
-	if (build_fit(olds, a, 1, INT64_MIN))
+	if (build_fit(olds, a, 1))
 		hvt_fit_clear(olds);
 	for (i = 0; i < b->n; i++) {
 		struct sample *s = &b->s[i];
@@ -409,6 +399,11 @@ static void settle_boundary(struct hvt_estimator *e, struct segment *a, struct s
 	b->valid_from = first_new < until ? first_new : until;
 	if (b->valid_from < cut)
 		b->valid_from = cut;
+}
+
+static uint64_t absolute(const struct hvt_estimator *e, int64_t y)
+{
+	return e->g0 + (uint64_t)y;
 }
 
 /*
@@ -455,18 +450,13 @@ int hvt_est_finish(struct hvt_estimator *e)
 	for (i = 0; i + 1 < e->nseg; i++)
 		settle_boundary(e, &e->seg[i], &e->seg[i + 1]);
 	for (i = 0; i < e->nseg; i++)
-		if (build_fit(&e->seg[i].certain, &e->seg[i], 1, INT64_MIN))
+		if (build_fit(&e->seg[i].certain, &e->seg[i], 1))
 			hvt_fit_clear(&e->seg[i].certain);	/* cannot happen: a subset */
 	for (i = 0; i < e->nseg; i++)
 		set_shown_values(e, i);
 	e->finished = 1;
 	e->hint = 0;
 	return 0;
-}
-
-static uint64_t absolute(const struct hvt_estimator *e, int64_t y)
-{
-	return e->g0 + (uint64_t)y;
 }
 
 /* Fills @v from relative bounds; a midpoint even when open-ended. */

@@ -117,7 +117,6 @@ int hvt_run_window_wide(const struct hvt_run_clock *rc, uint64_t g, uint64_t *lo
 	long i = rc->n ? hvt_est_segment_of_value(rc->est, g) : -1;
 	const struct hvt_run_seg *sg;
 	uint64_t host;
-	size_t seg;
 
 	if (i < 0)
 		return -1;
@@ -125,7 +124,7 @@ int hvt_run_window_wide(const struct hvt_run_clock *rc, uint64_t g, uint64_t *lo
 	host = hvt_tsc_to_host(&sg->x, g);
 	if (!sg->reach || host < sg->reach_from || host > sg->reach_to || host < sg->reach ||
 	    host > UINT64_MAX - sg->reach)
-		return hvt_run_window(rc, g, &seg, lo, hi);
+		return hvt_run_window_in(rc, (size_t)i, g, lo, hi);
 	*lo = host - sg->reach;
 	*hi = host + sg->reach;
 	return 0;
