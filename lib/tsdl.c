@@ -201,13 +201,14 @@ char *hvt_tsdl_render_new(const struct hvt_tsdl_trace *t, const struct hvt_regis
 void hvt_tsdl_guest_trace(struct hvt_tsdl_trace *t, const __u8 *uuid, unsigned int layer,
 			  unsigned int domain, __u64 freq_hz, const char *vm, unsigned int pid)
 {
-	bool tsc = domain == HVT_DOMAIN_GUEST_TSC;
-
 	*t = (struct hvt_tsdl_trace){
 		.uuid = uuid,
-		.clock_name = tsc ? "guest_tsc" : "monotonic_raw",
-		.clock_description = tsc ? "guest TSC (raw RDTSC in the VM)" :
-			"CLOCK_MONOTONIC_RAW of the guest (not aligned with the host)",
+		.clock_name = domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" :
+			      domain == HVT_DOMAIN_TSC ? "host_tsc" : "monotonic_raw",
+		.clock_description = domain == HVT_DOMAIN_GUEST_TSC ?
+			"guest TSC (raw RDTSC in the VM)" : domain == HVT_DOMAIN_TSC ?
+			"host TSC (raw RDTSC on the host)" :
+			"CLOCK_MONOTONIC_RAW of its machine (not aligned with the host)",
 		.freq_hz = freq_hz,
 		.domain = layer == HVT_LAYER_KERNEL ? "kernel" : "ust",
 		.vm = vm,

@@ -77,6 +77,16 @@ static const char *reason(char *why, size_t len, const char *fmt, ...)
 	return why;
 }
 
+const char *hvt_domain_name(uint32_t domain)
+{
+	switch (domain) {
+	case HVT_DOMAIN_GUEST_TSC: return "guest_tsc";
+	case HVT_DOMAIN_MONOTONIC_RAW: return "monotonic_raw";
+	case HVT_DOMAIN_TSC: return "host_tsc";
+	default: return NULL;
+	}
+}
+
 const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to,
 				      char *why, size_t len)
 {
@@ -84,7 +94,8 @@ const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open
 		return reason(why, len, "trace id %u out of range", id);
 	if (to->layer != HVT_LAYER_KERNEL && to->layer != HVT_LAYER_USER)
 		return reason(why, len, "trace %u: unknown layer %u", id, to->layer);
-	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW)
+	if (to->domain != HVT_DOMAIN_GUEST_TSC && to->domain != HVT_DOMAIN_MONOTONIC_RAW &&
+	    to->domain != HVT_DOMAIN_TSC)
 		return reason(why, len, "trace %u: unknown clock domain %u", id, to->domain);
 	if (to->freq_hz < HVT_WIRE_MIN_FREQ_HZ || to->freq_hz > HVT_WIRE_MAX_FREQ_HZ)
 		return reason(why, len, "trace %u: implausible clock frequency %llu Hz", id,

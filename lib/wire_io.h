@@ -52,6 +52,8 @@ const char *hvt_wire_type_name(unsigned int type);
  * TRACE_OPEN @id: id range, layer, clock domain, plausible frequency, a pid
  * readers can take as signed 32-bit, and pid 0 for the kernel trace.
  */
+/* "guest_tsc", "monotonic_raw", "host_tsc" (archive and CTF names), or NULL. */
+const char *hvt_domain_name(uint32_t domain);
 const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to,
 				      char *why, size_t len);
 /* STREAM_OPEN @id: id range, trace id range, either a CPU (< HVT_W_MAX_CPUS) or a tid > 0. */

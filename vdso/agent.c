@@ -149,9 +149,17 @@ static int hello(void)
 	int fd = -1;
 
 	h.pid = (uint32_t)getpid();
-	h.domain = hvt_clock_source() == HVT_CLOCK_GUEST_TSC ? HVT_DOMAIN_GUEST_TSC :
-							       HVT_DOMAIN_MONOTONIC_RAW;
-	h.freq_hz = hvt_clock_freq();
+	switch (hvt_clock_source()) {
+	case HVT_CLOCK_GUEST_TSC:
+		h.domain = HVT_DOMAIN_GUEST_TSC;
+		break;
+	case HVT_CLOCK_TSC:
+		h.domain = HVT_DOMAIN_TSC;
+		break;
+	default:
+		h.domain = HVT_DOMAIN_MONOTONIC_RAW;
+	}
+	h.freq_hz = hvt_clock_freq();	/* 0 for HVT_CLOCK_TSC: the agent's measure */
 	memcpy(h.uuid, trace_uuid, HVT_UUID_LEN);
 	prctl(PR_GET_NAME, h.comm);
 	if (hvt_agent_send(HVT_A_HELLO, 0, &h, sizeof(h), -1) ||

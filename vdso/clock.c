@@ -5,9 +5,12 @@
  * With the page mapped, the clock is the raw TSC: RDTSC for hvt_clock_read()
  * (the cheapest read of the counter the kernel module stamps with); in the
  * event write path RDTSC with the CPU from rseq (hvt_clock_read_event()), or
- * RDTSCP, which yields the CPU from TSC_AUX, where glibc has no rseq. The
- * choice of domain is made once, at the first use, for the life of the
- * process.
+ * RDTSCP, which yields the CPU from TSC_AUX, where glibc has no rseq.
+ * Without the page, the TSC is read all the same where the kernel keeps it
+ * as its clocksource (HVT_CLOCK_TSC): the kernel found it constant and
+ * synchronised across CPUs, and on the host it is the host layer's clock.
+ * Else CLOCK_MONOTONIC_RAW. The choice of domain is made once, at the first
+ * use, for the life of the process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,12 +28,18 @@
 
 #include "vdso/internal.h"
 
+#define CLOCKSOURCE_FILE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
+#define TSC_MEASURE_NS	10000000	/* HVT_CLOCK_TSC's rate, measured over this */
+
 static const struct hvt_clock_page *page;
 static enum hvt_clock_source source;
-static uint64_t freq_hz;
+static int reads_tsc;			/* the page is mapped, or source is HVT_CLOCK_TSC */
+static uint64_t freq_hz;		/* 0: HVT_CLOCK_TSC's, not measured yet */
+static uint32_t ready;			/* published last by setup() */
 int hvt_clock_rdtscp;
 int hvt_clock_rseq;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
 
 /* HVTRACE_DEVICE names another path: a bind-mounted device, or a test's page. */
 static const struct hvt_clock_page *map_page(void)
@@ -66,16 +76,55 @@ static int rseq_registered(void)
 	return (int32_t)rs->cpu_id >= 0;
 }
 
+/* Whether the kernel's clocksource is the TSC (the file says "tsc\n"). */
+static int tsc_is_clocksource(void)
+{
+	char buf[16];
+	ssize_t n;
+	int fd = open(CLOCKSOURCE_FILE, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return !strcmp(buf, "tsc\n");
+}
+
+/* HVTRACE_CLOCK=monotonic_raw: never the TSC without the page. */
+static int tsc_refused(void)
+{
+	const char *v = getenv("HVTRACE_CLOCK");
+
+	if (!v || !*v)
+		return 0;
+	if (!strcmp(v, "monotonic_raw"))
+		return 1;
+	hvt_debug_msg("HVTRACE_CLOCK=%s not understood (monotonic_raw is); ignored", v);
+	return 0;
+}
+
+static enum hvt_clock_source pick_source(void)
+{
+	if (page)
+		return HVT_CLOCK_GUEST_TSC;
+	if (!tsc_refused() && tsc_is_clocksource())
+		return HVT_CLOCK_TSC;
+	return HVT_CLOCK_MONOTONIC_RAW;
+}
+
 static void setup(void)
 {
-	int have_rdtscp = hvt_tsc_have_rdtscp();
-
 	page = map_page();
-	source = page ? HVT_CLOCK_GUEST_TSC : HVT_CLOCK_MONOTONIC_RAW;
-	hvt_clock_rdtscp = page && have_rdtscp;
-	hvt_clock_rseq = page && rseq_registered();
-	/* Published last: a reader that sees freq_hz sees page and source. */
-	hvt_store_release(&freq_hz, page ? page->tsc_khz * 1000 : 1000000000u);
+	source = pick_source();
+	reads_tsc = source != HVT_CLOCK_MONOTONIC_RAW;
+	hvt_clock_rdtscp = reads_tsc && hvt_tsc_have_rdtscp();
+	hvt_clock_rseq = reads_tsc && rseq_registered();
+	freq_hz = page ? page->tsc_khz * 1000 : source == HVT_CLOCK_TSC ? 0 : 1000000000u;
+	/* Published last: a reader that sees ready sees the rest. */
+	hvt_store_release(&ready, 1);
 }
 
 void hvt_clock_setup(void)
@@ -93,17 +142,17 @@ static uint64_t monotonic_raw_ns(void)
 
 uint64_t hvt_clock_read(void)
 {
-	if (hvt_unlikely(!hvt_load_acquire(&freq_hz)))
+	if (hvt_unlikely(!hvt_load_acquire(&ready)))
 		hvt_clock_setup();
-	if (hvt_likely(page))
+	if (hvt_likely(reads_tsc))
 		return __rdtsc();
 	return monotonic_raw_ns();
 }
 
-/* hvt_clock_read_cpu() without RDTSCP, or without the page. */
+/* hvt_clock_read_cpu() without RDTSCP, or on CLOCK_MONOTONIC_RAW. */
 uint64_t hvt_clock_read_cpu_slow(uint32_t *cpu)
 {
-	uint64_t t = page ? __rdtsc() : monotonic_raw_ns();
+	uint64_t t = reads_tsc ? __rdtsc() : monotonic_raw_ns();
 
 	*cpu = (uint32_t)sched_getcpu();
 	return t;
@@ -119,6 +168,11 @@ uint64_t hvt_clock_freq(void)
 {
 	hvt_clock_setup();
 	return freq_hz;
+}
+
+static void measure_tsc(void)
+{
+	freq_hz = hvt_tsc_measure_hz(TSC_MEASURE_NS);
 }
 
 int64_t hvt_clock_host_ns(void)
@@ -147,6 +201,8 @@ int hvt_clock_info(struct hvt_clock_info *info)
 	uint32_t flags;
 
 	hvt_clock_setup();
+	if (source == HVT_CLOCK_TSC)
+		pthread_once(&measure_once, measure_tsc);
 	info->source = source;
 	info->freq_hz = freq_hz;
 	info->generation = 0;

@@ -63,7 +63,7 @@ struct hvt_thread_buf {
 
 /* clock.c */
 HVT_HIDDEN void hvt_clock_setup(void);
-extern HVT_HIDDEN int hvt_clock_rdtscp;		/* the page is mapped and RDTSCP exists */
+extern HVT_HIDDEN int hvt_clock_rdtscp;		/* the clock is the TSC and RDTSCP exists */
 HVT_HIDDEN uint64_t hvt_clock_read_cpu_slow(uint32_t *cpu);
 HVT_HIDDEN enum hvt_clock_source hvt_clock_source(void);
 HVT_HIDDEN uint64_t hvt_clock_freq(void);
@@ -76,7 +76,7 @@ static inline uint64_t hvt_clock_read_cpu(uint32_t *cpu)
 	return hvt_clock_read_cpu_slow(cpu);
 }
 
-extern HVT_HIDDEN int hvt_clock_rseq;	/* the page is mapped and glibc registers rseq */
+extern HVT_HIDDEN int hvt_clock_rseq;	/* the clock is the TSC and glibc registers rseq */
 
 /*
  * The trace clock and CPU of an event, inline for the write path: RDTSC

@@ -56,7 +56,7 @@ struct hvt_a_hello {
 	__u32 pid;
 	__u32 domain;		/* enum hvt_clock_domain */
 	__u32 reserved;
-	__u64 freq_hz;
+	__u64 freq_hz;		/* 0 with HVT_DOMAIN_TSC: the agent knows it */
 	__u8  uuid[HVT_UUID_LEN];
 	char  comm[16];
 };

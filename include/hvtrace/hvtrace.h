@@ -8,9 +8,13 @@
  * same value the guest kernel module stamps its events with, read without a
  * syscall. hvt_clock_host_ns() turns "now" into host CLOCK_MONOTONIC ns with
  * the transform the host collector published through the module's clock page.
- * Without the module (not a guest, module not loaded) the library falls back
- * to CLOCK_MONOTONIC_RAW for the whole life of the process and says so in
- * hvt_clock_info(); it never mixes the two domains.
+ * Without the module (not a guest, module not loaded), where the kernel uses
+ * the TSC as its clocksource (it found it constant and synchronised across
+ * CPUs), the library reads the raw TSC all the same: on the host, that is the
+ * host layer's own clock, and hvtrace record takes such applications into
+ * its archive exactly aligned. Elsewhere, or with HVTRACE_CLOCK=monotonic_raw,
+ * it falls back to CLOCK_MONOTONIC_RAW. The choice holds for the whole life of
+ * the process, is said in hvt_clock_info(), and the domains are never mixed.
  *
  * Tracepoints. Define an event once, in a header, with the five parts of the
  * kernel's TRACE_EVENT (see hvtrace/event.h for the field tuples):
@@ -42,11 +46,14 @@ extern "C" {
 enum hvt_clock_source {
 	HVT_CLOCK_GUEST_TSC = 1,	/* the module's clock: aligned with the host */
 	HVT_CLOCK_MONOTONIC_RAW = 2,	/* fallback: this machine only, not aligned */
+	HVT_CLOCK_TSC = 3,		/* no module, the kernel's clocksource is the TSC:
+					 * on the host, the host's own timeline */
 };
 
 struct hvt_clock_info {
 	enum hvt_clock_source source;
-	uint64_t freq_hz;		/* ticks of hvt_clock_read() per second */
+	uint64_t freq_hz;		/* ticks of hvt_clock_read() per second; HVT_CLOCK_TSC:
+					 * measured at the first call (about 10 ms) */
 	uint64_t generation;		/* changes with every new host transform */
 	uint64_t error_ns;		/* bound of hvt_clock_host_ns(); UINT64_MAX: none */
 	int synced;			/* 1 if a host transform is published */

@@ -118,6 +118,14 @@ enum hvt_layer {
 enum hvt_clock_domain {
 	HVT_DOMAIN_GUEST_TSC = 1,	/* raw guest TSC: the synchronised domain */
 	HVT_DOMAIN_MONOTONIC_RAW = 2,	/* fallback without the module (not aligned) */
+	/*
+	 * Raw TSC read without the module's clock page, where the kernel keeps
+	 * the TSC as its clocksource. Application protocol: the machine the
+	 * application runs on. Wire: only from the host's own agent (hvtrace
+	 * record --host-apps), the host TSC itself; a guest's agent sends such
+	 * an application's trace as GUEST_TSC, the counter its kernel stamps.
+	 */
+	HVT_DOMAIN_TSC = 3,
 };
 
 struct hvt_w_trace_open {

@@ -1,9 +1,12 @@
 #!/bin/bash
 # End to end on this host, no VM: hvtrace record --listen, hvtrace agent
 # --connect and the demo application talk through real sockets and memfds.
-# There is no guest module here, so the agent records user space only (on
-# CLOCK_MONOTONIC_RAW). Then the collector is killed with SIGKILL in the
-# middle of a second recording: what it wrote must still merge.
+# There is no guest module here, so the agent records user space only:
+# first on CLOCK_MONOTONIC_RAW (HVTRACE_CLOCK), which cannot be aligned;
+# then, where the kernel keeps the TSC as its clocksource, on the TSC read
+# without the module's page, which the agent sends as its guest TSC and the
+# exchanges align. Then the collector is killed with SIGKILL in the middle
+# of a third recording: what it wrote must still merge.
 set -uo pipefail
 build=${1:?usage: host_link.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
@@ -29,7 +32,8 @@ refusals=0
 
 # 1. A whole recording.
 start_link "$work" a1
-HVTRACE_AGENT_SOCKET=$work/a1-agent.sock start_bg app "$hvdemo" 40 1000 > "$work/app.out"
+HVTRACE_AGENT_SOCKET=$work/a1-agent.sock HVTRACE_CLOCK=monotonic_raw \
+	start_bg app "$hvdemo" 40 1000 > "$work/app.out"
 reap "$app" 60
 check "application ran" grep -q "40 rounds done" "$work/app.out"
 kill -TERM "$agent"
@@ -60,6 +64,26 @@ check "hvtrace check fails layers-present only (${fails//$'\n'/, })" \
 check "hvtrace check: streams decode, exchanges causal" \
 	bash -c "grep -q 'PASS stream-decodes' '$work/a1.check' && grep -q 'PASS sync-causal' '$work/a1.check'"
 [ "$fails" = "FAIL layers-present" ] || cat "$work/a1.check"
+
+# 1b. The TSC without the module's page (HVT_CLOCK_TSC): the agent sends the
+# trace as its guest TSC, the exchanges align it, every check passes.
+if grep -qx tsc /sys/devices/system/clocksource/clocksource0/current_clocksource; then
+	start_link "$work" a1b
+	HVTRACE_AGENT_SOCKET=$work/a1b-agent.sock start_bg app "$hvdemo" 40 1000 \
+		> "$work/app-b.out"
+	reap "$app" 60
+	kill -TERM "$agent"
+	reap "$agent" 10
+	reap "$rec" 20
+	check "TSC: the trace is on the guest TSC" \
+		grep -q '"domain": "guest_tsc"' "$work/a1b/vm/local/info.json"
+	n=$("$hvtrace" merge "$work/a1b" 2> "$work/a1b.err" | grep -c " user .*hvdemo:")
+	check "TSC: merge aligns every user event ($n of 122)" test "$n" -eq 122
+	"$hvtrace" check "$work/a1b" > "$work/a1b.check" 2>&1
+	check "TSC: hvtrace check passes (status $?)" test $? -eq 0
+else
+	echo "skipped 1b: the kernel's clocksource is not the TSC here"
+fi
 
 # 2. The collector dies mid-recording: the archive keeps what was written.
 start_link "$work" a2

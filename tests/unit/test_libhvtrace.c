@@ -42,6 +42,7 @@
 #include "tests/common/tmpdir.h"
 #include "lib/fdpass.h"
 #include "lib/event_registry.h"
+#include "lib/tsc.h"
 
 HVT_TRACEPOINT_EVENT(t, three,
 	HVT_PROTO(uint64_t a, uint64_t b, uint64_t c),
@@ -103,6 +104,48 @@ static int scenario_clock_page(void)
 	if (ns < lo || ns > hi)
 		CHILD_FAIL("host ns %lld not in [%lld, %lld]", (long long)ns, (long long)lo,
 			   (long long)hi);
+	return 0;
+}
+
+/* Whether the kernel's clocksource is the TSC: libhvtrace then reads it without a page. */
+static int kernel_uses_tsc(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, "tsc\n");
+}
+
+/*
+ * No page, and the kernel keeps the TSC as its clocksource: the raw TSC
+ * (the host's timeline on the host), its rate measured at the first
+ * hvt_clock_info(), no host transform.
+ */
+static int scenario_clock_tsc(void)
+{
+	struct hvt_clock_info info;
+	uint64_t before, t, after, hz;
+
+	before = __rdtsc();
+	t = hvt_clock_read();
+	after = __rdtsc();
+	if (t < before || t > after)
+		CHILD_FAIL("hvt_clock_read is not the TSC");
+	hvt_clock_info(&info);
+	if (info.source != HVT_CLOCK_TSC || info.synced || info.error_ns != UINT64_MAX)
+		CHILD_FAIL("clock info does not say TSC without a transform");
+	hz = hvt_tsc_measure_hz(50000000);	/* the test's own measure, over 50 ms */
+	if (info.freq_hz < hz - hz / 100 || info.freq_hz > hz + hz / 100)
+		CHILD_FAIL("rate %llu Hz, where 50 ms measure %llu Hz",
+			   (unsigned long long)info.freq_hz, (unsigned long long)hz);
+	errno = 0;
+	if (hvt_clock_host_ns() != -1 || errno != ENODATA)
+		CHILD_FAIL("host ns without a transform");
 	return 0;
 }
 
@@ -386,6 +429,8 @@ static int run_scenario(const char *name)
 		return scenario_clock_fallback();
 	if (!strcmp(name, "clock-page"))
 		return scenario_clock_page();
+	if (!strcmp(name, "clock-tsc"))
+		return scenario_clock_tsc();
 	if (!strcmp(name, "clock-page-unset"))
 		return scenario_clock_page_unset();
 	if (!strcmp(name, "trace"))
@@ -409,7 +454,9 @@ static int run_scenario(const char *name)
 
 /* ---- the test's side ---- */
 
-static pid_t spawn(const char *scenario, const char *device, const char *socket_path)
+/* @clock: HVTRACE_CLOCK in the child, NULL for none. */
+static pid_t spawn_clock(const char *scenario, const char *device, const char *socket_path,
+			 const char *clock)
 {
 	pid_t pid = fork();
 
@@ -417,10 +464,25 @@ static pid_t spawn(const char *scenario, const char *device, const char *socket_
 	if (pid == 0) {
 		setenv("HVTRACE_DEVICE", device, 1);
 		setenv(HVT_APP_SOCKET_ENV, socket_path, 1);
+		if (clock)
+			setenv("HVTRACE_CLOCK", clock, 1);
+		else
+			unsetenv("HVTRACE_CLOCK");
 		execl("/proc/self/exe", "test_libhvtrace", scenario, (char *)NULL);
 		_exit(127);
 	}
 	return pid;
+}
+
+static pid_t spawn(const char *scenario, const char *device, const char *socket_path)
+{
+	return spawn_clock(scenario, device, socket_path, NULL);
+}
+
+/* CLOCK_MONOTONIC_RAW, whatever the kernel's clocksource */
+static pid_t spawn_fallback(const char *device)
+{
+	return spawn_clock("clock-fallback", device, "/nonexistent", "monotonic_raw");
 }
 
 static int wait_exit(pid_t pid)
@@ -434,7 +496,20 @@ static int wait_exit(pid_t pid)
 static void test_clock_fallback(void **state)
 {
 	(void)state;
-	assert_int_equal(wait_exit(spawn("clock-fallback", "/nonexistent", "/nonexistent")), 0);
+	assert_int_equal(wait_exit(spawn_fallback("/nonexistent")), 0);
+}
+
+static void test_clock_tsc(void **state)
+{
+	(void)state;
+	if (!kernel_uses_tsc()) {
+		print_message("skipped: the kernel's clocksource is not the TSC here\n");
+		skip();
+	}
+	assert_int_equal(wait_exit(spawn("clock-tsc", "/nonexistent", "/nonexistent")), 0);
+	/* an HVTRACE_CLOCK it does not understand is ignored */
+	assert_int_equal(wait_exit(spawn_clock("clock-tsc", "/nonexistent", "/nonexistent",
+					       "bogus")), 0);
 }
 
 static void write_page(const struct hvt_clock_page *page, char *path, size_t size)
@@ -496,11 +571,11 @@ static void test_clock_page_not_understood(void **state)
 	page.version = HVT_CLOCK_PAGE_VERSION + 1;
 	page.tsc_khz = 2000000;
 	write_page(&page, path, sizeof(path));
-	assert_int_equal(wait_exit(spawn("clock-fallback", path, "/nonexistent")), 0);
+	assert_int_equal(wait_exit(spawn_fallback(path)), 0);
 	page.version = HVT_CLOCK_PAGE_VERSION;
 	page.tsc_khz = 0;
 	write_page(&page, path, sizeof(path));
-	assert_int_equal(wait_exit(spawn("clock-fallback", path, "/nonexistent")), 0);
+	assert_int_equal(wait_exit(spawn_fallback(path)), 0);
 }
 
 static void test_untraced_without_agent(void **state)
@@ -659,8 +734,10 @@ static int serve(struct conn *c)
 
 			assert_int_equal(write(c->wake, &most, sizeof(most)), sizeof(most));
 		}
-		assert_int_equal(hello.domain, HVT_DOMAIN_MONOTONIC_RAW);	/* no module here */
-		assert_int_equal(hello.freq_hz, 1000000000);
+		/* no module here: the TSC where the kernel trusts it, its rate the agent's */
+		assert_int_equal(hello.domain, kernel_uses_tsc() ? HVT_DOMAIN_TSC :
+							  HVT_DOMAIN_MONOTONIC_RAW);
+		assert_int_equal(hello.freq_hz, kernel_uses_tsc() ? 0 : 1000000000);
 		c->pid = hello.pid;
 		memcpy(c->uuid, hello.uuid, HVT_UUID_LEN);
 		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), c->wake);
@@ -1082,6 +1159,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock_fallback),
+		cmocka_unit_test(test_clock_tsc),
 		cmocka_unit_test(test_clock_page),
 		cmocka_unit_test(test_clock_page_not_understood),
 		cmocka_unit_test(test_clock_page_unset_cpu),

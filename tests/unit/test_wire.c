@@ -178,7 +178,11 @@ static void test_trace_open_check(void **state)
 	assert_non_null(strstr(trace_why(HVT_W_MAX_TRACES, &ok), "id"));
 	to = ok; to.layer = HVT_LAYER_HOST;
 	assert_non_null(strstr(trace_why(1, &to), "layer"));
-	to = ok; to.domain = 3;
+	to = ok; to.domain = HVT_DOMAIN_TSC;	/* which links may send it is the host's rule */
+	assert_null(trace_why(1, &to));
+	to = ok; to.domain = 4;
+	assert_non_null(strstr(trace_why(1, &to), "domain"));
+	to = ok; to.domain = 0;
 	assert_non_null(strstr(trace_why(1, &to), "domain"));
 	to = ok; to.freq_hz = HVT_WIRE_MIN_FREQ_HZ;
 	assert_null(trace_why(1, &to));

@@ -51,6 +51,11 @@ static void usage(FILE *out)
 "  --connect ADDR      connect to a collector's socket instead: unix:PATH,\n"
 "                      tcp:HOST:PORT, or vsock:2:PORT (the host, by vhost-vsock)\n"
 "  --socket PATH       where applications register (default " HVT_APP_SOCKET ")\n"
+"  --host              serve the host's own applications, for hvtrace record\n"
+"                      --host-apps, which starts the agent so: no kernel layer,\n"
+"                      applications on the host TSC only\n"
+"  --link-fd N         the link to the collector is descriptor N, already\n"
+"                      connected (how hvtrace record starts it)\n"
 "  -e, --event NAME    kernel event to record (repeatable; default sched_switch,\n"
 "                      cpu_idle and the module's own: hvtrace_sync_begin,\n"
 "                      _end, _unavailable, hvtrace_clock_change)\n"
@@ -598,6 +603,8 @@ int hvt_cmd_agent(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "host", no_argument, NULL, 'H' },
+		{ "link-fd", required_argument, NULL, 'L' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "subbuf-size", required_argument, NULL, 'S' },
 		{ "nr-subbufs", required_argument, NULL, 'N' },
@@ -614,7 +621,7 @@ int hvt_cmd_agent(int argc, char **argv)
 		.next_trace_id = 1,
 	};
 	const char *port = NULL, *connect_to = NULL;
-	uint32_t wait_s = 120, drain_ms = TICK_MS;
+	uint32_t wait_s = 120, drain_ms = TICK_MS, link_fd = UINT32_MAX;
 	int c, ret;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
@@ -624,6 +631,14 @@ int hvt_cmd_agent(int argc, char **argv)
 		case 'p': port = optarg; break;
 		case 'c': connect_to = optarg; break;
 		case 's': a.socket_path = optarg; break;
+		case 'H': a.host = true; break;
+		case 'L':
+			if (parse_size(optarg, &link_fd) || link_fd < 3 ||
+			    fcntl((int)link_fd, F_GETFD) < 0) {
+				return hvt_usage_error("agent", "--link-fd %s: not an open "
+						       "descriptor above 2", optarg);
+			}
+			break;
 		case 'e':
 			if (a.nr_events == AGENT_MAX_EVENTS) {
 				return hvt_usage_error("agent", "at most %d kernel events",
@@ -663,9 +678,9 @@ int hvt_cmd_agent(int argc, char **argv)
 	}
 	if (optind < argc)
 		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
-	if (port && connect_to)
-		return hvt_usage_error("agent", "--port and --connect both name the link to the "
-				       "host: give one");
+	if (!!port + !!connect_to + (link_fd != UINT32_MAX) > 1)
+		return hvt_usage_error("agent", "--port, --connect and --link-fd all name the "
+				       "link to the host: give one");
 	if (connect_to) {
 		struct hvt_netaddr addr;
 		char err[300];
@@ -684,12 +699,14 @@ int hvt_cmd_agent(int argc, char **argv)
 		for (c = 0; default_events[c]; c++)
 			a.events[a.nr_events++] = default_events[c];
 	a.have_rdtscp = hvt_tsc_have_rdtscp();
-	a.dev = open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
-	if (a.dev < 0)
+	a.dev = a.host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (a.dev < 0 && !a.host)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
 			 strerror(errno));
-	else
+	else if (a.dev >= 0)
 		read_clock_page(&a);
+	/* Only labels the CTF clock of applications without the page (HVT_DOMAIN_TSC). */
+	a.tsc_hz = a.tsc_khz ? a.tsc_khz * 1000 : hvt_tsc_measure_hz(20000000);
 	a.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
 	a.msg = malloc(HVT_APP_MAX_MSG);
 	ret = 1;
@@ -697,7 +714,14 @@ int hvt_cmd_agent(int argc, char **argv)
 		hvt_err("out of memory");
 		goto out;
 	}
-	a.port = connect_to ? connect_link(connect_to, (int)wait_s) : open_port(port, (int)wait_s);
+	if (link_fd != UINT32_MAX) {
+		a.port = (int)link_fd;
+		fcntl(a.port, F_SETFL, O_NONBLOCK);
+		fcntl(a.port, F_SETFD, FD_CLOEXEC);
+	} else {
+		a.port = connect_to ? connect_link(connect_to, (int)wait_s) :
+				      open_port(port, (int)wait_s);
+	}
 	if (a.port < 0)
 		goto out;
 	ret = send_hello(&a) ? 1 : run(&a);

@@ -67,7 +67,9 @@ struct agent {
 	int port;			/* link to the host */
 	struct hvt_frame_reader reader;
 	int dev;			/* /dev/hvtrace, -1 without the module */
-	uint64_t tsc_khz;
+	uint64_t tsc_khz;		/* the module's clock page's; 0 without it */
+	uint64_t tsc_hz;		/* ... or the TSC's rate measured at start */
+	bool host;			/* --host: the host's own applications */
 	uint32_t clock_flags;
 	bool have_rdtscp;		/* TSC and CPU in one instruction */
 	uint32_t subbuf_size, nr_subbufs;

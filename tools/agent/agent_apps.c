@@ -309,6 +309,30 @@ static void app_drop(struct agent *a, unsigned int slot)
 	a->apps[slot] = NULL;
 }
 
+/*
+ * The trace's clock on the wire. An application that reads the TSC without
+ * the module's page (HVT_DOMAIN_TSC) is, in a guest, on the guest TSC the
+ * kernel stamps with, and on the host (--host) on the host's; its rate is
+ * the agent's. The host takes nothing else from its own agent: a guest
+ * clock there is a test page or a mistake.
+ */
+static int app_domain(struct agent *a, const struct app *app, const struct hvt_a_hello *h,
+		      struct hvt_w_trace_open *to)
+{
+	to->domain = h->domain;
+	to->freq_hz = h->freq_hz;
+	if (a->host && h->domain == HVT_DOMAIN_GUEST_TSC) {
+		agent_log(a, "pid %u: HELLO refused: a guest TSC clock on the host "
+			  "(HVTRACE_DEVICE set?)", app->pid);
+		return -1;
+	}
+	if (h->domain == HVT_DOMAIN_TSC) {
+		to->domain = a->host ? HVT_DOMAIN_TSC : HVT_DOMAIN_GUEST_TSC;
+		to->freq_hz = a->tsc_hz;
+	}
+	return 0;
+}
+
 static int on_hello(struct agent *a, struct app *app, const void *payload, uint32_t len)
 {
 	struct hvt_a_welcome w = { HVT_APP_VERSION, 0 };
@@ -326,8 +350,8 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 	if (!app->pid)
 		app->pid = h.pid;	/* no SO_PEERCRED: its own word */
 	memcpy(app->uuid, h.uuid, HVT_UUID_LEN);
-	to.domain = h.domain;
-	to.freq_hz = h.freq_hz;
+	if (app_domain(a, app, &h, &to))
+		return -1;
 	to.pid = app->pid;
 	memcpy(to.uuid, h.uuid, HVT_UUID_LEN);
 	memcpy(to.comm, h.comm, sizeof(to.comm));
@@ -349,7 +373,8 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 			app->trace_id = id;
 			w.enabled = 1;
 			hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
-				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" : "monotonic_raw",
+				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
+				  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
 				  (unsigned long long)to.freq_hz);
 			if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
 				return -1;

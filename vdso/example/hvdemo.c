@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 	}
 	hvt_clock_info(&info);
 	printf("hvdemo: clock %s, %llu Hz, %s\n",
-	       info.source == HVT_CLOCK_GUEST_TSC ? "guest TSC" : "CLOCK_MONOTONIC_RAW",
+	       info.source == HVT_CLOCK_GUEST_TSC ? "guest TSC" :
+	       info.source == HVT_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC_RAW",
 	       (unsigned long long)info.freq_hz, info.synced ? "synced to host" : "not synced");
 	hvt_tracepoint(hvdemo, phase, "begin");
 	for (round = 0; round < rounds; round++) {
