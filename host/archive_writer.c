@@ -81,7 +81,7 @@ int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, ch
 	if (hvt_archive_writer_clock_pair(ar) ||
 	    (nanosleep(&(struct timespec){ 0, FIRST_PAIRS_APART_NS }, NULL), 0) ||
 	    hvt_archive_writer_clock_pair(ar) ||
-	    hvt_archive_writer_manifest(ar, "recording", NULL, NULL)) {
+	    hvt_archive_writer_manifest(ar, "recording", NULL, NULL, NULL)) {
 		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
 		return -1;
 	}
@@ -109,7 +109,8 @@ int hvt_archive_writer_host_clock(const struct hvt_archive_writer *ar, struct hv
 	return ar->nr_pairs < 2 ? -1 : hvt_linear_map_fit(pairs, 2, mono);
 }
 
-int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *status, json_t *ftrace, json_t *vms)
+int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *status, json_t *ftrace,
+				json_t *apps, json_t *vms)
 {
 	struct hvt_linear_map mono;
 	struct utsname u;
@@ -126,6 +127,8 @@ int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *statu
 			 "tsc_freq_hz", (json_int_t)(hvt_archive_writer_host_clock(ar, &mono) ? 0 :
 						      hvt_linear_map_freq_hz(&mono)),
 			 "ftrace", ftrace);
+	if (host && apps)
+		json_object_set(host, "apps", apps);
 	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:s, s:o, s:O?}",
 		      "format", "hvtrace-archive", "version", 1, "status", status,
 		      "started", ar->started, "stopped", stopped[0] ? stopped : NULL,

@@ -29,7 +29,9 @@ int hvt_archive_writer_clock_pair(struct hvt_archive_writer *ar);
 /* host TSC -> host CLOCK_MONOTONIC from the pairs so far; -1 if too few. */
 int hvt_archive_writer_host_clock(const struct hvt_archive_writer *ar, struct hvt_linear_map *mono);
 /* Rewrites hvtrace.json; @ftrace (may be NULL) and @vms are borrowed. */
-int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *status, json_t *ftrace, json_t *vms);
+/* hvtrace.json: host.ftrace @ftrace, host.apps @apps, @vms (each NULL if none). */
+int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *status, json_t *ftrace,
+				json_t *apps, json_t *vms);
 void hvt_archive_writer_close(struct hvt_archive_writer *ar);
 /* Replaces @path with @json, indented, atomically (lib/fileio.h). */
 int hvt_write_json_atomic(const char *path, const json_t *json);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <hvtrace/app_proto.h>
 
 #include "host/ftrace_capture.h"
 #include "host/recorder.h"
@@ -67,6 +68,12 @@ static void usage(FILE *out)
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
 "  -e, --event SYS:EVENT another host event to record (repeatable)\n"
 "  --no-host-trace       do not record the host layer (runs without root)\n"
+"  --host-apps PATH      the host's own applications linked with libhvtrace\n"
+"                        (QEMU, vhost-user back ends, daemons) connect here, and\n"
+"                        their events join the archive on the host TSC, exactly\n"
+"                        aligned (default with the host layer: " HVT_APP_SOCKET ",\n"
+"                        where libhvtrace looks; HVTRACE_AGENT_SOCKET elsewhere)\n"
+"  --no-host-apps        do not serve host applications\n"
 "  --duration SECONDS    stop after this long (default: when every guest finished)\n"
 "  --sync-interval MS    period of clock exchanges (default 100)\n"
 "  --guest-timeout SECONDS  how long to wait for a guest agent (default 120)\n"
@@ -149,6 +156,10 @@ static int check_opts(struct hvt_record_opts *o)
 	}
 	if (check_values(o))
 		return -1;
+	if (o->host_apps && (o->host_apps[0] != '/' || strlen(o->host_apps) >= 108)) {
+		bad_usage("--host-apps %s: an absolute path of at most 107 bytes", o->host_apps);
+		return -1;
+	}
 	if (o->nr_events && !o->host_trace) {
 		bad_usage("-e adds host events, and --no-host-trace records none: give one");
 		return -1;
@@ -230,7 +241,7 @@ static int list_alone(const struct hvt_record_opts *o)
 static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 {
 	enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
-	       O_NO_HOST, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA, O_MAX_STREAMS, O_RATE };
+	       O_NO_HOST, O_HOST_APPS, O_NO_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA, O_MAX_STREAMS, O_RATE };
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, O_LIST },
 		{ "qmp", required_argument, NULL, O_QMP },
@@ -244,6 +255,8 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-host-trace", no_argument, NULL, O_NO_HOST },
+		{ "host-apps", required_argument, NULL, O_HOST_APPS },
+		{ "no-host-apps", no_argument, NULL, O_NO_HOST_APPS },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "sync-interval", required_argument, NULL, O_SYNC },
 		{ "guest-timeout", required_argument, NULL, O_TIMEOUT },
@@ -270,6 +283,8 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 		case O_ALL: o->all = true; break;
 		case O_CONNECT: o->connect = optarg; break;
 		case O_NO_HOST: o->host_trace = false; break;
+		case O_HOST_APPS: o->host_apps = optarg; o->no_host_apps = false; break;
+		case O_NO_HOST_APPS: o->no_host_apps = true; o->host_apps = NULL; break;
 		case 'o': o->output = optarg; break;
 		case 'v': hvt_log_set_verbose(1); break;
 		case 'h': usage(stdout); exit(0);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
+#include <hvtrace/app_proto.h>
 
 #include "host/qmp.h"
 #include "host/recorder.h"
@@ -115,7 +116,7 @@ static ssize_t all_tids(const struct hvt_recorder *r, pid_t **tids)
 
 static void write_manifest(struct hvt_recorder *r, const char *status)
 {
-	json_t *vms = json_array(), *ft = NULL;
+	json_t *vms = json_array(), *ft = NULL, *apps = hvt_host_apps_manifest(&r->apps);
 	pid_t *tids = NULL;
 	ssize_t n = all_tids(r, &tids);
 	unsigned int i;
@@ -125,8 +126,9 @@ static void write_manifest(struct hvt_recorder *r, const char *status)
 	free(tids);
 	for (i = 0; i < r->nr_targets; i++)
 		json_array_append_new(vms, hvt_target_manifest_entry(r->targets[i]));
-	if (hvt_archive_writer_manifest(&r->archive, status, ft, vms))
+	if (hvt_archive_writer_manifest(&r->archive, status, ft, apps, vms))
 		hvt_err("cannot write %s/hvtrace.json: %s", r->archive.dir, strerror(errno));
+	json_decref(apps);
 	json_decref(ft);
 	json_decref(vms);
 }
@@ -482,6 +484,21 @@ static int start_host_layer(struct hvt_recorder *r)
 }
 
 /*
+ * The host's own applications: with the host layer by default, on the
+ * socket libhvtrace looks for; a socket taken by another process is a
+ * warning, not a failure.
+ */
+static int start_host_apps(struct hvt_recorder *r)
+{
+	const char *path = r->o.host_apps;
+
+	if (r->o.no_host_apps || (!path && !r->o.host_trace))
+		return 0;
+	return hvt_host_apps_start(&r->apps, &r->archive, path ? path : HVT_APP_SOCKET,
+				   &r->o.limits) < 0 ? -1 : 0;
+}
+
+/*
  * Each stream a guest keeps open holds a file, each trace its registry,
  * each host CPU a file and libtracefs's descriptors (at most five). The
  * usual soft limit of 1024 would cut off a guest within the protocol's
@@ -519,6 +536,7 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 	unsigned int i;
 
 	r->listen_fd = -1;
+	r->apps.pidfd = -1;
 	r->started = time(NULL);
 	raise_fd_limit(r);
 	if (r->o.host_trace && geteuid() != 0) {
@@ -545,6 +563,8 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 		return -1;
 	if (r->o.host_trace && start_host_layer(r))
 		return -1;
+	if (start_host_apps(r))
+		return -1;
 	/* After the host layer: every change from the first snapshot on is traced. */
 	for (i = 0; i < r->nr_targets; i++)
 		if (hvt_target_start_kvm(r->targets[i], err, sizeof(err))) {
@@ -568,6 +588,7 @@ static void begin_stop(struct hvt_recorder *r, const char *why)
 	stop_listener(r);
 	for (i = 0; i < r->nr_targets; i++)
 		hvt_target_request_stop(r->targets[i], why);
+	hvt_host_apps_request_stop(&r->apps);
 }
 
 /*
@@ -643,12 +664,16 @@ static void on_tick(struct hvt_recorder *r, unsigned long tick)
 		hvt_target_tick(r->targets[i], tick, &c, r->ftrace_on ? &r->ftrace : NULL);
 		r->failed |= r->targets[i]->failed;
 	}
+	hvt_host_apps_tick(&r->apps, c.now);
 	if (r->o.duration_s && c.now - r->started >= (time_t)r->o.duration_s)
 		begin_stop(r, "duration reached");
 }
 
-/* Without --all, the recording is over once every VM ended. */
-static bool over(const struct hvt_recorder *r)
+/*
+ * Without --all, the recording is over once every VM ended; then the host
+ * applications are asked to send what they have, and it is over when they did.
+ */
+static bool over(struct hvt_recorder *r)
 {
 	unsigned int i;
 
@@ -657,13 +682,14 @@ static bool over(const struct hvt_recorder *r)
 	for (i = 0; i < r->nr_targets; i++)
 		if (!hvt_target_ended(r->targets[i]))
 			return false;
-	return true;
+	hvt_host_apps_request_stop(&r->apps);
+	return hvt_host_apps_ended(&r->apps);
 }
 
 void hvt_recorder_run(struct hvt_recorder *r)
 {
 	enum { SIG, TICK, PUMP, LISTEN, FIXED };
-	static struct pollfd fds[FIXED + 2 * HVT_REC_MAX_TARGETS];
+	static struct pollfd fds[FIXED + 2 + 2 * HVT_REC_MAX_TARGETS];
 	unsigned long tick = 0;
 	int sfd, tfd, pfd = -1;
 
@@ -682,7 +708,8 @@ void hvt_recorder_run(struct hvt_recorder *r)
 		fds[LISTEN] = (struct pollfd){ .fd = r->listen_fd, .events = POLLIN };
 		for (i = 0; i < n; i++)
 			hvt_target_pollfds(r->targets[i], &fds[FIXED + 2 * i]);
-		if (poll(fds, FIXED + 2 * n, -1) < 0) {
+		hvt_host_apps_pollfds(&r->apps, &fds[FIXED + 2 * n]);
+		if (poll(fds, FIXED + 2 * n + 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			hvt_err("poll: %s", strerror(errno));
@@ -696,6 +723,7 @@ void hvt_recorder_run(struct hvt_recorder *r)
 		}
 		for (i = 0; i < n; i++)
 			hvt_target_polled(r->targets[i], &fds[FIXED + 2 * i]);
+		hvt_host_apps_polled(&r->apps, &fds[FIXED + 2 * n]);
 		if (fds[LISTEN].revents && r->listen_fd >= 0)
 			accept_guest(r);
 		if (fds[PUMP].revents) {
@@ -738,6 +766,7 @@ static void summary(const struct hvt_recorder *r)
 	}
 	for (i = 0; i < r->nr_targets; i++)
 		hvt_target_summary(r->targets[i], stdout);
+	hvt_host_apps_summary(&r->apps, stdout);
 	printf("merge it with: hvtrace merge %s\n", r->archive.dir);
 	fflush(stdout);
 }
@@ -770,6 +799,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 
 	for (i = 0; i < r->nr_targets; i++)
 		hvt_target_finish(r->targets[i]);
+	hvt_host_apps_finish(&r->apps);
 	if (r->ftrace_on)
 		hvt_capture_stop(&r->ftrace);
 	if (r->archive_made && !r->ran) {
@@ -783,6 +813,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		summary(r);
 		ret = succeeded(r) ? 0 : 1;
 	}
+	hvt_host_apps_free(&r->apps);
 	hvt_archive_writer_close(&r->archive);
 	hvt_capture_free(&r->ftrace);
 	stop_listener(r);

@@ -15,6 +15,7 @@
 
 #include "host/archive_writer.h"
 #include "host/ftrace_capture.h"
+#include "host/host_apps.h"
 #include "host/libvirt.h"
 #include "host/target.h"
 #include "lib/netaddr.h"
@@ -38,6 +39,8 @@ struct hvt_record_opts {
 	char *events[HVT_REC_MAX_EXTRA_EVENTS];
 	int nr_events;
 	bool host_trace;
+	const char *host_apps;		/* --host-apps; NULL: the default, if any */
+	bool no_host_apps;
 	unsigned int duration_s;
 	unsigned int guest_timeout_s;
 	struct hvt_vm_limits limits;
@@ -59,6 +62,7 @@ struct hvt_recorder {
 	bool ftrace_on;
 	struct hvt_target *targets[HVT_REC_MAX_TARGETS];
 	unsigned int nr_targets;
+	struct hvt_host_apps apps;	/* the host's own applications */
 	/* --listen: guests connect here and take the next waiting target */
 	struct hvt_netaddr listen_addr;
 	int listen_fd;

@@ -106,7 +106,10 @@ struct hvt_vm_stream {
 
 struct hvt_vm {
 	char name[HVT_VM_NAME_MAX + 1];
-	char dir[4200];			/* ARCHIVE/vm/NAME */
+	char rel[HVT_VM_NAME_MAX + 8];	/* vm/NAME, or host/apps */
+	char dir[4200];			/* ARCHIVE/rel */
+	bool host_apps;			/* the host's own applications (--host-apps):
+					 * traces on HVT_DOMAIN_TSC, the host TSC */
 	struct hvt_archive_writer *archive;
 	int qemu_pid;
 	const char *accel;
@@ -161,6 +164,12 @@ struct hvt_vm {
 /* vm_link.c */
 int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
 		const char *accel, const struct hvt_vm_limits *limits, char *err, size_t errlen);
+/*
+ * The host's own applications, served by a host agent (host_apps.h): a link
+ * like a VM's, stored in host/apps, whose traces are on the host TSC.
+ */
+int hvt_vm_init_host_apps(struct hvt_vm *vm, struct hvt_archive_writer *ar,
+			  const struct hvt_vm_limits *limits, char *err, size_t errlen);
 /* Whether the link may be read now: false while the guest is over its rate. */
 bool hvt_vm_wants_input(const struct hvt_vm *vm);
 void hvt_vm_attach(struct hvt_vm *vm, int fd);

@@ -35,16 +35,12 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
-		const char *accel, const struct hvt_vm_limits *limits, char *err, size_t errlen)
+static int init_at(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name,
+		   const char *rel, int qemu_pid, const char *accel,
+		   const struct hvt_vm_limits *limits, char *err, size_t errlen)
 {
-	memset(vm, 0, sizeof(*vm));
-	if (!hvt_vm_name_ok(name)) {
-		snprintf(err, errlen, "invalid VM name '%s': use 1-%d letters, digits, '_', '.', '-'",
-			 name, HVT_VM_NAME_MAX);
-		return -1;
-	}
 	strcpy(vm->name, name);
+	snprintf(vm->rel, sizeof(vm->rel), "%s", rel);
 	vm->archive = ar;
 	vm->qemu_pid = qemu_pid;
 	vm->accel = accel;
@@ -67,6 +63,29 @@ int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *na
 	return 0;
 }
 
+int hvt_vm_init(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name, int qemu_pid,
+		const char *accel, const struct hvt_vm_limits *limits, char *err, size_t errlen)
+{
+	char rel[sizeof(vm->rel)];
+
+	memset(vm, 0, sizeof(*vm));
+	if (!hvt_vm_name_ok(name)) {
+		snprintf(err, errlen, "invalid VM name '%s': use 1-%d letters, digits, '_', '.', '-'",
+			 name, HVT_VM_NAME_MAX);
+		return -1;
+	}
+	snprintf(rel, sizeof(rel), "vm/%s", name);
+	return init_at(vm, ar, name, rel, qemu_pid, accel, limits, err, errlen);
+}
+
+int hvt_vm_init_host_apps(struct hvt_vm *vm, struct hvt_archive_writer *ar,
+			  const struct hvt_vm_limits *limits, char *err, size_t errlen)
+{
+	memset(vm, 0, sizeof(*vm));
+	vm->host_apps = true;
+	return init_at(vm, ar, "host", "host/apps", 0, "host", limits, err, errlen);
+}
+
 void hvt_vm_attach(struct hvt_vm *vm, int fd)
 {
 	vm->fd = fd;
@@ -87,7 +106,8 @@ void hvt_vm_end(struct hvt_vm *vm, const char *fmt, ...)
 	memcpy(vm->end_reason, reason, sizeof(reason));
 	hvt_vm_say_logs_dropped(vm);
 	if (!vm->finished && !vm->no_link)
-		hvt_warn("vm %s: %s", vm->name, vm->end_reason);
+		hvt_warn("%s%s: %s", vm->host_apps ? "host applications" : "vm ",
+			 vm->host_apps ? "" : vm->name, vm->end_reason);
 	if (hvt_log_verbose()) {
 		char counts[512] = "";
 		size_t off = 0;
@@ -239,7 +259,7 @@ static void burst_done(struct hvt_vm *vm)
 	} else if (vm->state == HVT_VM_FINAL_SYNC) {
 		if (!send_frame(vm, HVT_W_GOODBYE, NULL, 0)) {
 			vm->finished = true;
-			hvt_vm_end(vm, "guest finished");
+			hvt_vm_end(vm, vm->host_apps ? "the host agent finished" : "guest finished");
 		}
 	}
 }
@@ -331,8 +351,11 @@ static int on_hello(struct hvt_vm *vm, const struct hvt_frame *f)
 		return -1;
 	}
 	vm->info_dirty = true;
-	hvt_info("vm %s: guest agent connected (%u CPUs, TSC %llu kHz)", vm->name,
-		 vm->hello.nr_cpus, (unsigned long long)vm->hello.tsc_khz);
+	if (vm->host_apps)
+		hvt_debug("host applications: the host agent is up");
+	else
+		hvt_info("vm %s: guest agent connected (%u CPUs, TSC %llu kHz)", vm->name,
+			 vm->hello.nr_cpus, (unsigned long long)vm->hello.tsc_khz);
 	if (send_frame(vm, HVT_W_WELCOME, &w, sizeof(w)))
 		return 0;
 	vm->state = HVT_VM_SYNCING;
@@ -382,7 +405,10 @@ void hvt_vm_say_logs_dropped(struct hvt_vm *vm)
 
 static void on_finish(struct hvt_vm *vm)
 {
-	hvt_info("vm %s: guest finished tracing; final clock exchanges", vm->name);
+	if (vm->host_apps)
+		hvt_debug("host applications: the host agent finished; final clock exchanges");
+	else
+		hvt_info("vm %s: guest finished tracing; final clock exchanges", vm->name);
 	vm->state = HVT_VM_FINAL_SYNC;
 	vm->burst_left = HVT_SYNC_BURST;
 	if (!vm->sync_outstanding)

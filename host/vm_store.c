@@ -81,9 +81,9 @@ int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 {
 	char path[4300];
 
-	if (hvt_path(vm->dir, sizeof(vm->dir), "%s/vm/%s", vm->archive->dir, vm->name) ||
+	if (hvt_path(vm->dir, sizeof(vm->dir), "%s/%s", vm->archive->dir, vm->rel) ||
 	    hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir)) {
-		snprintf(err, errlen, "%s/vm/%s: path too long", vm->archive->dir, vm->name);
+		snprintf(err, errlen, "%s/%s: path too long", vm->archive->dir, vm->rel);
 		return -1;
 	}
 	if (hvt_mkdir_p(vm->dir)) {
@@ -185,6 +185,11 @@ int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_o
 	/* the payload's own rules (shared with the agent), then this VM's state */
 	if (hvt_wire_trace_open_check(id, to, why, sizeof(why)))
 		return fail(vm, "%s", why);
+	/* A guest's agent sends its TSC as guest_tsc; only the host's own is on the host's. */
+	if (vm->host_apps ? to->domain == HVT_DOMAIN_GUEST_TSC : to->domain == HVT_DOMAIN_TSC)
+		return fail(vm, "trace %u: a %s clock on %s", id,
+			    vm->host_apps ? "guest TSC" : "host TSC",
+			    vm->host_apps ? "the host applications' link" : "a guest's link");
 	t = &vm->traces[id];
 	if (t->open)
 		return fail(vm, "trace %u opened twice", id);
@@ -528,7 +533,7 @@ static json_t *traces_json(const struct hvt_vm *vm)
 		json_array_append_new(a, json_pack(
 			"{s:i, s:s, s:s, s:s, s:I, s:s, s:I, s:s}", "id", (int)i,
 			"layer", t->layer == HVT_LAYER_KERNEL ? "kernel" : "user", "dir", t->dir,
-			"domain", t->domain == HVT_DOMAIN_GUEST_TSC ? "guest_tsc" : "monotonic_raw",
+			"domain", hvt_domain_name(t->domain),
 			"freq_hz", (json_int_t)t->freq_hz, "uuid", uuid, "pid", (json_int_t)t->pid,
 			"comm", t->comm));
 	}
@@ -689,10 +694,7 @@ void hvt_vm_free(struct hvt_vm *vm)
 
 json_t *hvt_vm_manifest_entry(const struct hvt_vm *vm)
 {
-	char dir[128];
-
-	snprintf(dir, sizeof(dir), "vm/%s", vm->name);
-	return json_pack("{s:s, s:s}", "name", vm->name, "dir", dir);
+	return json_pack("{s:s, s:s}", "name", vm->name, "dir", vm->rel);
 }
 
 void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
@@ -713,15 +715,19 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 		bytes[layer] += s->bytes;
 		lost[layer] += s->lost;
 	}
-	fprintf(out, "  vm %s (%s): %s\n", vm->name, vm->accel, vm->end_reason);
-	for (i = HVT_LAYER_KERNEL; i <= HVT_LAYER_USER; i++)
+	if (vm->host_apps)
+		fprintf(out, "  host applications: %s\n", vm->end_reason);
+	else
+		fprintf(out, "  vm %s (%s): %s\n", vm->name, vm->accel, vm->end_reason);
+	for (i = vm->host_apps ? HVT_LAYER_USER : HVT_LAYER_KERNEL; i <= HVT_LAYER_USER; i++)
 		fprintf(out, "    %-6s %u streams, %llu packets, %llu KiB, %llu events lost\n",
 			i == HVT_LAYER_KERNEL ? "kernel" : "user", streams[i],
 			(unsigned long long)packets[i], (unsigned long long)bytes[i] / 1024,
 			(unsigned long long)lost[i]);
 	if (!hvt_offset_fit_result(&vm->fit, &est) && est.consistent && est.bounded)
-		fprintf(out, "    sync   %llu exchanges, guest TSC - host TSC = %lld +/- %llu ticks%s\n",
-			(unsigned long long)vm->sync_seq, (long long)est.offset,
+		fprintf(out, "    sync   %llu exchanges, %s TSC - host TSC = %lld +/- %llu ticks%s\n",
+			(unsigned long long)vm->sync_seq, vm->host_apps ? "agent" : "guest",
+			(long long)est.offset,
 			(unsigned long long)est.bound,
 			vm->resyncs ? " (since the last clock change)" : "");
 	else

@@ -160,7 +160,7 @@ static int family(const struct hvt_netaddr *a)
  * lists it with __SO_ACCEPTCON (0x10000) in its flags. Looked up rather
  * than connected to, which the listener would take for a client.
  */
-static bool unix_path_listened(const char *path)
+bool hvt_unix_path_listened(const char *path)
 {
 	FILE *f = fopen("/proc/net/unix", "re");
 	char line[4352];
@@ -195,7 +195,7 @@ int hvt_unix_path_clear(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s exists and is not a socket", path);
 		return -1;
 	}
-	if (unix_path_listened(path)) {
+	if (hvt_unix_path_listened(path)) {
 		snprintf(err, errlen, "cannot listen on %s: another process listens there", path);
 		return -1;
 	}

@@ -47,6 +47,8 @@ int hvt_netaddr_listen(struct hvt_netaddr *a, int backlog, char *err, size_t err
  * listens on, is left alone: -1 with @err saying what is there.
  */
 int hvt_unix_path_clear(const char *path, char *err, size_t errlen);
+/* Whether a process listens on the unix socket at @path (/proc/net/unix). */
+bool hvt_unix_path_listened(const char *path);
 /* Removes what listening created (a unix socket's file). */
 void hvt_netaddr_unlisten(const struct hvt_netaddr *a, int fd);
 /* A connection from a listener, non-blocking; -1 with errno. */

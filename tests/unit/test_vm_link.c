@@ -346,6 +346,57 @@ static void test_kernel_trace_pid(void **state)
 	assert_int_equal(file_size(f, "kernel"), -1);
 }
 
+/* Only the host's own agent may send a trace on the host TSC. */
+static void test_guest_claims_host_tsc(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_TSC,
+				       .freq_hz = 2000000000, .pid = 42 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	expect_ended(f, "trace 1: a host TSC clock on a guest's link");
+	assert_int_equal(file_size(f, "user-1"), -1);
+}
+
+/*
+ * The host applications' link (record --host-apps): stored in host/apps,
+ * its traces on the host TSC; a guest TSC there is refused.
+ */
+static void test_host_apps_link(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_TSC,
+				       .freq_hz = 2000000000, .pid = 42 };
+	char err[256], path[256], *info = NULL;
+	size_t len;
+	int sv[2];
+
+	hvt_vm_end(&f->vm, "replaced");
+	hvt_vm_free(&f->vm);
+	close(f->guest);
+	assert_int_equal(hvt_vm_init_host_apps(&f->vm, &f->ar, &test_limits, err, sizeof(err)),
+			 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	hvt_vm_attach(&f->vm, sv[0]);
+	f->guest = sv[1];
+	handshake(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	hvt_vm_tick(&f->vm);	/* info.json brought up to date */
+	snprintf(path, sizeof(path), "%s/archive/host/apps/info.json", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	assert_non_null(strstr(info, "\"domain\": \"host_tsc\""));
+	free(info);
+	snprintf(path, sizeof(path), "%s/archive/host/apps/user-1/hvtrace/registry", f->dir);
+	assert_int_equal(access(path, F_OK), 0);
+	to.domain = HVT_DOMAIN_GUEST_TSC;
+	guest_send(f, HVT_W_TRACE_OPEN, 2, &to, sizeof(to));
+	assert_int_equal(f->vm.state, HVT_VM_ENDED);
+	assert_non_null(strstr(f->vm.end_reason,
+			       "trace 2: a guest TSC clock on the host applications' link"));
+}
+
 /* Out of file descriptors: the reason says which limit to raise. */
 static void test_stream_fd_limit(void **state)
 {
@@ -1294,6 +1345,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_claims_host_tsc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_apps_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_resent, setup, teardown),

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * host_apps.h - the host's own applications in a recording (hvtrace record
+ * --host-apps): QEMU, vhost-user back ends, daemons linked with libhvtrace.
+ *
+ * On the host, libhvtrace reads the TSC itself, the host layer's clock
+ * (HVT_CLOCK_TSC). The recorder starts a host agent for them, `hvtrace agent
+ * --host` on one end of a socketpair, which serves the applications' socket
+ * exactly as a guest's agent does; the other end is a link like a VM's,
+ * stored in ARCHIVE/host/apps (docs/format.md). The agent is this
+ * recorder's child, in a process group of its own (Ctrl-C reaches the
+ * recorder only); it is stopped through its link, and by its pid if it
+ * does not go.
+ */
+#ifndef HVT_HOST_HOST_APPS_H
+#define HVT_HOST_HOST_APPS_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "host/vm.h"
+
+#define HVT_HOST_APPS_STOP_S	15	/* to send what it has once asked to stop */
+
+struct hvt_host_apps {
+	struct hvt_vm vm;
+	bool on;			/* started: vm is set up */
+	char socket_path[108];		/* where the applications connect */
+	pid_t pid;			/* the agent, 0 once reaped */
+	int pidfd;
+	time_t stop_deadline;		/* 0 until asked to stop */
+};
+
+/*
+ * Starts the host agent on @socket_path. 1 if it runs; 0 if host
+ * applications cannot be served (said as a warning: another process listens
+ * there, its directory cannot be made), the recording goes on without them;
+ * -1 after an error message if the archive part cannot be made.
+ */
+int hvt_host_apps_start(struct hvt_host_apps *h, struct hvt_archive_writer *ar,
+			const char *socket_path, const struct hvt_vm_limits *limits);
+/* The agent's exit and the link, as hvt_target_pollfds(). */
+void hvt_host_apps_pollfds(const struct hvt_host_apps *h, struct pollfd p[2]);
+void hvt_host_apps_polled(struct hvt_host_apps *h, const struct pollfd p[2]);
+void hvt_host_apps_tick(struct hvt_host_apps *h, time_t now);
+void hvt_host_apps_request_stop(struct hvt_host_apps *h);
+bool hvt_host_apps_ended(const struct hvt_host_apps *h);
+/* Ends the link if it has not ended, then reaps the agent (by its pid if it lingers). */
+void hvt_host_apps_finish(struct hvt_host_apps *h);
+/* hvtrace.json's host.apps, or NULL when not on. */
+json_t *hvt_host_apps_manifest(const struct hvt_host_apps *h);
+void hvt_host_apps_summary(const struct hvt_host_apps *h, FILE *out);
+void hvt_host_apps_free(struct hvt_host_apps *h);
+
+#endif
