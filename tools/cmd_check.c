@@ -189,10 +189,76 @@ static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
 		report(t, PASS, name, NULL);
 }
 
+/* registry[TRACE], metadata[TRACE]: each trace's registry and CTF metadata. */
+static void check_traces(struct tally *t, const struct hvt_timeline_vm *st)
+{
+	char name[512], reason[256];
+	size_t j;
+
+	for (j = 0; j < st->vm.nr_traces; j++) {
+		named(name, sizeof(name), "registry", st->vm.traces[j].rel);
+		if (st->reg_warnings[j])
+			report(t, FAIL, name, "fails validation (see the warnings)");
+		else
+			report(t, PASS, name, NULL);
+		named(name, sizeof(name), "metadata", st->vm.traces[j].rel);
+		if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j], reason,
+				       sizeof(reason)))
+			report(t, FAIL, name, "%s", reason);
+		else
+			report(t, PASS, name, NULL);
+	}
+}
+
+/*
+ * The host's applications (host/apps) are placed on the host TSC as they
+ * are. host-apps-clock judges that premise: the host agent's clock
+ * exchanges, its TSC against the collector's, must each allow an offset
+ * of 0 (host_send <= agent_recv, agent_send <= host_recv).
+ */
+static void check_host_apps(struct tally *t, struct hvt_timeline *tl)
+{
+	const struct hvt_timeline_vm *st = &tl->host_apps;
+	char reason[256];
+	size_t i;
+
+	if (!tl->archive.host_apps.dir)
+		return;
+	if (!st->loaded) {
+		report(t, FAIL, "info-json[host/apps]", "cannot be used (see the errors)");
+		return;
+	}
+	if (st->vm.warnings)
+		report(t, FAIL, "info-json[host/apps]", "%lu entr%s skipped (see the warnings)",
+		       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
+	else
+		report(t, PASS, "info-json[host/apps]", NULL);
+	if (!sync_tsv_sound(&st->vm, reason, sizeof(reason))) {
+		report(t, FAIL, "host-apps-clock", "%s", reason);
+	} else if (!st->vm.nr_sync) {
+		report(t, SKIP, "host-apps-clock", "no clock exchange with the host agent");
+	} else {
+		for (i = 0; i < st->vm.nr_sync; i++) {
+			const struct hvt_exchange *x = &st->vm.sync[i].ex;
+
+			if (x->host_send > x->guest_recv || x->guest_send > x->host_recv)
+				break;
+		}
+		if (i < st->vm.nr_sync)
+			report(t, FAIL, "host-apps-clock", "exchange seq %" PRIu64 " rules out "
+			       "offset 0: the host agent's TSC is not the collector's, and host "
+			       "applications are misplaced", st->vm.sync[i].seq);
+		else
+			report(t, PASS, "host-apps-clock", "%zu exchanges with the host agent, "
+			       "each causal at offset 0", st->vm.nr_sync);
+	}
+	check_traces(t, st);
+}
+
 static void check_vms(struct tally *t, struct hvt_timeline *tl)
 {
 	char name[512], reason[256];
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < tl->archive.nr_vms; i++) {
 		struct hvt_timeline_vm *st = &tl->vms[i];
@@ -208,6 +274,10 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 		else
 			report(t, PASS, name, NULL);
 		named(name, sizeof(name), "sync-causal", st->vm.name);
+		if (hvt_vm_info_host_only(&st->vm)) {
+			report(t, SKIP, name, "recorded with the host layer only: no guest clock");
+			continue;
+		}
 		/*
 		 * An exactly aligned VM's exchanges were judged against KVM's
 		 * parameters when the timeline opened (it is exact only if none
@@ -222,19 +292,7 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 		check_held_out(t, tl, st);
 		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
 			check_kvm_tsc(t, st);
-		for (j = 0; j < st->vm.nr_traces; j++) {
-			named(name, sizeof(name), "registry", st->vm.traces[j].rel);
-			if (st->reg_warnings[j])
-				report(t, FAIL, name, "fails validation (see the warnings)");
-			else
-				report(t, PASS, name, NULL);
-			named(name, sizeof(name), "metadata", st->vm.traces[j].rel);
-			if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j], reason,
-					       sizeof(reason)))
-				report(t, FAIL, name, "%s", reason);
-			else
-				report(t, PASS, name, NULL);
-		}
+		check_traces(t, st);
 	}
 }
 
@@ -566,6 +624,7 @@ int hvt_cmd_check(int argc, char **argv)
 	else
 		report(&t, PASS, "manifest", NULL);
 	check_vms(&t, &tl);
+	check_host_apps(&t, &tl);
 	check_streams(&t, &tl);
 	check_timeline(&t, &tl, &r);
 	report_error_bounds(&t, &tl, &ce);

@@ -31,7 +31,7 @@ static int by_name(const void *a, const void *b)
 int ar_archive_create(struct ar_archive *a)
 {
 	const struct fx_options o = { .ftrace = true, .sync_points = true,
-				      .vcpu_tids = "[4321, 4322]" };
+				      .vcpu_tids = "[4321, 4322]", .host_apps = true };
 
 	static const char qemu_log[] =
 		"4321@1700000000.000010:virtio_notify vdev 0x55 vq 0x66\n"

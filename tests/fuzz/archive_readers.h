@@ -7,7 +7,8 @@
  * with the host layer, sync points and KVM TSC snapshots, so that every
  * reader has a file to read: the manifest, the clock pairs, ftrace's
  * header_page, format files and CPU pages, info.json, sync.tsv,
- * kvm_tsc.tsv, registries and CTF streams; and a log of QEMU's trace
+ * kvm_tsc.tsv, registries and CTF streams, the host applications' part
+ * (host/apps) as well; and a log of QEMU's trace
  * backend, which merge reads with --qemu-trace. Its files are listed in path
  * order. An input's first byte picks a file (modulo their count); the rest
  * replaces that file's content.

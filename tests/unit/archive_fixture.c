@@ -676,9 +676,11 @@ static int write_manifest(const char *root, const struct fx_options *o)
 			 "{ \"format\": \"hvtrace-archive\", \"version\": 1, \"status\": \"%s\",\n"
 			 "  \"started\": \"2026-11-21T19:40:00Z\", \"hostname\": \"test\",\n"
 			 "  \"host\": { \"clock\": \"x86-tsc\", \"clock_pairs\": \"host/clock.tsv\",\n"
-			 "            \"tsc_freq_hz\": 2000000000, \"ftrace\": %s },\n"
+			 "            \"tsc_freq_hz\": 2000000000, \"ftrace\": %s%s },\n"
 			 "  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\"%s } ] }\n",
-			 o->status ? o->status : "complete", ftrace, threads);
+			 o->status ? o->status : "complete", ftrace,
+			 o->host_apps ? ",\n            \"apps\": { \"dir\": \"host/apps\", "
+					"\"socket\": \"/run/hvtrace/agent.sock\" }" : "", threads);
 }
 
 static int write_clock(const char *root)
@@ -880,6 +882,59 @@ static int write_guest(const char *root, const struct fx_options *o)
 	return ret;
 }
 
+static const uint8_t app_uuid[16] = { 0xa9, 0x9a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 17 };
+
+int fx_write_host_apps_info(const char *root, const char *domain)
+{
+	return fx_printf(root, "host/apps/info.json",
+		"{ \"name\": \"host\", \"accel\": \"host\",\n"
+		"  \"guest\": { \"nr_cpus\": 2, \"tsc_khz\": 0, \"clock_flags\": 0,"
+		" \"kernel_release\": \"6.1.0\" },\n"
+		"  \"sync\": { \"file\": \"sync.tsv\", \"exchanges\": 3 },\n"
+		"  \"traces\": [\n"
+		"  { \"id\": 1, \"layer\": \"user\", \"dir\": \"user-1\", \"domain\": \"%s\","
+		" \"freq_hz\": 2000000000, \"uuid\": \"a99a0102-0304-0506-0708-090a0b0c0d11\","
+		" \"pid\": %d, \"comm\": \"hostd\" } ],\n"
+		"  \"streams\": [\n"
+		"  { \"id\": 0, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": %d,"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true } ],\n"
+		"  \"finished\": true, \"end_reason\": \"the host agent finished\" }\n",
+		domain, FX_APP_TID, FX_APP_TID, file_packets(root, "host/apps/user-1/stream-0"),
+		file_bytes(root, "host/apps/user-1/stream-0"));
+}
+
+/*
+ * host/apps: the host agent's exchanges, at offset 0 (the same TSC), and a
+ * host application's two events on the host TSC, on host CPU 1.
+ */
+static int write_host_apps(const char *root)
+{
+	struct fx_send u1 = fx_send(1, FX_APP_TID), u2 = fx_send(2, FX_APP_TID);
+	const struct fx_event ev[] = {
+		{ FX_ID_SEND, FX_HOST_TSC(FX_APP_NS_1), 1, FX_APP_TID, &u1, sizeof(u1) },
+		{ FX_ID_SEND, FX_HOST_TSC(FX_APP_NS_2), 1, FX_APP_TID, &u2, sizeof(u2) },
+	};
+	char text[1024];
+	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
+				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
+	unsigned int k;
+
+	for (k = 0; k < 3; k++) {
+		uint64_t hs = FX_T0 + k * 200000000ull;
+
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
+					(unsigned long long)hs, (unsigned long long)hs + 100,
+					(unsigned long long)hs + 110, (unsigned long long)hs + 210);
+	}
+	return fx_write(root, "host/apps/sync.tsv", text, len) ||
+	       fx_write_trace(root, "host/apps/user-1", app_uuid, "host", HVT_LAYER_USER,
+			      HVT_DOMAIN_TSC, 2000000000ull, FX_APP_TID) ||
+	       fx_write_stream(root, "host/apps/user-1/stream-0", app_uuid, 4096, HVT_CTF_NO_CPU,
+			       FX_APP_TID, ev, 2) ||
+	       fx_write_host_apps_info(root, "host_tsc");
+}
+
 static struct fx_options standard_opts;	/* of the last fx_standard_archive() */
 
 int fx_refresh_info(const char *root)
@@ -892,7 +947,7 @@ int fx_standard_archive(const char *root, const struct fx_options *o)
 	standard_opts = *o;
 	return write_manifest(root, o) || write_clock(root) ||
 	       write_sync(root, o->inconsistent_sync) || (o->ftrace && write_host(root, o)) ||
-	       write_guest(root, o) || write_info(root, o);
+	       write_guest(root, o) || write_info(root, o) || (o->host_apps && write_host_apps(root));
 }
 
 int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)

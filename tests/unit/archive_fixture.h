@@ -171,6 +171,8 @@ struct fx_options {
 	const char *vcpu_tids;		/* the manifest's vcpu_threads.tids, "[0, 4321]";
 					 * NULL: none (host thread 4321 is QEMU's) */
 	const char *status;		/* NULL: "complete" */
+	bool host_apps;			/* host/apps: a host application on the host TSC,
+					 * its events at FX_APP_NS (fixture.c) */
 };
 int fx_standard_archive(const char *root, const struct fx_options *o);
 /*
@@ -183,6 +185,13 @@ int fx_refresh_info(const char *root);
  * 0..@nr_vcpus-1, all at @offset, unscaled, read at FX_T0.
  */
 int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset);
+
+/* fx_options.host_apps: thread FX_APP_TID's events, ns since the start (host TSC as is). */
+#define FX_APP_TID	4400
+#define FX_APP_NS_1	1250000
+#define FX_APP_NS_2	1300000	/* the instant of a host sched_switch: after it */
+/* Rewrites host/apps/info.json with the trace's domain @domain ("host_tsc"...). */
+int fx_write_host_apps_info(const char *root, const char *domain);
 
 #define FX_SYNC_POINTS	3	/* host and guest agree on these (fx_options.sync_points) */
 #define FX_SYNC_HALF	5	/* ticks either side of the host's instant */

@@ -126,6 +126,38 @@ static void test_sound_archive(void **state)
 	free(text);
 }
 
+/*
+ * Host applications (host/apps): their trace's registry and metadata, their
+ * stream, and host-apps-clock, which judges the host agent's exchanges
+ * against offset 0: one exchange read before it was sent fails it.
+ */
+static void test_host_apps(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .host_apps = true };
+	static const char bad[] = "seq\thost_send\tguest_recv\tguest_send\thost_recv\t"
+				  "cpu_recv\tcpu_send\n"
+				  "0\t1000000000\t1000000100\t1000000110\t1000000210\t0\t0\n"
+				  "1\t1200000000\t1199999000\t1199999010\t1200000210\t0\t0\n";
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(check(c, &text), 0);
+	assert_non_null(strstr(text, "\nPASS info-json[host/apps]\n"
+				     "PASS host-apps-clock: 3 exchanges with the host agent, each "
+				     "causal at offset 0\n"
+				     "PASS registry[host/apps/user-1]\n"
+				     "PASS metadata[host/apps/user-1]\n"));
+	assert_non_null(strstr(text, "\nPASS stream-decodes[host/apps/user-1/stream-0]\n"));
+	assert_non_null(strstr(text, "\nPASS layers-present: host=3 kernel=4 user=3\n"));
+	free(text);
+	assert_int_equal(fx_write(c->root, "host/apps/sync.tsv", bad, sizeof(bad) - 1), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL host-apps-clock: exchange seq 1 rules out offset "
+				     "0: the host agent's TSC is not the collector's"));
+	free(text);
+}
+
 static void test_inconsistent_sync(void **state)
 {
 	struct ctx *c = *state;
@@ -683,6 +715,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_against_registry, setup, teardown),

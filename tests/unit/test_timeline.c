@@ -798,6 +798,48 @@ static void test_dropped_packets_warned(void **state)
 }
 
 /*
+ * The host's own applications (host/apps): their events on the host TSC
+ * come out at their raw values, as user events of no VM, after a host
+ * event of the same instant (layer order); on another domain their trace
+ * is skipped with one warning.
+ */
+static void test_host_apps(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .host_apps = true };
+	static const char *const domains[] = { "host_tsc", "monotonic_raw", "guest_tsc" };
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	size_t d;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	for (d = 0; d < 3; d++) {
+		uint64_t prev_host_at_2 = 0;
+		size_t n = 0;
+
+		assert_int_equal(fx_write_host_apps_info(root, domains[d]), 0);
+		assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+		while ((s = hvt_timeline_next(&tl))) {
+			if (s->layer == HVT_LAYER_HOST && s->host_tsc == FX_HOST_TSC(FX_APP_NS_2))
+				prev_host_at_2 = s->host_tsc;
+			if (s->layer != HVT_LAYER_USER || s->vm)
+				continue;
+			assert_true(n < 2);
+			assert_int_equal(s->host_tsc, FX_HOST_TSC(n ? FX_APP_NS_2 : FX_APP_NS_1));
+			assert_int_equal(hvt_source_tid(s), FX_APP_TID);
+			assert_int_equal(hvt_source_vm_number(&tl, s), 0);
+			assert_string_equal(hvt_source_event_name(s), "hvdemo:send");
+			if (n == 1)	/* the host's sched_switch of that instant came first */
+				assert_int_equal(prev_host_at_2, FX_HOST_TSC(FX_APP_NS_2));
+			n++;
+		}
+		assert_int_equal(n, d ? 0 : 2);
+		assert_int_equal(hvt_timeline_warnings(&tl), d ? 1 : 0);
+		hvt_timeline_close(&tl);
+	}
+}
+
+/*
  * merge --qemu-trace: QEMU's log trace backend lines, written out of
  * order and with a line of other output, come out sorted as vmm events,
  * each at the host TSC its CLOCK_REALTIME microsecond maps to (stamped on
@@ -1078,6 +1120,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_qemu_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropped_packets_warned, setup, teardown),
 	};
 

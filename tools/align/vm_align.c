@@ -49,7 +49,8 @@ static bool fit_clock(struct hvt_host_layer *h, struct hvt_vm_align *st,
 		      size_t nr_points)
 {
 	if (hvt_vm_clock_build(&st->clock, vm->sync, vm->nr_sync, points, nr_points)) {
-		if (!vm->dir)	/* a VM known by name only has no exchanges to miss */
+		/* a VM known by name only, or recorded without a link, has none to miss */
+		if (!vm->dir || hvt_vm_info_host_only(vm))
 			return false;
 		hvt_warn("vm %s: no clock exchanges in sync.tsv and no sync points; its guest "
 			 "events cannot be aligned and are skipped", vm->name);
@@ -258,8 +259,12 @@ bool hvt_vm_align_trace(struct hvt_host_layer *h, const struct hvt_vm_align *st,
 {
 	if (t->domain == HVT_DOMAIN_GUEST_TSC)
 		return st->aligned || st->exact;
-	hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be aligned "
-		 "with the host; skipping it", t->rel, t->pid);
+	if (t->domain == HVT_DOMAIN_TSC)	/* the collector takes it from the host only */
+		hvt_warn("%s (pid %u): a VM's trace that says it is on the host TSC; "
+			 "skipping it", t->rel, t->pid);
+	else
+		hvt_warn("%s (pid %u): this trace is on CLOCK_MONOTONIC_RAW and cannot be "
+			 "aligned with the host; skipping it", t->rel, t->pid);
 	h->warnings++;
 	return false;
 }

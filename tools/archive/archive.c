@@ -244,6 +244,29 @@ static int parse_vms(struct hvt_archive *a, json_t *vms)
 	return 0;
 }
 
+/*
+ * host.apps, if present: {"dir": "host/apps", ...}, the host's own
+ * applications, read as a VM's part is. A malformed one is a warning.
+ */
+static int parse_host_apps(struct hvt_archive *a, json_t *json)
+{
+	json_t *apps = json_object_get(json_object_get(json, "host"), "apps");
+	const char *dir;
+
+	if (!apps || json_is_null(apps))
+		return 0;
+	if (json_unpack(apps, "{s:s}", "dir", &dir) || !hvt_relpath_ok(dir)) {
+		hvt_warn("%s/hvtrace.json: host.apps is invalid (no plain relative \"dir\"); "
+			 "skipping the host's applications", a->root);
+		a->warnings++;
+		return 0;
+	}
+	snprintf(a->host_apps.name, sizeof(a->host_apps.name), "host");
+	a->host_apps.host_apps = true;
+	a->host_apps.dir = hvt_join(a->root, dir);
+	return a->host_apps.dir ? 0 : -1;
+}
+
 /* The manifest's fixed part; the caller owns @json. */
 static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pairs)
 {
@@ -281,7 +304,8 @@ static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pair
 	a->complete = !strcmp(status, "complete");
 	a->tsc_freq_hz = freq > 0 ? (uint64_t)freq : 0;
 	*clock_pairs = hvt_join(a->root, pairs);
-	if (!*clock_pairs || parse_ftrace(a, ftrace) || parse_vms(a, vms))
+	if (!*clock_pairs || parse_ftrace(a, ftrace) || parse_vms(a, vms) ||
+	    parse_host_apps(a, json))
 		return -1;
 	return 0;
 }
@@ -370,6 +394,7 @@ void hvt_archive_close(struct hvt_archive *a)
 	}
 	free(a->cpus);
 	free(a->vms);
+	free(a->host_apps.dir);
 	free(a->pairs);
 	free(a->ftrace_dir);
 	free(a->root);

@@ -46,6 +46,7 @@ struct hvt_vm_ref {
 					 * (merge TRACE.DAT --guest-trace) */
 	int32_t *vcpu_tids;		/* vcpu_threads.tids: vCPU n's host thread, 0: unknown */
 	size_t nr_vcpu_tids;		/* 0: the manifest does not say */
+	bool host_apps;			/* host.apps, the host's own applications */
 };
 
 struct hvt_archive {
@@ -60,13 +61,15 @@ struct hvt_archive {
 	size_t nr_cpus;
 	struct hvt_vm_ref *vms;
 	size_t nr_vms;
+	struct hvt_vm_ref host_apps;	/* host.apps: dir NULL if none; named "host" */
 	unsigned long warnings;		/* entries or lines skipped */
 };
 
 struct hvt_trace_info {
 	uint32_t id;
 	enum hvt_layer layer;		/* HVT_LAYER_KERNEL or HVT_LAYER_USER */
-	enum hvt_clock_domain domain;	/* GUEST_TSC is aligned through sync.tsv */
+	enum hvt_clock_domain domain;	/* GUEST_TSC is aligned through sync.tsv;
+					 * TSC (host_tsc, host.apps only) is the host's */
 	char *dir;			/* ROOT/vm/NAME/kernel */
 	char *rel;			/* vm/NAME/kernel, for messages */
 	__u8 uuid[HVT_UUID_LEN];
@@ -105,6 +108,7 @@ struct hvt_kvm_reading {
 struct hvt_vm_info {
 	char name[HVT_VM_NAME_MAX + 1];
 	char *dir;
+	bool host_apps;			/* host/apps: files named so in messages */
 	struct hvt_trace_info *traces;
 	size_t nr_traces;
 	struct hvt_stream_info *streams;
@@ -134,6 +138,12 @@ void hvt_archive_close(struct hvt_archive *a);
  */
 bool hvt_archive_touched_by(const char *root, const char *path);
 
+/*
+ * Whether @vm was recorded with the host layer only (record --qemu-pid
+ * without a guest link): no traces, and an end_reason that says so
+ * (docs/format.md). It has nothing to align.
+ */
+bool hvt_vm_info_host_only(const struct hvt_vm_info *vm);
 /* Reads a VM's info.json and sync.tsv; -1 after an error message. */
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
 void hvt_vm_info_free(struct hvt_vm_info *vm);

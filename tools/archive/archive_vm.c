@@ -17,14 +17,14 @@
 #include "lib/log.h"
 #include "tools/archive/archive.h"
 
-/* "vm/NAME/@file", malloc'd: how messages name a file of the VM. */
+/* "vm/NAME/@file" (or "host/apps/@file"), malloc'd: how messages name a file of the VM. */
 static char *vm_rel(const struct hvt_vm_info *vm, const char *file)
 {
-	size_t len = strlen(vm->name) + strlen(file) + 5;
-	char *rel = malloc(len);
+	char *rel;
 
-	if (rel)
-		snprintf(rel, len, "vm/%s/%s", vm->name, file);
+	if (asprintf(&rel, "%s%s/%s", vm->host_apps ? "host/" : "vm/",
+		     vm->host_apps ? "apps" : vm->name, file) < 0)
+		return NULL;
 	return rel;
 }
 
@@ -72,6 +72,8 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 		t->domain = HVT_DOMAIN_GUEST_TSC;
 	else if (!strcmp(domain, "monotonic_raw"))
 		t->domain = HVT_DOMAIN_MONOTONIC_RAW;
+	else if (!strcmp(domain, "host_tsc"))
+		t->domain = HVT_DOMAIN_TSC;
 	else
 		return "unknown clock domain";
 	if (pid < 0 || pid > INT32_MAX)
@@ -262,12 +264,19 @@ static int load_info(struct hvt_vm_info *vm, char **sync_path)
 	return ret;
 }
 
+bool hvt_vm_info_host_only(const struct hvt_vm_info *vm)
+{
+	return !vm->nr_traces && vm->end_reason &&
+	       !strncmp(vm->end_reason, "host layer only", strlen("host layer only"));
+}
+
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 {
 	char *sync_path = NULL;
 
 	memset(vm, 0, sizeof(*vm));
 	snprintf(vm->name, sizeof(vm->name), "%s", ref->name);
+	vm->host_apps = ref->host_apps;
 	if (!ref->dir) {
 		/* a KVM guest beside a host trace.dat (merge --guest-trace): a name only */
 		vm->kvm = true;

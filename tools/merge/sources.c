@@ -10,6 +10,7 @@
 
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/wire_io.h"
 #include "tools/merge/sources.h"
 #include "tools/util/stream_warn.h"
 
@@ -166,18 +167,21 @@ static int open_host(struct hvt_timeline *tl)
 	return 0;
 }
 
-/* The guest side may have stopped early; its events are then incomplete. */
-/* info.json's "finished" decides; end_reason is written only when the link ended. */
-static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm)
+/*
+ * The guest side (or the host agent) may have stopped early; its events are
+ * then incomplete. info.json's "finished" decides; end_reason is written only
+ * when the link ended. @what names it: "vm NAME", "host applications".
+ */
+static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm, const char *what)
 {
-	if (vm->finished)
+	if (vm->finished || hvt_vm_info_host_only(vm))
 		return;
 	if (vm->end_reason)
-		hvt_warn("vm %s: the guest's recording ended early (%s); its events may be "
-			 "incomplete", vm->name, vm->end_reason);
+		hvt_warn("%s: the recording ended early (%s); its events may be incomplete",
+			 what, vm->end_reason);
 	else
-		hvt_warn("vm %s: the collector did not finish writing this VM (no end_reason); "
-			 "its events may be incomplete", vm->name);
+		hvt_warn("%s: the collector did not finish writing it (no end_reason); its "
+			 "events may be incomplete", what);
 	tl->warnings++;
 }
 
@@ -200,7 +204,7 @@ static int load_registries(struct hvt_timeline_vm *st, bool all)
 		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
 
 		hvt_registry_init(&st->regs[i]);
-		if (t->domain != HVT_DOMAIN_GUEST_TSC && !all)
+		if (t->domain != HVT_DOMAIN_GUEST_TSC && t->domain != HVT_DOMAIN_TSC && !all)
 			continue;
 		path = hvt_join(t->dir, "hvtrace/registry");
 		name = hvt_join(t->rel, "hvtrace/registry");
@@ -255,16 +259,17 @@ static bool never_steps_back(const struct hvt_tsc_timeline *tl)
 	return tl != NULL;
 }
 
-static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
+/*
+ * The streams of @st, a VM or the host's applications (@host: on the host
+ * TSC as they are, no VM), those of traces @aligned says can be placed, and
+ * with @all the others too.
+ */
+static int open_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, const bool *aligned,
+			bool host, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
-	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
 	size_t i;
 
-	if (!aligned)
-		return -1;
-	for (i = 0; i < vm->nr_traces; i++)
-		aligned[i] = hvt_vm_align_trace(&tl->align_host, &st->al, &vm->traces[i]);
 	for (i = 0; i < vm->nr_streams; i++) {
 		const struct hvt_stream_info *si = &vm->streams[i];
 		const struct hvt_trace_info *t = &vm->traces[si->trace];
@@ -272,13 +277,11 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 
 		if (!aligned[si->trace] && !all)
 			continue;
-		s = hvt_timeline_add_source(tl, t->layer, vm->name, si->rel);
-		if (!s) {
-			free(aligned);
+		s = hvt_timeline_add_source(tl, t->layer, host ? NULL : vm->name, si->rel);
+		if (!s)
 			return -1;
-		}
 		s->aligned = aligned[si->trace];
-		if (s->aligned)
+		if (s->aligned && !host)
 			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
 		if (hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid,
 					&st->types[si->trace],
@@ -295,15 +298,72 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 			s->expect_no_more = tl->archive.complete;
 		}
 		/* then damage to one packet's times stays in that packet */
-		if (s->aligned && never_steps_back(s->guest_tl))
+		if (s->aligned && (host || never_steps_back(s->guest_tl)))
 			hvt_reader_ctf_time_monotonic(&s->rd);
 	}
-	free(aligned);
 	return 0;
+}
+
+static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
+	size_t i;
+	int ret;
+
+	if (!aligned)
+		return -1;
+	for (i = 0; i < vm->nr_traces; i++)
+		aligned[i] = hvt_vm_align_trace(&tl->align_host, &st->al, &vm->traces[i]);
+	ret = open_streams(tl, st, aligned, false, all);
+	free(aligned);
+	return ret;
+}
+
+/*
+ * The host's own applications (host/apps): their traces on the host TSC
+ * are on the time line as they are; one on CLOCK_MONOTONIC_RAW (libhvtrace
+ * where the kernel does not trust the TSC) cannot be placed.
+ */
+static int open_host_apps(struct hvt_timeline *tl, bool all)
+{
+	struct hvt_timeline_vm *st = &tl->host_apps;
+	bool *aligned;
+	size_t i;
+	int ret;
+
+	if (!tl->archive.host_apps.dir)
+		return 0;
+	if (hvt_vm_info_load(&st->vm, &tl->archive.host_apps)) {
+		hvt_warn("host applications: skipping them");
+		tl->warnings++;
+		return 0;
+	}
+	st->loaded = true;
+	note_end(tl, &st->vm, "host applications");
+	if (load_registries(st, all))
+		return -1;
+	aligned = calloc(st->vm.nr_traces + 1, sizeof(*aligned));
+	if (!aligned)
+		return -1;
+	for (i = 0; i < st->vm.nr_traces; i++) {
+		const struct hvt_trace_info *t = &st->vm.traces[i];
+
+		aligned[i] = t->domain == HVT_DOMAIN_TSC;
+		if (!aligned[i]) {
+			hvt_warn("%s (pid %u): a host application's trace not on the host TSC "
+				 "(%s); skipping it", t->rel, t->pid, hvt_domain_name(t->domain));
+			tl->warnings++;
+		}
+	}
+	ret = open_streams(tl, st, aligned, true, all);
+	free(aligned);
+	return ret;
 }
 
 static int open_vms(struct hvt_timeline *tl, bool all)
 {
+	char what[HVT_VM_NAME_MAX + 8];
 	size_t i;
 
 	tl->align_host.archive = &tl->archive;
@@ -318,7 +378,8 @@ static int open_vms(struct hvt_timeline *tl, bool all)
 		}
 		st->loaded = true;
 		tl->align_host.kvm_vms += st->vm.kvm;
-		note_end(tl, &st->vm);
+		snprintf(what, sizeof(what), "vm %s", st->vm.name);
+		note_end(tl, &st->vm, what);
 		if (load_registries(st, all))
 			return -1;
 	}
@@ -338,7 +399,7 @@ int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all)
 	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
 	if (!tl->vms)
 		return -1;
-	return open_host(tl) || open_vms(tl, all) ? -1 : 0;
+	return open_host(tl) || open_vms(tl, all) || open_host_apps(tl, all) ? -1 : 0;
 }
 
 void hvt_timeline_vm_free(struct hvt_timeline_vm *st)

@@ -269,6 +269,8 @@ void hvt_timeline_close(struct hvt_timeline *tl)
 		if (tl->vms[i].loaded)
 			hvt_timeline_vm_free(&tl->vms[i]);
 	free(tl->vms);
+	if (tl->host_apps.loaded)
+		hvt_timeline_vm_free(&tl->host_apps);
 	free(tl->sources);
 	hvt_heap_free(&tl->heap);
 	hvt_host_clock_free(&tl->clock);

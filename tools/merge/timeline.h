@@ -81,6 +81,7 @@ struct hvt_timeline {
 	struct hvt_realtime_tsc realtime;	/* merge --qemu-trace: CLOCK_REALTIME -> TSC */
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_timeline_vm *vms;	/* archive.nr_vms */
+	struct hvt_timeline_vm host_apps;	/* archive.host_apps: loaded, or not */
 	struct hvt_source *sources;
 	size_t nr_sources;
 	struct hvt_heap heap;
