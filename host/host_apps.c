@@ -2,10 +2,12 @@
 /*
  * host_apps.c - the host's own applications: a host agent, a link (host_apps.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -179,6 +181,107 @@ void hvt_host_apps_tick(struct hvt_host_apps *h, time_t now)
 			   HVT_HOST_APPS_STOP_S);
 }
 
+static struct hvt_host_app_threads *proc_of(struct hvt_host_apps *h, pid_t pid)
+{
+	struct hvt_host_app_threads *p;
+	size_t i;
+
+	for (i = 0; i < h->nr_procs; i++)
+		if (h->procs[i].pid == pid)
+			return &h->procs[i];
+	p = realloc(h->procs, (h->nr_procs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	h->procs = p;
+	p = &h->procs[h->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static bool followed(const struct hvt_host_app_threads *p, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* Threads of @p not followed yet into its list, from p->nr on; how many. */
+static size_t scan_threads(struct hvt_host_app_threads *p)
+{
+	char path[64];
+	struct dirent *e;
+	size_t added = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* gone */
+	while ((e = readdir(d)) && p->nr < HVT_HOST_APP_MAX_THREADS) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid <= 0 || followed(p, tid))
+			continue;
+		if (p->nr == p->cap) {
+			size_t cap = p->cap ? 2 * p->cap : 16;
+			pid_t *t = realloc(p->tids, cap * sizeof(*t));
+
+			if (!t)
+				break;
+			p->tids = t;
+			p->cap = cap;
+		}
+		p->tids[p->nr++] = tid;
+		added++;
+	}
+	closedir(d);
+	return added;
+}
+
+int hvt_host_apps_follow(struct hvt_host_apps *h, struct hvt_capture *ft)
+{
+	int total = 0;
+	size_t i;
+
+	if (!h->on)
+		return 0;
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++) {
+		const struct hvt_vm_trace *t = &h->vm.traces[i];
+		struct hvt_host_app_threads *p;
+		size_t before, added;
+
+		if (!t->open || t->layer != HVT_LAYER_USER || !t->pid)
+			continue;
+		p = proc_of(h, (pid_t)t->pid);
+		if (!p)
+			return -1;
+		before = p->nr;
+		added = scan_threads(p);
+		if (added && hvt_capture_add_pids(ft, p->tids + before, added)) {
+			p->nr = before;	/* tried again at the next scan */
+			return -1;
+		}
+		total += (int)added;
+	}
+	return total;
+}
+
+size_t hvt_host_apps_threads(const struct hvt_host_apps *h, pid_t *tids)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nr_procs; i++) {
+		if (tids)
+			memcpy(tids + n, h->procs[i].tids, h->procs[i].nr * sizeof(*tids));
+		n += h->procs[i].nr;
+	}
+	return n;
+}
+
 void hvt_host_apps_request_stop(struct hvt_host_apps *h)
 {
 	if (!h->on || h->stop_deadline || h->vm.state == HVT_VM_ENDED)
@@ -234,5 +337,9 @@ void hvt_host_apps_free(struct hvt_host_apps *h)
 		close(h->pidfd);
 	h->pidfd = -1;
 	hvt_vm_free(&h->vm);
+	while (h->nr_procs)
+		free(h->procs[--h->nr_procs].tids);
+	free(h->procs);
+	h->procs = NULL;
 	h->on = false;
 }

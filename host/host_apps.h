@@ -22,9 +22,19 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "host/ftrace_capture.h"
 #include "host/vm.h"
 
 #define HVT_HOST_APPS_STOP_S	15	/* to send what it has once asked to stop */
+
+#define HVT_HOST_APP_MAX_THREADS	4096	/* followed per application */
+
+/* A traced application whose threads the host layer follows. */
+struct hvt_host_app_threads {
+	pid_t pid;
+	pid_t *tids;
+	size_t nr, cap;
+};
 
 struct hvt_host_apps {
 	struct hvt_vm vm;
@@ -33,6 +43,8 @@ struct hvt_host_apps {
 	pid_t pid;			/* the agent, 0 once reaped */
 	int pidfd;
 	time_t stop_deadline;		/* 0 until asked to stop */
+	struct hvt_host_app_threads *procs;	/* one per traced process, by its trace */
+	size_t nr_procs;
 };
 
 /*
@@ -47,6 +59,15 @@ int hvt_host_apps_start(struct hvt_host_apps *h, struct hvt_archive_writer *ar,
 void hvt_host_apps_pollfds(const struct hvt_host_apps *h, struct pollfd p[2]);
 void hvt_host_apps_polled(struct hvt_host_apps *h, const struct pollfd p[2]);
 void hvt_host_apps_tick(struct hvt_host_apps *h, time_t now);
+/*
+ * Every second, when the host layer follows threads: the threads of each
+ * traced application (the pid the host agent got from the kernel) join its
+ * pid filter @ft, so that their own scheduling is recorded beside their
+ * events. How many threads were added; -1 if @ft refused them.
+ */
+int hvt_host_apps_follow(struct hvt_host_apps *h, struct hvt_capture *ft);
+/* The threads followed so far, appended at @tids (NULL: only counted); how many. */
+size_t hvt_host_apps_threads(const struct hvt_host_apps *h, pid_t *tids);
 void hvt_host_apps_request_stop(struct hvt_host_apps *h);
 bool hvt_host_apps_ended(const struct hvt_host_apps *h);
 /* Ends the link if it has not ended, then reaps the agent (by its pid if it lingers). */

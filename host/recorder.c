@@ -94,7 +94,8 @@ static struct hvt_target *add_target(struct hvt_recorder *r, const struct hvt_ta
 }
 
 /*
- * Every thread the host layer follows, the QEMU threads of every VM, into
+ * Every thread the host layer follows, the QEMU threads of every VM and the
+ * host applications' threads, into
  * *@tids (malloc'd, with room for one more); how many, or -1 if out of memory.
  */
 static ssize_t all_tids(const struct hvt_recorder *r, pid_t **tids)
@@ -104,6 +105,7 @@ static ssize_t all_tids(const struct hvt_recorder *r, pid_t **tids)
 
 	for (i = 0; i < r->nr_targets; i++)
 		n += r->targets[i]->qemu.nr_tids;
+	n += hvt_host_apps_threads(&r->apps, NULL);
 	*tids = malloc((n + 1) * sizeof(pid_t));
 	if (!*tids)
 		return -1;
@@ -111,6 +113,7 @@ static ssize_t all_tids(const struct hvt_recorder *r, pid_t **tids)
 	for (i = 0; i < r->nr_targets; i++)
 		for (j = 0; j < r->targets[i]->qemu.nr_tids; j++)
 			(*tids)[n++] = r->targets[i]->qemu.tids[j];
+	n += hvt_host_apps_threads(&r->apps, *tids + n);
 	return (ssize_t)n;
 }
 
@@ -480,6 +483,7 @@ static int start_host_layer(struct hvt_recorder *r)
 		return -1;
 	}
 	r->ftrace_on = true;
+	r->follows_threads = follow;
 	return 0;
 }
 
@@ -650,6 +654,22 @@ static void accept_guest(struct hvt_recorder *r)
 	close(fd);
 }
 
+/* The host applications' threads join the host layer's filter, and the manifest. */
+static void follow_host_apps(struct hvt_recorder *r)
+{
+	int added = hvt_host_apps_follow(&r->apps, &r->ftrace);
+
+	if (added < 0 && !r->apps_follow_failed) {
+		hvt_warn("host applications: cannot add their threads to the host filter; "
+			 "their scheduling is not recorded");
+		r->apps_follow_failed = true;
+	}
+	if (added > 0) {
+		hvt_debug("host applications: %d threads join the host filter", added);
+		write_manifest(r, "recording");
+	}
+}
+
 static void on_tick(struct hvt_recorder *r, unsigned long tick)
 {
 	struct hvt_target_clock c = { time(NULL), r->o.guest_timeout_s,
@@ -665,6 +685,8 @@ static void on_tick(struct hvt_recorder *r, unsigned long tick)
 		r->failed |= r->targets[i]->failed;
 	}
 	hvt_host_apps_tick(&r->apps, c.now);
+	if (r->follows_threads && tick % 10 == 0)
+		follow_host_apps(r);
 	if (r->o.duration_s && c.now - r->started >= (time_t)r->o.duration_s)
 		begin_stop(r, "duration reached");
 }

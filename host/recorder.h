@@ -60,6 +60,8 @@ struct hvt_recorder {
 	bool ran;			/* prepared and run: the outcome counts */
 	struct hvt_capture ftrace;
 	bool ftrace_on;
+	bool follows_threads;		/* the host layer is filtered to VMs' threads */
+	bool apps_follow_failed;	/* said once */
 	struct hvt_target *targets[HVT_REC_MAX_TARGETS];
 	unsigned int nr_targets;
 	struct hvt_host_apps apps;	/* the host's own applications */

@@ -5,8 +5,10 @@
 # (host/apps). The program starts before the recording: its watcher connects
 # it when the socket appears. Its events must land on the host timeline
 # exactly: each between its own thread's sched_switch in and out on its CPU,
-# in the host layer the same recording made. Then a socket another process
-# listens on: a warning, and the recording goes on without host applications.
+# in the host layer the same recording made. A program that is not the
+# VMM has its threads followed by the host layer once it is traced. Then a
+# socket another process listens on: a warning, and the recording goes on
+# without host applications.
 set -uo pipefail
 build=${1:?usage: host_apps.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
@@ -105,7 +107,24 @@ import json, sys
 ev = [e for e in json.load(open('$work/user.json'))['traceEvents'] if e.get('cat') == 'user']
 sys.exit(not (len(ev) == $n and all(e['pid'] == 1 and e['tid'] == e['args']['tid'] for e in ev)))"
 
-# 2. Another process listens on the socket: said, and the recording goes on.
+# 2. A host program that is not the VMM: once traced, its threads join the
+# host layer's filter (within a second), so its own scheduling is recorded
+# too, and the manifest lists them.
+start_bg vmm sleep 4
+HVTRACE_AGENT_SOCKET=$work/apps2.sock start_bg app2 "$hvdemo" 400 5000 > "$work/app2.out"
+"$hvtrace" record --qemu-pid "$vmm" --host-apps "$work/apps2.sock" -o "$work/f" \
+	> "$work/f.out" 2> "$work/f.err"
+check "a recording of another VMM completes (status $?)" test $? -eq 0
+reap "$app2" 60
+reap "$vmm" 10
+check "the manifest's pids list the program" \
+	python3 -c "import json,sys; sys.exit($app2 not in json.load(open('$work/f/hvtrace.json'))['host']['ftrace']['pids'])"
+n=$("$hvtrace" merge "$work/f" 2> /dev/null | grep -c " sched_switch prev_comm=hvdemo prev_pid=$app2 ")
+check "the host layer records the program's own switches ($n)" test "$n" -gt 50
+n=$("$hvtrace" merge "$work/f" 2> /dev/null | grep -c '^ *[0-9.]* user   -  .*hvdemo:')
+check "and its events ($n)" test "$n" -gt 100
+
+# 3. Another process listens on the socket: said, and the recording goes on.
 start_bg holder python3 -c "
 import socket, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
