@@ -20,9 +20,10 @@
  *
  *   thread I calls C enabled E
  *
- * -T prints CLOCK_MONOTONIC_RAW in ns, the clock libhvtrace falls back to
- * without the guest module, and exits: the test's start of a recording on
- * the events' clock.
+ * -T prints hvt_clock_read() and its rate, ticks per second, and exits: the
+ * test's start of a recording on the events' clock (without the guest
+ * module, the TSC where the kernel keeps it as its clocksource, else
+ * CLOCK_MONOTONIC_RAW in ns: the same for every process of the machine).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -79,7 +80,6 @@ int main(int argc, char **argv)
 	struct ticker t[MAX_THREADS] = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long rate = 2000, threads = 2, id = 0, i;
-	struct timespec now;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "r:t:i:T")) != -1) {
@@ -90,8 +90,11 @@ int main(int argc, char **argv)
 		} else if (opt == 'i') {
 			id = strtoul(optarg, NULL, 0);
 		} else if (opt == 'T') {
-			clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-			printf("%lld\n", (long long)now.tv_sec * 1000000000 + now.tv_nsec);
+			struct hvt_clock_info info;
+			uint64_t now = hvt_clock_read();
+
+			hvt_clock_info(&info);
+			printf("%llu %llu\n", (unsigned long long)now, (unsigned long long)info.freq_hz);
 			return 0;
 		} else {
 			return 2;
