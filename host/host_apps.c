@@ -148,15 +148,9 @@ static int reap(struct hvt_host_apps *h, int *status)
 /* The agent exited: what the link still holds is read, then it ends. */
 static void agent_exited(struct hvt_host_apps *h)
 {
-	int status, rounds;
+	int status;
 
-	for (rounds = 0; rounds < 4096 && h->vm.state != HVT_VM_ENDED; rounds++) {
-		struct pollfd p = { .fd = h->vm.fd, .events = POLLIN };
-
-		if (poll(&p, 1, 0) <= 0)
-			break;
-		hvt_vm_readable(&h->vm);
-	}
+	hvt_vm_drain(&h->vm);
 	if (reap(h, &status) && h->vm.state != HVT_VM_ENDED)
 		hvt_vm_end(&h->vm, "the host agent exited (%s %d)",
 			   WIFEXITED(status) ? "status" : "signal",

@@ -108,19 +108,11 @@ void hvt_target_pollfds(const struct hvt_target *t, struct pollfd p[2])
  */
 static void qemu_exited(struct hvt_target *t)
 {
-	int rounds;
-
 	hvt_qemu_close(&t->qemu);
 	t->have_qemu = false;
 	t->gone = true;
 	hvt_kvm_tsc_close(&t->kvm_tsc);
-	for (rounds = 0; rounds < 4096 && t->vm.fd >= 0 && t->vm.state != HVT_VM_ENDED; rounds++) {
-		struct pollfd p = { .fd = t->vm.fd, .events = POLLIN };
-
-		if (poll(&p, 1, 0) <= 0)
-			break;
-		hvt_vm_readable(&t->vm);
-	}
+	hvt_vm_drain(&t->vm);
 	if (t->vm.no_link)
 		hvt_vm_end(&t->vm, "host layer only (no guest link); the QEMU process exited");
 	else

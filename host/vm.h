@@ -174,6 +174,8 @@ int hvt_vm_init_host_apps(struct hvt_vm *vm, struct hvt_archive_writer *ar,
 bool hvt_vm_wants_input(const struct hvt_vm *vm);
 void hvt_vm_attach(struct hvt_vm *vm, int fd);
 void hvt_vm_readable(struct hvt_vm *vm);
+/* Reads what the link still holds, without waiting: its peer is gone. */
+void hvt_vm_drain(struct hvt_vm *vm);
 /* Warns of the guest's LOG lines not shown since the last warning, if any. */
 void hvt_vm_say_logs_dropped(struct hvt_vm *vm);
 void hvt_vm_tick(struct hvt_vm *vm);

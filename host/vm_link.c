@@ -10,6 +10,7 @@
  * sides (clocksync.h).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -523,6 +524,19 @@ void hvt_vm_readable(struct hvt_vm *vm)
 			hvt_vm_end(vm, "guest disconnected: %s", vm->why);
 			return;
 		}
+	}
+}
+
+void hvt_vm_drain(struct hvt_vm *vm)
+{
+	int rounds;
+
+	for (rounds = 0; rounds < 4096 && vm->fd >= 0 && vm->state != HVT_VM_ENDED; rounds++) {
+		struct pollfd p = { .fd = vm->fd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		hvt_vm_readable(vm);
 	}
 }
 
