@@ -203,6 +203,8 @@ bench: bench-deps
 	rm -f $(LTTNG_REF_OUT)
 	tests/bench/lttng_ref.sh $(LTTNG_REF) $(LTTNG_REF_OUT)
 	@for b in $(BENCHES); do echo "== $$b"; HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $$b || exit 1; done
+	@echo "== $(BUILD)/bench/bench_tracepoint, as on the host (HVT_BENCH_HOST=1)"
+	HVT_BENCH_HOST=1 HVT_BENCH_LTTNG=$(LTTNG_REF_OUT) $(BUILD)/bench/bench_tracepoint
 	@echo "== tests/bench/data_path.sh"
 	tests/bench/data_path.sh $(BUILD)
 	@echo "== tests/bench/guest_link.sh"

@@ -17,6 +17,11 @@
  * about once a millisecond; the 64 MiB buffer takes tens of milliseconds to
  * fill, so a briefly descheduled agent costs no events.
  *
+ * With HVT_BENCH_HOST=1 there is no clock page: the library runs as on the
+ * host, on the TSC read without the page (HVT_CLOCK_TSC, where the kernel
+ * keeps the TSC as its clocksource), and only the clock and single-thread
+ * rows are measured. make bench runs both.
+ *
  * The table has the issue's targets in its last column. LTTng-UST's cost for
  * the same event comes from tests/bench/lttng_ref.sh, which `make bench`
  * runs just before and whose result file HVT_BENCH_LTTNG names; without it
@@ -70,6 +75,7 @@ static void (*p_unregister)(struct hvt_event *);
 static void *(*p_reserve)(struct hvt_event *, unsigned int, struct hvt_write *);
 static void (*p_commit)(struct hvt_write *);
 static uint64_t (*p_clock_read)(void);
+static int (*p_clock_info)(struct hvt_clock_info *);
 
 static void die(const char *what)
 {
@@ -177,6 +183,14 @@ static void *agent(void *arg)
 	return NULL;
 }
 
+/* HVT_BENCH_HOST=1: no clock page, the library as on the host. */
+static int host_mode(void)
+{
+	const char *v = getenv("HVT_BENCH_HOST");
+
+	return v && !strcmp(v, "1");
+}
+
 /* Runs once, from the first event's constructor: agent first, then the library. */
 static void load(void)
 {
@@ -197,7 +211,7 @@ static void load(void)
 	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    listen(listen_fd, 1) || pthread_create(&agent_thread, NULL, agent, NULL))
 		die("cannot start the agent");
-	setenv("HVTRACE_DEVICE", page, 1);
+	setenv("HVTRACE_DEVICE", host_mode() ? "/nonexistent" : page, 1);
 	setenv(HVT_APP_SOCKET_ENV, addr.sun_path, 1);
 	setenv("HVTRACE_SUBBUF_SIZE", "1048576", 1);
 	setenv("HVTRACE_NR_SUBBUFS", "64", 1);
@@ -216,9 +230,11 @@ static void load(void)
 		    dlsym(h, "hvt_event_reserve");
 	p_commit = (void (*)(struct hvt_write *))dlsym(h, "hvt_event_commit");
 	p_clock_read = (uint64_t (*)(void))dlsym(h, "hvt_clock_read");
+	p_clock_info = (int (*)(struct hvt_clock_info *))dlsym(h, "hvt_clock_info");
 	p_register = (void (*)(struct hvt_event *))dlsym(h, "hvt_event_register");
 	p_unregister = (void (*)(struct hvt_event *))dlsym(h, "hvt_event_unregister");
-	if (!p_reserve || !p_commit || !p_clock_read || !p_register || !p_unregister)
+	if (!p_reserve || !p_commit || !p_clock_read || !p_clock_info || !p_register ||
+	    !p_unregister)
 		die("libhvtrace lacks an exported function");
 }
 
@@ -480,10 +496,25 @@ int main(void)
 		die("events are not enabled: the library did not reach the agent");
 	hvt_event_bench_off.enabled = 0;
 
-	header("libhvtrace (shared): user tracepoints, TSC clock (RDTSC + rseq CPU)");
-	clock_rows(&r);
-	tracepoint_rows(&r, &lt, have_lt);
-	scaling_row();
+	if (host_mode()) {
+		struct hvt_clock_info info;
+
+		p_clock_info(&info);
+		if (info.source != HVT_CLOCK_TSC) {
+			printf("libhvtrace on the host: skipped, the kernel's clocksource is not "
+			       "the TSC here (the library stays on CLOCK_MONOTONIC_RAW)\n");
+		} else {
+			header("libhvtrace (shared) on the host: the TSC without the module's "
+			       "page");
+			clock_rows(&r);
+			tracepoint_rows(&r, &lt, have_lt);
+		}
+	} else {
+		header("libhvtrace (shared): user tracepoints, TSC clock (RDTSC + rseq CPU)");
+		clock_rows(&r);
+		tracepoint_rows(&r, &lt, have_lt);
+		scaling_row();
+	}
 
 	__atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(agent_thread, NULL);
