@@ -693,26 +693,36 @@ static int write_clock(const char *root)
 			 FX_T0 + 4000000000ull, FX_MONO0 + 2000000000ll, FX_REAL0 + 2000000000ll);
 }
 
-/* Exchanges bounding the offset to [FX_OFFSET - 100, FX_OFFSET + 100]. */
-static int write_sync(const char *root, bool inconsistent)
+/*
+ * @rel, a sync.tsv of @n exchanges 100 ms apart, bounding the offset to
+ * [@offset - 100, @offset + 100]; with @inconsistent, exchange 3 is read
+ * before it was sent.
+ */
+static int write_exchanges(const char *root, const char *rel, unsigned int n, int64_t offset,
+			   bool inconsistent)
 {
 	char text[2048];
 	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
 				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
 	unsigned int k;
 
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < n; k++) {
 		uint64_t hs = FX_T0 + k * 200000000ull;
-		uint64_t gr = hs + 100 + (uint64_t)FX_OFFSET, gs = gr + 10, hr = hs + 210;
+		uint64_t gr = hs + 100 + (uint64_t)offset, gs = gr + 10, hr = hs + 210;
 
 		if (inconsistent && k == 3)
-			gr = hs + (uint64_t)FX_OFFSET - 500;	/* received before it was sent */
+			gr = hs + (uint64_t)offset - 500;
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
 					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
 					(unsigned long long)hs, (unsigned long long)gr,
 					(unsigned long long)gs, (unsigned long long)hr);
 	}
-	return fx_write(root, "vm/demo/sync.tsv", text, len);
+	return fx_write(root, rel, text, len);
+}
+
+static int write_sync(const char *root, bool inconsistent)
+{
+	return write_exchanges(root, "vm/demo/sync.tsv", 5, FX_OFFSET, inconsistent);
 }
 
 /* Bytes of @rel in @root, as the collector records them in info.json; 0 if none. */
@@ -914,20 +924,8 @@ static int write_host_apps(const char *root)
 		{ FX_ID_SEND, FX_HOST_TSC(FX_APP_NS_1), 1, FX_APP_TID, &u1, sizeof(u1) },
 		{ FX_ID_SEND, FX_HOST_TSC(FX_APP_NS_2), 1, FX_APP_TID, &u2, sizeof(u2) },
 	};
-	char text[1024];
-	size_t len = (size_t)snprintf(text, sizeof(text), "seq\thost_send\tguest_recv\t"
-				      "guest_send\thost_recv\tcpu_recv\tcpu_send\n");
-	unsigned int k;
 
-	for (k = 0; k < 3; k++) {
-		uint64_t hs = FX_T0 + k * 200000000ull;
-
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"%u\t%llu\t%llu\t%llu\t%llu\t0\t0\n", k,
-					(unsigned long long)hs, (unsigned long long)hs + 100,
-					(unsigned long long)hs + 110, (unsigned long long)hs + 210);
-	}
-	return fx_write(root, "host/apps/sync.tsv", text, len) ||
+	return write_exchanges(root, "host/apps/sync.tsv", 3, 0, false) ||
 	       fx_write_trace(root, "host/apps/user-1", app_uuid, "host", HVT_LAYER_USER,
 			      HVT_DOMAIN_TSC, 2000000000ull, FX_APP_TID) ||
 	       fx_write_stream(root, "host/apps/user-1/stream-0", app_uuid, 4096, HVT_CTF_NO_CPU,
