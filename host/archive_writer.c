@@ -67,7 +67,7 @@ int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, ch
 		return -1;
 	}
 	if (hvt_path(path, sizeof(path), "%s/host/clock.tsv", dir) ||
-	    !(ar->clock_tsv = fopen(path, "wx"))) {
+	    !(ar->clock_tsv = fopen(path, "wxe"))) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}

@@ -63,6 +63,12 @@ static void exec_agent(int fd, const char *exe, const char *socket_path)
 	if (fd != LINK_FD && dup2(fd, LINK_FD) < 0)
 		_exit(127);
 	fcntl(LINK_FD, F_SETFD, 0);	/* dup2 clears FD_CLOEXEC, but not on itself */
+	/*
+	 * Nothing else of the collector's: libtracefs opens the instance's
+	 * trace_pipe_raw without O_CLOEXEC, and an agent holding it would keep
+	 * the instance from being removed.
+	 */
+	close_range(LINK_FD + 1, ~0u, 0);
 	execl(exe, "hvtrace", "agent", "--host", "--link-fd", "3", "--socket",
 	      socket_path, "--wait", "0", verbose, (char *)NULL);
 	fprintf(stderr, "hvtrace record: cannot start the host agent: %s\n", strerror(errno));

@@ -90,7 +90,7 @@ int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create %s: %s", vm->dir, strerror(errno));
 		return -1;
 	}
-	vm->sync_tsv = fopen(path, "wx");
+	vm->sync_tsv = fopen(path, "wxe");
 	if (!vm->sync_tsv) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		store_unwind(vm, false);

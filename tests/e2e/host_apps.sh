@@ -32,6 +32,12 @@ trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 HVTRACE_AGENT_SOCKET=$work/apps.sock start_bg app "$hvdemo" 600 5000 > "$work/app.out"
 start_bg rec "$hvtrace" record --qemu-pid "$app" --host-apps "$work/apps.sock" -o "$work/a" \
 	> "$work/rec.out" 2> "$work/rec.err"
+check "the host agent serves the program's socket" wait_for 10 test -S "$work/apps.sock"
+hostagent=$(pgrep -f -- "[-]-host --link-fd 3 --socket $work/apps.sock")
+check "the host agent is the collector's child ($hostagent)" \
+	test -n "$hostagent" -a "$(ps -o ppid= -p "${hostagent:-0}" | tr -d ' ')" = "$rec"
+check "... and holds none of the collector's tracefs files" \
+	bash -c "! ls -l /proc/${hostagent:-0}/fd 2> /dev/null | grep -q tracing"
 reap "$app" 60
 check "the program ran" grep -q "600 rounds done" "$work/app.out"
 reap "$rec" 60
