@@ -217,10 +217,14 @@ static size_t scan_threads(struct hvt_host_app_threads *p)
 	size_t added = 0;
 	DIR *d;
 
+	if (p->gone)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
 	d = opendir(path);
-	if (!d)
-		return 0;	/* gone */
+	if (!d) {
+		p->gone = true;	/* never again: the pid may be reused */
+		return 0;
+	}
 	while ((e = readdir(d)) && p->nr < HVT_HOST_APP_MAX_THREADS) {
 		pid_t tid = (pid_t)atoi(e->d_name);
 

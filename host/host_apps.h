@@ -32,6 +32,7 @@
 /* A traced application whose threads the host layer follows. */
 struct hvt_host_app_threads {
 	pid_t pid;
+	bool gone;			/* exited once: its pid may be another's now */
 	pid_t *tids;
 	size_t nr, cap;
 };
