@@ -488,18 +488,16 @@ static int start_host_layer(struct hvt_recorder *r)
 }
 
 /*
- * The host's own applications: with the host layer by default, on the
- * socket libhvtrace looks for; a socket taken by another process is a
- * warning, not a failure.
+ * The host's own applications, with --host-apps only: the host agent runs
+ * as the collector's child, and its socket takes any local process; a
+ * socket taken by another process is a warning, not a failure.
  */
 static int start_host_apps(struct hvt_recorder *r)
 {
-	const char *path = r->o.host_apps;
-
-	if (r->o.no_host_apps || (!path && !r->o.host_trace))
+	if (r->o.no_host_apps || !r->o.host_apps)
 		return 0;
-	return hvt_host_apps_start(&r->apps, &r->archive, path ? path : HVT_APP_SOCKET,
-				   &r->o.limits) < 0 ? -1 : 0;
+	return hvt_host_apps_start(&r->apps, &r->archive, r->o.host_apps, &r->o.limits) < 0 ?
+	       -1 : 0;
 }
 
 /*
