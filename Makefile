@@ -49,9 +49,17 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
 VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c vdso/watch.c lib/fdpass.c
-TOOL_SRC := $(filter-out tools/agent/agent_main.c,$(wildcard tools/*.c tools/*/*.c)) $(wildcard host/*.c)
+# The offline pipeline's stages below the checks, the analysis and the
+# outputs (tools/README): one library that the binary, the unit tests, the
+# fuzzers and the benchmarks link.
+OFFLINE_SRC := $(wildcard $(addsuffix /*.c,$(addprefix tools/,util archive read align session merge)))
+OUT_SRC := $(wildcard tools/out/*.c)
+CHECK_SRC := $(wildcard tools/check/*.c)
+ANALYZE_SRC := $(wildcard tools/analyze/*.c)
 # hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
 AGENT_SRC := $(wildcard tools/agent/*.c)
+TOOL_SRC := $(wildcard tools/*.c) $(OUT_SRC) $(CHECK_SRC) $(ANALYZE_SRC) \
+	$(filter-out tools/agent/agent_main.c,$(AGENT_SRC)) $(wildcard host/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -59,6 +67,9 @@ pic = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
 
 COMMON_LIB := $(BUILD)/libhvtcommon.a
 CLOCKSYNC_LIB := $(BUILD)/libhvtclocksync.a
+OFFLINE_LIB := $(BUILD)/libhvtoffline.a
+# What links the offline library links these after it, in this order.
+OFFLINE_LIBS := $(OFFLINE_LIB) $(CLOCKSYNC_LIB) $(COMMON_LIB)
 LIBHVTRACE_A := $(BUILD)/libhvtrace.a
 LIBHVTRACE_SO := $(BUILD)/libhvtrace.so.$(LIBHVTRACE_VERSION)
 HVTRACE := $(BUILD)/hvtrace
@@ -90,6 +101,9 @@ $(COMMON_LIB): $(call obj,$(COMMON_SRC))
 $(CLOCKSYNC_LIB): $(call obj,$(CLOCKSYNC_SRC))
 	rm -f $@ && $(AR) rcs $@ $^
 
+$(OFFLINE_LIB): $(call obj,$(OFFLINE_SRC))
+	rm -f $@ && $(AR) rcs $@ $^
+
 $(LIBHVTRACE_A): $(call obj,$(VDSO_SRC))
 	rm -f $@ && $(AR) rcs $@ $^
 
@@ -99,8 +113,8 @@ $(LIBHVTRACE_SO): $(call pic,$(VDSO_SRC)) vdso/libhvtrace.map
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/$(LIBHVTRACE_SONAME)
 	ln -sf libhvtrace.so.$(LIBHVTRACE_VERSION) $(BUILD)/libhvtrace.so
 
-$(HVTRACE): $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(TOOL_SRC)) $(COMMON_LIB) $(CLOCKSYNC_LIB) $(HOST_LIBS) -lm
+$(HVTRACE): $(call obj,$(TOOL_SRC)) $(OFFLINE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(TOOL_SRC)) $(OFFLINE_LIBS) $(HOST_LIBS) -lm
 
 # No host library: its objects use lib/ only, and libhvtcommon.a's members
 # that need jansson or libtracefs (none today) would fail this link.
@@ -167,7 +181,7 @@ LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
-$(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(COMMON_LIB) $(CLOCKSYNC_LIB) | $(HVTRACE)
+$(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(OFFLINE_LIBS) | $(HVTRACE)
 $(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o archive_writer.o host_tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
@@ -227,11 +241,16 @@ FUZZ_RUNS ?= 3000
 FUZZ_TARGETS := guest_link archive_readers
 FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c \
 	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
-# merge, check and tsc: every tool but the command's main, the agent and drift
+# merge, check, analyze and tsc: the commands but main, the agent and drift,
+# with the offline library built for fuzzing
 FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive_readers.c \
-	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) \
-	$(filter-out tools/hvtrace.c tools/agent/% tools/cmd_drift.c,$(wildcard tools/*.c tools/*/*.c))
+	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) $(OUT_SRC) $(CHECK_SRC) \
+	$(ANALYZE_SRC) $(filter-out tools/hvtrace.c tools/cmd_drift.c,$(wildcard tools/*.c))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
+FUZZ_OFFLINE_LIB := $(FUZZ_BUILD)/libhvtoffline.a
+
+$(FUZZ_OFFLINE_LIB): $(call fuzzobj,$(OFFLINE_SRC))
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -241,12 +260,11 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 $(FUZZ_BUILD)/fuzz_guest_link: $(call fuzzobj,$(FUZZ_SRC_guest_link))
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
 
-$(FUZZ_BUILD)/fuzz_archive_readers: $(call fuzzobj,$(FUZZ_SRC_archive_readers))
+$(FUZZ_BUILD)/fuzz_archive_readers: $(call fuzzobj,$(FUZZ_SRC_archive_readers)) $(FUZZ_OFFLINE_LIB)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
 
 $(FUZZ_BUILD)/seeds_archive_readers: $(BUILD)/obj/tests/fuzz/archive_readers_seeds.o \
-		$(BUILD)/obj/tests/fuzz/archive_readers.o $(HVT_FIXTURE_OBJ) $(COMMON_LIB) \
-		$(CLOCKSYNC_LIB)
+		$(BUILD)/obj/tests/fuzz/archive_readers.o $(HVT_FIXTURE_OBJ) $(OFFLINE_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -lm
 

@@ -4,9 +4,8 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/, analyze/ > merge/ > align/
-#       > read/
-#       > archive/ > util/
+#       commands (tools/*.c) > out/, check/, analyze/ > merge/ > session/
+#       > align/ > read/ > archive/ > util/
 #     out/, check/ and analyze/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
 #   - host/, lib/ and clocksync/ include nothing of tools/ but the command
@@ -28,10 +27,11 @@ rank() {
 	tools/archive/*) echo 2 ;;
 	tools/read/*) echo 3 ;;
 	tools/align/*) echo 4 ;;
-	tools/merge/*) echo 5 ;;
-	tools/out/* | tools/check/* | tools/analyze/*) echo 6 ;;
+	tools/session/*) echo 5 ;;
+	tools/merge/*) echo 6 ;;
+	tools/out/* | tools/check/* | tools/analyze/*) echo 7 ;;
 	tools/commands.h) echo 0 ;;
-	tools/*) echo 7 ;;
+	tools/*) echo 8 ;;
 	*) echo 9 ;;
 	esac
 }
@@ -83,15 +83,19 @@ if [ "${1:-}" = --self-test ]; then
 	tmp=$(mktemp -d /tmp/hvtrace-layers-XXXXXX) || exit 1
 	trap 'rm -rf "$tmp"' EXIT
 	cp -r "$here/tools" "$here/host" "$here/lib" "$here/clocksync" "$tmp/"
-	# util/ including a merge header runs up four stages
-	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/textout.c"
+	# util/ including a merge header runs up five stages; the session
+	# reaching for the time line built on it runs up one
+	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/textout.c" \
+		"$tmp/tools/session/session.c"
 	if check_tree "$tmp" >"$tmp/out"; then
 		echo "layers: a planted upward include was not caught"
 		exit 1
 	fi
-	grep -q 'tools/util/textout.c includes tools/merge/timeline.h' "$tmp/out" || {
-		echo "layers: the planted include was not named:"; cat "$tmp/out"; exit 1; }
-	echo "layers: ok (and a planted violation is caught)"
+	for f in tools/util/textout.c tools/session/session.c; do
+		grep -q "$f includes tools/merge/timeline.h" "$tmp/out" || {
+			echo "layers: the planted include of $f was not named:"; cat "$tmp/out"; exit 1; }
+	done
+	echo "layers: ok (and planted violations are caught)"
 	exit 0
 fi
 check_tree "${1:-$here}" && echo "layers: ok"

@@ -24,6 +24,7 @@
 #include "tools/commands.h"
 #include "tools/merge/select.h"
 #include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 #define MAX_TIDS	256
 
@@ -39,6 +40,7 @@ struct analyze_opts {
 };
 
 struct analyze_run {
+	struct hvt_session *ses;
 	struct hvt_timeline *tl;
 	struct hvt_vm_analysis *vms;	/* one per VM of the archive */
 	const char **why;		/* per VM: not analysed, why (NULL: analysed) */
@@ -183,24 +185,24 @@ static bool vm_selected(const struct hvt_select *sel, const char *name)
 /* Sets up VM @i's analysis, or says why it cannot be made. */
 static const char *vm_init(struct analyze_run *r, const struct analyze_opts *o, size_t i)
 {
-	struct hvt_timeline *tl = r->tl;
-	const struct hvt_vm_ref *ref = &tl->archive.vms[i];
+	struct hvt_session *ses = r->ses;
+	const struct hvt_vm_ref *ref = &ses->archive.vms[i];
 	uint64_t from = 0, to = UINT64_MAX;
 
 	if (!vm_selected(&o->sel, ref->name))
 		return "not selected";
-	if (!tl->vms[i].loaded || !tl->vms[i].al.aligned)
+	if (!ses->vms[i].loaded || !ses->vms[i].al.aligned)
 		return "its guest events cannot be aligned (see the warnings)";
 	if (!ref->nr_vcpu_tids)
 		return "the manifest does not name its vCPU threads (vcpu_threads)";
-	if (!tl->ftrace || tl->host_trace)
+	if (!hvt_session_host_recorded(ses))
 		return "the host layer was not recorded";
 	if (o->sel.from_text)
-		from = tsc_at(&tl->clock, o->sel.from_ns);
+		from = tsc_at(&ses->clock, o->sel.from_ns);
 	if (o->sel.to_text)
-		to = tsc_at(&tl->clock, o->sel.to_ns) + 1;
+		to = tsc_at(&ses->clock, o->sel.to_ns) + 1;
 	if (hvt_vm_analysis_init(&r->vms[i], ref->name, ref->vcpu_tids, ref->nr_vcpu_tids,
-				 tl->archive.pairs[0].tsc, from, to))
+				 ses->archive.pairs[0].tsc, from, to))
 		return "out of memory";
 	return NULL;
 }
@@ -211,8 +213,8 @@ static struct hvt_vm_analysis *kvm_vm(struct analyze_run *r)
 	struct hvt_vm_analysis *found = NULL;
 	size_t i, n = 0;
 
-	for (i = 0; i < r->tl->archive.nr_vms; i++)
-		if (r->tl->vms[i].loaded && r->tl->vms[i].vm.kvm) {
+	for (i = 0; i < r->ses->archive.nr_vms; i++)
+		if (r->ses->vms[i].loaded && r->ses->vms[i].vm.kvm) {
 			n++;
 			found = r->why[i] ? NULL : &r->vms[i];
 		}
@@ -230,7 +232,7 @@ static void host_switch(struct analyze_run *r, struct hvt_source *s)
 	    hvt_source_field_u64(s, "prev_state", &state) || s->host_cpu < 0)
 		return;
 	hvt_source_field_text(s, "next_comm", comm, sizeof(comm));
-	for (i = 0; i < r->tl->archive.nr_vms; i++)
+	for (i = 0; i < r->ses->archive.nr_vms; i++)
 		if (!r->why[i])
 			hvt_vm_analysis_host_switch(&r->vms[i], (uint32_t)s->host_cpu, s->host_tsc,
 						    (int32_t)prev, state, (int32_t)next, comm);
@@ -258,20 +260,20 @@ static void host_event(struct analyze_run *r, struct hvt_source *s)
 /* Host CPU file @s lost events after host TSC @was. */
 static void note_host_loss(struct analyze_run *r, struct hvt_source *s, uint64_t was)
 {
-	size_t i = (size_t)(s - r->tl->sources), v;
+	size_t i = s->index, v;
 	uint64_t now = hvt_source_lost(s) + hvt_source_warnings(s);
 
 	if (now == r->host_losses[i])
 		return;
 	r->host_losses[i] = now;
-	for (v = 0; v < r->tl->archive.nr_vms; v++)
+	for (v = 0; v < r->ses->archive.nr_vms; v++)
 		if (!r->why[v])
 			hvt_vm_analysis_host_lost(&r->vms[v], (uint32_t)s->host_cpu, was);
 }
 
 static void guest_event(struct analyze_run *r, struct hvt_source *s)
 {
-	size_t vm = hvt_source_vm_number(r->tl, s);
+	size_t vm = s->vm_number;
 	const char *name = hvt_source_event_name(s);
 	char prev_comm[HVT_COMM_LEN] = "", next_comm[HVT_COMM_LEN] = "";
 	uint64_t prev, next, state, bound, tid;
@@ -280,7 +282,7 @@ static void guest_event(struct analyze_run *r, struct hvt_source *s)
 
 	if (!vm || r->why[vm - 1] || (!wakeup && strcmp(name, "sched_switch")))
 		return;
-	if (hvt_source_error_bound(&r->tl->vms[vm - 1], s, &bound))
+	if (hvt_source_error_bound(&r->ses->vms[vm - 1], s, &bound))
 		bound = UINT64_MAX / 4;		/* no guaranteed bound: every piece too short */
 	if (wakeup) {
 		if (!hvt_source_field_u64(s, "tid", &tid)) {
@@ -305,8 +307,8 @@ static void run_merge(struct analyze_run *r)
 	struct hvt_source *s;
 	size_t i;
 
-	for (i = 0; i < r->tl->nr_sources; i++) {
-		s = &r->tl->sources[i];
+	for (i = 0; i < r->ses->nr_sources; i++) {
+		s = r->ses->sources[i];
 		if (s->layer == HVT_LAYER_HOST)
 			r->host_losses[i] = hvt_source_lost(s) + hvt_source_warnings(s);
 	}
@@ -320,17 +322,17 @@ static void run_merge(struct analyze_run *r)
 		else
 			guest_event(r, s);
 	}
-	for (i = 0; i < r->tl->archive.nr_vms; i++)
+	for (i = 0; i < r->ses->archive.nr_vms; i++)
 		if (!r->why[i])
 			hvt_vm_analysis_finish(&r->vms[i], r->prev_tsc);
 }
 
 static int report(struct analyze_run *r, const struct analyze_opts *o)
 {
-	struct hvt_timeline *tl = r->tl;
-	const struct hvt_clock_pair *p = &tl->archive.pairs[0];
+	struct hvt_session *ses = r->ses;
+	const struct hvt_clock_pair *p = &ses->archive.pairs[0];
 	struct hvt_analysis_view v = {
-		.ns_per_tick = hvt_host_clock_ticks_us(&tl->clock, p->tsc, 1000000) / 1e6 * 1e3,
+		.ns_per_tick = hvt_host_clock_ticks_us(&ses->clock, p->tsc, 1000000) / 1e6 * 1e3,
 		.top = o->top, .tids = o->tids, .nr_tids = o->nr_tids, .comms = o->comms,
 		.nr_comms = o->nr_comms,
 	};
@@ -338,14 +340,14 @@ static int report(struct analyze_run *r, const struct analyze_opts *o)
 
 	if (o->tsv)
 		hvt_analysis_tsv_header(stdout);
-	for (i = 0; i < tl->archive.nr_vms; i++) {
+	for (i = 0; i < ses->archive.nr_vms; i++) {
 		if (r->why[i]) {
-			if (vm_selected(&o->sel, tl->archive.vms[i].name))
-				hvt_warn("VM %s is not analysed: %s", tl->archive.vms[i].name,
+			if (vm_selected(&o->sel, ses->archive.vms[i].name))
+				hvt_warn("VM %s is not analysed: %s", ses->archive.vms[i].name,
 					 r->why[i]);
 			continue;
 		}
-		v.tcg = tl->vms[i].vm.tcg;
+		v.tcg = ses->vms[i].vm.tcg;
 		if (o->tsv)
 			hvt_analysis_tsv(stdout, &r->vms[i], &v);
 		else
@@ -361,6 +363,7 @@ int hvt_cmd_analyze(int argc, char **argv)
 {
 	struct analyze_opts o = { .sel.cmd = "analyze", .top = 5 };
 	struct analyze_run r = { 0 };
+	struct hvt_session ses;
 	struct hvt_timeline tl;
 	size_t i;
 	int ret = parse_args(argc, argv, &o);
@@ -369,37 +372,45 @@ int hvt_cmd_analyze(int argc, char **argv)
 		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
 	}
-	if (hvt_timeline_open(&tl, o.archive, false)) {
+	if (hvt_session_open(&ses, o.archive, NULL)) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}
-	r.tl = &tl;
-	if (hvt_select_check_vms(&o.sel, &tl.archive)) {
+	if (hvt_timeline_init(&tl, &ses, NULL, NULL)) {
+		hvt_session_close(&ses);
+		hvt_select_free(&o.sel);
+		return 1;
+	}
+	if (hvt_select_check_vms(&o.sel, &ses.archive)) {
 		hvt_timeline_close(&tl);
+		hvt_session_close(&ses);
 		hvt_select_free(&o.sel);
 		return 2;	/* as merge: a --vm that names no VM is a usage error */
 	}
-	r.vms = calloc(tl.archive.nr_vms + 1, sizeof(*r.vms));
-	r.why = calloc(tl.archive.nr_vms + 1, sizeof(*r.why));
-	r.host_losses = calloc(tl.nr_sources + 1, sizeof(*r.host_losses));
+	r.ses = &ses;
+	r.tl = &tl;
+	r.vms = calloc(ses.archive.nr_vms + 1, sizeof(*r.vms));
+	r.why = calloc(ses.archive.nr_vms + 1, sizeof(*r.why));
+	r.host_losses = calloc(ses.nr_sources + 1, sizeof(*r.host_losses));
 	ret = 1;
 	if (!r.vms || !r.why || !r.host_losses) {
 		hvt_err("out of memory");
 		goto out;
 	}
-	for (i = 0; i < tl.archive.nr_vms; i++)
+	for (i = 0; i < ses.archive.nr_vms; i++)
 		r.why[i] = vm_init(&r, &o, i);
 	r.kvm = kvm_vm(&r);
 	run_merge(&r);
 	ret = report(&r, &o);
 out:
-	for (i = 0; r.vms && r.why && i < tl.archive.nr_vms; i++)
+	for (i = 0; r.vms && r.why && i < ses.archive.nr_vms; i++)
 		if (!r.why[i])
 			hvt_vm_analysis_free(&r.vms[i]);
 	free(r.vms);
 	free(r.why);
 	free(r.host_losses);
 	hvt_timeline_close(&tl);
+	hvt_session_close(&ses);
 	hvt_select_free(&o.sel);
 	return ret;
 }

@@ -54,6 +54,7 @@
 #include "tools/check/metadata_check.h"
 #include "tools/commands.h"
 #include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 struct tally {
 	unsigned int passed, failed, skipped;
@@ -61,7 +62,7 @@ struct tally {
 
 enum verdict { FAIL, PASS, SKIP, INFO };
 
-static double us(struct hvt_timeline *tl, uint64_t ticks);
+static double us(struct hvt_session *ses, uint64_t ticks);
 
 /*
  * One line of check's output. @fmt is NULL for a bare verdict; a PASS may
@@ -142,8 +143,8 @@ bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
 
 
 /* sync-held-out[VM]: exchanges the estimate never saw, judged against it. */
-static void check_held_out(struct tally *t, struct hvt_timeline *tl,
-			   const struct hvt_timeline_vm *st)
+static void check_held_out(struct tally *t, struct hvt_session *ses,
+			   const struct hvt_session_vm *st)
 {
 	struct hvt_held_out h;
 	char name[512];
@@ -167,11 +168,11 @@ static void check_held_out(struct tally *t, struct hvt_timeline *tl,
 		       "within its guaranteed interval; %zu not causal against its central line "
 		       "(by at most %.3f us, inside the bound), %zu in a change window or of "
 		       "guest values two segments may have shown",
-		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, us(tl, h.worst_ticks), h.exempt);
+		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, us(ses, h.worst_ticks), h.exempt);
 }
 
 /* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
-static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
+static void check_kvm_tsc(struct tally *t, const struct hvt_session_vm *st)
 {
 	unsigned long disagreements = 0;
 	char name[512];
@@ -190,7 +191,7 @@ static void check_kvm_tsc(struct tally *t, const struct hvt_timeline_vm *st)
 }
 
 /* registry[TRACE], metadata[TRACE]: each trace's registry and CTF metadata. */
-static void check_traces(struct tally *t, const struct hvt_timeline_vm *st)
+static void check_traces(struct tally *t, const struct hvt_session_vm *st)
 {
 	char name[512], reason[256];
 	size_t j;
@@ -216,13 +217,13 @@ static void check_traces(struct tally *t, const struct hvt_timeline_vm *st)
  * exchanges, its TSC against the collector's, must each allow an offset
  * of 0 (host_send <= agent_recv, agent_send <= host_recv).
  */
-static void check_host_apps(struct tally *t, struct hvt_timeline *tl)
+static void check_host_apps(struct tally *t, struct hvt_session *ses)
 {
-	const struct hvt_timeline_vm *st = &tl->host_apps;
+	const struct hvt_session_vm *st = &ses->host_apps;
 	char reason[256];
 	size_t i;
 
-	if (!tl->archive.host_apps.dir)
+	if (!ses->archive.host_apps.dir)
 		return;
 	if (!st->loaded) {
 		report(t, FAIL, "info-json[host/apps]", "cannot be used (see the errors)");
@@ -255,15 +256,15 @@ static void check_host_apps(struct tally *t, struct hvt_timeline *tl)
 	check_traces(t, st);
 }
 
-static void check_vms(struct tally *t, struct hvt_timeline *tl)
+static void check_vms(struct tally *t, struct hvt_session *ses)
 {
 	char name[512], reason[256];
 	size_t i;
 
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_timeline_vm *st = &tl->vms[i];
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
 
-		named(name, sizeof(name), "info-json", tl->archive.vms[i].name);
+		named(name, sizeof(name), "info-json", ses->archive.vms[i].name);
 		if (!st->loaded) {
 			report(t, FAIL, name, "cannot be used (see the errors)");
 			continue;
@@ -293,20 +294,20 @@ static void check_vms(struct tally *t, struct hvt_timeline *tl)
 			report(t, PASS, name, NULL);
 		else
 			report(t, FAIL, name, "%s", reason);
-		check_held_out(t, tl, st);
+		check_held_out(t, ses, st);
 		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
 			check_kvm_tsc(t, st);
 		check_traces(t, st);
 	}
 }
 
-static void check_streams(struct tally *t, struct hvt_timeline *tl)
+static void check_streams(struct tally *t, struct hvt_session *ses)
 {
 	char name[512];
 	size_t i;
 
-	for (i = 0; i < tl->nr_sources; i++) {
-		struct hvt_source *s = &tl->sources[i];
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
 		unsigned long warnings;
 
 		/* Not merged: decode it here, on its own. */
@@ -340,7 +341,7 @@ static void run_merge(struct hvt_timeline *tl, struct hvt_check_events *ce,
 
 	memset(r, 0, sizeof(*r));
 	while ((s = hvt_timeline_next(tl))) {
-		int64_t ns = hvt_host_clock_since_start(&tl->clock, s->host_tsc);
+		int64_t ns = hvt_host_clock_since_start(&tl->ses->clock, s->host_tsc);
 
 		if (ns < prev && !r->backwards++)
 			r->first_backwards = r->events;
@@ -367,41 +368,41 @@ static void check_timeline(struct tally *t, const struct hvt_timeline *tl,
 }
 
 /* @ticks host ticks in µs of the host clock, at the trace start. */
-static double us(struct hvt_timeline *tl, uint64_t ticks)
+static double us(struct hvt_session *ses, uint64_t ticks)
 {
-	return hvt_host_clock_ticks_us(&tl->clock, tl->archive.pairs[0].tsc, ticks);
+	return hvt_host_clock_ticks_us(&ses->clock, ses->archive.pairs[0].tsc, ticks);
 }
 
-static void bounds_text(struct hvt_timeline *tl, const struct hvt_bound_hist *h, char *buf,
+static void bounds_text(struct hvt_session *ses, const struct hvt_bound_hist *h, char *buf,
 			size_t len)
 {
 	snprintf(buf, len, "median +/-%.3f us, p90 +/-%.3f us, p99 +/-%.3f us, worst +/-%.3f us",
-		 us(tl, hvt_hist_quantile(h, 0.5)), us(tl, hvt_hist_quantile(h, 0.9)),
-		 us(tl, hvt_hist_quantile(h, 0.99)), us(tl, h->max));
+		 us(ses, hvt_hist_quantile(h, 0.5)), us(ses, hvt_hist_quantile(h, 0.9)),
+		 us(ses, hvt_hist_quantile(h, 0.99)), us(ses, h->max));
 }
 
 /*
  * error-bound[VM], a report: how the merged guest events' bounds spread,
  * and how many have none (the estimate leaves the clock open there).
  */
-static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
+static void report_error_bounds(struct tally *t, struct hvt_session *ses,
 				const struct hvt_check_events *ce)
 {
 	char name[512], dist[192];
 	size_t i;
 
-	for (i = 0; i < tl->archive.nr_vms; i++) {
+	for (i = 0; i < ses->archive.nr_vms; i++) {
 		const struct hvt_event_bounds *b = &ce->vms[i];
 		uint64_t n = b->hist.n + b->unbounded;
 
-		named(name, sizeof(name), "error-bound", tl->archive.vms[i].name);
+		named(name, sizeof(name), "error-bound", ses->archive.vms[i].name);
 		if (!n) {
 			report(t, INFO, name, "no guest event of this VM was merged");
 			continue;
 		}
-		bounds_text(tl, &b->hist, dist, sizeof(dist));
+		bounds_text(ses, &b->hist, dist, sizeof(dist));
 		report(t, INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
-		     "guaranteed bound", n, tl->vms[i].al.exact ? "exact by KVM's TSC parameters" :
+		     "guaranteed bound", n, ses->vms[i].al.exact ? "exact by KVM's TSC parameters" :
 		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
 	}
 }
@@ -410,7 +411,7 @@ static void report_error_bounds(struct tally *t, struct hvt_timeline *tl,
  * Where the first event outside every window lies, in @buf: @closed names
  * a window's end ("its vCPU's kvm_exit"), @opened the next one's start.
  */
-static void miss_text(struct hvt_timeline *tl, const struct hvt_window_miss *m, char *buf,
+static void miss_text(struct hvt_session *ses, const struct hvt_window_miss *m, char *buf,
 		      size_t len, const char *closed, const char *opened)
 {
 	const struct hvt_source *s = m->tag;
@@ -418,16 +419,16 @@ static void miss_text(struct hvt_timeline *tl, const struct hvt_window_miss *m, 
 
 	if (m->entry)
 		snprintf(next, sizeof(next), "%.3f us before %s",
-			 us(tl, m->entry - m->host), opened);
+			 us(ses, m->entry - m->host), opened);
 	snprintf(buf, len, "the first is event %" PRIu64 " of %s on vCPU %u at %.9f s: %.3f us "
 		 "after %s and %s, with an error bound of +/-%.3f us",
 		 m->tag_index, s->name, m->vcpu,
-		 (double)hvt_host_clock_since_start(&tl->clock, m->host) / 1e9,
-		 us(tl, m->host - m->exit), closed, next, us(tl, m->bound));
+		 (double)hvt_host_clock_since_start(&ses->clock, m->host) / 1e9,
+		 us(ses, m->host - m->exit), closed, next, us(ses, m->bound));
 }
 
 /* vcpu-windows[VM]: a KVM VM's guest events inside their vCPU's windows. */
-static void check_windows(struct tally *t, struct hvt_timeline *tl,
+static void check_windows(struct tally *t, struct hvt_session *ses,
 			  const struct hvt_check_events *ce)
 {
 	const struct hvt_vcpu_windows *w = &ce->windows;
@@ -444,7 +445,7 @@ static void check_windows(struct tally *t, struct hvt_timeline *tl,
 	else if (!w->host_events)
 		report(t, SKIP, name, "the host layer has no kvm_entry or kvm_exit event");
 	else if (w->outside) {
-		miss_text(tl, &w->first, where, sizeof(where), "its vCPU's kvm_exit",
+		miss_text(ses, &w->first, where, sizeof(where), "its vCPU's kvm_exit",
 			  "its next kvm_entry");
 		report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside every "
 		       "kvm_entry -> kvm_exit window of their vCPU by more than their error "
@@ -459,7 +460,7 @@ static void check_windows(struct tally *t, struct hvt_timeline *tl,
 }
 
 /* host-sched[VM], a report: are the vCPU threads' switches complete? */
-static void report_host_sched(struct tally *t, struct hvt_timeline *tl, const char *vm,
+static void report_host_sched(struct tally *t, struct hvt_session *ses, const char *vm,
 			      const struct hvt_host_runs *r)
 {
 	char name[512];
@@ -477,23 +478,23 @@ static void report_host_sched(struct tally *t, struct hvt_timeline *tl, const ch
 	       "Run intervals then start at their CPU's previous sched_switch: wider, "
 	       "never narrower", r->switches, r->missing_in, r->missing_in == 1 ? "" : "s",
 	       r->first_missing_in_cpu,
-	       (double)hvt_host_clock_since_start(&tl->clock, r->first_missing_in) / 1e9,
+	       (double)hvt_host_clock_since_start(&ses->clock, r->first_missing_in) / 1e9,
 	       r->missing_out, r->missing_out == 1 ? "" : "s");
 }
 
 /* vcpu-threads[VM]: each VM's guest events inside its vCPU threads' runs. */
-static void check_threads(struct tally *t, struct hvt_timeline *tl,
+static void check_threads(struct tally *t, struct hvt_session *ses,
 			  const struct hvt_check_events *ce)
 {
 	char name[512], where[512];
 	size_t i;
 
-	for (i = 0; i < tl->archive.nr_vms; i++) {
+	for (i = 0; i < ses->archive.nr_vms; i++) {
 		const struct hvt_event_bounds *b = &ce->vms[i];
 		const struct hvt_vcpu_windows *w = &b->threads.windows;
 		uint64_t judged = w->inside + w->outside;
 
-		named(name, sizeof(name), "vcpu-threads", tl->archive.vms[i].name);
+		named(name, sizeof(name), "vcpu-threads", ses->archive.vms[i].name);
 		if (b->threads_why) {
 			report(t, SKIP, name, "%s", b->threads_why);
 			continue;
@@ -507,9 +508,9 @@ static void check_threads(struct tally *t, struct hvt_timeline *tl,
 			       "threads%s", ce->sched_switch ? "" : " (no sched_switch at all)");
 			continue;
 		}
-		report_host_sched(t, tl, tl->archive.vms[i].name, &b->threads.runs);
+		report_host_sched(t, ses, ses->archive.vms[i].name, &b->threads.runs);
 		if (w->outside) {
-			miss_text(tl, &w->first, where, sizeof(where), "its vCPU thread's run",
+			miss_text(ses, &w->first, where, sizeof(where), "its vCPU thread's run",
 				  "its next run");
 			report(t, FAIL, name, "%" PRIu64 " of %" PRIu64 " guest events lie outside "
 			       "every run interval of their vCPU's host thread by more than their "
@@ -598,44 +599,51 @@ int hvt_cmd_check(int argc, char **argv)
 	struct tally t = { 0, 0, 0 };
 	struct hvt_check_events ce;
 	struct merge_result r;
+	struct hvt_session ses;
 	struct hvt_timeline tl;
 	struct check_opts o = { .nr_guest_traces = 0 };
-	struct hvt_timeline_opts to = { .all_streams = true };
+	struct hvt_session_opts so = { .all_streams = true };
 	const char *archive;
 	int ret = parse_args(argc, argv, &archive, &o);
 
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	to.guest_traces = o.guest_traces;
-	to.nr_guest_traces = o.nr_guest_traces;
-	if (hvt_timeline_open_some(&tl, archive, &to)) {
+	so.guest_traces = o.guest_traces;
+	so.nr_guest_traces = o.nr_guest_traces;
+	if (hvt_session_open(&ses, archive, &so)) {
 		report(&t, FAIL, "manifest", "the archive%s cannot be read (see the errors)",
 		       o.nr_guest_traces ? ", or a --guest-trace file," : "");
 		summary(&t);
 		return 1;
 	}
-	if (hvt_check_events_init(&ce, &tl)) {
+	if (hvt_timeline_init(&tl, &ses, NULL, NULL)) {
+		hvt_session_close(&ses);
+		return 1;
+	}
+	if (hvt_check_events_init(&ce, &ses)) {
 		hvt_err("out of memory");
 		hvt_timeline_close(&tl);
+		hvt_session_close(&ses);
 		return 1;
 	}
 	run_merge(&tl, &ce, &r);
-	if (tl.tracedat_only)
+	if (ses.tracedat_only)
 		report(&t, PASS, "trace.dat", "a trace-cmd recording on its own: no manifest");
-	else if (tl.archive.warnings)
+	else if (ses.archive.warnings)
 		report(&t, FAIL, "manifest", "%lu entr%s or lines skipped (see the warnings)",
-		       tl.archive.warnings, tl.archive.warnings == 1 ? "y" : "ies");
+		       ses.archive.warnings, ses.archive.warnings == 1 ? "y" : "ies");
 	else
 		report(&t, PASS, "manifest", NULL);
-	check_vms(&t, &tl);
-	check_host_apps(&t, &tl);
-	check_streams(&t, &tl);
+	check_vms(&t, &ses);
+	check_host_apps(&t, &ses);
+	check_streams(&t, &ses);
 	check_timeline(&t, &tl, &r);
-	report_error_bounds(&t, &tl, &ce);
-	check_windows(&t, &tl, &ce);
-	check_threads(&t, &tl, &ce);
+	report_error_bounds(&t, &ses, &ce);
+	check_windows(&t, &ses, &ce);
+	check_threads(&t, &ses, &ce);
 	summary(&t);
 	hvt_check_events_free(&ce);
 	hvt_timeline_close(&tl);
+	hvt_session_close(&ses);
 	return t.failed ? 1 : 0;
 }

@@ -31,6 +31,7 @@
 #include "tools/merge/select.h"
 #include "tools/util/textout.h"
 #include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 static void usage(FILE *out)
 {
@@ -336,21 +337,21 @@ static FILE *open_output(const char *path)
 	return out;
 }
 
-static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_timeline *tl)
+static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_session *ses)
 {
 	memset(m, 0, sizeof(*m));
 	if (o->format == FORMAT_NULL)
 		return 0;
 	if (o->format == FORMAT_CTF) {
 		m->is_ctf = true;
-		return hvt_ctf_out_open(&m->ctf, tl, o->output);
+		return hvt_ctf_out_open(&m->ctf, ses, o->output);
 	}
 	m->file = open_output(o->output);
 	if (!m->file)
 		return -1;
 	m->is_json = o->format == FORMAT_JSON;
-	if (m->is_json ? hvt_json_init(&m->json, tl, m->file) :
-			 hvt_printer_init(&m->text, tl, o->time, m->file)) {
+	if (m->is_json ? hvt_json_init(&m->json, ses, m->file) :
+			 hvt_printer_init(&m->text, ses, o->time, m->file)) {
 		hvt_err("out of memory");
 		fclose(m->file);
 		m->file = NULL;
@@ -415,7 +416,7 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 
 	while ((s = hvt_timeline_next(tl))) {
 		hvt_progress_tick(progress);
-		if (selecting && (r = hvt_select_event(sel, &tl->clock, s)) <= 0) {
+		if (selecting && (r = hvt_select_event(sel, &tl->ses->clock, s)) <= 0) {
 			if (r < 0)
 				break;		/* past --to */
 			continue;
@@ -429,6 +430,7 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
+	struct hvt_session ses;
 	struct hvt_timeline tl;
 	struct merge_out m;
 	struct hvt_progress progress;
@@ -440,36 +442,42 @@ int hvt_cmd_merge(int argc, char **argv)
 		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
 	}
-	if (hvt_timeline_open_some(&tl, o.archive, &(struct hvt_timeline_opts){
-		.want = hvt_select_source, .ctx = &o.sel, .host_trace = o.host_trace,
+	if (hvt_session_open(&ses, o.archive, &(struct hvt_session_opts){
+		.host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
 		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
 		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat })) {
 		hvt_select_free(&o.sel);
 		return 1;
 	}
+	if (hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel)) {
+		hvt_session_close(&ses);
+		hvt_select_free(&o.sel);
+		return 1;
+	}
 	ret = 1;
-	if (hvt_select_check_vms(&o.sel, &tl.archive)) {
+	if (hvt_select_check_vms(&o.sel, &ses.archive)) {
 		ret = 2;
 		goto out;
 	}
-	shown = calloc(tl.nr_sources + 1, sizeof(*shown));
+	shown = calloc(ses.nr_sources + 1, sizeof(*shown));
 	if (!shown) {
 		hvt_err("out of memory");
 		goto out;
 	}
-	if (out_open(&m, &o, &tl))
+	if (out_open(&m, &o, &ses))
 		goto out;
 	hvt_progress_init(&progress, &tl, progress_out(&o), 1000000000, HVT_PROGRESS_EVERY);
 	merge_events(&tl, &o.sel, &m, shown, &progress);
 	ret = out_close(&m, o.output) ? 1 : 0;
 	if (o.stats)
-		hvt_merge_stats(&tl, shown, stderr);
+		hvt_merge_stats(&ses, shown, stderr);
 	else if (o.format != FORMAT_NULL)
-		hvt_merge_summary(&tl, shown);	/* null prints nothing but problems */
+		hvt_merge_summary(&ses, shown);	/* null prints nothing but problems */
 out:
 	free(shown);
 	hvt_timeline_close(&tl);
+	hvt_session_close(&ses);
 	hvt_select_free(&o.sel);
 	return ret;
 }

@@ -22,7 +22,7 @@
 #include "tools/check/bound_hist.h"
 #include "tools/cmd_check.h"
 #include "tools/commands.h"
-#include "tools/merge/timeline.h"
+#include "tests/unit/open_timeline.h"
 
 struct ctx {
 	char root[64];
@@ -59,15 +59,15 @@ static int check(struct ctx *c, char **text)
 static bool sync_verdict(struct ctx *c, bool inconsistent, char *reason, size_t len)
 {
 	const struct fx_options o = { .inconsistent_sync = inconsistent };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	bool ok;
 
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
-	assert_int_equal(hvt_timeline_open(&tl, c->root, true), 0);
-	assert_int_equal(tl.vms[0].vm.nr_sync, 5);
-	assert_true(tl.vms[0].al.aligned);
-	ok = hvt_check_sync(&tl.vms[0].vm, &tl.vms[0].al.clock, reason, len);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, c->root, true), 0);
+	assert_int_equal(tl.ses.vms[0].vm.nr_sync, 5);
+	assert_true(tl.ses.vms[0].al.aligned);
+	ok = hvt_check_sync(&tl.ses.vms[0].vm, &tl.ses.vms[0].al.clock, reason, len);
+	fx_close(&tl);
 	return ok;
 }
 

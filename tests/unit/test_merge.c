@@ -22,6 +22,7 @@
 
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
+#include "tests/unit/open_timeline.h"
 #include "tools/commands.h"
 #include "tools/out/text_out.h"
 #include "tools/out/progress.h"
@@ -741,19 +742,19 @@ static void test_stats_overwritten_packets(void **state)
 /* Runs the progress line over the merge of c->root; what it wrote in *@text. */
 static void progress_run(struct ctx *c, int64_t delay_ns, uint64_t *total, char **text)
 {
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_progress p;
 	size_t len = 0;
 	FILE *f = open_memstream(text, &len);
 
-	assert_int_equal(hvt_timeline_open(&tl, c->root, false), 0);
-	hvt_progress_init(&p, &tl, f, delay_ns, 1);
+	assert_int_equal(fx_open(&tl, c->root, false), 0);
+	hvt_progress_init(&p, &tl.tl, f, delay_ns, 1);
 	p.redraw_ns = 0;
-	while (hvt_timeline_next(&tl))
+	while (hvt_timeline_next(&tl.tl))
 		hvt_progress_tick(&p);
 	hvt_progress_end(&p);
 	*total = p.total_bytes;
-	hvt_timeline_close(&tl);
+	fx_close(&tl);
 	fclose(f);
 }
 

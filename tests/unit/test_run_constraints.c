@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/archive_fixture.h"
-#include "tools/merge/timeline.h"
+#include "tests/unit/open_timeline.h"
 
 #define RUNS		20
 #define RUN_NS		10000000ull	/* 10 ms on, 10 ms off, from 10 ms */
@@ -167,21 +167,21 @@ static void make_archive(const char *root, const char *tids, int32_t run_tid, ui
 static uint64_t widest_bound_outside(const char *root, struct hvt_run_fit *fit,
 				     uint64_t skip_from, uint64_t skip_to)
 {
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	uint64_t widest = 0;
 	size_t n = 0;
 
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].al.aligned);
-	*fit = tl.vms[0].al.runs;
-	while ((s = hvt_timeline_next(&tl))) {
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_true(tl.ses.vms[0].al.aligned);
+	*fit = tl.ses.vms[0].al.runs;
+	while ((s = hvt_timeline_next(&tl.tl))) {
 		uint64_t bound, truth;
 
 		if (s->layer != HVT_LAYER_KERNEL || hvt_source_cpu(s) != 0)
 			continue;
 		truth = truth_of(s->ev.ts);
-		assert_int_equal(hvt_source_error_bound(&tl.vms[0], s, &bound), 0);
+		assert_int_equal(hvt_source_error_bound(&tl.ses.vms[0], s, &bound), 0);
 		if (s->host_tsc > truth + bound || truth > s->host_tsc + bound)
 			fail_msg("event %zu: placed at %llu, truth %llu, bound %llu ticks", n,
 				 (unsigned long long)s->host_tsc, (unsigned long long)truth,
@@ -192,7 +192,7 @@ static uint64_t widest_bound_outside(const char *root, struct hvt_run_fit *fit,
 		n++;
 	}
 	assert_int_equal(n, 2 * RUNS);
-	hvt_timeline_close(&tl);
+	fx_close(&tl);
 	return widest / 2;	/* 2 GHz */
 }
 
@@ -325,13 +325,13 @@ static void test_hidden_run(void **state)
 static void test_clock_change(void **state)
 {
 	struct hvt_run_fit fit;
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 
 	jump_ns = 225000000;
 	make_archive(*state, "[4321]", 4321, 0);
-	assert_int_equal(hvt_timeline_open(&tl, *state, false), 0);
-	assert_int_equal(hvt_vm_clock_segments(&tl.vms[0].al.clock), 2);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, *state, false), 0);
+	assert_int_equal(hvt_vm_clock_segments(&tl.ses.vms[0].al.clock), 2);
+	fx_close(&tl);
 	assert_true(widest_bound_outside(*state, &fit, 190000000, 250000000) <= 5000);
 	assert_int_equal(fit.contradictions, 0);
 	assert_null(fit.rejected);

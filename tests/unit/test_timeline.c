@@ -21,7 +21,7 @@
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
 #include "tools/align/align.h"
-#include "tools/merge/timeline.h"
+#include "tests/unit/open_timeline.h"
 
 static int setup(void **state)
 {
@@ -251,14 +251,14 @@ struct row {
 
 static void check_rows(const char *root, bool ftrace, const struct row *want, size_t n)
 {
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t i = 0;
 
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while ((s = hvt_timeline_next(&tl))) {
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl.tl))) {
 		assert_true(i < n);
-		assert_int_equal(hvt_host_clock_since_start(&tl.clock, s->host_tsc), want[i].ns);
+		assert_int_equal(hvt_host_clock_since_start(&tl.ses.clock, s->host_tsc), want[i].ns);
 		assert_int_equal(s->layer, want[i].layer);
 		assert_string_equal(s->name, want[i].stream);
 		assert_string_equal(hvt_source_event_name(s), want[i].name);
@@ -269,11 +269,11 @@ static void check_rows(const char *root, bool ftrace, const struct row *want, si
 		i++;
 	}
 	assert_int_equal(i, n);
-	assert_int_equal(tl.events[HVT_LAYER_HOST], ftrace ? 3 : 0);
-	assert_int_equal(tl.events[HVT_LAYER_KERNEL], 4);
-	assert_int_equal(tl.events[HVT_LAYER_USER], 1);
-	assert_int_equal(hvt_timeline_lost(&tl), 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(tl.tl.events[HVT_LAYER_HOST], ftrace ? 3 : 0);
+	assert_int_equal(tl.tl.events[HVT_LAYER_KERNEL], 4);
+	assert_int_equal(tl.tl.events[HVT_LAYER_USER], 1);
+	assert_int_equal(hvt_session_lost(&tl.ses), 0);
+	fx_close(&tl);
 }
 
 #define K0 "vm/demo/kernel/stream-0"
@@ -295,17 +295,17 @@ static void test_merge_order(void **state)
 		{ 100000000, HVT_LAYER_KERNEL, K0, "test:far", 77, 0 },
 		{ 200000000, HVT_LAYER_HOST, H1, "sched_switch", 4321, 1 },
 	};
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	check_rows(root, true, want, sizeof(want) / sizeof(want[0]));
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
 		;
-	assert_int_equal(hvt_timeline_warnings(&tl), 0);
-	assert_true(tl.vms[0].al.aligned);
-	assert_int_equal(hvt_vm_clock_segments(&tl.vms[0].al.clock), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	assert_true(tl.ses.vms[0].al.aligned);
+	assert_int_equal(hvt_vm_clock_segments(&tl.ses.vms[0].al.clock), 1);
+	fx_close(&tl);
 }
 
 /* Rewrites info.json's "accel": "kvm" into @accel. */
@@ -334,25 +334,25 @@ static void test_sync_points_from_archive(void **state)
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true, .sync_points = true };
 	struct hvt_tsc_cursor cur = { 0, 0, 0 };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	struct hvt_est_value v;
 	size_t calls = 0, ends = 0;
 	uint64_t h;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].al.aligned);
-	assert_int_equal(tl.vms[0].al.clock.nr_points, FX_SYNC_POINTS);
-	assert_int_equal(tl.align_host.calls.n, FX_SYNC_POINTS);
-	h = hvt_vm_clock_to_host(&tl.vms[0].al.clock, &cur, FX_GUEST_TSC(3000000));
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_true(tl.ses.vms[0].al.aligned);
+	assert_int_equal(tl.ses.vms[0].al.clock.nr_points, FX_SYNC_POINTS);
+	assert_int_equal(tl.ses.align_host.calls.n, FX_SYNC_POINTS);
+	h = hvt_vm_clock_to_host(&tl.ses.vms[0].al.clock, &cur, FX_GUEST_TSC(3000000));
 	assert_true(h + FX_SYNC_HALF >= FX_HOST_TSC(3000000) &&
 		    h <= FX_HOST_TSC(3000000) + FX_SYNC_HALF);
 	/* the guaranteed interval there: the sync point's, not the exchanges' 200 ticks */
-	assert_int_equal(hvt_est_eval(tl.vms[0].al.clock.est, FX_HOST_TSC(3000000), &v), 0);
+	assert_int_equal(hvt_est_eval(tl.ses.vms[0].al.clock.est, FX_HOST_TSC(3000000), &v), 0);
 	assert_true(v.bounded);
 	assert_true(v.hi - v.lo <= 2 * FX_SYNC_HALF);
-	while ((s = hvt_timeline_next(&tl))) {
+	while ((s = hvt_timeline_next(&tl.tl))) {
 		const char *name = hvt_source_event_name(s);
 
 		calls += !strcmp(name, "kvm_hypercall");
@@ -360,27 +360,27 @@ static void test_sync_points_from_archive(void **state)
 	}
 	assert_int_equal(calls, FX_SYNC_POINTS + 1);
 	assert_int_equal(ends, FX_SYNC_POINTS + 1);
-	assert_int_equal(hvt_timeline_warnings(&tl), 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	fx_close(&tl);
 
 	/* without the host layer there is nothing to join: exchanges alone */
 	fx_rm_rf(root);
 	assert_int_equal(mkdir(root, 0700), 0);
 	assert_int_equal(fx_standard_archive(root, &(struct fx_options){ .sync_points = true }), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].al.aligned);
-	assert_int_equal(tl.vms[0].al.clock.nr_points, 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_true(tl.ses.vms[0].al.aligned);
+	assert_int_equal(tl.ses.vms[0].al.clock.nr_points, 0);
+	fx_close(&tl);
 
 	/* under TCG the module makes no sync points: not even looked for */
 	fx_rm_rf(root);
 	assert_int_equal(mkdir(root, 0700), 0);
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	rewrite_accel(root, "tcg");
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_int_equal(tl.vms[0].al.clock.nr_points, 0);
-	assert_false(tl.align_host.calls_read);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_int_equal(tl.ses.vms[0].al.clock.nr_points, 0);
+	assert_false(tl.ses.align_host.calls_read);
+	fx_close(&tl);
 }
 
 static void test_without_host_layer(void **state)
@@ -409,15 +409,15 @@ static void check_unaligned_vm(const char *root)
 		FX_GUEST_TSC(1240000), FX_GUEST_TSC(1300000), FX_GUEST_TSC(1300000), 5000,
 	};
 	static const size_t events[] = { 3, 1, 1, 1 };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	size_t i, n;
 
-	assert_int_equal(hvt_timeline_open(&tl, root, true), 0);
-	assert_false(tl.vms[0].al.aligned);
-	assert_int_equal(tl.nr_sources, 4);
-	assert_null(hvt_timeline_next(&tl));
-	for (i = 0; i < tl.nr_sources; i++) {
-		struct hvt_source *s = &tl.sources[i];
+	assert_int_equal(fx_open(&tl, root, true), 0);
+	assert_false(tl.ses.vms[0].al.aligned);
+	assert_int_equal(tl.ses.nr_sources, 4);
+	assert_null(hvt_timeline_next(&tl.tl));
+	for (i = 0; i < tl.ses.nr_sources; i++) {
+		struct hvt_source *s = tl.ses.sources[i];
 
 		assert_false(s->aligned);
 		assert_null(s->guest_tl);
@@ -429,48 +429,48 @@ static void check_unaligned_vm(const char *root)
 		assert_int_equal(n, events[i]);
 		assert_int_equal(hvt_source_warnings(s), 0);
 	}
-	hvt_timeline_close(&tl);
+	fx_close(&tl);
 }
 
 static void test_unalignable_traces(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .monotonic_user = true };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *raw;
 	char path[128];
 	size_t n = 0;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	/* merge: the monotonic_raw trace is not even opened. */
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_int_equal(tl.nr_sources, 3);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_int_equal(tl.ses.nr_sources, 3);
+	while (hvt_timeline_next(&tl.tl))
 		n++;
 	assert_int_equal(n, 5);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 	/* check: opened, not merged, decodable on its own. */
-	assert_int_equal(hvt_timeline_open(&tl, root, true), 0);
-	assert_int_equal(tl.nr_sources, 4);
-	raw = &tl.sources[3];
+	assert_int_equal(fx_open(&tl, root, true), 0);
+	assert_int_equal(tl.ses.nr_sources, 4);
+	raw = tl.ses.sources[3];
 	assert_false(raw->aligned);
 	assert_string_equal(raw->name, "vm/demo/user-2/stream-0");
 	n = 0;
-	while (hvt_timeline_next(&tl))
+	while (hvt_timeline_next(&tl.tl))
 		n++;
 	assert_int_equal(n, 5);
 	assert_int_equal(hvt_source_next(raw), 1);
 	assert_int_equal(raw->ev.ts, 5000);
 	assert_int_equal(hvt_source_next(raw), 0);
-	hvt_timeline_close(&tl);
+	fx_close(&tl);
 	/* No exchanges at all: the whole VM cannot be aligned. */
 	assert_int_equal(fx_printf(root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
 				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].al.aligned);
-	assert_null(hvt_timeline_next(&tl));
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_false(tl.ses.vms[0].al.aligned);
+	assert_null(hvt_timeline_next(&tl.tl));
+	fx_close(&tl);
 	check_unaligned_vm(root);
 	/* Nor without sync.tsv at all. */
 	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", root);
@@ -527,23 +527,23 @@ static void write_kernel_stream(const char *root, const uint64_t *guest, size_t 
 /* The events of kernel/stream-0 the merge returns: their field value and ns. */
 static size_t merged_k0(const char *root, uint32_t *value, int64_t *ns, unsigned long *warnings)
 {
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t n = 0;
 	uint64_t v;
 
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while ((s = hvt_timeline_next(&tl))) {
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl.tl))) {
 		if (strcmp(s->name, K0))
 			continue;
 		assert_true(n < 8);
 		assert_int_equal(hvt_source_field_u64(s, "value", &v), 0);
 		assert_int_equal(hvt_source_field_u64(s, "no_such_field", &v), -1);
 		value[n] = (uint32_t)v;
-		ns[n++] = hvt_host_clock_since_start(&tl.clock, s->host_tsc);
+		ns[n++] = hvt_host_clock_since_start(&tl.ses.clock, s->host_tsc);
 	}
-	*warnings = hvt_timeline_warnings(&tl);
-	hvt_timeline_close(&tl);
+	*warnings = hvt_session_warnings(&tl.ses);
+	fx_close(&tl);
 	return n;
 }
 
@@ -625,7 +625,7 @@ static void test_damaged_packet_stays_in_its_packet(void **state)
 	const struct fx_options o = { .ftrace = false };
 	static uint32_t value[700];
 	static struct fx_event ev[700];
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *src;
 	uint64_t far = UINT64_C(1) << 60, v, last = 0, p2, p3;
 	size_t i, n = 0, gaps = 0, len;
@@ -650,8 +650,8 @@ static void test_damaged_packet_stays_in_its_packet(void **state)
 	assert_int_equal(fx_refresh_info(root), 0);
 	free(bytes);
 
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while ((src = hvt_timeline_next(&tl))) {
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while ((src = hvt_timeline_next(&tl.tl))) {
 		if (strcmp(src->name, K0))
 			continue;
 		assert_int_equal(hvt_source_field_u64(src, "value", &v), 0);
@@ -660,8 +660,8 @@ static void test_damaged_packet_stays_in_its_packet(void **state)
 		last = v;
 		n++;
 	}
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 	/* from the first event to the last, in order, one run missing: packet 2 */
 	assert_true(ordered);
 	assert_int_equal(last, 699);
@@ -684,7 +684,7 @@ static void test_single_clock_pair(void **state)
 		{ 1300000, HVT_LAYER_USER, U0, "hvdemo:send", 78, 1 },
 		{ 100000000, HVT_LAYER_KERNEL, K0, "test:far", 77, 0 },
 	};
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	char path[128], *text, *freq;
 	size_t len;
 
@@ -693,9 +693,9 @@ static void test_single_clock_pair(void **state)
 				   "uncertainty\n%llu\t%lld\t%lld\t100\n", FX_T0, FX_MONO0,
 				   FX_REAL0), 0);
 	check_rows(root, false, want, sizeof(want) / sizeof(want[0]));
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_int_equal(tl.archive.warnings, 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_int_equal(tl.ses.archive.warnings, 1);
+	fx_close(&tl);
 	/* the manifest without its nominal frequency */
 	snprintf(path, sizeof(path), "%s/hvtrace.json", root);
 	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
@@ -704,32 +704,32 @@ static void test_single_clock_pair(void **state)
 	memset(freq, ' ', strlen("\"tsc_freq_hz\": 2000000000,"));
 	assert_int_equal(fx_write(root, "hvtrace.json", text, len), 0);
 	free(text);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	assert_int_equal(fx_open(&tl, root, false), -1);
 }
 
 static void test_inconsistent_sync_still_merges(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .inconsistent_sync = true };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	size_t n = 0;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].al.aligned);
-	assert_true(tl.vms[0].al.clock.glitch);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_true(tl.ses.vms[0].al.aligned);
+	assert_true(tl.ses.vms[0].al.clock.glitch);
+	while (hvt_timeline_next(&tl.tl))
 		n++;
 	assert_int_equal(n, 5);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 }
 
 static void test_damaged_archive_still_merges(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true, .status = "recording" };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	char path[128];
 	size_t n = 0;
 
@@ -738,20 +738,20 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(fx_write(root, "vm/demo/user-1/hvtrace/registry", "junk", 4), 0);
 	assert_int_equal(fx_write(root, "host/ftrace/cpu1.raw", "short", 5), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
 		n++;
 	assert_int_equal(n, 3);		/* kernel stream-0 only */
 	/* unfinished, missing stream, bad registry + unknown event, short page */
-	assert_int_equal(hvt_timeline_warnings(&tl), 5);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 5);
+	fx_close(&tl);
 	/* Unreadable: no manifest, or no usable clock. */
 	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\t"
 				   "uncertainty\n"), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	assert_int_equal(fx_open(&tl, root, false), -1);
 	snprintf(path, sizeof(path), "%s/hvtrace.json", root);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	assert_int_equal(fx_open(&tl, root, false), -1);
 }
 
 /* Copies @from over @to in @root. */
@@ -773,7 +773,7 @@ static void test_dropped_packets_warned(void **state)
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true };
 	char path[200], *text, *at, *out;
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t kernel = 0, len;
 
@@ -789,12 +789,12 @@ static void test_dropped_packets_warned(void **state)
 	assert_int_equal(fx_write(root, "vm/demo/info.json", out, strlen(out)), 0);
 	free(out);
 	free(text);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while ((s = hvt_timeline_next(&tl)))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl.tl)))
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 4);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 }
 
 /*
@@ -808,7 +808,7 @@ static void test_host_apps(void **state)
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true, .host_apps = true };
 	static const char *const domains[] = { "host_tsc", "monotonic_raw", "guest_tsc" };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t d;
 
@@ -818,8 +818,8 @@ static void test_host_apps(void **state)
 		size_t n = 0;
 
 		assert_int_equal(fx_write_host_apps_info(root, domains[d]), 0);
-		assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-		while ((s = hvt_timeline_next(&tl))) {
+		assert_int_equal(fx_open(&tl, root, false), 0);
+		while ((s = hvt_timeline_next(&tl.tl))) {
 			if (s->layer == HVT_LAYER_HOST && s->host_tsc == FX_HOST_TSC(FX_APP_NS_2))
 				prev_host_at_2 = s->host_tsc;
 			if (s->layer != HVT_LAYER_USER || s->vm)
@@ -827,15 +827,15 @@ static void test_host_apps(void **state)
 			assert_true(n < 2);
 			assert_int_equal(s->host_tsc, FX_HOST_TSC(n ? FX_APP_NS_2 : FX_APP_NS_1));
 			assert_int_equal(hvt_source_tid(s), FX_APP_TID);
-			assert_int_equal(hvt_source_vm_number(&tl, s), 0);
+			assert_int_equal(s->vm_number, 0);
 			assert_string_equal(hvt_source_event_name(s), "hvdemo:send");
 			if (n == 1)	/* the host's sched_switch of that instant came first */
 				assert_int_equal(prev_host_at_2, FX_HOST_TSC(FX_APP_NS_2));
 			n++;
 		}
 		assert_int_equal(n, d ? 0 : 2);
-		assert_int_equal(hvt_timeline_warnings(&tl), d ? 1 : 0);
-		hvt_timeline_close(&tl);
+		assert_int_equal(hvt_session_warnings(&tl.ses), d ? 1 : 0);
+		fx_close(&tl);
 	}
 }
 
@@ -850,8 +850,8 @@ static void test_qemu_trace(void **state)
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true };
 	static const char *const names[] = { "kvm_run_exit", "virtio_notify", "qemu_mutex_lock" };
-	struct hvt_timeline tl;
-	struct hvt_timeline_opts opts = { 0 };
+	struct fx_opened tl;
+	struct hvt_session_opts opts = { 0 };
 	struct hvt_host_clock clock;
 	const char *paths[1];
 	char path[200], text[600], args[64];
@@ -861,14 +861,14 @@ static void test_qemu_trace(void **state)
 	size_t n = 0, i;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
 	for (i = 0; i < 3; i++) {
-		tsc[i] = tl.archive.pairs[0].tsc + (i + 1) * 1234567;
-		real[i] = hvt_host_clock_realtime(&tl.clock, tsc[i]) / 1000 * 1000;
+		tsc[i] = tl.ses.archive.pairs[0].tsc + (i + 1) * 1234567;
+		real[i] = hvt_host_clock_realtime(&tl.ses.clock, tsc[i]) / 1000 * 1000;
 	}
-	assert_int_equal(hvt_host_clock_init(&clock, tl.archive.pairs, tl.archive.nr_pairs,
-					     tl.archive.tsc_freq_hz), 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_host_clock_init(&clock, tl.ses.archive.pairs, tl.ses.archive.nr_pairs,
+					     tl.ses.archive.tsc_freq_hz), 0);
+	fx_close(&tl);
 	snprintf(text, sizeof(text),
 		 "77@%lld.%06lld:%s vdev 0x1 vq 2\n"
 		 "76@%lld.%06lld:%s cpu_index 0, reason 2\n"
@@ -882,8 +882,8 @@ static void test_qemu_trace(void **state)
 	paths[0] = path;
 	opts.qemu_traces = paths;
 	opts.nr_qemu_traces = 1;
-	assert_int_equal(hvt_timeline_open_some(&tl, root, &opts), 0);
-	while ((s = hvt_timeline_next(&tl))) {
+	assert_int_equal(fx_open_with(&tl, root, &opts), 0);
+	while ((s = hvt_timeline_next(&tl.tl))) {
 		uint64_t want;
 
 		if (s->layer != HVT_LAYER_VMM)
@@ -896,16 +896,16 @@ static void test_qemu_trace(void **state)
 		assert_string_equal(args, n == 0 ? "cpu_index 0, reason 2" :
 				    n == 1 ? "vdev 0x1 vq 2" : "");
 		/* where CLOCK_REALTIME read the middle of its microsecond, within a tick */
-		want = hvt_realtime_tsc(&tl.realtime, real[n] + 500);
+		want = hvt_realtime_tsc(&tl.ses.realtime, real[n] + 500);
 		assert_true(s->host_tsc + 1 >= want && s->host_tsc <= want + 1);
 		assert_true(hvt_host_clock_realtime(&clock, s->host_tsc) - (real[n] + 500) <= 1 &&
 			    hvt_host_clock_realtime(&clock, s->host_tsc) - (real[n] + 500) >= -1);
 		n++;
 	}
 	assert_int_equal(n, 3);
-	assert_int_equal(tl.events[HVT_LAYER_VMM], 3);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(tl.tl.events[HVT_LAYER_VMM], 3);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 	hvt_host_clock_free(&clock);
 }
 
@@ -939,36 +939,36 @@ static void test_streams_against_info_json(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t kernel = 0;
 	char path[160];
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while ((s = hvt_timeline_next(&tl)))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while ((s = hvt_timeline_next(&tl.tl)))
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 4);
-	assert_int_equal(hvt_timeline_warnings(&tl), 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	fx_close(&tl);
 	/* emptied */
 	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", root);
 	assert_int_equal(truncate(path, 0), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	for (kernel = 0; (s = hvt_timeline_next(&tl));)
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	for (kernel = 0; (s = hvt_timeline_next(&tl.tl));)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 3);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 	/* CPU 0's stream copied over CPU 1's, info.json agreeing on the size */
 	copy_file(root, "vm/demo/kernel/stream-0", "vm/demo/kernel/stream-1");
 	assert_int_equal(fx_refresh_info(root), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	for (kernel = 0; (s = hvt_timeline_next(&tl));)
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	for (kernel = 0; (s = hvt_timeline_next(&tl.tl));)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 3);	/* stream-0's, once */
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);	/* its one packet, skipped */
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);	/* its one packet, skipped */
+	fx_close(&tl);
 	/*
 	 * The sizes agree but info.json counts another packet: the packets
 	 * themselves say nothing is missing, info.json does (one warning);
@@ -976,18 +976,18 @@ static void test_streams_against_info_json(void **state)
 	 */
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	set_stream_packets(root, "kernel/stream-0", 2);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	for (kernel = 0; (s = hvt_timeline_next(&tl));)
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	for (kernel = 0; (s = hvt_timeline_next(&tl.tl));)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 4);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 	set_stream_packets(root, "kernel/stream-0", 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
 		;
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 }
 
 /* Replaces @rel in @root with a FIFO (no writer: opening it to read would block) or a link. */
@@ -1013,7 +1013,7 @@ static void test_files_that_are_not_regular(void **state)
 {
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true };
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 	size_t n = 0;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
@@ -1021,27 +1021,27 @@ static void test_files_that_are_not_regular(void **state)
 	replace_with(root, "host/ftrace/cpu1.raw", "/dev/zero");
 	replace_with(root, "vm/demo/user-1/hvtrace/registry", NULL);
 	alarm(20);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	while (hvt_timeline_next(&tl))
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
 		n++;
 	alarm(0);
 	/* kernel stream-0's (the host's are on cpu1; the user stream's of no known type) */
 	assert_int_equal(n, 3);
 	/* the two streams skipped, the registry, the user stream's unknown event */
-	assert_int_equal(hvt_timeline_warnings(&tl), 4);
-	hvt_timeline_close(&tl);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 4);
+	fx_close(&tl);
 	/* The VM's exchanges: the VM cannot be aligned, the host still merges. */
 	replace_with(root, "vm/demo/sync.tsv", "/dev/zero");
 	alarm(20);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
 	alarm(0);
-	hvt_timeline_close(&tl);
+	fx_close(&tl);
 	/* The host's clock pairs or the manifest: nothing can be merged. */
 	replace_with(root, "host/clock.tsv", NULL);
 	alarm(20);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	assert_int_equal(fx_open(&tl, root, false), -1);
 	replace_with(root, "hvtrace.json", NULL);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), -1);
+	assert_int_equal(fx_open(&tl, root, false), -1);
 	alarm(0);
 }
 
@@ -1072,29 +1072,29 @@ static void test_kvm_exact_from_archive(void **state)
 	const char *root = *state;
 	const struct fx_options o = { .ftrace = true, .sync_points = true };
 	const uint64_t near = (uint64_t)FX_OFFSET + 50, far = (uint64_t)FX_OFFSET + 500;
-	struct hvt_timeline tl;
+	struct fx_opened tl;
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(fx_write_kvm_snapshots(root, 2, near), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_true(tl.vms[0].al.exact);
-	assert_int_equal(tl.vms[0].al.kvm.nr_vcpus, 2);
-	assert_guest_events_at(&tl, near);
-	assert_int_equal(hvt_timeline_warnings(&tl), 0);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_true(tl.ses.vms[0].al.exact);
+	assert_int_equal(tl.ses.vms[0].al.kvm.nr_vcpus, 2);
+	assert_guest_events_at(&tl.tl, near);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	fx_close(&tl);
 
 	assert_int_equal(fx_write_kvm_snapshots(root, 2, far), 0);
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].al.exact);
-	assert_true(tl.vms[0].al.aligned);
-	assert_int_equal(hvt_timeline_warnings(&tl), 1);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_false(tl.ses.vms[0].al.exact);
+	assert_true(tl.ses.vms[0].al.aligned);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
 
 	assert_int_equal(fx_write_kvm_snapshots(root, 1, near), 0);	/* stream-1: CPU 1 */
-	assert_int_equal(hvt_timeline_open(&tl, root, false), 0);
-	assert_false(tl.vms[0].al.exact);
-	assert_true(tl.vms[0].al.aligned);
-	hvt_timeline_close(&tl);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	assert_false(tl.ses.vms[0].al.exact);
+	assert_true(tl.ses.vms[0].al.aligned);
+	fx_close(&tl);
 }
 
 int main(void)

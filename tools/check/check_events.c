@@ -12,14 +12,14 @@
 
 /* The host layer's kvm_entry/kvm_exit events belong to one VM only if the
  * archive has one KVM VM: they do not say which VM they are of. */
-static struct hvt_timeline_vm *windows_vm(struct hvt_timeline *tl, const char **why)
+static struct hvt_session_vm *windows_vm(struct hvt_session *ses, const char **why)
 {
-	struct hvt_timeline_vm *found = NULL;
+	struct hvt_session_vm *found = NULL;
 	size_t i, kvm = 0;
 
-	for (i = 0; i < tl->archive.nr_vms; i++)
-		if (tl->vms[i].loaded && tl->vms[i].vm.kvm) {
-			found = &tl->vms[i];
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		if (ses->vms[i].loaded && ses->vms[i].vm.kvm) {
+			found = &ses->vms[i];
 			kvm++;
 		}
 	*why = NULL;
@@ -28,7 +28,7 @@ static struct hvt_timeline_vm *windows_vm(struct hvt_timeline *tl, const char **
 		       "do not say which VM they are of";
 		return NULL;
 	}
-	if (found && !tl->ftrace)
+	if (found && !ses->ftrace)
 		*why = "the host layer was not recorded";
 	return found;
 }
@@ -40,7 +40,7 @@ static void host_lost(struct hvt_check_events *ce, struct hvt_source *s, uint64_
 	size_t i;
 
 	hvt_vcpu_windows_host_lost(&ce->windows, until);
-	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
 			hvt_vcpu_threads_lost(&ce->vms[i].threads, (uint32_t)s->host_cpu, was,
 					      until);
@@ -49,40 +49,40 @@ static void host_lost(struct hvt_check_events *ce, struct hvt_source *s, uint64_
 /* vcpu-threads[VM]: why VM @i cannot be judged, or NULL after setting it up. */
 static const char *threads_init(struct hvt_check_events *ce, size_t i)
 {
-	struct hvt_timeline *tl = ce->tl;
-	const struct hvt_vm_ref *ref = &tl->archive.vms[i];
+	struct hvt_session *ses = ce->ses;
+	const struct hvt_vm_ref *ref = &ses->archive.vms[i];
 
-	if (!tl->vms[i].loaded || !tl->vms[i].al.aligned)
+	if (!ses->vms[i].loaded || !ses->vms[i].al.aligned)
 		return "the VM's guest events cannot be aligned";
 	if (!ref->nr_vcpu_tids)
 		return "the manifest does not name the VM's vCPU threads (vcpu_threads)";
-	if (!tl->ftrace || tl->host_trace)
+	if (!hvt_session_host_recorded(ses))
 		return "the host layer was not recorded";
 	if (hvt_vcpu_threads_init(&ce->vms[i].threads, ref->vcpu_tids, ref->nr_vcpu_tids,
-				  tl->archive.pairs[0].tsc))
+				  ses->archive.pairs[0].tsc))
 		return "out of memory";
 	return NULL;
 }
 
-int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl)
+int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_session *ses)
 {
 	size_t i;
 
 	memset(ce, 0, sizeof(*ce));
-	ce->tl = tl;
-	ce->vms = calloc(tl->archive.nr_vms ? tl->archive.nr_vms : 1, sizeof(*ce->vms));
-	ce->host_losses = calloc(tl->nr_sources ? tl->nr_sources : 1, sizeof(*ce->host_losses));
+	ce->ses = ses;
+	ce->vms = calloc(ses->archive.nr_vms ? ses->archive.nr_vms : 1, sizeof(*ce->vms));
+	ce->host_losses = calloc(ses->nr_sources ? ses->nr_sources : 1, sizeof(*ce->host_losses));
 	if (!ce->vms || !ce->host_losses) {
 		hvt_check_events_free(ce);
 		return -1;
 	}
-	ce->windows_vm = windows_vm(tl, &ce->windows_why);
+	ce->windows_vm = windows_vm(ses, &ce->windows_why);
 	hvt_vcpu_windows_init(&ce->windows);
-	for (i = 0; i < tl->archive.nr_vms; i++)
+	for (i = 0; i < ses->archive.nr_vms; i++)
 		ce->vms[i].threads_why = threads_init(ce, i);
 	/* Pages lost or damaged before a host CPU's first event. */
-	for (i = 0; i < tl->nr_sources; i++) {
-		struct hvt_source *s = &tl->sources[i];
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
 
 		if (s->layer != HVT_LAYER_HOST)
 			continue;
@@ -97,7 +97,7 @@ void hvt_check_events_free(struct hvt_check_events *ce)
 {
 	size_t i;
 
-	for (i = 0; ce->vms && i < ce->tl->archive.nr_vms; i++)
+	for (i = 0; ce->vms && i < ce->ses->archive.nr_vms; i++)
 		hvt_vcpu_threads_free(&ce->vms[i].threads);
 	hvt_vcpu_windows_free(&ce->windows);
 	free(ce->vms);
@@ -111,7 +111,7 @@ void hvt_check_events_free(struct hvt_check_events *ce)
  */
 static void note_host_loss(struct hvt_check_events *ce, struct hvt_source *s, uint64_t was)
 {
-	size_t i = (size_t)(s - ce->tl->sources);
+	size_t i = s->index;
 	uint64_t now = hvt_source_lost(s) + hvt_source_warnings(s);
 
 	if (now == ce->host_losses[i])
@@ -131,7 +131,7 @@ static void host_switch(struct hvt_check_events *ce, struct hvt_source *s)
 	    hvt_source_field_u64(s, "prev_state", &state) || s->host_cpu < 0)
 		return;
 	ce->sched_switch = true;
-	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
 			hvt_vcpu_threads_switch(&ce->vms[i].threads, (uint32_t)s->host_cpu,
 						s->host_tsc, (int32_t)prev, state, (int32_t)next);
@@ -159,15 +159,15 @@ static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
 
 static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 {
-	size_t vm = hvt_source_vm_number(ce->tl, s);
-	struct hvt_timeline_vm *st;
+	size_t vm = s->vm_number;
+	struct hvt_session_vm *st;
 	struct hvt_event_bounds *b;
 	uint32_t cpu;
 	uint64_t bound;
 
 	if (!vm)
 		return;
-	st = &ce->tl->vms[vm - 1];
+	st = &ce->ses->vms[vm - 1];
 	b = &ce->vms[vm - 1];
 	if (hvt_source_error_bound(st, s, &bound)) {
 		b->unbounded++;
@@ -206,7 +206,7 @@ void hvt_check_events_finish(struct hvt_check_events *ce)
 	size_t i;
 
 	hvt_vcpu_windows_finish(&ce->windows);
-	for (i = 0; i < ce->tl->archive.nr_vms; i++)
+	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
 			hvt_vcpu_threads_finish(&ce->vms[i].threads, ce->prev_tsc);
 }

@@ -29,9 +29,9 @@ struct hvt_event_bounds {
 };
 
 struct hvt_check_events {
-	struct hvt_timeline *tl;
+	struct hvt_session *ses;
 	struct hvt_event_bounds *vms;		/* one per VM of the archive */
-	struct hvt_timeline_vm *windows_vm;	/* the KVM VM whose windows are judged */
+	struct hvt_session_vm *windows_vm;	/* the KVM VM whose windows are judged */
 	const char *windows_why;		/* it cannot be: why (NULL: it can) */
 	struct hvt_vcpu_windows windows;
 	uint64_t *host_losses;		/* per source: lost events and warnings so far */
@@ -40,8 +40,11 @@ struct hvt_check_events {
 	bool sched_switch;		/* the host layer had one */
 };
 
-/* After hvt_timeline_open(), before the merge; -1 if out of memory. */
-int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_timeline *tl);
+/*
+ * For session @ses, once its time line is open, before the merge; -1 if
+ * out of memory.
+ */
+int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_session *ses);
 void hvt_check_events_free(struct hvt_check_events *ce);
 /* Each source hvt_timeline_next() returns, in turn. */
 void hvt_check_events_next(struct hvt_check_events *ce, struct hvt_source *s);

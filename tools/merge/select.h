@@ -5,7 +5,7 @@
  *
  * What a whole stream decides (its layer, its VM, a per-CPU stream's CPU) is
  * decided once, before the stream is read (hvt_select_source(), for
- * hvt_timeline_open_some()); the rest per event. Times are given in the unit
+ * hvt_timeline_init()); the rest per event. Times are given in the unit
  * the output shows (--time): seconds.nanoseconds since the trace start or
  * since the epoch, or host TSC ticks, so a time copied from one merge's
  * output can be passed to the next. Both ends are included. Since the time
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "tools/util/time_text.h"
-#include "tools/merge/timeline.h"
+#include "tools/session/source.h"
 
 #define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */
 

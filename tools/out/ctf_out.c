@@ -86,7 +86,7 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
-int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_timeline *tl, const char *dir)
+int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir)
 {
 	memset(o, 0, sizeof(*o));
 	o->dirfd = -1;
@@ -103,11 +103,11 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_timeline *tl, const char 
 	}
 	o->uuid[6] = (__u8)((o->uuid[6] & 0x0f) | 0x40);	/* version 4 */
 	o->uuid[8] = (__u8)((o->uuid[8] & 0x3f) | 0x80);
-	o->tl = tl;
-	if (set_clock(o, &tl->archive))
+	o->ses = ses;
+	if (set_clock(o, &ses->archive))
 		goto fail;
 	o->dir = strdup(dir);
-	o->streams = calloc(tl->nr_sources + 1, sizeof(*o->streams));
+	o->streams = calloc(ses->nr_sources + 1, sizeof(*o->streams));
 	o->cap_keys = 64;
 	o->keys = calloc(o->cap_keys, sizeof(*o->keys));
 	if (!o->dir || !o->streams || !o->keys) {
@@ -263,7 +263,7 @@ static unsigned char *reserve(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *
 			      const struct hvt_source *s, size_t need)
 {
 	if (!st->buf) {
-		size_t vm = hvt_source_vm_number(o->tl, s);
+		size_t vm = s->vm_number;
 
 		st->file = stream_file(s);
 		st->vm = vm < UINT16_MAX ? (uint16_t)vm : 0;	/* as put_trace() lists them */
@@ -375,7 +375,7 @@ static void put_clock(FILE *f, const struct hvt_ctf_out *o)
 
 static void put_trace(FILE *f, const struct hvt_ctf_out *o)
 {
-	const struct hvt_archive *a = &o->tl->archive;
+	const struct hvt_archive *a = &o->ses->archive;
 	char uuid[37];
 	size_t j;
 
@@ -456,12 +456,12 @@ static int write_metadata(struct hvt_ctf_out *o)
 
 int hvt_ctf_out_close(struct hvt_ctf_out *o)
 {
-	struct hvt_timeline *tl = o->tl;
+	struct hvt_session *ses = o->ses;
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i < tl->nr_sources; i++) {
-		struct hvt_source *s = &tl->sources[i];
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
 		struct hvt_ctf_out_stream *st = &o->streams[s->index];
 
 		if (st->buf)
@@ -470,7 +470,7 @@ int hvt_ctf_out_close(struct hvt_ctf_out *o)
 		free(st->file);
 	}
 	if (o->beyond) {
-		o->tl->warnings++;	/* in the summary's count, as the readers' are */
+		o->ses->warnings++;	/* in the summary's count, as the readers' are */
 		hvt_warn("%s: %" PRIu64 " event%s at host times past the year 2262, which CTF "
 			 "readers cannot represent (signed 64-bit nanoseconds since 1970), left "
 			 "out: damaged timestamps?", o->dir, o->beyond, o->beyond == 1 ? "" : "s");

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include <hvtrace/ctf.h>
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 #define HVT_CTF_OUT_PACKET	(64u << 10)	/* bytes; larger for an event that needs it */
 
@@ -34,7 +34,7 @@ struct hvt_ctf_out_class;
 struct hvt_ctf_out_key;
 
 struct hvt_ctf_out {
-	struct hvt_timeline *tl;
+	struct hvt_session *ses;
 	char *dir;
 	int dirfd;
 	__u8 uuid[HVT_UUID_LEN];
@@ -52,10 +52,10 @@ struct hvt_ctf_out {
 };
 
 /*
- * Creates @dir (it may exist if empty) for @tl's events; -1 after an error
+ * Creates @dir (it may exist if empty) for @ses's events; -1 after an error
  * message naming the problem.
  */
-int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_timeline *tl, const char *dir);
+int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir);
 /* Appends the current event of @s. */
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s);
 /* Writes the last packets and the metadata and frees @o; -1 after an error message. */

@@ -34,13 +34,13 @@ static void process_meta(struct hvt_text *t, uint32_t pid, const char *what, con
 	TEXT_LIT(t, "}}");
 }
 
-int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out)
+int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out)
 {
 	char *buf = malloc(OUTPUT_BUFFER);
 	size_t i, j;
 
 	memset(p, 0, sizeof(*p));
-	p->pid = calloc(tl->nr_sources + 1, sizeof(*p->pid));
+	p->pid = calloc(ses->nr_sources + 1, sizeof(*p->pid));
 	p->cap_tracks = 256;
 	p->tracks = calloc(p->cap_tracks, sizeof(*p->tracks));
 	if (!buf || !p->pid || !p->tracks) {
@@ -49,19 +49,19 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out
 		return -1;
 	}
 	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
-	p->tl = tl;
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
+	p->ses = ses;
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
 
-		p->pid[s->index] = HOST_PID + (uint32_t)hvt_source_vm_number(tl, s);
+		p->pid[s->index] = HOST_PID + (uint32_t)s->vm_number;
 	}
 	TEXT_LIT(&p->text, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
 		     "\"hvtrace merge\",\"ts\":\"microseconds since the trace start, host "
 		     "CLOCK_MONOTONIC\"},\n\"traceEvents\":[\n");
 	process_meta(&p->text, HOST_PID, "host", NULL);
-	for (j = 0; j < tl->archive.nr_vms; j++)
-		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, tl->archive.vms[j].name);
-	if (hvt_json_vcpus_init(&p->vcpus, tl, &p->text, HOST_PID + 1)) {
+	for (j = 0; j < ses->archive.nr_vms; j++)
+		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, ses->archive.vms[j].name);
+	if (hvt_json_vcpus_init(&p->vcpus, ses, &p->text, HOST_PID + 1)) {
 		hvt_json_free(p);
 		return -1;
 	}
@@ -163,7 +163,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	TEXT_LIT(t, ",\"cat\":\"");
 	hvt_text_mem(t, hvt_layer_name(s->layer), strlen(hvt_layer_name(s->layer)));
 	TEXT_LIT(t, "\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-	write_us(t, hvt_host_clock_since_start(&p->tl->clock, s->host_tsc));
+	write_us(t, hvt_host_clock_since_start(&p->ses->clock, s->host_tsc));
 	TEXT_LIT(t, ",\"pid\":");
 	hvt_text_u64(t, pid);
 	TEXT_LIT(t, ",\"tid\":");

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 #include "tools/out/json_vcpus.h"
 #include "tools/util/textout.h"
 
@@ -29,15 +29,15 @@
 
 struct hvt_json_printer {
 	struct hvt_text text;
-	struct hvt_timeline *tl;
+	struct hvt_session *ses;
 	uint32_t *pid;			/* per source index */
 	uint64_t *tracks;		/* threads named so far: pid << 32 | tid; 0 free */
 	size_t nr_tracks, cap_tracks;
 	struct hvt_json_vcpus vcpus;
 };
 
-/* The opening of the document, for @tl's sources, to @out; -1 if out of memory. */
-int hvt_json_init(struct hvt_json_printer *p, struct hvt_timeline *tl, FILE *out);
+/* The opening of the document, for @ses's sources, to @out; -1 if out of memory. */
+int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out);
 void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s);
 /* Closes the document and writes out what the buffer holds. */
 void hvt_json_finish(struct hvt_json_printer *p);

@@ -44,7 +44,7 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
 {
 	struct hvt_json_vm_runs *vm = ctx;
 	struct hvt_text *t = vm->owner->text;
-	struct hvt_host_clock *clock = &vm->owner->tl->clock;
+	struct hvt_host_clock *clock = &vm->owner->ses->clock;
 	int64_t start;
 
 	if (open || seg->state == HVT_RUN_UNKNOWN)
@@ -73,25 +73,25 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
 	TEXT_LIT(t, "}}");
 }
 
-int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_timeline *tl, struct hvt_text *text,
+int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_session *ses, struct hvt_text *text,
 			uint32_t first_pid)
 {
 	size_t i, v;
 
 	memset(j, 0, sizeof(*j));
 	j->text = text;
-	j->tl = tl;
-	j->nr_vms = tl->archive.nr_vms;
+	j->ses = ses;
+	j->nr_vms = ses->archive.nr_vms;
 	j->vms = calloc(j->nr_vms + 1, sizeof(*j->vms));
 	if (!j->vms)
 		return -1;
 	for (i = 0; i < j->nr_vms; i++) {
-		const struct hvt_vm_ref *ref = &tl->archive.vms[i];
+		const struct hvt_vm_ref *ref = &ses->archive.vms[i];
 		struct hvt_json_vm_runs *vm = &j->vms[i];
 
 		vm->owner = j;
 		vm->pid = first_pid + (uint32_t)i;
-		if (!ref->nr_vcpu_tids || !tl->ftrace)
+		if (!ref->nr_vcpu_tids || !ses->ftrace)
 			continue;
 		if (hvt_host_runs_init(&vm->runs, ref->vcpu_tids, ref->nr_vcpu_tids, 0, on_segment,
 				       vm)) {

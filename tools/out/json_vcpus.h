@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 #include "tools/align/host_runs.h"
 #include "tools/util/textout.h"
 
@@ -30,14 +30,14 @@ struct hvt_json_vm_runs {
 
 struct hvt_json_vcpus {
 	struct hvt_text *text;
-	struct hvt_timeline *tl;
+	struct hvt_session *ses;
 	struct hvt_json_vm_runs *vms;	/* per VM of the archive */
 	size_t nr_vms;
 	uint64_t last;			/* the latest host TSC fed */
 };
 
-/* For @tl's VMs (VM i is process @first_pid + i), writing to @text; -1 if out of memory. */
-int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_timeline *tl, struct hvt_text *text,
+/* For @ses's VMs (VM i is process @first_pid + i), writing to @text; -1 if out of memory. */
+int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_session *ses, struct hvt_text *text,
 			uint32_t first_pid);
 /* A host event the output took: its sched_switch, if it is one. */
 void hvt_json_vcpus_host(struct hvt_json_vcpus *j, struct hvt_source *s);

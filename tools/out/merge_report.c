@@ -11,7 +11,7 @@
 #include "tools/out/merge_report.h"
 
 /* "; +/-X us (median) from the exchanges alone", if the runs tightened it. */
-static const char *runs_before(struct hvt_timeline *tl, const struct hvt_timeline_vm *st,
+static const char *runs_before(struct hvt_session *ses, const struct hvt_session_vm *st,
 			       char *buf, size_t len)
 {
 	const struct hvt_vm_clock_quality *b = &st->al.before;
@@ -19,13 +19,13 @@ static const char *runs_before(struct hvt_timeline *tl, const struct hvt_timelin
 	if (!st->al.runs.samples || !b->measured)
 		return "";
 	snprintf(buf, len, "; +/-%.3f us median, %.3f us worst from the exchanges alone",
-		 hvt_host_clock_ticks_us(&tl->clock, b->host_mid, b->half_p50),
-		 hvt_host_clock_ticks_us(&tl->clock, b->host_mid, b->half_max));
+		 hvt_host_clock_ticks_us(&ses->clock, b->host_mid, b->half_p50),
+		 hvt_host_clock_ticks_us(&ses->clock, b->host_mid, b->half_max));
 	return buf;
 }
 
 /* How precisely VM @st sits on the host's time line, in @buf. */
-static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm *st, char *buf,
+static const char *vm_alignment(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
 				size_t len)
 {
 	char runs[128], samples[48] = "";
@@ -51,24 +51,24 @@ static const char *vm_alignment(struct hvt_timeline *tl, struct hvt_timeline_vm 
 			 "%.3f us%s) between the first and last exchange%s", st->vm.nr_sync,
 			 st->al.runs.samples ? ", " : " and ", st->al.clock.nr_points,
 			 st->al.runs.samples ? " and " : "", samples, segs, segs == 1 ? "" : "s",
-			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_p50),
-			 hvt_host_clock_ticks_us(&tl->clock, q.host_mid, q.half_max),
-			 runs_before(tl, st, runs, sizeof(runs)),
+			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_p50),
+			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_max),
+			 runs_before(ses, st, runs, sizeof(runs)),
 			 q.in_window ? ", except around each clock change" : "");
 	return buf;
 }
 
-void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
+void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown)
 {
-	uint64_t lost = hvt_timeline_lost(tl), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
+	uint64_t lost = hvt_session_lost(ses), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
 	char lost_text[96] = "", buf[512];
-	unsigned long warnings = hvt_timeline_warnings(tl);
+	unsigned long warnings = hvt_session_warnings(ses);
 	size_t i, streams = 0;
 
-	for (i = 0; i < tl->nr_sources; i++) {
-		e[tl->sources[i].layer] += shown[tl->sources[i].index];
-		streams += hvt_source_merged(&tl->sources[i]);
-		gaps += hvt_source_missing_packets(&tl->sources[i]);
+	for (i = 0; i < ses->nr_sources; i++) {
+		e[ses->sources[i]->layer] += shown[ses->sources[i]->index];
+		streams += hvt_source_merged(ses->sources[i]);
+		gaps += hvt_source_missing_packets(ses->sources[i]);
 	}
 	if (lost || gaps)
 		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
@@ -79,12 +79,12 @@ void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown)
 		 e[0] + e[1] + e[2] + e[HVT_LAYER_VMM], e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
 		 e[HVT_LAYER_USER], e[HVT_LAYER_VMM] ? buf : "", streams, lost_text, warnings,
 		 warnings == 1 ? "" : "s");
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_timeline_vm *st = &tl->vms[i];
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
 
 		/* the others were warned about, or said when opened (exact) */
 		if (st->loaded && st->al.aligned && !st->al.exact)
-			hvt_info("vm %s: %s", st->vm.name, vm_alignment(tl, st, buf, sizeof(buf)));
+			hvt_info("vm %s: %s", st->vm.name, vm_alignment(ses, st, buf, sizeof(buf)));
 	}
 }
 
@@ -97,27 +97,27 @@ static const char *stream_state(const struct hvt_source *s)
 	return s->unwanted ? "not selected" : "merged";
 }
 
-void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out)
+void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 {
 	size_t i, width = 6;
 	char buf[512];
 
-	for (i = 0; i < tl->nr_sources; i++)
-		if (strlen(tl->sources[i].name) > width)
-			width = strlen(tl->sources[i].name);
+	for (i = 0; i < ses->nr_sources; i++)
+		if (strlen(ses->sources[i]->name) > width)
+			width = strlen(ses->sources[i]->name);
 	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %s\n", (int)width, "stream",
 		"layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state");
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
 
 		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
 			" %8lu  %s\n", (int)width, s->name, hvt_layer_name(s->layer),
 			s->vm ? s->vm : "-", s->events, shown[s->index], hvt_source_lost(s),
 			hvt_source_missing_packets(s), hvt_source_warnings(s), stream_state(s));
 	}
-	for (i = 0; i < tl->archive.nr_vms; i++)
-		fprintf(out, "vm %s: %s\n", tl->archive.vms[i].name,
-			vm_alignment(tl, &tl->vms[i], buf, sizeof(buf)));
-	fprintf(out, "%lu warning%s in all\n", hvt_timeline_warnings(tl),
-		hvt_timeline_warnings(tl) == 1 ? "" : "s");
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		fprintf(out, "vm %s: %s\n", ses->archive.vms[i].name,
+			vm_alignment(ses, &ses->vms[i], buf, sizeof(buf)));
+	fprintf(out, "%lu warning%s in all\n", hvt_session_warnings(ses),
+		hvt_session_warnings(ses) == 1 ? "" : "s");
 }

@@ -11,15 +11,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 /* The summary, through hvt_info(); @shown as for hvt_merge_stats(). */
-void hvt_merge_summary(struct hvt_timeline *tl, const uint64_t *shown);
+void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown);
 /*
  * Per stream (@shown[source index]: events written out after selection)
  * its layer, VM, events read, shown and lost, warnings and whether it was
  * merged; per VM how its clock was aligned and how precisely. To @out.
  */
-void hvt_merge_stats(struct hvt_timeline *tl, const uint64_t *shown, FILE *out);
+void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out);
 
 #endif

@@ -20,9 +20,9 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t file_size(const struct hvt_timeline *tl, const struct hvt_source *s)
+static uint64_t file_size(const struct hvt_session *ses, const struct hvt_source *s)
 {
-	char *path = hvt_join(tl->archive.root, s->name);
+	char *path = hvt_join(ses->archive.root, s->name);
 	struct stat st;
 	uint64_t n = path && !stat(path, &st) ? (uint64_t)st.st_size : 0;
 
@@ -43,9 +43,9 @@ void hvt_progress_init(struct hvt_progress *p, struct hvt_timeline *tl, FILE *ou
 	p->every = every ? every : 1;
 	p->countdown = p->every;
 	p->start_ns = now_ns();
-	for (i = 0; out && i < tl->nr_sources; i++)
-		if (hvt_source_merged(&tl->sources[i]))
-			p->total_bytes += file_size(tl, &tl->sources[i]);
+	for (i = 0; out && i < tl->ses->nr_sources; i++)
+		if (hvt_source_merged(tl->ses->sources[i]))
+			p->total_bytes += file_size(tl->ses, tl->ses->sources[i]);
 }
 
 /* Bytes read so far: up to each stream's current event. */
@@ -54,8 +54,8 @@ static uint64_t bytes_done(const struct hvt_timeline *tl)
 	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
+	for (i = 0; i < tl->ses->nr_sources; i++) {
+		const struct hvt_source *s = tl->ses->sources[i];
 
 		if (hvt_source_merged(s) && s->events)
 			n += s->ev.offset;

@@ -17,14 +17,14 @@
 #define CPU_WIDTH	4
 #define OUTPUT_BUFFER	(1u << 20)
 
-int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out)
 {
 	char *buf = malloc(OUTPUT_BUFFER);
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	p->cols = calloc(tl->nr_sources + 1, sizeof(*p->cols));
+	p->cols = calloc(ses->nr_sources + 1, sizeof(*p->cols));
 	if (!buf || !p->cols) {
 		free(buf);
 		free(p->cols);
@@ -32,9 +32,9 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
 	}
 	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
 	p->mode = mode;
-	p->clock = &tl->clock;
-	for (i = 0; i < tl->nr_sources; i++) {
-		const struct hvt_source *s = &tl->sources[i];
+	p->clock = &ses->clock;
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
 		struct hvt_source_cols *c = &p->cols[s->index];
 		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
 				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");

@@ -11,7 +11,7 @@
 
 #include "tools/util/textout.h"
 #include "tools/util/time_text.h"
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 /* The layer and VM columns, the same on every line of a source. */
 struct hvt_source_cols {
@@ -28,8 +28,8 @@ struct hvt_printer {
 	struct hvt_source_cols *cols;	/* one per source, by index */
 };
 
-/* For @tl's sources, to @out; -1 if out of memory. */
-int hvt_printer_init(struct hvt_printer *p, struct hvt_timeline *tl,
+/* For @ses's sources, to @out; -1 if out of memory. */
+int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out);
 /* Frees the buffer; what it holds must have been flushed (hvt_text_flush()). */
 void hvt_printer_free(struct hvt_printer *p);

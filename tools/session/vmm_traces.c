@@ -10,16 +10,16 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "tools/merge/sources.h"
+#include "tools/session/sources.h"
 
-int hvt_timeline_open_qemu_traces(struct hvt_timeline *tl, const char *const *paths, size_t n)
+int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *paths, size_t n)
 {
-	const struct hvt_archive *a = &tl->archive;
+	const struct hvt_archive *a = &ses->archive;
 	size_t i;
 
 	if (!n)
 		return 0;
-	if (hvt_realtime_tsc_init(&tl->realtime, a->pairs, a->nr_pairs, a->tsc_freq_hz)) {
+	if (hvt_realtime_tsc_init(&ses->realtime, a->pairs, a->nr_pairs, a->tsc_freq_hz)) {
 		hvt_err("%s: its host clock pairs cannot place CLOCK_REALTIME on the host TSC",
 			a->root);
 		return -1;
@@ -29,7 +29,7 @@ int hvt_timeline_open_qemu_traces(struct hvt_timeline *tl, const char *const *pa
 		struct hvt_source *s;
 
 		base = base ? base + 1 : paths[i];
-		s = hvt_timeline_add_source(tl, HVT_LAYER_VMM, NULL, base);
+		s = hvt_session_add_source(ses, HVT_LAYER_VMM, 0, NULL, base);
 		if (!s) {
 			hvt_err("out of memory");
 			return -1;
@@ -39,11 +39,11 @@ int hvt_timeline_open_qemu_traces(struct hvt_timeline *tl, const char *const *pa
 			return -1;
 		}
 		s->aligned = true;
-		s->realtime = &tl->realtime;
+		s->realtime = &ses->realtime;
 		hvt_info("%s: QEMU's events, stamped by CLOCK_REALTIME to the microsecond, are "
 			 "placed through the host clock pairs within +/-%" PRIu64 ".%03" PRIu64
-			 " us", base, (500 + tl->realtime.bound_ns) / 1000,
-			 (500 + tl->realtime.bound_ns) % 1000);
+			 " us", base, (500 + ses->realtime.bound_ns) / 1000,
+			 (500 + ses->realtime.bound_ns) % 1000);
 	}
 	return 0;
 }

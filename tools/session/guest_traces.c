@@ -15,19 +15,19 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "tools/merge/sources.h"
+#include "tools/session/sources.h"
 
 /* The VM named @name, loaded and aligned; NULL after an error message. */
-static struct hvt_timeline_vm *aligned_vm(struct hvt_timeline *tl, const char *name,
+static struct hvt_session_vm *aligned_vm(struct hvt_session *ses, const char *name,
 					  size_t len, const char *spec)
 {
 	size_t i;
 
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_timeline_vm *st = &tl->vms[i];
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
 
-		if (strlen(tl->archive.vms[i].name) != len ||
-		    strncmp(tl->archive.vms[i].name, name, len))
+		if (strlen(ses->archive.vms[i].name) != len ||
+		    strncmp(ses->archive.vms[i].name, name, len))
 			continue;
 		if (!st->loaded) {
 			hvt_err("--guest-trace %s: the VM's info.json cannot be read", spec);
@@ -44,28 +44,14 @@ static struct hvt_timeline_vm *aligned_vm(struct hvt_timeline *tl, const char *n
 		return st;
 	}
 	hvt_err("--guest-trace %s: %s has no VM named '%.*s' (hvtrace merge --stats lists "
-		"them)", spec, tl->archive.root, (int)len, name);
+		"them)", spec, ses->archive.root, (int)len, name);
 	return NULL;
 }
 
-int hvt_timeline_keep_ftrace(struct hvt_timeline *tl, struct hvt_ftrace *ft)
-{
-	struct hvt_ftrace **a = realloc(tl->extra_ftrace, (tl->nr_extra_ftrace + 1) * sizeof(*a));
-
-	if (!a) {
-		hvt_ftrace_close(ft);
-		hvt_err("out of memory");
-		return -1;
-	}
-	tl->extra_ftrace = a;
-	a[tl->nr_extra_ftrace++] = ft;
-	return 0;
-}
-
-static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
+static int open_guest_trace(struct hvt_session *ses, const char *spec)
 {
 	const char *eq = strchr(spec, '='), *path, *base, *clock;
-	struct hvt_timeline_vm *st;
+	struct hvt_session_vm *st;
 	struct hvt_ftrace *ft;
 	int cpu, n;
 
@@ -74,7 +60,7 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		return -1;
 	}
 	path = eq + 1;
-	ft = hvt_ftrace_open_tracedat(path, &clock, &tl->warnings);
+	ft = hvt_ftrace_open_tracedat(path, &clock, &ses->warnings);
 	if (!ft)
 		return -1;
 	if (strcmp(clock, "x86-tsc")) {
@@ -84,7 +70,7 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		hvt_ftrace_close(ft);
 		return -1;
 	}
-	st = aligned_vm(tl, spec, (size_t)(eq - spec), spec);
+	st = aligned_vm(ses, spec, (size_t)(eq - spec), spec);
 	if (!st) {
 		hvt_ftrace_close(ft);
 		return -1;
@@ -97,7 +83,7 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		hvt_ftrace_close(ft);
 		return -1;
 	}
-	if (hvt_timeline_keep_ftrace(tl, ft))
+	if (hvt_session_keep_ftrace(ses, ft))
 		return -1;
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -106,7 +92,8 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 		struct hvt_source *s;
 
 		snprintf(name, sizeof(name), "vm/%s/%s:cpu%d", st->vm.name, base, cpu);
-		s = hvt_timeline_add_source(tl, HVT_LAYER_KERNEL, st->vm.name, name);
+		s = hvt_session_add_source(ses, HVT_LAYER_KERNEL, (size_t)(st - ses->vms) + 1,
+					   st->vm.name, name);
 		if (!s) {
 			hvt_err("out of memory");
 			return -1;
@@ -123,12 +110,12 @@ static int open_guest_trace(struct hvt_timeline *tl, const char *spec)
 	return 0;
 }
 
-int hvt_timeline_open_guest_traces(struct hvt_timeline *tl, const char *const *specs, size_t n)
+int hvt_session_open_guest_traces(struct hvt_session *ses, const char *const *specs, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (open_guest_trace(tl, specs[i]))
+		if (open_guest_trace(ses, specs[i]))
 			return -1;
 	return 0;
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * source.c - one source of the time line: its events in order on the host
- * time line, and what the outputs ask of them (timeline.h).
+ * source.c - one source of a session: its events in order on the host's
+ * time line, and what the outputs ask of them (source.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "tools/util/stream_warn.h"
-#include "tools/merge/timeline.h"
+#include "tools/session/session.h"
 
 /*
  * A source's events must come out in time order for the merge. Its reader
@@ -103,16 +103,6 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
 	hvt_text_mem(t, s->ev.name, s->ev.name_len);
 }
 
-size_t hvt_source_vm_number(const struct hvt_timeline *tl, const struct hvt_source *s)
-{
-	size_t j;
-
-	for (j = 0; s->vm && j < tl->archive.nr_vms; j++)
-		if (!strcmp(s->vm, tl->archive.vms[j].name))
-			return j + 1;
-	return 0;
-}
-
 void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
 {
 	s->rd.ops->print_fields(s->rd.r, t, print_fmt);
@@ -177,12 +167,12 @@ static uint64_t exact_slack(const struct hvt_tsc_xform *x)
 	return (uint64_t)((one + x->ratio - 1) / x->ratio) - 1;
 }
 
-int hvt_source_error_bound(struct hvt_timeline_vm *st, const struct hvt_source *s,
+int hvt_source_error_bound(struct hvt_session_vm *vm, const struct hvt_source *s,
 			   uint64_t *bound)
 {
-	if (st->al.exact) {
+	if (vm->al.exact) {
 		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
 		return 0;
 	}
-	return hvt_vm_clock_event_bound(&st->al.clock, s->ev.ts, s->host_tsc, bound);
+	return hvt_vm_clock_event_bound(&vm->al.clock, s->ev.ts, s->host_tsc, bound);
 }

@@ -11,15 +11,15 @@
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/wire_io.h"
-#include "tools/merge/sources.h"
+#include "tools/session/sources.h"
 #include "tools/util/stream_warn.h"
 
-static bool name_taken(const struct hvt_timeline *tl, const char *name)
+static bool name_taken(const struct hvt_session *ses, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < tl->nr_sources; i++)
-		if (!strcmp(tl->sources[i].name, name))
+	for (i = 0; i < ses->nr_sources; i++)
+		if (!strcmp(ses->sources[i]->name, name))
 			return true;
 	return false;
 }
@@ -29,139 +29,87 @@ static bool name_taken(const struct hvt_timeline *tl, const char *name)
  * are unique (files given on the command line may share a base name, and
  * CTF output names its stream files after them).
  */
-static char *unique_name(const struct hvt_timeline *tl, const char *name)
+static char *unique_name(const struct hvt_session *ses, const char *name)
 {
 	unsigned int n;
 	char *u;
 
-	if (!name_taken(tl, name))
+	if (!name_taken(ses, name))
 		return strdup(name);
 	for (n = 2;; n++) {
 		if (asprintf(&u, "%s#%u", name, n) < 0)
 			return NULL;
-		if (!name_taken(tl, u))
+		if (!name_taken(ses, u))
 			return u;
 		free(u);
 	}
 }
 
-/* Sources are only added while opening, before the heap points into the array. */
-struct hvt_source *hvt_timeline_add_source(struct hvt_timeline *tl, enum hvt_layer layer,
-					   const char *vm, const char *name)
+/* Each source has its own allocation: a pointer to it stays valid as more are added. */
+struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_layer layer,
+					  size_t vm_number, const char *vm, const char *name)
 {
-	struct hvt_source *s = realloc(tl->sources, (tl->nr_sources + 1) * sizeof(*s));
-	char *unique;
+	struct hvt_source **grown = realloc(ses->sources, (ses->nr_sources + 1) * sizeof(*grown));
+	struct hvt_source *s;
 
+	if (!grown)
+		return NULL;
+	ses->sources = grown;
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	tl->sources = s;
-	unique = unique_name(tl, name);
-	if (!unique)
+	s->name = unique_name(ses, name);
+	if (!s->name) {
+		free(s);
 		return NULL;
-	s = &tl->sources[tl->nr_sources];
-	memset(s, 0, sizeof(*s));
-	s->name = unique;
+	}
 	s->layer = layer;
 	s->vm = vm;
+	s->vm_number = vm_number;
 	s->host_cpu = -1;
 	s->expect_packets = -1;
-	s->index = (uint32_t)tl->nr_sources++;
+	s->index = (uint32_t)ses->nr_sources;
+	ses->sources[ses->nr_sources++] = s;
 	return s;
 }
 
-/*
- * Makes the trace.dat at @path, open in tl->ftrace, the archive's host layer:
- * a->ftrace_dir and a->cpus then name the file, so that the pre-passes over
- * the host layer read it too. -1 after an error message.
- */
-int hvt_timeline_adopt_tracedat(struct hvt_timeline *tl, const char *path)
-{
-	struct hvt_archive *a = &tl->archive;
-	int i, n = hvt_ftrace_nr_cpus(tl->ftrace);
-
-	for (i = 0; (size_t)i < a->nr_cpus; i++)
-		free(a->cpus[i].path);
-	free(a->cpus);
-	free(a->ftrace_dir);
-	a->nr_cpus = 0;
-	a->ftrace_dir = strdup(path);
-	a->cpus = calloc((size_t)n + 1, sizeof(*a->cpus));
-	if (!a->ftrace_dir || !a->cpus) {
-		hvt_err("out of memory");
-		return -1;
-	}
-	for (i = 0; i < n; i++, a->nr_cpus++) {
-		a->cpus[i].cpu = i;
-		a->cpus[i].path = strdup(path);
-		if (!a->cpus[i].path) {
-			hvt_err("out of memory");
-			return -1;
-		}
-	}
-	tl->host_trace = true;
-	return 0;
-}
-
-/*
- * The host layer from a trace-cmd trace.dat instead of the archive's own,
- * which it replaces. -1 after an error message.
- */
-int hvt_timeline_use_host_trace(struct hvt_timeline *tl, const char *path)
-{
-	struct hvt_archive *a = &tl->archive;
-	const struct hvt_clock_pair *first = &a->pairs[0], *last = &a->pairs[a->nr_pairs - 1];
-	uint64_t hz = a->tsc_freq_hz ? a->tsc_freq_hz : 5000000000ull, ts, margin = 3600 * hz;
-
-	tl->ftrace = hvt_ftrace_open_tracedat(path, NULL, &tl->warnings);
-	if (!tl->ftrace)
-		return -1;
-	ts = hvt_ftrace_first_ts(tl->ftrace);
-	if (ts && (ts + margin < first->tsc || ts > last->tsc + margin)) {
-		hvt_err("%s: its first timestamp, %" PRIu64 ", is more than an hour away from "
-			"%s's host TSC (%" PRIu64 " to %" PRIu64 "): recorded on another host or "
-			"boot, or with --tsc2nsec?", path, ts, a->root, first->tsc, last->tsc);
-		return -1;
-	}
-	return hvt_timeline_adopt_tracedat(tl, path);
-}
-
 /* A host source's name: its file in the archive, or "trace.dat:cpuN". */
-static const char *host_source_name(const struct hvt_timeline *tl, size_t i, char *buf,
+static const char *host_source_name(const struct hvt_session *ses, size_t i, char *buf,
 				    size_t size)
 {
-	const struct hvt_archive *a = &tl->archive;
+	const struct hvt_archive *a = &ses->archive;
 	const char *base = strrchr(a->ftrace_dir, '/');
 
-	if (!tl->host_trace)
+	if (!ses->host_trace)
 		return a->cpus[i].path + strlen(a->root) + 1;
 	snprintf(buf, size, "%s:cpu%d", base ? base + 1 : a->ftrace_dir, a->cpus[i].cpu);
 	return buf;
 }
 
-static int open_host(struct hvt_timeline *tl)
+static int open_host(struct hvt_session *ses)
 {
-	const struct hvt_archive *a = &tl->archive;
+	const struct hvt_archive *a = &ses->archive;
 	char name[256];
 	size_t i;
 
 	if (!a->ftrace_dir)
 		return 0;
-	if (!tl->ftrace)
-		tl->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &tl->warnings);
-	if (!tl->ftrace) {
+	if (!ses->ftrace)
+		ses->ftrace = hvt_ftrace_open(a->ftrace_dir, a->page_size, &ses->warnings);
+	if (!ses->ftrace) {
 		hvt_warn("the host layer cannot be decoded; merging the guests only");
-		tl->warnings++;
+		ses->warnings++;
 		return 0;
 	}
 	for (i = 0; i < a->nr_cpus; i++) {
-		const char *rel = host_source_name(tl, i, name, sizeof(name));
-		struct hvt_source *s = hvt_timeline_add_source(tl, HVT_LAYER_HOST, NULL, rel);
+		const char *rel = host_source_name(ses, i, name, sizeof(name));
+		struct hvt_source *s = hvt_session_add_source(ses, HVT_LAYER_HOST, 0, NULL, rel);
 
 		if (!s)
 			return -1;
 		s->aligned = true;
 		s->host_cpu = a->cpus[i].cpu;
-		hvt_reader_open_ftrace_cpu(&s->rd, tl->ftrace, a->cpus[i].path, rel,
+		hvt_reader_open_ftrace_cpu(&s->rd, ses->ftrace, a->cpus[i].path, rel,
 					   a->cpus[i].cpu, &s->warnings);
 	}
 	return 0;
@@ -172,7 +120,7 @@ static int open_host(struct hvt_timeline *tl)
  * then incomplete. info.json's "finished" decides; end_reason is written only
  * when the link ended. @what names it: "vm NAME", "host applications".
  */
-static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm, const char *what)
+static void note_end(struct hvt_session *ses, const struct hvt_vm_info *vm, const char *what)
 {
 	if (vm->finished || hvt_vm_info_host_only(vm))
 		return;
@@ -182,14 +130,14 @@ static void note_end(struct hvt_timeline *tl, const struct hvt_vm_info *vm, cons
 	else
 		hvt_warn("%s: the collector did not finish writing it (no end_reason); its "
 			 "events may be incomplete", what);
-	tl->warnings++;
+	ses->warnings++;
 }
 
 /*
  * Loads the registry of every trace that can be aligned (the guest TSC
  * ones), and with @all of the others too.
  */
-static int load_registries(struct hvt_timeline_vm *st, bool all)
+static int load_registries(struct hvt_session_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	size_t i;
@@ -224,7 +172,7 @@ static int load_registries(struct hvt_timeline_vm *st, bool all)
  * up to a tick), not once the archive says it is complete. False after a
  * warning; its packets are then not judged again (hvt_source_next()).
  */
-static bool check_stream_size(const struct hvt_timeline *tl, struct hvt_source *s,
+static bool check_stream_size(const struct hvt_session *ses, struct hvt_source *s,
 			      const struct hvt_stream_info *si)
 {
 	struct stat st;
@@ -238,7 +186,7 @@ static bool check_stream_size(const struct hvt_timeline *tl, struct hvt_source *
 				"records %" PRId64 " (%" PRId64 " packets): %" PRIu64 " bytes of "
 				"events are missing (truncated or emptied)", (uint64_t)st.st_size,
 				si->bytes, si->packets, (uint64_t)si->bytes - (uint64_t)st.st_size);
-	else if ((uint64_t)st.st_size > (uint64_t)si->bytes && tl->archive.complete)
+	else if ((uint64_t)st.st_size > (uint64_t)si->bytes && ses->archive.complete)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " bytes, where info.json of "
 				"a complete recording records %" PRId64 ": %" PRIu64 " bytes the "
 				"collector did not write", (uint64_t)st.st_size, si->bytes,
@@ -264,7 +212,7 @@ static bool never_steps_back(const struct hvt_tsc_timeline *tl)
  * TSC as they are, no VM), those of traces @aligned says can be placed, and
  * with @all the others too.
  */
-static int open_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, const bool *aligned,
+static int open_streams(struct hvt_session *ses, struct hvt_session_vm *st, const bool *aligned,
 			bool host, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
@@ -277,7 +225,8 @@ static int open_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, con
 
 		if (!aligned[si->trace] && !all)
 			continue;
-		s = hvt_timeline_add_source(tl, t->layer, host ? NULL : vm->name, si->rel);
+		s = hvt_session_add_source(ses, t->layer, host ? 0 : (size_t)(st - ses->vms) + 1,
+					   host ? NULL : vm->name, si->rel);
 		if (!s)
 			return -1;
 		s->aligned = aligned[si->trace];
@@ -293,9 +242,9 @@ static int open_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, con
 					"could not store: the guest never registered an event in "
 					"them", si->dropped_packets,
 					si->dropped_packets == 1 ? "" : "s");
-		if (check_stream_size(tl, s, si)) {
+		if (check_stream_size(ses, s, si)) {
 			s->expect_packets = si->packets;
-			s->expect_no_more = tl->archive.complete;
+			s->expect_no_more = ses->archive.complete;
 		}
 		/* then damage to one packet's times stays in that packet */
 		if (s->aligned && (host || never_steps_back(s->guest_tl)))
@@ -304,7 +253,7 @@ static int open_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, con
 	return 0;
 }
 
-static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, bool all)
+static int open_vm_streams(struct hvt_session *ses, struct hvt_session_vm *st, bool all)
 {
 	const struct hvt_vm_info *vm = &st->vm;
 	bool *aligned = calloc(vm->nr_traces + 1, sizeof(*aligned));
@@ -314,8 +263,8 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
 	if (!aligned)
 		return -1;
 	for (i = 0; i < vm->nr_traces; i++)
-		aligned[i] = hvt_vm_align_trace(&tl->align_host, &st->al, &vm->traces[i]);
-	ret = open_streams(tl, st, aligned, false, all);
+		aligned[i] = hvt_vm_align_trace(&ses->align_host, &st->al, &vm->traces[i]);
+	ret = open_streams(ses, st, aligned, false, all);
 	free(aligned);
 	return ret;
 }
@@ -325,22 +274,22 @@ static int open_vm_streams(struct hvt_timeline *tl, struct hvt_timeline_vm *st, 
  * are on the time line as they are; one on CLOCK_MONOTONIC_RAW (libhvtrace
  * where the kernel does not trust the TSC) cannot be placed.
  */
-static int open_host_apps(struct hvt_timeline *tl, bool all)
+static int open_host_apps(struct hvt_session *ses, bool all)
 {
-	struct hvt_timeline_vm *st = &tl->host_apps;
+	struct hvt_session_vm *st = &ses->host_apps;
 	bool *aligned;
 	size_t i;
 	int ret;
 
-	if (!tl->archive.host_apps.dir)
+	if (!ses->archive.host_apps.dir)
 		return 0;
-	if (hvt_vm_info_load(&st->vm, &tl->archive.host_apps)) {
+	if (hvt_vm_info_load(&st->vm, &ses->archive.host_apps)) {
 		hvt_warn("host applications: skipping them");
-		tl->warnings++;
+		ses->warnings++;
 		return 0;
 	}
 	st->loaded = true;
-	note_end(tl, &st->vm, "host applications");
+	note_end(ses, &st->vm, "host applications");
 	if (load_registries(st, all))
 		return -1;
 	aligned = calloc(st->vm.nr_traces + 1, sizeof(*aligned));
@@ -353,56 +302,56 @@ static int open_host_apps(struct hvt_timeline *tl, bool all)
 		if (!aligned[i]) {
 			hvt_warn("%s (pid %u): a host application's trace not on the host TSC "
 				 "(%s); skipping it", t->rel, t->pid, hvt_domain_name(t->domain));
-			tl->warnings++;
+			ses->warnings++;
 		}
 	}
-	ret = open_streams(tl, st, aligned, true, all);
+	ret = open_streams(ses, st, aligned, true, all);
 	free(aligned);
 	return ret;
 }
 
-static int open_vms(struct hvt_timeline *tl, bool all)
+static int open_vms(struct hvt_session *ses, bool all)
 {
 	char what[HVT_VM_NAME_MAX + 8];
 	size_t i;
 
-	tl->align_host.archive = &tl->archive;
-	tl->align_host.ftrace = tl->ftrace;
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_timeline_vm *st = &tl->vms[i];
+	ses->align_host.archive = &ses->archive;
+	ses->align_host.ftrace = ses->ftrace;
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
 
-		if (hvt_vm_info_load(&st->vm, &tl->archive.vms[i])) {
-			hvt_warn("vm %s: skipping it", tl->archive.vms[i].name);
-			tl->warnings++;
+		if (hvt_vm_info_load(&st->vm, &ses->archive.vms[i])) {
+			hvt_warn("vm %s: skipping it", ses->archive.vms[i].name);
+			ses->warnings++;
 			continue;
 		}
 		st->loaded = true;
-		tl->align_host.kvm_vms += st->vm.kvm;
+		ses->align_host.kvm_vms += st->vm.kvm;
 		snprintf(what, sizeof(what), "vm %s", st->vm.name);
-		note_end(tl, &st->vm, what);
+		note_end(ses, &st->vm, what);
 		if (load_registries(st, all))
 			return -1;
 	}
 	/* aligned once every VM is known: the host's KVM events name none */
-	for (i = 0; i < tl->archive.nr_vms; i++) {
-		struct hvt_timeline_vm *st = &tl->vms[i];
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
 
-		if (st->loaded && (hvt_vm_align(&st->al, &tl->align_host, &st->vm, st->types) ||
-				   open_vm_streams(tl, st, all)))
+		if (st->loaded && (hvt_vm_align(&st->al, &ses->align_host, &st->vm, st->types) ||
+				   open_vm_streams(ses, st, all)))
 			return -1;
 	}
 	return 0;
 }
 
-int hvt_timeline_open_sources(struct hvt_timeline *tl, bool all)
+int hvt_session_open_sources(struct hvt_session *ses, bool all)
 {
-	tl->vms = calloc(tl->archive.nr_vms + 1, sizeof(*tl->vms));
-	if (!tl->vms)
+	ses->vms = calloc(ses->archive.nr_vms + 1, sizeof(*ses->vms));
+	if (!ses->vms)
 		return -1;
-	return open_host(tl) || open_vms(tl, all) || open_host_apps(tl, all) ? -1 : 0;
+	return open_host(ses) || open_vms(ses, all) || open_host_apps(ses, all) ? -1 : 0;
 }
 
-void hvt_timeline_vm_free(struct hvt_timeline_vm *st)
+void hvt_session_vm_free(struct hvt_session_vm *st)
 {
 	size_t i;
 

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * session.c - opening a recording and every input beside it, what the
+ * session knows of them, and closing it (session.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/session/sources.h"
+
+/* The archive's manifest and host clock; -1 after an error message. */
+static int open_archive(struct hvt_session *ses, const char *root,
+			const struct hvt_session_opts *o)
+{
+	if (hvt_archive_open(&ses->archive, root))
+		return -1;
+	if (!ses->archive.complete) {
+		hvt_warn("%s: the recording did not finish (status is not \"complete\"); "
+			 "merging what was written", root);
+		ses->warnings++;
+	}
+	if (hvt_host_clock_init(&ses->clock, ses->archive.pairs, ses->archive.nr_pairs,
+				ses->archive.tsc_freq_hz)) {
+		hvt_err("%s: the host clock pairs do not map the host TSC to time: that needs two "
+			"valid pairs, or one and the manifest's tsc_freq_hz", root);
+		return -1;
+	}
+	return o->host_trace ? hvt_session_use_host_trace(ses, o->host_trace) : 0;
+}
+
+int hvt_session_open(struct hvt_session *ses, const char *root,
+		     const struct hvt_session_opts *o)
+{
+	static const struct hvt_session_opts defaults;
+
+	if (!o)
+		o = &defaults;
+	memset(ses, 0, sizeof(*ses));
+	if (hvt_session_is_file(root) ? hvt_session_open_tracedat(ses, root, o) :
+					open_archive(ses, root, o))
+		goto fail;
+	if (hvt_session_open_sources(ses, o->all_streams)) {
+		hvt_err("out of memory opening %s", root);
+		goto fail;
+	}
+	if (hvt_session_open_more_tracedat(ses, root, o) ||
+	    hvt_session_open_guest_traces(ses, o->guest_traces, o->nr_guest_traces) ||
+	    hvt_session_open_qemu_traces(ses, o->qemu_traces, o->nr_qemu_traces))
+		goto fail;
+	return 0;
+fail:
+	hvt_session_close(ses);
+	return -1;
+}
+
+int hvt_session_keep_ftrace(struct hvt_session *ses, struct hvt_ftrace *ft)
+{
+	struct hvt_ftrace **a = realloc(ses->extra_ftrace, (ses->nr_extra_ftrace + 1) * sizeof(*a));
+
+	if (!a) {
+		hvt_ftrace_close(ft);
+		hvt_err("out of memory");
+		return -1;
+	}
+	ses->extra_ftrace = a;
+	a[ses->nr_extra_ftrace++] = ft;
+	return 0;
+}
+
+unsigned long hvt_session_warnings(const struct hvt_session *ses)
+{
+	unsigned long n = ses->warnings + ses->archive.warnings + ses->align_host.warnings;
+	size_t i, j;
+
+	for (i = 0; i < ses->nr_sources; i++)
+		n += hvt_source_warnings(ses->sources[i]);
+	for (i = 0; ses->vms && i < ses->archive.nr_vms; i++) {
+		n += ses->vms[i].vm.warnings + ses->vms[i].vm.sync_warnings;
+		for (j = 0; ses->vms[i].reg_warnings && j < ses->vms[i].vm.nr_traces; j++)
+			n += ses->vms[i].reg_warnings[j];
+	}
+	return n;
+}
+
+uint64_t hvt_session_lost(const struct hvt_session *ses)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++)
+		n += hvt_source_lost(ses->sources[i]);
+	return n;
+}
+
+void hvt_session_close(struct hvt_session *ses)
+{
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++) {
+		hvt_reader_close(&ses->sources[i]->rd);
+		free(ses->sources[i]->name);
+		free(ses->sources[i]);
+	}
+	for (i = 0; ses->vms && i < ses->archive.nr_vms; i++)
+		if (ses->vms[i].loaded)
+			hvt_session_vm_free(&ses->vms[i]);
+	free(ses->vms);
+	if (ses->host_apps.loaded)
+		hvt_session_vm_free(&ses->host_apps);
+	free(ses->sources);
+	hvt_host_clock_free(&ses->clock);
+	hvt_ftrace_close(ses->ftrace);
+	for (i = 0; i < ses->nr_extra_ftrace; i++)
+		hvt_ftrace_close(ses->extra_ftrace[i]);
+	free(ses->extra_ftrace);
+	hvt_host_layer_free(&ses->align_host);
+	hvt_archive_close(&ses->archive);
+	memset(ses, 0, sizeof(*ses));
+}

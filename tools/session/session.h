@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * session.h - what is in a recording: the archive (or trace.dat files),
+ * the host's clock, the host layer, each VM with its alignment, the host's
+ * applications, and every stream as a source (source.h) on the host's time
+ * line. The offline commands open one session; a time line
+ * (merge/timeline.h) then pulls its events in time order, and the checks,
+ * the analysis and the outputs read what they need to know of the
+ * recording from the session alone.
+ *
+ * Opening reads the descriptions (archive/), places each VM's clock
+ * (align/vm_align.h: exactly by KVM's TSC parameters, or by the estimate)
+ * and opens every stream behind its reader (read/reader.h); it reads no
+ * event. Traces on CLOCK_MONOTONIC_RAW, and VMs without any clock
+ * exchange, cannot be aligned: they are skipped with one warning each, or,
+ * with all_streams, opened too (aligned = false) for hvt_source_next()
+ * but never put on a time line (check decodes them).
+ *
+ * Inputs beside the archive: a trace-cmd trace.dat as the host layer
+ * (--host-trace), trace.dat files recorded in a VM (--guest-trace), files
+ * of QEMU's log trace backend (--qemu-trace); or a trace.dat on its own,
+ * with more on the same trace clock, as an archive with a host layer only.
+ *
+ * A recording still being written can be opened (its status is not
+ * "complete": a warning), and followed with hvt_session_refresh().
+ */
+#ifndef HVT_TOOLS_SESSION_SESSION_H
+#define HVT_TOOLS_SESSION_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocksync/realtime_tsc.h"
+#include "lib/event_registry.h"
+#include "tools/align/align.h"
+#include "tools/align/vm_align.h"
+#include "tools/archive/archive.h"
+#include "tools/read/ctf_reader.h"
+#include "tools/read/ftrace_reader.h"
+#include "tools/session/source.h"
+
+/* A VM of the recording (or the host's applications, which are placed as they are). */
+struct hvt_session_vm {
+	struct hvt_vm_info vm;
+	bool loaded;			/* info.json was usable */
+	struct hvt_vm_align al;		/* how its guest clock is placed (vm_align.h) */
+	struct hvt_registry *regs;	/* one per trace of vm */
+	struct hvt_ctf_types *types;	/* one per trace, from its registry */
+	unsigned long *reg_warnings;	/* one per trace */
+};
+
+struct hvt_session {
+	struct hvt_archive archive;
+	struct hvt_host_clock clock;
+	struct hvt_ftrace *ftrace;	/* NULL: no host layer */
+	bool host_trace;		/* ... read from a trace.dat (merge --host-trace) */
+	bool tracedat_only;		/* a trace.dat on its own: no archive around it */
+	const char *tracedat_clock;	/* ... its trace clock */
+	struct hvt_ftrace **extra_ftrace;	/* --guest-trace, more trace.dat: each file's */
+	size_t nr_extra_ftrace;
+	struct hvt_realtime_tsc realtime;	/* --qemu-trace: CLOCK_REALTIME -> TSC */
+	struct hvt_host_layer align_host;	/* what alignment read of it */
+	struct hvt_session_vm *vms;	/* archive.nr_vms */
+	struct hvt_session_vm host_apps;	/* archive.host_apps: loaded, or not */
+	struct hvt_source **sources;	/* in the order opened: sources[i]->index == i */
+	size_t nr_sources;
+	unsigned long warnings;		/* about no stream in particular */
+};
+
+struct hvt_session_opts {
+	bool all_streams;		/* open the streams that cannot be aligned too */
+	/* The host layer from this trace-cmd trace.dat instead of host/ftrace. */
+	const char *host_trace;
+	/* VM=TRACE.DAT: trace-cmd recordings made in VMs of the archive (-C x86-tsc). */
+	const char *const *guest_traces;
+	size_t nr_guest_traces;
+	/* More trace.dat files beside a trace.dat given alone, on the same clock. */
+	const char *const *more_tracedat;
+	size_t nr_more_tracedat;
+	/* QEMU's own trace events, files of its log trace backend. */
+	const char *const *qemu_traces;
+	size_t nr_qemu_traces;
+};
+
+/*
+ * Opens the archive (or trace.dat) at @root with the inputs @o adds (NULL:
+ * the archive alone, aligned streams only). Returns -1 (after an error
+ * message) only if it cannot be read at all, or an input of @o cannot.
+ */
+int hvt_session_open(struct hvt_session *ses, const char *root,
+		     const struct hvt_session_opts *o);
+void hvt_session_close(struct hvt_session *ses);
+/* Every warning issued so far, from any reader. */
+unsigned long hvt_session_warnings(const struct hvt_session *ses);
+/* Events the producers reported lost (discarded, missed, lost packets). */
+uint64_t hvt_session_lost(const struct hvt_session *ses);
+/* The VM of source @s, or NULL for a source of the host. */
+static inline struct hvt_session_vm *hvt_session_vm_of(const struct hvt_session *ses,
+						       const struct hvt_source *s)
+{
+	return s->vm_number ? &ses->vms[s->vm_number - 1] : NULL;
+}
+/*
+ * Whether the host layer is the recording's own, with the scheduling of
+ * the VMs' vCPU threads: not missing, not from a trace.dat (--host-trace).
+ */
+static inline bool hvt_session_host_recorded(const struct hvt_session *ses)
+{
+	return ses->ftrace && !ses->host_trace;
+}
+#endif
