@@ -47,10 +47,10 @@ static void test_complete(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_runs_init(&r, tids, 1, 0, record, &s), 0);
-	hvt_host_runs_switch(&r, 0, 10, 5, 1, 100, "CPU 0/TCG");
-	hvt_host_runs_switch(&r, 0, 20, 100, 0, 200, "hog");
-	hvt_host_runs_switch(&r, 0, 35, 200, 0x100, 100, "CPU 0/TCG");
-	hvt_host_runs_switch(&r, 0, 50, 100, 1, 0, "swapper/0");
+	hvt_host_runs_switch(&r, 0, 10, 5, false, 100, "CPU 0/TCG");
+	hvt_host_runs_switch(&r, 0, 20, 100, true, 200, "hog");
+	hvt_host_runs_switch(&r, 0, 35, 200, true, 100, "CPU 0/TCG");
+	hvt_host_runs_switch(&r, 0, 50, 100, false, 0, "swapper/0");
 	hvt_host_runs_finish(&r, 60);
 	assert_int_equal(s.n, 7);
 	expect(&s, 0, HVT_RUN_UNKNOWN, 0, 10, false);
@@ -84,9 +84,9 @@ static void test_missing_switch_in(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_runs_init(&r, tids, 2, 5, record, &s), 0);
-	hvt_host_runs_switch(&r, 1, 50, 100, 1, 0, "swapper/1");
-	hvt_host_runs_switch(&r, 1, 70, 7, 1, 0, "swapper/1");
-	hvt_host_runs_switch(&r, 1, 90, 100, 1, 0, "swapper/1");
+	hvt_host_runs_switch(&r, 1, 50, 100, false, 0, "swapper/1");
+	hvt_host_runs_switch(&r, 1, 70, 7, false, 0, "swapper/1");
+	hvt_host_runs_switch(&r, 1, 90, 100, false, 0, "swapper/1");
 	hvt_host_runs_finish(&r, 95);
 	assert_int_equal(s.n, 4);
 	expect(&s, 0, HVT_RUN_UNKNOWN, 5, 50, false);	/* seen first leaving */
@@ -110,8 +110,8 @@ static void test_missing_switch_out(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_runs_init(&r, tids, 1, 0, record, &s), 0);
-	hvt_host_runs_switch(&r, 0, 10, 5, 1, 100, "t");
-	hvt_host_runs_switch(&r, 0, 20, 6, 1, 7, "u");	/* 100 left unrecorded */
+	hvt_host_runs_switch(&r, 0, 10, 5, false, 100, "t");
+	hvt_host_runs_switch(&r, 0, 20, 6, false, 7, "u");	/* 100 left unrecorded */
 	assert_int_equal(r.missing_out, 1);
 	hvt_host_runs_free(&r);
 }
@@ -128,14 +128,14 @@ static void test_loss(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_host_runs_init(&r, tids, 2, 0, record, &s), 0);
-	hvt_host_runs_switch(&r, 0, 10, 5, 1, 100, "a");
-	hvt_host_runs_switch(&r, 1, 12, 6, 1, 101, "b");
+	hvt_host_runs_switch(&r, 0, 10, 5, false, 100, "a");
+	hvt_host_runs_switch(&r, 1, 12, 6, false, 101, "b");
 	s.n = 0;
 	hvt_host_runs_lost(&r, 0, 15);
 	assert_int_equal(s.n, 1);
 	expect(&s, 0, HVT_RUN_RUNNING, 10, 15, false);
 	assert_int_equal(s.seg[0].thread, 0);
-	hvt_host_runs_switch(&r, 0, 40, 100, 0, 9, "c");
+	hvt_host_runs_switch(&r, 0, 40, 100, true, 9, "c");
 	expect(&s, 1, HVT_RUN_UNKNOWN, 15, 40, false);	/* not a guessed run */
 	assert_int_equal(s.n, 2);
 	assert_int_equal(r.missing_in, 0);
@@ -145,15 +145,12 @@ static void test_loss(void **state)
 	hvt_host_runs_free(&r);
 }
 
-static void test_runnable(void **state)
+/* Which prev_state is runnable is the decoder's (test_event_decoder.c). */
+static void test_state_names(void **state)
 {
 	(void)state;
-	assert_true(hvt_prev_state_runnable(0));
-	assert_true(hvt_prev_state_runnable(0x100));	/* R+: preempted */
-	assert_false(hvt_prev_state_runnable(1));	/* S */
-	assert_false(hvt_prev_state_runnable(2));	/* D */
-	assert_false(hvt_prev_state_runnable(0x80));	/* I */
 	assert_string_equal(hvt_run_state_name(HVT_RUN_PREEMPTED), "preempted");
+	assert_string_equal(hvt_run_state_name(HVT_NR_RUN_STATES), "?");
 }
 
 int main(void)
@@ -163,7 +160,7 @@ int main(void)
 		cmocka_unit_test(test_missing_switch_in),
 		cmocka_unit_test(test_missing_switch_out),
 		cmocka_unit_test(test_loss),
-		cmocka_unit_test(test_runnable),
+		cmocka_unit_test(test_state_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

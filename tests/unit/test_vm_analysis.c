@@ -37,16 +37,16 @@ static struct hvt_guest_thread *find(struct hvt_vm_analysis *a, int32_t tid)
  */
 static void feed_standard(struct hvt_vm_analysis *a)
 {
-	hvt_vm_analysis_host_switch(a, 0, 10, 5, 1, 100, "CPU 0/TCG");
-	hvt_vm_analysis_guest_switch(a, 0, 12, 1, 0, 0, "swapper/0", 77, "app");
-	hvt_vm_analysis_host_switch(a, 0, 30, 100, 0, 200, "hog");
-	hvt_vm_analysis_host_switch(a, 0, 50, 200, 0x100, 100, "CPU 0/TCG");
-	hvt_vm_analysis_guest_switch(a, 0, 60, 1, 77, 1, "app", 0, "swapper/0");
-	hvt_vm_analysis_guest_switch(a, 0, 70, 3, 0, 0, "swapper/0", 78, "app2");
-	hvt_vm_analysis_guest_switch(a, 0, 75, 3, 78, 1, "app2", 0, "swapper/0");
-	hvt_vm_analysis_host_switch(a, 0, 80, 100, 1, 0, "swapper/0");
+	hvt_vm_analysis_host_switch(a, 0, 10, 5, false, 100, "CPU 0/TCG");
+	hvt_vm_analysis_guest_switch(a, 0, 12, 1, 0, true, "swapper/0", 77, "app");
+	hvt_vm_analysis_host_switch(a, 0, 30, 100, true, 200, "hog");
+	hvt_vm_analysis_host_switch(a, 0, 50, 200, true, 100, "CPU 0/TCG");
+	hvt_vm_analysis_guest_switch(a, 0, 60, 1, 77, false, "app", 0, "swapper/0");
+	hvt_vm_analysis_guest_switch(a, 0, 70, 3, 0, true, "swapper/0", 78, "app2");
+	hvt_vm_analysis_guest_switch(a, 0, 75, 3, 78, false, "app2", 0, "swapper/0");
+	hvt_vm_analysis_host_switch(a, 0, 80, 100, false, 0, "swapper/0");
 	/* vCPU 1: no host thread known, its changes are not kept */
-	hvt_vm_analysis_guest_switch(a, 1, 81, 1, 0, 0, "swapper/1", 79, "other");
+	hvt_vm_analysis_guest_switch(a, 1, 81, 1, 0, true, "swapper/1", 79, "other");
 	hvt_vm_analysis_finish(a, 100);
 }
 
@@ -128,12 +128,12 @@ static void test_hypervisor(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_vm_analysis_init(&a, "vm", tids, 2, 0, 0, UINT64_MAX), 0);
-	hvt_vm_analysis_guest_switch(&a, 0, 5, 0, 0, 0, "swapper/0", 77, "app");
-	hvt_vm_analysis_host_switch(&a, 0, 10, 5, 1, 100, "CPU 0/KVM");
+	hvt_vm_analysis_guest_switch(&a, 0, 5, 0, 0, true, "swapper/0", 77, "app");
+	hvt_vm_analysis_host_switch(&a, 0, 10, 5, false, 100, "CPU 0/KVM");
 	hvt_vm_analysis_kvm(&a, 0, false, 20, 30);
 	hvt_vm_analysis_kvm(&a, 0, true, 25, 0);
 	hvt_vm_analysis_kvm(&a, 0, false, 40, 1);
-	hvt_vm_analysis_host_switch(&a, 0, 45, 100, 1, 0, "swapper/0");
+	hvt_vm_analysis_host_switch(&a, 0, 45, 100, false, 0, "swapper/0");
 	hvt_vm_analysis_kvm(&a, 0, true, 60, 0);
 	hvt_vm_analysis_finish(&a, 70);
 	assert_true(a.hypervisor_seen);
@@ -166,12 +166,12 @@ static void test_runnable(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_vm_analysis_init(&a, "vm", tids, 2, 0, 0, UINT64_MAX), 0);
-	hvt_vm_analysis_guest_switch(&a, 0, 10, 1, 0, 0, "swapper/0", 77, "a");
-	hvt_vm_analysis_guest_switch(&a, 0, 20, 2, 77, 0, "a", 78, "b");
-	hvt_vm_analysis_guest_switch(&a, 0, 50, 3, 78, 1, "b", 77, "a");
+	hvt_vm_analysis_guest_switch(&a, 0, 10, 1, 0, true, "swapper/0", 77, "a");
+	hvt_vm_analysis_guest_switch(&a, 0, 20, 2, 77, true, "a", 78, "b");
+	hvt_vm_analysis_guest_switch(&a, 0, 50, 3, 78, false, "b", 77, "a");
 	hvt_vm_analysis_guest_wakeup(&a, 55, 1, 77, "a");	/* running: ignored */
 	hvt_vm_analysis_guest_wakeup(&a, 60, 1, 78, "b");
-	hvt_vm_analysis_guest_switch(&a, 0, 70, 1, 77, 1, "a", 78, "b");
+	hvt_vm_analysis_guest_switch(&a, 0, 70, 1, 77, false, "a", 78, "b");
 	hvt_vm_analysis_guest_wakeup(&a, 90, 2, 77, "a");
 	hvt_vm_analysis_finish(&a, 100);
 	t = find(&a, 77);
@@ -192,9 +192,9 @@ static void test_many_threads(void **state)
 
 	(void)state;
 	assert_int_equal(hvt_vm_analysis_init(&a, "vm", tids, 2, 0, 0, UINT64_MAX), 0);
-	hvt_vm_analysis_host_switch(&a, 0, 1, 5, 1, 100, "CPU 0/TCG");
+	hvt_vm_analysis_host_switch(&a, 0, 1, 5, false, 100, "CPU 0/TCG");
 	for (tid = 1; tid <= 1000; tid++)
-		hvt_vm_analysis_guest_switch(&a, 0, 10 * (uint64_t)tid, 0, tid - 1, 1, "", tid, "t");
+		hvt_vm_analysis_guest_switch(&a, 0, 10 * (uint64_t)tid, 0, tid - 1, false, "", tid, "t");
 	hvt_vm_analysis_finish(&a, 10010);
 	assert_int_equal(a.nr_threads, 1000);
 	for (tid = 1; tid <= 1000; tid++)

@@ -124,14 +124,9 @@ static void change(struct hvt_host_runs *r, struct hvt_tracked_thread *t, uint64
 	t->by = (struct hvt_run_cause){ .tid = -1 };
 }
 
-bool hvt_prev_state_runnable(uint64_t prev_state)
-{
-	return !(prev_state & 0xff);
-}
-
 /* @t leaves @cpu at @ts; @last is that CPU's previous sched_switch. */
 static void switch_out(struct hvt_host_runs *r, struct hvt_tracked_thread *t, uint32_t cpu,
-		       uint64_t ts, const struct hvt_host_cpu_last *last, uint64_t prev_state,
+		       uint64_t ts, const struct hvt_host_cpu_last *last, bool runnable,
 		       int32_t next, const char *next_comm)
 {
 	if (t->state != HVT_RUN_RUNNING) {
@@ -152,8 +147,7 @@ static void switch_out(struct hvt_host_runs *r, struct hvt_tracked_thread *t, ui
 		t->guessed = true;
 	}
 	t->cpu = (int32_t)cpu;
-	change(r, t, ts, hvt_prev_state_runnable(prev_state) ? HVT_RUN_PREEMPTED :
-							     HVT_RUN_BLOCKED);
+	change(r, t, ts, runnable ? HVT_RUN_PREEMPTED : HVT_RUN_BLOCKED);
 	t->by.tid = next;
 	snprintf(t->by.comm, sizeof(t->by.comm), "%s", next_comm ? next_comm : "");
 }
@@ -177,7 +171,7 @@ static void switch_in(struct hvt_host_runs *r, struct hvt_tracked_thread *t, uin
 }
 
 void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, int32_t prev,
-			  uint64_t prev_state, int32_t next, const char *next_comm)
+			  bool runnable, int32_t next, const char *next_comm)
 {
 	struct hvt_tracked_thread *out = tracked(r, prev), *in = tracked(r, next);
 	struct hvt_host_cpu_last *last = cpu_last(r, cpu);
@@ -188,7 +182,7 @@ void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, in
 	if (last && last->valid && last->next != prev && tracked(r, last->next))
 		r->missing_out++;
 	if (out) {
-		switch_out(r, out, cpu, ts, last, prev_state, next, next_comm);
+		switch_out(r, out, cpu, ts, last, runnable, next, next_comm);
 		out->seen = true;
 	}
 	if (in && in != out) {

@@ -7,7 +7,8 @@
  * in one state at a time:
  *
  *   RUNNING    on a host CPU;
- *   PREEMPTED  switched out runnable (prev_state R, or R+): it wanted the CPU
+ *   PREEMPTED  switched out runnable (prev_state R, or R+; read/event_decoder.h
+ *              tells it per kernel): it wanted the CPU
  *              and the task it was switched to (@by) had it;
  *   BLOCKED    switched out sleeping (S, D, ...): for a vCPU thread, a
  *              halted vCPU or QEMU waiting (I/O, a lock);
@@ -32,12 +33,14 @@
  *
  * Memory: one record per host CPU and per tracked thread.
  */
-#ifndef HVT_TOOLS_SCHED_HOST_RUNS_H
-#define HVT_TOOLS_SCHED_HOST_RUNS_H
+#ifndef HVT_TOOLS_ALIGN_HOST_RUNS_H
+#define HVT_TOOLS_ALIGN_HOST_RUNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tools/read/event_decoder.h"
 
 enum hvt_run_state {
 	HVT_RUN_UNKNOWN,
@@ -47,7 +50,6 @@ enum hvt_run_state {
 	HVT_NR_RUN_STATES
 };
 
-#define HVT_COMM_LEN	16
 
 /* The task a thread was switched to: it had the CPU next. */
 struct hvt_run_cause {
@@ -98,11 +100,12 @@ int hvt_host_runs_init(struct hvt_host_runs *r, const int32_t *tids, size_t nr, 
 		       hvt_run_fn fn, void *ctx);
 void hvt_host_runs_free(struct hvt_host_runs *r);
 /*
- * A sched_switch of host CPU @cpu at @ts, from @prev (leaving in
- * @prev_state) to @next, whose comm is @next_comm. Fed in host time order.
+ * A sched_switch of host CPU @cpu at @ts, from @prev (leaving @runnable,
+ * i.e. preempted, or asleep) to @next, whose comm is @next_comm. Fed in
+ * host time order.
  */
 void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, int32_t prev,
-			  uint64_t prev_state, int32_t next, const char *next_comm);
+			  bool runnable, int32_t next, const char *next_comm);
 /*
  * Host CPU @cpu lost events after its event at @ts: a tracked thread that
  * may have been switched there is UNKNOWN from @ts to its next sched_switch.
@@ -110,8 +113,6 @@ void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, in
 void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts);
 /* The trace ends at @end: every thread's last segment closes there. */
 void hvt_host_runs_finish(struct hvt_host_runs *r, uint64_t end);
-/* A runnable prev_state: no state bit below TASK_REPORT_MAX (0x100, "R+"). */
-bool hvt_prev_state_runnable(uint64_t prev_state);
 /* "running", "preempted", ... */
 const char *hvt_run_state_name(enum hvt_run_state s);
 

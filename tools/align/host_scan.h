@@ -8,17 +8,19 @@
 #define HVT_TOOLS_ALIGN_HOST_SCAN_H
 
 #include "tools/archive/archive.h"
+#include "tools/read/event_decoder.h"
 #include "tools/read/ftrace_reader.h"
 
-typedef int (*hvt_host_scan_fn)(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
-				  void *ctx);
+typedef int (*hvt_host_scan_fn)(const struct hvt_ftrace_event *ev,
+				  const struct hvt_typed_event *e, void *ctx);
 /*
- * A pre-pass over the host layer: calls @fn for every event named @event in
- * every CPU file of @a, file by file, with the readers' warnings muted (the
- * merge's own pass reports them). Stops at the first nonzero return of @fn
- * and returns it; 0 otherwise.
+ * A pre-pass over the host layer: calls @fn for every event of kind @kind
+ * (read/event_decoder.h) in every CPU file of @a, file by file, with the
+ * readers' warnings muted (the merge's own pass reports them). Stops at the
+ * first nonzero return of @fn and returns it; 0 otherwise, or -1 if out of
+ * memory.
  */
-int hvt_host_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, const char *event,
-		    hvt_host_scan_fn fn, void *ctx);
+int hvt_host_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, enum hvt_ev_kind kind,
+		  hvt_host_scan_fn fn, void *ctx);
 
 #endif

@@ -23,17 +23,13 @@ const char *hvt_tsc_source_name(enum hvt_tsc_source s)
 }
 
 /* One kvm_write_tsc_offset. */
-static int add_change(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev, void *ctx)
+static int add_change(const struct hvt_ftrace_event *ev, const struct hvt_typed_event *e,
+		      void *ctx)
 {
 	struct hvt_kvm_changes *out = ctx;
-	struct hvt_kvm_change ch = { .host = ev->ts, .order = out->n };
-	uint64_t vcpu;
+	struct hvt_kvm_change ch = { .host = ev->ts, .order = out->n, .vcpu = e->tsc_offset.vcpu,
+		.prev = e->tsc_offset.previous, .next = e->tsc_offset.next };
 
-	if (hvt_ftrace_field_u64(c, "vcpu_id", &vcpu) || vcpu > UINT32_MAX ||
-	    hvt_ftrace_field_u64(c, "previous_tsc_offset", &ch.prev) ||
-	    hvt_ftrace_field_u64(c, "next_tsc_offset", &ch.next))
-		return 0;
-	ch.vcpu = (uint32_t)vcpu;
 	out->v = hvt_grow(out->v, out->n, &out->cap, sizeof(*out->v));
 	if (!out->v)
 		return -1;
@@ -53,7 +49,7 @@ static int cmp_change(const void *pa, const void *pb)
 int hvt_kvm_changes_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			 struct hvt_kvm_changes *out)
 {
-	if (hvt_host_scan(a, ft, "kvm_write_tsc_offset", add_change, out))
+	if (hvt_host_scan(a, ft, HVT_EV_KVM_TSC_OFFSET, add_change, out))
 		return -1;
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);

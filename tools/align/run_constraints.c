@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "tools/align/host_runs.h"
 #include "tools/align/run_constraints.h"
+#include "tools/read/event_decoder.h"
 
 #define SAMPLE_SEQ	(UINT64_C(1) << 62)	/* seqs of run samples, above any exchange's */
 
@@ -28,68 +29,28 @@ static int add_loss(struct hvt_host_switches *hs, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* What an ftrace event id is to the runs, found once per id and file. */
-struct kind_of_id {
-	int id;
-	int kind;			/* enum hvt_host_switch_kind, or -1: not kept */
-	const struct tep_format_field *f[3];	/* prev_pid, next_pid, prev_state; vcpu_id */
-};
-
-#define KIND_CACHE	64		/* by id, direct mapped: a miss only costs a lookup */
-
-struct kind_cache {
-	struct kind_of_id v[KIND_CACHE];
-};
-
-static struct kind_of_id find_kind(struct hvt_ftrace *ft, int id, const char *name)
-{
-	struct kind_of_id k = { id, -1, { NULL, NULL, NULL } };
-
-	if (!strcmp(name, "sched_switch")) {
-		k.f[0] = hvt_ftrace_field_find(ft, id, "prev_pid");
-		k.f[1] = hvt_ftrace_field_find(ft, id, "next_pid");
-		k.f[2] = hvt_ftrace_field_find(ft, id, "prev_state");
-		if (k.f[0] && k.f[1] && k.f[2])
-			k.kind = HVT_HS_SCHED;
-	} else if (!strcmp(name, "kvm_entry") || !strcmp(name, "kvm_exit")) {
-		k.f[0] = hvt_ftrace_field_find(ft, id, "vcpu_id");
-		if (k.f[0])
-			k.kind = name[4] == 'e' && name[5] == 'n' ? HVT_HS_KVM_ENTRY :
-				 HVT_HS_KVM_EXIT;
-	}
-	return k;
-}
-
-static const struct kind_of_id *kind_of(struct kind_cache *kc, struct hvt_ftrace *ft,
-					const struct hvt_ftrace_event *ev)
-{
-	struct kind_of_id *k = &kc->v[(unsigned int)ev->id % KIND_CACHE];
-
-	if (k->id != ev->id)
-		*k = find_kind(ft, ev->id, ev->name);
-	return k;
-}
-
 /* The event's record, if it is of a kind kept; 1 if kept, 0 if not. */
-static int record_of(struct kind_cache *kc, struct hvt_ftrace *ft, struct hvt_ftrace_cpu *c,
+static int record_of(struct hvt_event_decoder *dec, struct hvt_ftrace_cpu *c,
 		     const struct hvt_ftrace_event *ev, struct hvt_host_switch *e)
 {
-	const struct kind_of_id *k = kind_of(kc, ft, ev);
-	uint64_t vcpu;
+	struct hvt_typed_event te;
 
 	*e = (struct hvt_host_switch){ .ts = ev->ts };
-	if (k->kind == HVT_HS_SCHED) {
+	switch (hvt_decode_ftrace(dec, c, ev, &te)) {
+	case HVT_EV_SCHED_SWITCH:
 		e->kind = HVT_HS_SCHED;
-		e->prev = (int32_t)hvt_ftrace_field_read(c, k->f[0]);
-		e->next = (int32_t)hvt_ftrace_field_read(c, k->f[1]);
-		e->prev_state = hvt_ftrace_field_read(c, k->f[2]);
+		e->prev = te.sw.prev;
+		e->next = te.sw.next;
+		e->runnable = te.sw.runnable;
 		return 1;
-	}
-	if (k->kind < 0 || (vcpu = hvt_ftrace_field_read(c, k->f[0])) > UINT32_MAX)
+	case HVT_EV_KVM_ENTRY:
+	case HVT_EV_KVM_EXIT:
+		e->kind = te.kind == HVT_EV_KVM_ENTRY ? HVT_HS_KVM_ENTRY : HVT_HS_KVM_EXIT;
+		e->vcpu = te.kvm.vcpu;
+		return 1;
+	default:
 		return 0;
-	e->kind = (enum hvt_host_switch_kind)k->kind;
-	e->vcpu = (uint32_t)vcpu;
-	return 1;
+	}
 }
 
 /* The vCPU threads of every VM of the archive, sorted: whose switches are kept. */
@@ -172,15 +133,14 @@ static int keep(struct cpu_reader *r, const struct hvt_host_switch *e)
 }
 
 static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
-		    const struct thread_set *threads, struct hvt_cpu_switches *out,
-		    struct hvt_host_switches *hs)
+		    const struct thread_set *threads, struct hvt_event_decoder *dec,
+		    struct hvt_cpu_switches *out, struct hvt_host_switches *hs)
 {
 	unsigned long warnings = 0;
 	struct hvt_ftrace_cpu *c = hvt_ftrace_cpu_open(ft, info->path, info->path, info->cpu,
 						       &warnings);
 	struct cpu_reader r = { .out = out, .threads = threads };
 	struct hvt_ftrace_event ev;
-	struct kind_cache kc;
 	uint64_t damage = 0, now, last = 0, last_switch = 0;
 	bool lost = false;
 	int ret = 0;
@@ -188,8 +148,6 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 	out->cpu = info->cpu;
 	if (!c)
 		return add_loss(hs, 0, UINT64_MAX);	/* nothing known of this CPU */
-	for (size_t i = 0; i < KIND_CACHE; i++)
-		kc.v[i].id = -1;			/* no event has it */
 	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
 		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
 		struct hvt_host_switch e;
@@ -201,7 +159,7 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		}
 		damage = now;
 		last = ev.ts;
-		if (ret || !record_of(&kc, ft, c, &ev, &e))
+		if (ret || !record_of(dec, c, &ev, &e))
 			continue;
 		e.lost_before = lost;
 		e.lost_since = lost ? last_switch : 0;
@@ -264,6 +222,7 @@ static bool meets_loss(const void *ctx, uint64_t lo, uint64_t hi)
 int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			   struct hvt_host_switches *hs)
 {
+	struct hvt_event_decoder dec;
 	struct thread_set threads;
 	size_t i;
 	int ret = 0;
@@ -273,14 +232,21 @@ int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 	if (!hs->cpus)
 		return -1;
 	hs->nr_cpus = a->nr_cpus;
+	if (hvt_event_decoder_init(&dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH) |
+				   HVT_EV_BIT(HVT_EV_KVM_ENTRY) | HVT_EV_BIT(HVT_EV_KVM_EXIT), false)) {
+		hvt_host_switches_free(hs);
+		return -1;
+	}
 	if (thread_set_init(&threads, a)) {
+		hvt_event_decoder_free(&dec);
 		hvt_host_switches_free(hs);
 		return -1;
 	}
 	hvt_log_mute();		/* the merge's own pass reports the damage */
 	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], &threads, &hs->cpus[i], hs);
+		ret = read_cpu(ft, &a->cpus[i], &threads, &dec, &hs->cpus[i], hs);
 	hvt_log_unmute();
+	hvt_event_decoder_free(&dec);
 	free(threads.tid);
 	if (ret)
 		hvt_host_switches_free(hs);
@@ -390,7 +356,7 @@ static void runs_event(void *ctx, int cpu, const struct hvt_host_switch *e)
 		return;
 	if (e->lost_before)
 		hvt_host_runs_lost(runs, (uint32_t)cpu, e->lost_since);
-	hvt_host_runs_switch(runs, (uint32_t)cpu, e->ts, e->prev, e->prev_state, e->next, NULL);
+	hvt_host_runs_switch(runs, (uint32_t)cpu, e->ts, e->prev, e->runnable, e->next, NULL);
 }
 
 /* Each vCPU thread's runs, from every CPU's sched_switch through host_runs. */

@@ -63,7 +63,7 @@ struct hvt_host_switch {
 	uint64_t ts;
 	enum hvt_host_switch_kind kind;
 	int32_t prev, next;		/* HVT_HS_SCHED */
-	uint64_t prev_state;
+	bool runnable;			/* prev left runnable (read/event_decoder.h) */
 	uint32_t vcpu;			/* HVT_HS_KVM_* */
 	bool lost_before;		/* events were lost since the CPU's previous one ... */
 	uint64_t lost_since;		/* ... of these kinds, kept or not, at this time (0: none) */

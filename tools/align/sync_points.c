@@ -22,15 +22,14 @@ static int cmp_call(const void *pa, const void *pb)
 }
 
 /* One kvm_hypercall: kept if it is a sync point's. */
-static int add_call(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev, void *ctx)
+static int add_call(const struct hvt_ftrace_event *ev, const struct hvt_typed_event *e,
+		    void *ctx)
 {
 	struct hvt_host_calls *calls = ctx;
-	struct hvt_host_call call = { .host = ev->ts };
-	uint64_t nr;
+	struct hvt_host_call call = { .host = ev->ts, .seq = e->hypercall.a[0],
+		.tsc_before = e->hypercall.a[1] };
 
-	if (hvt_ftrace_field_u64(c, "nr", &nr) || nr != HVTRACE_SYNC_HYPERCALL ||
-	    hvt_ftrace_field_u64(c, "a0", &call.seq) ||
-	    hvt_ftrace_field_u64(c, "a1", &call.tsc_before))
+	if (e->hypercall.nr != HVTRACE_SYNC_HYPERCALL)
 		return 0;
 	calls->v = hvt_grow(calls->v, calls->n, &calls->cap, sizeof(*calls->v));
 	if (!calls->v)
@@ -42,7 +41,7 @@ static int add_call(struct hvt_ftrace_cpu *c, const struct hvt_ftrace_event *ev,
 int hvt_host_calls_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 			struct hvt_host_calls *calls)
 {
-	if (hvt_host_scan(a, ft, "kvm_hypercall", add_call, calls))
+	if (hvt_host_scan(a, ft, HVT_EV_KVM_HYPERCALL, add_call, calls))
 		return -1;
 	if (calls->n)
 		qsort(calls->v, calls->n, sizeof(*calls->v), cmp_call);

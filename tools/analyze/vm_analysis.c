@@ -245,10 +245,10 @@ void hvt_vm_analysis_free(struct hvt_vm_analysis *a)
 }
 
 void hvt_vm_analysis_host_switch(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
-				 int32_t prev, uint64_t prev_state, int32_t next,
+				 int32_t prev, bool runnable, int32_t next,
 				 const char *next_comm)
 {
-	hvt_host_runs_switch(&a->runs, cpu, ts, prev, prev_state, next, next_comm);
+	hvt_host_runs_switch(&a->runs, cpu, ts, prev, runnable, next, next_comm);
 }
 
 void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts)
@@ -326,7 +326,7 @@ static void queue_change(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 }
 
 void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64_t ts,
-				  uint64_t bound, int32_t prev, uint64_t prev_state,
+				  uint64_t bound, int32_t prev, bool runnable,
 				  const char *prev_comm, int32_t next, const char *next_comm)
 {
 	struct hvt_analysis_vcpu *v = known_vcpu(a, id);
@@ -337,7 +337,7 @@ void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64
 		queue_change(a, v, ts, bound, next);
 	if (out)
 		out->running = false;
-	if (out && prev != next && !prev_state) {	/* preempted in the guest: runnable */
+	if (out && prev != next && runnable) {	/* preempted in the guest */
 		out->runnable = true;
 		out->runnable_at = ts;
 		out->runnable_bound = bound;

@@ -68,16 +68,20 @@ struct hvt_vm_analysis {
 int hvt_vm_analysis_init(struct hvt_vm_analysis *a, const char *name, const int32_t *tids,
 			 size_t nr, uint64_t start, uint64_t from, uint64_t to);
 void hvt_vm_analysis_free(struct hvt_vm_analysis *a);
+/* A host sched_switch, as hvt_host_runs_switch() takes it. */
 void hvt_vm_analysis_host_switch(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
-				 int32_t prev, uint64_t prev_state, int32_t next,
+				 int32_t prev, bool runnable, int32_t next,
 				 const char *next_comm);
 void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts);
 /* A kvm_exit (@entry false, with @reason) or kvm_entry of vCPU @vcpu. */
 void hvt_vm_analysis_kvm(struct hvt_vm_analysis *a, uint32_t vcpu, bool entry, uint64_t ts,
 			 uint32_t reason);
-/* A guest sched_switch on vCPU @vcpu at aligned host TSC @ts, within @bound. */
+/*
+ * A guest sched_switch on vCPU @vcpu at aligned host TSC @ts, within @bound,
+ * from @prev (leaving @runnable, i.e. preempted, or asleep) to @next.
+ */
 void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t vcpu, uint64_t ts,
-				  uint64_t bound, int32_t prev, uint64_t prev_state,
+				  uint64_t bound, int32_t prev, bool runnable,
 				  const char *prev_comm, int32_t next, const char *next_comm);
 void hvt_vm_analysis_guest_wakeup(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,
 				  int32_t tid, const char *comm);

@@ -33,18 +33,48 @@ static struct hvt_session_vm *windows_vm(struct hvt_session *ses, const char **w
 	return found;
 }
 
-/* Host CPU file @s lost events after host TSC @was, until @until. */
-static void host_lost(struct hvt_check_events *ce, struct hvt_source *s, uint64_t was,
-		      uint64_t until)
+/* Host CPU @cpu lost events after host TSC @was, until @until. */
+static void host_lost(void *ctx, uint32_t cpu, uint64_t was, uint64_t until)
 {
+	struct hvt_check_events *ce = ctx;
 	size_t i;
 
 	hvt_vcpu_windows_host_lost(&ce->windows, until);
 	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
-			hvt_vcpu_threads_lost(&ce->vms[i].threads, (uint32_t)s->host_cpu, was,
-					      until);
+			hvt_vcpu_threads_lost(&ce->vms[i].threads, cpu, was, until);
 }
+
+/* A host sched_switch: every VM's vCPU threads. */
+static void host_switch(void *ctx, const struct hvt_fed_event *e)
+{
+	struct hvt_check_events *ce = ctx;
+	const struct hvt_sched_switch *sw = &e->ev.sw;
+	size_t i;
+
+	ce->sched_switch = true;
+	for (i = 0; i < ce->ses->archive.nr_vms; i++)
+		if (!ce->vms[i].threads_why)
+			hvt_vcpu_threads_switch(&ce->vms[i].threads, e->cpu, e->ts, sw->prev,
+						sw->runnable, sw->next);
+}
+
+static void kvm_entry(void *ctx, const struct hvt_fed_event *e)
+{
+	hvt_vcpu_windows_open(&((struct hvt_check_events *)ctx)->windows, e->ev.kvm.vcpu, e->ts);
+}
+
+static void kvm_exit(void *ctx, const struct hvt_fed_event *e)
+{
+	hvt_vcpu_windows_close(&((struct hvt_check_events *)ctx)->windows, e->ev.kvm.vcpu, e->ts);
+}
+
+static const struct hvt_event_listener listener = {
+	.host_switch = host_switch,
+	.kvm_entry = kvm_entry,
+	.kvm_exit = kvm_exit,
+	.host_lost = host_lost,
+};
 
 /* vcpu-threads[VM]: why VM @i cannot be judged, or NULL after setting it up. */
 static const char *threads_init(struct hvt_check_events *ce, size_t i)
@@ -71,8 +101,7 @@ int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_session *ses)
 	memset(ce, 0, sizeof(*ce));
 	ce->ses = ses;
 	ce->vms = calloc(ses->archive.nr_vms ? ses->archive.nr_vms : 1, sizeof(*ce->vms));
-	ce->host_losses = calloc(ses->nr_sources ? ses->nr_sources : 1, sizeof(*ce->host_losses));
-	if (!ce->vms || !ce->host_losses) {
+	if (!ce->vms) {
 		hvt_check_events_free(ce);
 		return -1;
 	}
@@ -80,15 +109,9 @@ int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_session *ses)
 	hvt_vcpu_windows_init(&ce->windows);
 	for (i = 0; i < ses->archive.nr_vms; i++)
 		ce->vms[i].threads_why = threads_init(ce, i);
-	/* Pages lost or damaged before a host CPU's first event. */
-	for (i = 0; i < ses->nr_sources; i++) {
-		struct hvt_source *s = ses->sources[i];
-
-		if (s->layer != HVT_LAYER_HOST)
-			continue;
-		ce->host_losses[i] = hvt_source_lost(s) + hvt_source_warnings(s);
-		if (ce->host_losses[i])
-			host_lost(ce, s, 0, s->host_tsc);
+	if (hvt_event_feed_init(&ce->feed, ses, &listener, ce)) {
+		hvt_check_events_free(ce);
+		return -1;
 	}
 	return 0;
 }
@@ -100,61 +123,9 @@ void hvt_check_events_free(struct hvt_check_events *ce)
 	for (i = 0; ce->vms && i < ce->ses->archive.nr_vms; i++)
 		hvt_vcpu_threads_free(&ce->vms[i].threads);
 	hvt_vcpu_windows_free(&ce->windows);
+	hvt_event_feed_free(&ce->feed);
 	free(ce->vms);
-	free(ce->host_losses);
 	memset(ce, 0, sizeof(*ce));
-}
-
-/*
- * @s was advanced past the event at @was: if it lost events or skipped a
- * page on the way, the loss lasts until its next event (or forever).
- */
-static void note_host_loss(struct hvt_check_events *ce, struct hvt_source *s, uint64_t was)
-{
-	size_t i = s->index;
-	uint64_t now = hvt_source_lost(s) + hvt_source_warnings(s);
-
-	if (now == ce->host_losses[i])
-		return;
-	ce->host_losses[i] = now;
-	host_lost(ce, s, was, s->host_tsc > was ? s->host_tsc : UINT64_MAX);
-}
-
-/* A host sched_switch: every VM's vCPU threads. */
-static void host_switch(struct hvt_check_events *ce, struct hvt_source *s)
-{
-	uint64_t prev, next, state;
-	size_t i;
-
-	if (hvt_source_field_u64(s, "prev_pid", &prev) ||
-	    hvt_source_field_u64(s, "next_pid", &next) ||
-	    hvt_source_field_u64(s, "prev_state", &state) || s->host_cpu < 0)
-		return;
-	ce->sched_switch = true;
-	for (i = 0; i < ce->ses->archive.nr_vms; i++)
-		if (!ce->vms[i].threads_why)
-			hvt_vcpu_threads_switch(&ce->vms[i].threads, (uint32_t)s->host_cpu,
-						s->host_tsc, (int32_t)prev, state, (int32_t)next);
-}
-
-static void host_event(struct hvt_check_events *ce, struct hvt_source *s)
-{
-	const char *name = hvt_source_event_name(s);
-	bool entry = !strcmp(name, "kvm_entry");
-	uint64_t vcpu;
-
-	if (!strcmp(name, "sched_switch")) {
-		host_switch(ce, s);
-		return;
-	}
-	if (!entry && strcmp(name, "kvm_exit"))
-		return;
-	if (hvt_source_field_u64(s, "vcpu_id", &vcpu) || vcpu > UINT32_MAX)
-		return;
-	if (entry)
-		hvt_vcpu_windows_open(&ce->windows, (uint32_t)vcpu, s->host_tsc);
-	else
-		hvt_vcpu_windows_close(&ce->windows, (uint32_t)vcpu, s->host_tsc);
 }
 
 static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
@@ -191,13 +162,9 @@ static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 
 void hvt_check_events_next(struct hvt_check_events *ce, struct hvt_source *s)
 {
-	if (ce->prev && ce->prev->layer == HVT_LAYER_HOST)
-		note_host_loss(ce, ce->prev, ce->prev_tsc);
-	ce->prev = s;
-	ce->prev_tsc = s->host_tsc;
-	if (s->layer == HVT_LAYER_HOST)
-		host_event(ce, s);
-	else
+	hvt_event_feed(&ce->feed, s);
+	ce->last_tsc = s->host_tsc;
+	if (s->layer != HVT_LAYER_HOST)
 		guest_event(ce, s);
 }
 
@@ -208,5 +175,5 @@ void hvt_check_events_finish(struct hvt_check_events *ce)
 	hvt_vcpu_windows_finish(&ce->windows);
 	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
-			hvt_vcpu_threads_finish(&ce->vms[i].threads, ce->prev_tsc);
+			hvt_vcpu_threads_finish(&ce->vms[i].threads, ce->last_tsc);
 }

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "tools/check/bound_hist.h"
-#include "tools/merge/timeline.h"
+#include "tools/merge/event_feed.h"
 #include "tools/check/vcpu_threads.h"
 #include "tools/check/vcpu_windows.h"
 
@@ -34,9 +34,8 @@ struct hvt_check_events {
 	struct hvt_session_vm *windows_vm;	/* the KVM VM whose windows are judged */
 	const char *windows_why;		/* it cannot be: why (NULL: it can) */
 	struct hvt_vcpu_windows windows;
-	uint64_t *host_losses;		/* per source: lost events and warnings so far */
-	struct hvt_source *prev;	/* returned last, and its time then */
-	uint64_t prev_tsc;
+	struct hvt_event_feed feed;	/* the host's scheduling and KVM events */
+	uint64_t last_tsc;		/* of the event returned last */
 	bool sched_switch;		/* the host layer had one */
 };
 

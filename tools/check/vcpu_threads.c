@@ -39,9 +39,9 @@ void hvt_vcpu_threads_free(struct hvt_vcpu_threads *vt)
 }
 
 void hvt_vcpu_threads_switch(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t ts,
-			     int32_t prev, uint64_t prev_state, int32_t next)
+			     int32_t prev, bool runnable, int32_t next)
 {
-	hvt_host_runs_switch(&vt->runs, cpu, ts, prev, prev_state, next, NULL);
+	hvt_host_runs_switch(&vt->runs, cpu, ts, prev, runnable, next, NULL);
 }
 
 void hvt_vcpu_threads_lost(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t ts,

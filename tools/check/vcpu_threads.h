@@ -30,7 +30,7 @@ int hvt_vcpu_threads_init(struct hvt_vcpu_threads *vt, const int32_t *tids, size
 void hvt_vcpu_threads_free(struct hvt_vcpu_threads *vt);
 /* A host sched_switch, as hvt_host_runs_switch() takes it. */
 void hvt_vcpu_threads_switch(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t ts,
-			     int32_t prev, uint64_t prev_state, int32_t next);
+			     int32_t prev, bool runnable, int32_t next);
 /* Host CPU @cpu lost events after its event at @ts, until host TSC @until. */
 void hvt_vcpu_threads_lost(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t ts,
 			   uint64_t until);

@@ -83,8 +83,10 @@ int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_session *ses, struc
 	j->ses = ses;
 	j->nr_vms = ses->archive.nr_vms;
 	j->vms = calloc(j->nr_vms + 1, sizeof(*j->vms));
-	if (!j->vms)
+	if (!j->vms || hvt_event_decoder_init(&j->dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), true)) {
+		hvt_json_vcpus_free(j);
 		return -1;
+	}
 	for (i = 0; i < j->nr_vms; i++) {
 		const struct hvt_vm_ref *ref = &ses->archive.vms[i];
 		struct hvt_json_vm_runs *vm = &j->vms[i];
@@ -108,21 +110,16 @@ int hvt_json_vcpus_init(struct hvt_json_vcpus *j, struct hvt_session *ses, struc
 
 void hvt_json_vcpus_host(struct hvt_json_vcpus *j, struct hvt_source *s)
 {
-	char comm[HVT_COMM_LEN] = "";
-	uint64_t prev, next, state;
+	struct hvt_typed_event e;
 	size_t i;
 
-	if (strcmp(hvt_source_event_name(s), "sched_switch") || s->host_cpu < 0 ||
-	    hvt_source_field_u64(s, "prev_pid", &prev) ||
-	    hvt_source_field_u64(s, "next_pid", &next) ||
-	    hvt_source_field_u64(s, "prev_state", &state))
+	if (s->host_cpu < 0 || hvt_decode_reader(&j->dec, &s->rd, &s->ev, &e) != HVT_EV_SCHED_SWITCH)
 		return;
-	hvt_source_field_text(s, "next_comm", comm, sizeof(comm));
 	j->last = s->host_tsc;
 	for (i = 0; i < j->nr_vms; i++)
 		if (j->vms[i].on)
 			hvt_host_runs_switch(&j->vms[i].runs, (uint32_t)s->host_cpu, s->host_tsc,
-					     (int32_t)prev, state, (int32_t)next, comm);
+					     e.sw.prev, e.sw.runnable, e.sw.next, e.sw.next_comm);
 }
 
 void hvt_json_vcpus_finish(struct hvt_json_vcpus *j)
@@ -142,5 +139,6 @@ void hvt_json_vcpus_free(struct hvt_json_vcpus *j)
 		if (j->vms[i].on)
 			hvt_host_runs_free(&j->vms[i].runs);
 	free(j->vms);
+	hvt_event_decoder_free(&j->dec);
 	memset(j, 0, sizeof(*j));
 }

@@ -17,6 +17,7 @@
 
 #include "tools/session/session.h"
 #include "tools/align/host_runs.h"
+#include "tools/read/event_decoder.h"
 #include "tools/util/textout.h"
 
 #define HVT_JSON_VCPU_TRACK	((1u << 30) + (1u << 21))	/* tid of vCPU 0's state track */
@@ -33,6 +34,7 @@ struct hvt_json_vcpus {
 	struct hvt_session *ses;
 	struct hvt_json_vm_runs *vms;	/* per VM of the archive */
 	size_t nr_vms;
+	struct hvt_event_decoder dec;	/* the host's sched_switch */
 	uint64_t last;			/* the latest host TSC fed */
 };
 

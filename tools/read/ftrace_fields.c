@@ -214,26 +214,41 @@ uint64_t hvt_ftrace_field_read(const struct hvt_ftrace_cpu *c, const struct tep_
 	}
 }
 
-int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len)
+const struct tep_format_field *hvt_ftrace_text_field_find(struct hvt_ftrace *ft, int id,
+							  const char *name)
 {
-	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
+	struct tep_event *type = tep_find_event(ft->tep, id);
 	const struct tep_format_field *f = type ? tep_find_field(type, name) : NULL;
-	const unsigned char *p;
-	uint32_t size;
 
-	if (!f || !len || !(f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_ARRAY)))
+	if (!f || !(f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_ARRAY)) ||
+	    (!(f->flags & TEP_FIELD_IS_STRING) && f->elementsize != 1))
+		return NULL;
+	return f;
+}
+
+int hvt_ftrace_text_field_read(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			       char *buf, size_t len)
+{
+	const unsigned char *p = c->scratch + f->offset;
+	uint32_t size = (uint32_t)f->size;
+
+	if (!len)
 		return -1;
-	p = c->scratch + f->offset;
-	size = (uint32_t)f->size;
 	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && !(p = hvt_ftrace_dynamic_data(c, f, &size)))
-		return -1;
-	if (!(f->flags & TEP_FIELD_IS_STRING) && f->elementsize != 1)
 		return -1;
 	if (size > len - 1)
 		size = (uint32_t)(len - 1);
 	memcpy(buf, p, size);
 	buf[size] = '\0';
 	return 0;
+}
+
+int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len)
+{
+	const struct tep_format_field *f = hvt_ftrace_text_field_find(c->ft,
+								      hvt_ftrace_cpu_event_id(c), name);
+
+	return f ? hvt_ftrace_text_field_read(c, f, buf, len) : -1;
 }
 
 void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
@@ -247,4 +262,72 @@ void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 		hvt_text_char(t, ':');
 		write_field(c, f, t, &json_writer);
 	}
+}
+
+/* @v as the @size-byte number of the trace's byte order at @p. */
+static void put_number(const struct hvt_ftrace *ft, unsigned char *p, int size, uint64_t v)
+{
+	bool big = tep_is_file_bigendian(ft->tep);
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[big ? size - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * Whether the print fmt of event @type shows the record at @data with the
+ * task state @field as a runnable one: its text after "prev_state=" starts
+ * with R ("R", or "R+" for a preempted task). -1 if the text has no such
+ * part.
+ */
+static int prints_runnable(struct hvt_ftrace *ft, struct tep_event *type, unsigned char *data,
+			   uint32_t size, struct trace_seq *seq)
+{
+	struct tep_record rec = { .data = data, .size = (int)size };
+	const char *p;
+
+	(void)type;
+	trace_seq_reset(seq);
+	tep_print_event(ft->tep, seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(seq);
+	p = seq->buffer ? strstr(seq->buffer, "prev_state=") : NULL;
+	return p ? p[strlen("prev_state=")] == 'R' : -1;
+}
+
+uint64_t hvt_ftrace_state_mask(struct hvt_ftrace *ft, int id, const struct tep_format_field *state)
+{
+	struct tep_event *type = tep_find_event(ft->tep, id);
+	const struct tep_format_field *common = type ?
+		tep_find_common_field(type, "common_type") : NULL;
+	unsigned char data[256];
+	uint32_t size = 0;
+	uint64_t mask = 0;
+	struct trace_seq seq;
+	unsigned int bit;
+	const struct tep_format_field *f;
+
+	if (!type || !common || !state || !hvt_ftrace_int_width((unsigned int)common->size))
+		return HVT_FTRACE_STATE_MASK;
+	for (f = type->format.fields; f; f = f->next)
+		if ((uint32_t)(f->offset + f->size) > size)
+			size = (uint32_t)(f->offset + f->size);
+	if (size > sizeof(data) || (uint32_t)(common->offset + common->size) > size)
+		return HVT_FTRACE_STATE_MASK;
+	trace_seq_init(&seq);
+	for (bit = 0; bit < (unsigned int)state->size * 8u; bit++) {
+		int r;
+
+		memset(data, 0, sizeof(data));
+		put_number(ft, data + common->offset, common->size, (uint64_t)id);
+		put_number(ft, data + state->offset, state->size, 1ull << bit);
+		r = prints_runnable(ft, type, data, size, &seq);
+		if (r < 0) {
+			mask = HVT_FTRACE_STATE_MASK;	/* a print fmt of its own: the usual rule */
+			break;
+		}
+		if (!r)
+			mask |= 1ull << bit;
+	}
+	trace_seq_destroy(&seq);
+	return mask;
 }

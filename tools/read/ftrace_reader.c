@@ -303,6 +303,11 @@ const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu 
 	return &c->stats;
 }
 
+struct hvt_ftrace *hvt_ftrace_cpu_trace(const struct hvt_ftrace_cpu *c)
+{
+	return c->ft;
+}
+
 /* Checks the page's commit word before kbuffer trusts it: 1 usable, 0 skip. */
 static int check_page(struct hvt_ftrace_cpu *c)
 {

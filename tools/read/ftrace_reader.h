@@ -92,6 +92,23 @@ uint64_t hvt_ftrace_field_read(const struct hvt_ftrace_cpu *c, const struct tep_
  * field.
  */
 int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf, size_t len);
+/* The same in two steps: text field @name of event @id found once (NULL: none), then read. */
+const struct tep_format_field *hvt_ftrace_text_field_find(struct hvt_ftrace *ft, int id,
+							  const char *name);
+int hvt_ftrace_text_field_read(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
+			       char *buf, size_t len);
+/*
+ * Which bits of task state field @state of event @id (sched_switch's
+ * prev_state) this kernel reports as a state the task left in, found once
+ * per format by printing a record with each bit alone through the event's
+ * print fmt: a task switched out with none of them set was runnable ("R",
+ * or "R+" preempted). Linux since 4.14 keeps the states in the low 8 bits
+ * and flags a preemption with the next one; older kernels used other bits.
+ * HVT_FTRACE_STATE_MASK where the print fmt does not show the state.
+ */
+#define HVT_FTRACE_STATE_MASK	0xffu
+uint64_t hvt_ftrace_state_mask(struct hvt_ftrace *ft, int id,
+			       const struct tep_format_field *state);
 /*
  * Writes " name=value" for each field of the event last returned (not the
  * common ones): numbers in decimal, pointers and numbers of widths other
@@ -116,6 +133,8 @@ void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
 
 /* The ftrace id of the event last returned. */
 int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c);
+/* The trace a CPU reader reads. */
+struct hvt_ftrace *hvt_ftrace_cpu_trace(const struct hvt_ftrace_cpu *c);
 /*
  * The payload of the event last returned, as hvt_ftrace_tsdl_fields()
  * declares it: its size, and the bytes, written at @dst, which must have

@@ -106,3 +106,8 @@ int hvt_reader_open_ftrace_cpu(struct hvt_reader *rd, struct hvt_ftrace *ft, con
 	rd->ops = rd->r ? &ftrace_ops : NULL;
 	return rd->r ? 0 : -1;
 }
+
+struct hvt_ftrace_cpu *hvt_reader_ftrace_cpu(const struct hvt_reader *rd)
+{
+	return rd->ops == &ftrace_ops ? rd->r : NULL;
+}

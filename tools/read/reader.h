@@ -105,6 +105,8 @@ int hvt_reader_open_ctf(struct hvt_reader *rd, const char *path, const char *nam
  */
 int hvt_reader_open_qemu_log(struct hvt_reader *rd, const char *path, const char *name,
 			     unsigned long *warnings);
+/* The ftrace CPU reader behind @rd, or NULL if it reads another format. */
+struct hvt_ftrace_cpu *hvt_reader_ftrace_cpu(const struct hvt_reader *rd);
 /* hvt_ctf_time_monotonic() on a reader of a CTF stream; nothing on another. */
 void hvt_reader_ctf_time_monotonic(struct hvt_reader *rd);
 

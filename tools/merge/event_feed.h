@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * event_feed.h - a time line's scheduling and KVM events as typed
+ * callbacks, for the readers that follow the host's and the guests'
+ * scheduling (check, analyze, the JSON output's vCPU tracks).
+ *
+ * Fed every event a time line returns, in its order, the feed decodes
+ * (read/event_decoder.h) the host layer's sched_switch, sched_wakeup,
+ * kvm_entry and kvm_exit and the guests' sched_switch and sched_wakeup,
+ * and calls the listener's function for each kind it has one for. It also
+ * tells of the host layer's losses: a host CPU file that lost events, or
+ * skipped damaged data, between two of its events (or before its first)
+ * has a gap where anything may have happened, said as host_lost(cpu,
+ * from, until) - from the event before the gap (0: the start) to the one
+ * after it (UINT64_MAX: none came). A gap is told when the time line
+ * moves past the event before it, so before any later event of the time
+ * line; the gaps before each CPU's first event come at hvt_event_feed_init().
+ */
+#ifndef HVT_TOOLS_MERGE_EVENT_FEED_H
+#define HVT_TOOLS_MERGE_EVENT_FEED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/read/event_decoder.h"
+#include "tools/session/session.h"
+
+/* One decoded event of the time line. */
+struct hvt_fed_event {
+	struct hvt_source *src;		/* its source: layer, VM (vm_number), ... */
+	uint64_t ts;			/* its host TSC (src->host_tsc) */
+	uint32_t cpu;			/* host events: the host CPU; guest events: the
+					 * guest's CPU (HVT_NO_CPU: none) */
+	int32_t tid;			/* the task current when it was recorded */
+	struct hvt_typed_event ev;
+};
+
+/* What a reader of the feed takes; NULL functions are not called (nor decoded for). */
+struct hvt_event_listener {
+	void (*host_switch)(void *ctx, const struct hvt_fed_event *e);
+	void (*host_wakeup)(void *ctx, const struct hvt_fed_event *e);
+	void (*kvm_entry)(void *ctx, const struct hvt_fed_event *e);
+	void (*kvm_exit)(void *ctx, const struct hvt_fed_event *e);
+	void (*host_lost)(void *ctx, uint32_t cpu, uint64_t from, uint64_t until);
+	void (*guest_switch)(void *ctx, const struct hvt_fed_event *e);
+	void (*guest_wakeup)(void *ctx, const struct hvt_fed_event *e);
+	bool comms;			/* the comm fields are read */
+};
+
+struct hvt_event_feed {
+	const struct hvt_event_listener *l;
+	void *ctx;
+	const struct hvt_session *ses;
+	struct hvt_event_decoder host, guest;
+	uint64_t *damage;		/* per source: lost events and warnings so far */
+	struct hvt_source *prev;	/* fed last, and its time then */
+	uint64_t prev_tsc;
+};
+
+/*
+ * A feed of the time line of @ses, once it is open (its sources at their
+ * first events), to @l with @ctx; tells the gaps before the host CPUs'
+ * first events. -1 if out of memory.
+ */
+int hvt_event_feed_init(struct hvt_event_feed *f, const struct hvt_session *ses,
+			const struct hvt_event_listener *l, void *ctx);
+/* Each event the time line returns, in turn. */
+void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s);
+void hvt_event_feed_free(struct hvt_event_feed *f);
+
+#endif
