@@ -23,10 +23,8 @@
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/commands.h"
-#include "tools/out/ctf_out.h"
-#include "tools/out/json_out.h"
-#include "tools/out/text_out.h"
 #include "tools/out/merge_report.h"
+#include "tools/out/output.h"
 #include "tools/out/progress.h"
 #include "tools/merge/select.h"
 #include "tools/util/textout.h"
@@ -35,8 +33,10 @@
 
 static void usage(FILE *out)
 {
+	fputs("usage: hvtrace merge ARCHIVE|TRACE.DAT... [--format=", out);
+	hvt_output_formats_list(out);
+	fputs("]\n", out);
 	fprintf(out,
-		"usage: hvtrace merge ARCHIVE|TRACE.DAT... [--format=text|json|ctf|null]\n"
 		"                     [--output PATH]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
@@ -49,15 +49,9 @@ static void usage(FILE *out)
 		"trace clock: ns clocks (local, mono, boot, ...) as they are, x86-tsc at this\n"
 		"machine's TSC rate (--time=host-tsc prints the file's own timestamps).\n"
 		"Several TRACE.DAT files on one trace clock merge into one time line.\n\n"
-		"Output:\n"
-		"  --format=text     one line per event (default): time, layer, VM, CPU,\n"
-		"                    thread, event, fields\n"
-		"  --format=json     Chrome trace-event JSON, for Perfetto UI: a process per\n"
-		"                    host and VM, a thread per CPU and per traced task\n"
-		"  --format=ctf      a CTF 1.8 trace on one clock, the host TSC, for\n"
-		"                    babeltrace2 and Trace Compass: --output names its\n"
-		"                    directory, which must be new or empty\n"
-		"  --format=null     decode and merge, print nothing (benchmarks, --stats)\n"
+		"Output:\n");
+	hvt_output_formats_help(out);
+	fprintf(out,
 		"  --output PATH     write the events to the file PATH instead of standard\n"
 		"                    output (with ctf: into the directory PATH)\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
@@ -106,11 +100,8 @@ static void usage(FILE *out)
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
 
-enum merge_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_NULL, FORMAT_CTF };
-
 struct merge_opts {
 	const char *archive;
-	const char *output;
 	const char *host_trace;
 	const char *guest_traces[HVT_MERGE_MAX_GUEST_TRACES];
 	size_t nr_guest_traces;
@@ -118,9 +109,8 @@ struct merge_opts {
 	size_t nr_qemu_traces;
 	const char *const *more_tracedat;	/* TRACE.DAT files after the first */
 	size_t nr_more_tracedat;
-	enum merge_format format;
-	enum hvt_time_mode time;
-	bool print_fmt;
+	const struct hvt_output_format *format;
+	struct hvt_output_opts out;	/* --output, --time, --print-fmt */
 	bool stats;
 	struct hvt_select sel;
 };
@@ -135,131 +125,121 @@ static bool is_regular(const char *path)
 /* The input --output would overwrite, or NULL. */
 static const char *output_is_input(const struct merge_opts *o)
 {
+	const char *output = o->out.path;
 	size_t i;
 
-	if (hvt_archive_touched_by(o->archive, o->output))
+	if (hvt_archive_touched_by(o->archive, output))
 		return o->archive;
-	if (o->host_trace && hvt_path_touches(o->output, o->host_trace))
+	if (o->host_trace && hvt_path_touches(output, o->host_trace))
 		return o->host_trace;
 	for (i = 0; i < o->nr_guest_traces; i++)
-		if (hvt_path_touches(o->output, strchr(o->guest_traces[i], '=') + 1))
+		if (hvt_path_touches(output, strchr(o->guest_traces[i], '=') + 1))
 			return strchr(o->guest_traces[i], '=') + 1;
 	for (i = 0; i < o->nr_qemu_traces; i++)
-		if (hvt_path_touches(o->output, o->qemu_traces[i]))
+		if (hvt_path_touches(output, o->qemu_traces[i]))
 			return o->qemu_traces[i];
 	for (i = 0; i < o->nr_more_tracedat; i++)
-		if (hvt_path_touches(o->output, o->more_tracedat[i]))
+		if (hvt_path_touches(output, o->more_tracedat[i]))
 			return o->more_tracedat[i];
 	return NULL;
-}
-
-static int parse_format(const char *value, struct merge_opts *o)
-{
-	static const char *const names[] = { "text", "json", "null", "ctf" };
-	unsigned int i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(value, names[i])) {
-			o->format = (enum merge_format)i;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 static int parse_time_mode(const char *value, struct merge_opts *o)
 {
 	if (!strcmp(value, "ns"))
-		o->time = HVT_TIME_NS;
+		o->out.time = HVT_TIME_NS;
 	else if (!strcmp(value, "host-tsc"))
-		o->time = HVT_TIME_HOST_TSC;
+		o->out.time = HVT_TIME_HOST_TSC;
 	else if (!strcmp(value, "realtime"))
-		o->time = HVT_TIME_REALTIME;
+		o->out.time = HVT_TIME_REALTIME;
 	else
 		return -1;
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct merge_opts *o)
+/* Adds one more input file of option @opt (its list @v, @n long); -1 after an error. */
+static int add_input(const char *opt, const char *value, const char **v, size_t *n)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "time", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "layer", required_argument, NULL, 'L' },
-		{ "vm", required_argument, NULL, 'V' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "event", required_argument, NULL, 'E' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "print-fmt", no_argument, NULL, 'P' },
-		{ "host-trace", required_argument, NULL, 'H' },
-		{ "guest-trace", required_argument, NULL, 'G' },
-		{ "qemu-trace", required_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, i;
+	if (*n == HVT_MERGE_MAX_GUEST_TRACES) {
+		hvt_usage_error("merge", "more than %d --%s", HVT_MERGE_MAX_GUEST_TRACES, opt);
+		return -1;
+	}
+	v[(*n)++] = value;
+	return 0;
+}
 
-	memset(o, 0, sizeof(*o));
-	optind = 0;	/* glibc: start over, the command may run more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, &i)) != -1) {
-		switch (c) {
-		case 'f':
-			if (parse_format(optarg, o))
-				goto bad_value;
-			break;
-		case 't':
-			if (parse_time_mode(optarg, o))
-				goto bad_value;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'F': case 'T': case 'L': case 'V': case 'C': case 'E':
-			if (hvt_select_add(&o->sel, longopts[i].name, optarg))
-				return -1;
-			break;
-		case 's':
-			o->stats = true;
-			break;
-		case 'P':
-			o->print_fmt = true;
-			break;
-		case 'H':
-			o->host_trace = optarg;
-			break;
-		case 'G':
-			if (o->nr_guest_traces == HVT_MERGE_MAX_GUEST_TRACES) {
-				hvt_usage_error("merge", "more than %d --guest-trace",
-						HVT_MERGE_MAX_GUEST_TRACES);
-				return -1;
-			}
-			if (!strchr(optarg, '=') || optarg[0] == '=' || !strchr(optarg, '=')[1]) {
-				hvt_usage_error("merge", "--guest-trace %s: expected VM=TRACE.DAT",
-						optarg);
-				return -1;
-			}
-			o->guest_traces[o->nr_guest_traces++] = optarg;
-			break;
-		case 'Q':
-			if (o->nr_qemu_traces == HVT_MERGE_MAX_GUEST_TRACES) {
-				hvt_usage_error("merge", "more than %d --qemu-trace",
-						HVT_MERGE_MAX_GUEST_TRACES);
-				return -1;
-			}
-			o->qemu_traces[o->nr_qemu_traces++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			hvt_usage_bad_option("merge", argv);
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "time", required_argument, NULL, 't' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "from", required_argument, NULL, 'F' },
+	{ "to", required_argument, NULL, 'T' },
+	{ "layer", required_argument, NULL, 'L' },
+	{ "vm", required_argument, NULL, 'V' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "event", required_argument, NULL, 'E' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "print-fmt", no_argument, NULL, 'P' },
+	{ "host-trace", required_argument, NULL, 'H' },
+	{ "guest-trace", required_argument, NULL, 'G' },
+	{ "qemu-trace", required_argument, NULL, 'Q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */
+static int parse_option(int c, int i, const char *value, char **argv, struct merge_opts *o)
+{
+	switch (c) {
+	case 'f':
+		if (!(o->format = hvt_output_format_find(value)))
+			goto bad_value;
+		return 0;
+	case 't':
+		if (parse_time_mode(value, o))
+			goto bad_value;
+		return 0;
+	case 'o':
+		o->out.path = value;
+		return 0;
+	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E':
+		return hvt_select_add(&o->sel, longopts[i].name, value) ? -1 : 0;
+	case 's':
+		o->stats = true;
+		return 0;
+	case 'P':
+		o->out.print_fmt = true;
+		return 0;
+	case 'H':
+		o->host_trace = value;
+		return 0;
+	case 'G':	/* too many first, then a spec that is not VM=TRACE.DAT */
+		if (o->nr_guest_traces < HVT_MERGE_MAX_GUEST_TRACES &&
+		    (!strchr(value, '=') || value[0] == '=' || !strchr(value, '=')[1])) {
+			hvt_usage_error("merge", "--guest-trace %s: expected VM=TRACE.DAT", value);
 			return -1;
 		}
+		return add_input("guest-trace", value, o->guest_traces, &o->nr_guest_traces);
+	case 'Q':
+		return add_input("qemu-trace", value, o->qemu_traces, &o->nr_qemu_traces);
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		hvt_usage_bad_option("merge", argv);
+		return -1;
 	}
+bad_value:
+	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", value, argv[optind - 1]);
+	return -1;
+}
+
+/* The inputs after the options, and whether the options fit together; -1 after an error. */
+static int finish_args(int argc, char **argv, struct merge_opts *o)
+{
+	char why[160];
+	const char *refused;
+
 	if (optind >= argc) {
 		hvt_usage_error("merge", "expected an ARCHIVE directory or TRACE.DAT files");
 		return -1;
@@ -271,126 +251,40 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	}
 	o->more_tracedat = (const char *const *)&argv[optind + 1];
 	o->nr_more_tracedat = (size_t)(argc - optind - 1);
-	if (o->format == FORMAT_JSON && o->time != HVT_TIME_NS) {
-		hvt_err("--format=json has its own time: microseconds since the trace start; "
-			"leave out --time");
+	refused = hvt_output_refuses(o->format, &o->out, why, sizeof(why));
+	if (refused && !(o->format->to_directory && !o->out.path)) {
+		hvt_err("%s", refused);
 		return -1;
 	}
-	if (o->format == FORMAT_CTF && o->time != HVT_TIME_NS) {
-		hvt_err("--format=ctf has its own clock: the host TSC; leave out --time");
-		return -1;
-	}
-	if (o->print_fmt && o->format != FORMAT_TEXT) {
-		hvt_err("--print-fmt is for --format=text: the other formats keep every field "
-			"on its own");
-		return -1;
-	}
-	if (o->output && !o->output[0]) {
+	if (o->out.path && !o->out.path[0]) {
 		hvt_usage_error("merge", "--output is empty: name a file, or leave it out for "
 				"standard output");
 		return -1;
 	}
-	if (o->output && output_is_input(o)) {
+	if (o->out.path && output_is_input(o)) {
 		hvt_usage_error("merge", "--output %s is a file merge reads (of %s): choose a new "
-				"file", o->output, output_is_input(o));
+				"file", o->out.path, output_is_input(o));
 		return -1;
 	}
-	if (o->format == FORMAT_CTF && !o->output) {
-		hvt_err("--format=ctf writes a directory: name it with --output DIR");
+	if (refused) {
+		hvt_err("%s", refused);
 		return -1;
 	}
-	return hvt_select_finish(&o->sel, o->time);
-bad_value:
-	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", optarg,
-		argv[optind - 1]);
-	return -1;
+	return hvt_select_finish(&o->sel, o->out.time);
 }
 
-/* Where the events go: one of the two printers, a CTF trace, or nowhere. */
-struct merge_out {
-	FILE *file;			/* NULL: --format=ctf or null */
-	struct hvt_printer text;
-	struct hvt_json_printer json;
-	bool is_json;
-	struct hvt_ctf_out ctf;
-	bool is_ctf;
-};
-
-/*
- * Our own stream, also for standard output (on a duplicate of fd 1), and
- * unbuffered: lines are assembled in the printer's buffer, which goes out
- * in one write when full.
- */
-static FILE *open_output(const char *path)
+static int parse_args(int argc, char **argv, struct merge_opts *o)
 {
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
-		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int c, i, ret;
 
-	if (!out) {
-		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	setvbuf(out, NULL, _IONBF, 0);
-	return out;
-}
-
-static int out_open(struct merge_out *m, const struct merge_opts *o, struct hvt_session *ses)
-{
-	memset(m, 0, sizeof(*m));
-	if (o->format == FORMAT_NULL)
-		return 0;
-	if (o->format == FORMAT_CTF) {
-		m->is_ctf = true;
-		return hvt_ctf_out_open(&m->ctf, ses, o->output);
-	}
-	m->file = open_output(o->output);
-	if (!m->file)
-		return -1;
-	m->is_json = o->format == FORMAT_JSON;
-	if (m->is_json ? hvt_json_init(&m->json, ses, m->file) :
-			 hvt_printer_init(&m->text, ses, o->time, m->file)) {
-		hvt_err("out of memory");
-		fclose(m->file);
-		m->file = NULL;
-		return -1;
-	}
-	m->text.print_fmt = o->print_fmt;
-	return 0;
-}
-
-static void out_event(struct merge_out *m, struct hvt_source *s)
-{
-	if (m->is_json)
-		hvt_json_event(&m->json, s);
-	else if (m->is_ctf)
-		hvt_ctf_out_event(&m->ctf, s);
-	else if (m->file)
-		hvt_printer_print(&m->text, s);
-}
-
-static int out_close(struct merge_out *m, const char *path)
-{
-	int failed;
-
-	if (m->is_ctf)
-		return hvt_ctf_out_close(&m->ctf);
-	if (!m->file)
-		return 0;
-	if (m->is_json) {
-		hvt_json_finish(&m->json);
-		hvt_json_free(&m->json);
-	} else {
-		hvt_text_flush(&m->text.text);
-		hvt_printer_free(&m->text);
-	}
-	failed = ferror(m->file);
-	failed |= fclose(m->file) != 0;
-	if (failed)
-		hvt_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
-	return failed ? -1 : 0;
+	memset(o, 0, sizeof(*o));
+	o->format = hvt_output_format_default();
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, &i)) != -1)
+		if ((ret = parse_option(c, i, optarg, argv, o)))
+			return ret;
+	return finish_args(argc, argv, o);
 }
 
 /*
@@ -401,13 +295,13 @@ static FILE *progress_out(const struct merge_opts *o)
 {
 	if (!isatty(STDERR_FILENO))
 		return NULL;
-	if (o->format != FORMAT_NULL && !o->output && isatty(STDOUT_FILENO))
+	if (o->format->writes && !o->out.path && isatty(STDOUT_FILENO))
 		return NULL;
 	return stderr;
 }
 
 /* Merges, selects and writes out; the count of events shown per source in @shown. */
-static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct merge_out *m,
+static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct hvt_output *out,
 			 uint64_t *shown, struct hvt_progress *progress)
 {
 	bool selecting = hvt_select_any(sel);
@@ -422,9 +316,35 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 			continue;
 		}
 		shown[s->index]++;
-		out_event(m, s);
+		hvt_output_event(out, s);
 	}
 	hvt_progress_end(progress);
+}
+
+/* The merge of @ses, written out with a summary; the exit status. */
+static int merge(struct hvt_session *ses, struct hvt_timeline *tl, struct merge_opts *o)
+{
+	uint64_t *shown = calloc(ses->nr_sources + 1, sizeof(*shown));
+	struct hvt_progress progress;
+	struct hvt_output out;
+	int ret = 1;
+
+	if (!shown) {
+		hvt_err("out of memory");
+		return 1;
+	}
+	if (hvt_output_open(&out, o->format, ses, &o->out))
+		goto out;
+	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
+	merge_events(tl, &o->sel, &out, shown, &progress);
+	ret = hvt_output_close(&out) ? 1 : 0;
+	if (o->stats)
+		hvt_merge_stats(ses, shown, stderr);
+	else if (o->format->writes)
+		hvt_merge_summary(ses, shown);	/* null prints nothing but problems */
+out:
+	free(shown);
+	return ret;
 }
 
 int hvt_cmd_merge(int argc, char **argv)
@@ -432,52 +352,24 @@ int hvt_cmd_merge(int argc, char **argv)
 	struct merge_opts o;
 	struct hvt_session ses;
 	struct hvt_timeline tl;
-	struct merge_out m;
-	struct hvt_progress progress;
-	uint64_t *shown = NULL;
-	int ret;
+	int ret = parse_args(argc, argv, &o);
 
-	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		hvt_select_free(&o.sel);
 		return ret > 0 ? 0 : 2;
 	}
+	ret = 1;
 	if (hvt_session_open(&ses, o.archive, &(struct hvt_session_opts){
 		.host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
 		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
-		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat })) {
-		hvt_select_free(&o.sel);
-		return 1;
-	}
-	if (hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel)) {
-		hvt_session_close(&ses);
-		hvt_select_free(&o.sel);
-		return 1;
-	}
-	ret = 1;
-	if (hvt_select_check_vms(&o.sel, &ses.archive)) {
-		ret = 2;
+		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat }))
 		goto out;
-	}
-	shown = calloc(ses.nr_sources + 1, sizeof(*shown));
-	if (!shown) {
-		hvt_err("out of memory");
-		goto out;
-	}
-	if (out_open(&m, &o, &ses))
-		goto out;
-	hvt_progress_init(&progress, &tl, progress_out(&o), 1000000000, HVT_PROGRESS_EVERY);
-	merge_events(&tl, &o.sel, &m, shown, &progress);
-	ret = out_close(&m, o.output) ? 1 : 0;
-	if (o.stats)
-		hvt_merge_stats(&ses, shown, stderr);
-	else if (o.format != FORMAT_NULL)
-		hvt_merge_summary(&ses, shown);	/* null prints nothing but problems */
-out:
-	free(shown);
+	if (!hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel))
+		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 : merge(&ses, &tl, &o);
 	hvt_timeline_close(&tl);
 	hvt_session_close(&ses);
+out:
 	hvt_select_free(&o.sel);
 	return ret;
 }

@@ -20,7 +20,7 @@
 #include "lib/fileio.h"
 #include "tools/archive/archive.h"
 #include "tools/check/bound_hist.h"
-#include "tools/cmd_check.h"
+#include "tools/check/archive_checks.h"
 #include "tools/commands.h"
 #include "tests/unit/open_timeline.h"
 

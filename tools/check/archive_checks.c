@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * archive_checks.c - `hvtrace check`'s verdicts on what the session holds
+ * (archive_checks.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "tools/check/archive_checks.h"
+#include "tools/check/metadata_check.h"
+
+/* Every line of sync.tsv was usable. */
+static bool sync_tsv_sound(const struct hvt_vm_info *vm, char *reason, size_t len)
+{
+	if (vm->sync_warnings)
+		snprintf(reason, len, "sync.tsv: %lu problem%s (see the warnings)",
+			 vm->sync_warnings, vm->sync_warnings == 1 ? "" : "s");
+	return !vm->sync_warnings;
+}
+
+bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
+		    char *reason, size_t len)
+{
+	const struct hvt_sync_rec *bad;
+	size_t exempt;
+
+	if (!sync_tsv_sound(vm, reason, len))
+		return false;
+	if (!clock) {
+		snprintf(reason, len, "no clock exchanges: the guest cannot be aligned");
+		return false;
+	}
+	if (clock->glitch) {
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal: it contradicts the "
+			 "exchanges around it", clock->glitch_seq);
+		return false;
+	}
+	bad = hvt_vm_clock_first_violation(clock, vm->sync, vm->nr_sync, &exempt);
+	if (bad) {
+		snprintf(reason, len, "exchange seq %" PRIu64 " is not causal once aligned", bad->seq);
+		return false;
+	}
+	return true;
+}
+
+
+/* sync-held-out[VM]: exchanges the estimate never saw, judged against it. */
+static void check_held_out(struct hvt_tally *t, struct hvt_session *ses,
+			   const struct hvt_session_vm *st)
+{
+	struct hvt_held_out h;
+	char name[512];
+
+	hvt_check_named(name, sizeof(name), "sync-held-out", st->vm.name);
+	if (st->al.exact) {
+		hvt_check_report(t, HVT_SKIP, name, "aligned by KVM's TSC parameters, not by a fit");
+		return;
+	}
+	if (hvt_vm_clock_held_out(st->vm.sync, st->vm.nr_sync, HVT_HELD_OUT_EVERY, &h)) {
+		hvt_check_report(t, HVT_SKIP, name, "%zu exchanges; at least %u are needed to keep some out of "
+		       "the fit", st->vm.nr_sync, HVT_HELD_OUT_MIN);
+		return;
+	}
+	if (h.contradict)
+		hvt_check_report(t, HVT_FAIL, name, "%zu of %zu exchanges kept out of the fit lie outside its "
+		       "guaranteed interval, the first is seq %" PRIu64 ": the clock model does "
+		       "not hold there", h.contradict, h.judged, h.first_seq);
+	else
+		hvt_check_report(t, HVT_PASS, name, "every %uth exchange kept out of the fit: %zu judged, all "
+		       "within its guaranteed interval; %zu not causal against its central line "
+		       "(by at most %.3f us, inside the bound), %zu in a change window or of "
+		       "guest values two segments may have shown",
+		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, hvt_check_us(ses, h.worst_ticks), h.exempt);
+}
+
+/* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
+static void check_kvm_tsc(struct hvt_tally *t, const struct hvt_session_vm *st)
+{
+	unsigned long disagreements = 0;
+	char name[512];
+	size_t i;
+
+	hvt_check_named(name, sizeof(name), "kvm-tsc", st->vm.name);
+	for (i = 0; i < st->al.kvm.nr_vcpus; i++)
+		disagreements += st->al.kvm.vcpus[i].disagreements;
+	if (!st->al.exact)
+		hvt_check_report(t, HVT_FAIL, name, "not aligned with KVM's TSC parameters: %s", st->al.kvm_why);
+	else if (disagreements)
+		hvt_check_report(t, HVT_FAIL, name, "%lu snapshot(s) or previous offsets disagree with the traced "
+		       "changes (hvtrace tsc)", disagreements);
+	else
+		hvt_check_report(t, HVT_PASS, name, NULL);
+}
+
+/* registry[TRACE], metadata[TRACE]: each trace's registry and CTF metadata. */
+static void check_traces(struct hvt_tally *t, const struct hvt_session_vm *st)
+{
+	char name[512], reason[256];
+	size_t j;
+
+	for (j = 0; j < st->vm.nr_traces; j++) {
+		hvt_check_named(name, sizeof(name), "registry", st->vm.traces[j].rel);
+		if (st->reg_warnings[j])
+			hvt_check_report(t, HVT_FAIL, name, "fails validation (see the warnings)");
+		else
+			hvt_check_report(t, HVT_PASS, name, NULL);
+		hvt_check_named(name, sizeof(name), "metadata", st->vm.traces[j].rel);
+		if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j], reason,
+				       sizeof(reason)))
+			hvt_check_report(t, HVT_FAIL, name, "%s", reason);
+		else
+			hvt_check_report(t, HVT_PASS, name, NULL);
+	}
+}
+
+/*
+ * The host's applications (host/apps) are placed on the host TSC as they
+ * are. host-apps-clock judges that premise: the host agent's clock
+ * exchanges, its TSC against the collector's, must each allow an offset
+ * of 0 (host_send <= agent_recv, agent_send <= host_recv).
+ */
+static void check_host_apps(struct hvt_tally *t, struct hvt_session *ses)
+{
+	const struct hvt_session_vm *st = &ses->host_apps;
+	char reason[256];
+	size_t i;
+
+	if (!ses->archive.host_apps.dir)
+		return;
+	if (!st->loaded) {
+		hvt_check_report(t, HVT_FAIL, "info-json[host/apps]", "cannot be used (see the errors)");
+		return;
+	}
+	if (st->vm.warnings)
+		hvt_check_report(t, HVT_FAIL, "info-json[host/apps]", "%lu entr%s skipped (see the warnings)",
+		       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
+	else
+		hvt_check_report(t, HVT_PASS, "info-json[host/apps]", NULL);
+	if (!sync_tsv_sound(&st->vm, reason, sizeof(reason))) {
+		hvt_check_report(t, HVT_FAIL, "host-apps-clock", "%s", reason);
+	} else if (!st->vm.nr_sync) {
+		hvt_check_report(t, HVT_SKIP, "host-apps-clock", "no clock exchange with the host agent");
+	} else {
+		for (i = 0; i < st->vm.nr_sync; i++) {
+			const struct hvt_exchange *x = &st->vm.sync[i].ex;
+
+			if (x->host_send > x->guest_recv || x->guest_send > x->host_recv)
+				break;
+		}
+		if (i < st->vm.nr_sync)
+			hvt_check_report(t, HVT_FAIL, "host-apps-clock", "exchange seq %" PRIu64 " rules out "
+			       "offset 0: the host agent's TSC is not the collector's, and host "
+			       "applications are misplaced", st->vm.sync[i].seq);
+		else
+			hvt_check_report(t, HVT_PASS, "host-apps-clock", "%zu exchanges with the host agent, "
+			       "each causal at offset 0", st->vm.nr_sync);
+	}
+	check_traces(t, st);
+}
+
+static void check_vms(struct hvt_tally *t, struct hvt_session *ses)
+{
+	char name[512], reason[256];
+	size_t i;
+
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		struct hvt_session_vm *st = &ses->vms[i];
+
+		hvt_check_named(name, sizeof(name), "info-json", ses->archive.vms[i].name);
+		if (!st->loaded) {
+			hvt_check_report(t, HVT_FAIL, name, "cannot be used (see the errors)");
+			continue;
+		}
+		if (st->vm.warnings)
+			hvt_check_report(t, HVT_FAIL, name, "%lu entr%s skipped (see the warnings)",
+			       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
+		else
+			hvt_check_report(t, HVT_PASS, name, NULL);
+		hvt_check_named(name, sizeof(name), "sync-causal", st->vm.name);
+		if (hvt_vm_info_host_only(&st->vm)) {
+			/* no guest clock to judge; KVM's parameters still are */
+			hvt_check_report(t, HVT_SKIP, name, "recorded with the host layer only: no guest clock");
+			if (st->al.kvm.nr_vcpus)
+				check_kvm_tsc(t, st);
+			check_traces(t, st);
+			continue;
+		}
+		/*
+		 * An exactly aligned VM's exchanges were judged against KVM's
+		 * parameters when the timeline opened (it is exact only if none
+		 * contradicted them): what is left is sync.tsv itself.
+		 */
+		if (st->al.exact ? sync_tsv_sound(&st->vm, reason, sizeof(reason)) :
+		    hvt_check_sync(&st->vm, st->al.aligned ? &st->al.clock : NULL, reason,
+				   sizeof(reason)))
+			hvt_check_report(t, HVT_PASS, name, NULL);
+		else
+			hvt_check_report(t, HVT_FAIL, name, "%s", reason);
+		check_held_out(t, ses, st);
+		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
+			check_kvm_tsc(t, st);
+		check_traces(t, st);
+	}
+}
+
+static void check_streams(struct hvt_tally *t, struct hvt_session *ses)
+{
+	char name[512];
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
+		unsigned long warnings;
+
+		/* Not merged: decode it here, on its own. */
+		if (!s->aligned)
+			while (hvt_source_next(s))
+				;
+		warnings = hvt_source_warnings(s);
+		hvt_check_named(name, sizeof(name), "stream-decodes", s->name);
+		if (!hvt_reader_opened(&s->rd))
+			hvt_check_report(t, HVT_FAIL, name, "cannot be opened");
+		else if (warnings)
+			hvt_check_report(t, HVT_FAIL, name, "%lu problem%s (see the warnings)", warnings,
+			       warnings == 1 ? "" : "s");
+		else
+			hvt_check_report(t, HVT_PASS, name, NULL);
+	}
+}
+
+void hvt_check_archive(struct hvt_tally *t, struct hvt_session *ses)
+{
+	if (ses->tracedat_only)
+		hvt_check_report(t, HVT_PASS, "trace.dat", "a trace-cmd recording on its own: "
+				 "no manifest");
+	else if (ses->archive.warnings)
+		hvt_check_report(t, HVT_FAIL, "manifest", "%lu entr%s or lines skipped (see the "
+				 "warnings)", ses->archive.warnings,
+				 ses->archive.warnings == 1 ? "y" : "ies");
+	else
+		hvt_check_report(t, HVT_PASS, "manifest", NULL);
+	check_vms(t, ses);
+	check_host_apps(t, ses);
+	check_streams(t, ses);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * archive_checks.h - `hvtrace check`'s verdicts on what a recording holds,
+ * read from the session alone (check_run.h has the list):
+ *
+ *   manifest                  hvtrace.json and host/clock.tsv parse
+ *   info-json[VM]             the VM's info.json parses
+ *   sync-causal[VM]           every exchange of sync.tsv stays causal once
+ *                             aligned with the VM's clock (KVM's parameters
+ *                             where merge uses them, else the fitted one)
+ *   sync-held-out[VM]         every 8th exchange, kept out of a fit of the
+ *                             others, lies within that fit's guaranteed
+ *                             interval (align.h); estimated VMs only
+ *   kvm-tsc[VM]               a KVM VM whose recording has KVM's TSC
+ *                             parameters is aligned with them, and their
+ *                             sources (tracepoint, debugfs) agree
+ *   registry[TRACE]           the trace's registry file validates
+ *   metadata[TRACE]           its CTF metadata, which babeltrace2 reads,
+ *                             declares exactly the registry's events
+ *                             (metadata_check.h)
+ *   info-json[host/apps],     the host's applications' info.json, and
+ *   host-apps-clock           every exchange with the host agent allowing
+ *                             an offset of 0 (their events are placed so)
+ *   stream-decodes[FILE]      every packet and event of a stream decodes:
+ *                             the time line decoded the aligned streams,
+ *                             the others are decoded here, on their own
+ */
+#ifndef HVT_TOOLS_CHECK_ARCHIVE_CHECKS_H
+#define HVT_TOOLS_CHECK_ARCHIVE_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tools/check/check_report.h"
+#include "tools/session/session.h"
+
+/* The verdicts above, in that order, once the time line has been read through. */
+void hvt_check_archive(struct hvt_tally *t, struct hvt_session *ses);
+/*
+ * sync-causal: true if @vm's exchanges are all causal once aligned with
+ * @clock, the clock fitted over them (NULL: none could be); otherwise false
+ * with the reason (naming the first violating seq) in @reason.
+ */
+bool hvt_check_sync(const struct hvt_vm_info *vm, struct hvt_vm_clock *clock,
+		    char *reason, size_t len);
+
+#endif
