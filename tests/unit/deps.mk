@@ -9,8 +9,8 @@ $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_st
 	$(BUILD)/obj/tests/common/wire_packet.o \
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/host_tsc.o \
 	$(COMMON_LIB) $(CLOCKSYNC_LIB)
-$(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent.o agent_apps.o \
-	agent_kernel.o) $(COMMON_LIB)
+$(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent_apps.o agent_link.o) \
+	$(COMMON_LIB)
 # merge/check readers (tools/) and the synthetic archives their tests use.
 HVT_READER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/archive/*.c tools/read/*.c \
 	tools/align/*.c tools/util/*.c) $(filter-out tools/merge/select.c,$(wildcard tools/merge/*.c)))
