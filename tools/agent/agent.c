@@ -458,141 +458,197 @@ static int parse_size(const char *s, uint32_t *out)
 	return 0;
 }
 
-int hvt_cmd_agent(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "link-fd", required_argument, NULL, 'L' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "subbuf-size", required_argument, NULL, 'S' },
-		{ "nr-subbufs", required_argument, NULL, 'N' },
-		{ "overwrite", no_argument, NULL, 'O' },
-		{ "drain-interval", required_argument, NULL, 'D' },
-		{ "wait", required_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct agent a = {
-		.link = { .port = -1, .next_trace_id = 1 }, .dev = -1,
-		.kernel = { .session = -1, .subbuf_size = 65536, .nr_subbufs = 8 },
-		.apps = { .listen_fd = -1, .socket_path = HVT_APP_SOCKET },
-	};
+/* What the command line asks for. */
+struct agent_opts {
+	const char *port, *connect_to;	/* the link: one of these, or link_fd */
+	int link_fd;			/* -1: none given */
+	uint32_t wait_s, drain_ms;
+	const char *socket_path;
+	bool host, overwrite;
+	uint32_t subbuf_size, nr_subbufs;
 	const char *events[AGENT_MAX_EVENTS];
-	unsigned int nr_events = 0;
-	const char *port = NULL, *connect_to = NULL;
-	uint32_t wait_s = 120, drain_ms = TICK_MS, link_fd = UINT32_MAX;
-	int c, ret;
+	unsigned int nr_events;
+};
 
-	optind = 0;	/* glibc: start over, the command may run more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': port = optarg; break;
-		case 'c': connect_to = optarg; break;
-		case 's': a.apps.socket_path = optarg; break;
-		case 'H': a.apps.host = true; break;
-		case 'L':
-			if (parse_size(optarg, &link_fd) || link_fd < 3 ||
-			    fcntl((int)link_fd, F_GETFD) < 0) {
-				return hvt_usage_error("agent", "--link-fd %s: not an open "
-						       "descriptor above 2", optarg);
-			}
-			break;
-		case 'e':
-			if (nr_events == AGENT_MAX_EVENTS) {
-				return hvt_usage_error("agent", "at most %d kernel events",
-						       AGENT_MAX_EVENTS);
-			}
-			events[nr_events++] = optarg;
-			break;
-		case 'O':
-			a.kernel.overwrite = true;
-			break;
-		case 'S':
-		case 'N':
-			if (parse_size(optarg, c == 'S' ? &a.kernel.subbuf_size :
-				       &a.kernel.nr_subbufs)) {
-				return hvt_usage_error("agent", "invalid number for --%s: %s",
-						       c == 'S' ? "subbuf-size" : "nr-subbufs",
-						       optarg);
-			}
-			break;
-		case 'D':
-			if (parse_size(optarg, &drain_ms)) {
-				return hvt_usage_error("agent", "invalid --drain-interval: %s "
-						       "(milliseconds, at least 1)", optarg);
-			}
-			break;
-		case 'w':
-			if (!strcmp(optarg, "0"))
-				wait_s = 0;	/* no limit */
-			else if (parse_size(optarg, &wait_s)) {
-				return hvt_usage_error("agent", "invalid --wait: %s (seconds)",
-						       optarg);
-			}
-			break;
-		case 'v': hvt_log_set_verbose(1); break;
-		case 'h': usage(stdout); return 0;
-		default: return hvt_usage_bad_option("agent", argv);
-		}
-	}
-	if (optind < argc)
-		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
-	if (!!port + !!connect_to + (link_fd != UINT32_MAX) > 1)
+/* The options together, once each was taken; HVT_EXIT_USAGE after saying why not. */
+static int check_opts(const struct agent_opts *o)
+{
+	if (!!o->port + !!o->connect_to + (o->link_fd >= 0) > 1)
 		return hvt_usage_error("agent", "--port, --connect and --link-fd all name the "
 				       "link to the host: give one");
-	if (connect_to) {
+	if (o->connect_to) {
 		struct hvt_netaddr addr;
 		char err[300];
 
-		if (hvt_netaddr_parse(connect_to, false, &addr, err, sizeof(err))) {
+		if (hvt_netaddr_parse(o->connect_to, false, &addr, err, sizeof(err))) {
 			return hvt_usage_error("agent", "--connect %s", err);
 		}
 	}
-	if (!hvt_rb_geometry_ok(a.kernel.subbuf_size, a.kernel.nr_subbufs)) {
+	if (!hvt_rb_geometry_ok(o->subbuf_size, o->nr_subbufs)) {
 		return hvt_usage_error("agent", "buffer geometry %u x %u: sizes must be powers of "
 				       "two, 4 KiB..1 MiB sub-buffers, 2..1024 of them",
-				       a.kernel.nr_subbufs, a.kernel.subbuf_size);
+				       o->nr_subbufs, o->subbuf_size);
 	}
-	a.drain_ticks = (drain_ms + TICK_MS - 1) / TICK_MS;
-	if (!nr_events)
+	return 0;
+}
+
+static const struct option agent_options[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "connect", required_argument, NULL, 'c' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "host", no_argument, NULL, 'H' },
+	{ "link-fd", required_argument, NULL, 'L' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "subbuf-size", required_argument, NULL, 'S' },
+	{ "nr-subbufs", required_argument, NULL, 'N' },
+	{ "overwrite", no_argument, NULL, 'O' },
+	{ "drain-interval", required_argument, NULL, 'D' },
+	{ "wait", required_argument, NULL, 'w' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/*
+ * Takes option @c of getopt_long(), with its argument @arg. -1 to go on,
+ * else the command's exit status: 0 after --help, HVT_EXIT_USAGE after a
+ * usage error.
+ */
+static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
+{
+	uint32_t link_fd;
+
+	switch (c) {
+	case 'p': o->port = arg; break;
+	case 'c': o->connect_to = arg; break;
+	case 's': o->socket_path = arg; break;
+	case 'H': o->host = true; break;
+	case 'L':
+		if (parse_size(arg, &link_fd) || link_fd < 3 || fcntl((int)link_fd, F_GETFD) < 0) {
+			return hvt_usage_error("agent", "--link-fd %s: not an open "
+					       "descriptor above 2", arg);
+		}
+		o->link_fd = (int)link_fd;
+		break;
+	case 'e':
+		if (o->nr_events == AGENT_MAX_EVENTS) {
+			return hvt_usage_error("agent", "at most %d kernel events",
+					       AGENT_MAX_EVENTS);
+		}
+		o->events[o->nr_events++] = arg;
+		break;
+	case 'O':
+		o->overwrite = true;
+		break;
+	case 'S':
+	case 'N':
+		if (parse_size(arg, c == 'S' ? &o->subbuf_size : &o->nr_subbufs)) {
+			return hvt_usage_error("agent", "invalid number for --%s: %s",
+					       c == 'S' ? "subbuf-size" : "nr-subbufs", arg);
+		}
+		break;
+	case 'D':
+		if (parse_size(arg, &o->drain_ms)) {
+			return hvt_usage_error("agent", "invalid --drain-interval: %s "
+					       "(milliseconds, at least 1)", arg);
+		}
+		break;
+	case 'w':
+		if (!strcmp(arg, "0"))
+			o->wait_s = 0;	/* no limit */
+		else if (parse_size(arg, &o->wait_s))
+			return hvt_usage_error("agent", "invalid --wait: %s (seconds)", arg);
+		break;
+	case 'v': hvt_log_set_verbose(1); break;
+	case 'h': usage(stdout); return 0;
+	default: return hvt_usage_bad_option("agent", argv);
+	}
+	return -1;
+}
+
+/* Fills @o from the command line; returns as take_opt() does. */
+static int parse_opts(struct agent_opts *o, int argc, char **argv)
+{
+	int c, ret;
+
+	*o = (struct agent_opts){
+		.link_fd = -1, .wait_s = 120, .drain_ms = TICK_MS, .socket_path = HVT_APP_SOCKET,
+		.subbuf_size = 65536, .nr_subbufs = 8,
+	};
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "e:vh", agent_options, NULL)) != -1)
+		if ((ret = take_opt(o, c, optarg, argv)) >= 0)
+			return ret;
+	if (optind < argc)
+		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
+	if (check_opts(o))
+		return HVT_EXIT_USAGE;
+	if (!o->nr_events)
 		for (c = 0; default_events[c]; c++)
-			events[nr_events++] = default_events[c];
-	a.kernel.link = &a.link;
-	a.kernel.events = events;
-	a.kernel.nr_events = nr_events;
-	a.apps.link = &a.link;
-	a.have_rdtscp = hvt_tsc_have_rdtscp();
-	a.dev = a.apps.host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
-	if (a.dev < 0 && !a.apps.host)
+			o->events[o->nr_events++] = default_events[c];
+	return -1;
+}
+
+/*
+ * The agent as @o says, up to its link: the module's device and clock page,
+ * the TSC's rate, the scratch buffers. -1 after an error message; whatever
+ * it took, agent_free() gives back.
+ */
+static int agent_init(struct agent *a, const struct agent_opts *o)
+{
+	*a = (struct agent){
+		.link = { .port = -1, .next_trace_id = 1 },
+		.dev = -1,
+		.drain_ticks = (o->drain_ms + TICK_MS - 1) / TICK_MS,
+		.kernel = { .link = &a->link, .events = o->events, .nr_events = o->nr_events,
+			    .subbuf_size = o->subbuf_size, .nr_subbufs = o->nr_subbufs,
+			    .overwrite = o->overwrite, .session = -1 },
+		.apps = { .link = &a->link, .socket_path = o->socket_path, .listen_fd = -1,
+			  .host = o->host },
+	};
+	a->have_rdtscp = hvt_tsc_have_rdtscp();
+	a->dev = o->host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (a->dev < 0 && !o->host)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
 			 strerror(errno));
-	else if (a.dev >= 0)
-		read_clock_page(&a);
+	else if (a->dev >= 0)
+		read_clock_page(a);
 	/* Only labels the CTF clock of applications without the page (HVT_DOMAIN_TSC). */
-	a.apps.tsc_hz = a.tsc_khz ? a.tsc_khz * 1000 : hvt_tsc_measure_hz(20000000);
-	a.apps.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
-	a.apps.msg = malloc(HVT_APP_MAX_MSG);
-	ret = 1;
-	if (!a.apps.pkt || !a.apps.msg || hvt_frame_reader_init(&a.reader)) {
+	a->apps.tsc_hz = a->tsc_khz ? a->tsc_khz * 1000 : hvt_tsc_measure_hz(20000000);
+	a->apps.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
+	a->apps.msg = malloc(HVT_APP_MAX_MSG);
+	if (!a->apps.pkt || !a->apps.msg || hvt_frame_reader_init(&a->reader)) {
 		hvt_err("out of memory");
-		goto out;
+		return -1;
 	}
-	if (agent_link_open(&a.link, link_fd == UINT32_MAX ? -1 : (int)link_fd, connect_to, port,
-			    (int)wait_s))
-		goto out;
-	ret = send_hello(&a) ? 1 : run(&a);
-	close(a.link.port);
-out:
-	/* Every exit frees what it took: the sanitizer build counts a leak as a failure. */
-	if (a.dev >= 0)
-		close(a.dev);
-	hvt_frame_reader_free(&a.reader);
-	free(a.apps.pkt);
-	free(a.apps.msg);
+	return 0;
+}
+
+/* Every exit frees what it took: the sanitizer build counts a leak as a failure. */
+static void agent_free(struct agent *a)
+{
+	if (a->dev >= 0)
+		close(a->dev);
+	hvt_frame_reader_free(&a->reader);
+	free(a->apps.pkt);
+	free(a->apps.msg);
+}
+
+int hvt_cmd_agent(int argc, char **argv)
+{
+	struct agent_opts o;
+	struct agent a;
+	int ret = parse_opts(&o, argc, argv);
+
+	if (ret >= 0)
+		return ret;	/* --help, or a usage error */
+	ret = 1;
+	if (!agent_init(&a, &o) &&
+	    !agent_link_open(&a.link, o.link_fd, o.connect_to, o.port, (int)o.wait_s)) {
+		ret = send_hello(&a) ? 1 : run(&a);
+		close(a.link.port);
+	}
+	agent_free(&a);
 	return ret;
 }
