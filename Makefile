@@ -48,7 +48,7 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
-VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c vdso/watch.c lib/fdpass.c
+VDSO_SRC := vdso/debug.c vdso/clock.c vdso/agent.c vdso/buffer.c vdso/event.c vdso/watch.c lib/fdpass.c
 TOOL_SRC := $(filter-out tools/agent/agent_main.c,$(wildcard tools/*.c tools/*/*.c)) $(wildcard host/*.c)
 # hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
 AGENT_SRC := $(wildcard tools/agent/*.c)

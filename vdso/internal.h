@@ -2,6 +2,7 @@
 /*
  * internal.h - libhvtrace's private declarations.
  *
+ *   debug.c    hvt_debug_msg(): why tracing is off, with HVTRACE_DEBUG set
  *   clock.c    the clock page, hvt_clock_*()
  *   agent.c    the connection to the guest agent (app_proto.h)
  *   watch.c    the thread that waits for an agent and notices when it goes
@@ -60,6 +61,9 @@ struct hvt_thread_buf {
 	int wake_fd;			/* the link's eventfd, -1 if none */
 	struct hvt_link *link;		/* the connection it was registered through */
 };
+
+/* debug.c: says @fmt... on stderr, with HVTRACE_DEBUG set (not to 0); else nothing */
+HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* clock.c */
 HVT_HIDDEN void hvt_clock_setup(void);
@@ -126,7 +130,6 @@ HVT_HIDDEN void hvt_agent_forget(void);		/* after fork, in the child */
 /* watch.c */
 HVT_HIDDEN void hvt_watch_start(void);		/* once per process, with hvt_lock held */
 HVT_HIDDEN void hvt_watch_forget(void);		/* after fork, in the child */
-HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* buffer.c */
 HVT_HIDDEN struct hvt_thread_buf *hvt_thread_buf_create(void);
