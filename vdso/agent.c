@@ -36,6 +36,7 @@
 #include <hvtrace/wire.h>
 
 #include "lib/fdpass.h"
+#include "vdso/clock.h"
 #include "vdso/internal.h"
 
 pthread_mutex_t hvt_lock = PTHREAD_MUTEX_INITIALIZER;
