@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * record.c - `hvtrace record`, the host collector.
+ * cmd_record.c - `hvtrace record`, the host collector.
  *
  * Options, then a recorder (recorder.c) runs the recording.
  */
