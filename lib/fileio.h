@@ -3,8 +3,8 @@
  * fileio.h - small I/O helpers: whole writes, whole-file reads, directories,
  * files replaced atomically.
  */
-#ifndef HVT_FILEIO_H
-#define HVT_FILEIO_H
+#ifndef HVT_LIB_FILEIO_H
+#define HVT_LIB_FILEIO_H
 
 #include <limits.h>
 #include <stdbool.h>
