@@ -19,8 +19,8 @@
  * in 128-bit arithmetic; hvt_linear_map_fit derives it from paired
  * (TSC, CLOCK_MONOTONIC, CLOCK_REALTIME) reads taken by the collector.
  */
-#ifndef HVT_CLOCKSYNC_H
-#define HVT_CLOCKSYNC_H
+#ifndef HVT_CLOCKSYNC_CLOCKSYNC_H
+#define HVT_CLOCKSYNC_CLOCKSYNC_H
 
 #include <stdbool.h>
 #include <stddef.h>

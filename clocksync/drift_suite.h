@@ -13,8 +13,8 @@
  * time between changes and every change is large enough to be noticed and
  * apart from the next; hvt_drift_random_config() draws from exactly that.
  */
-#ifndef HVT_DRIFT_SUITE_H
-#define HVT_DRIFT_SUITE_H
+#ifndef HVT_CLOCKSYNC_DRIFT_SUITE_H
+#define HVT_CLOCKSYNC_DRIFT_SUITE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -24,8 +24,8 @@
  * stamp is honest (read no earlier than sent, no later than received), the
  * true guest time at host instant h lies within hvt_est_eval()'s [lo, hi].
  */
-#ifndef HVT_ESTIMATOR_H
-#define HVT_ESTIMATOR_H
+#ifndef HVT_CLOCKSYNC_ESTIMATOR_H
+#define HVT_CLOCKSYNC_ESTIMATOR_H
 
 #include <stddef.h>
 #include <stdint.h>

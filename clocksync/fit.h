@@ -22,8 +22,8 @@
  * linear. Vertices outside the extreme lines' anchors can never matter
  * again and are trimmed, which keeps each insertion O(1) amortised.
  */
-#ifndef HVT_FIT_H
-#define HVT_FIT_H
+#ifndef HVT_CLOCKSYNC_FIT_H
+#define HVT_CLOCKSYNC_FIT_H
 
 #include <stddef.h>
 #include <stdint.h>

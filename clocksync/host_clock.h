@@ -10,8 +10,8 @@
  * fixed-point (clock_math.h) and saturate; each keeps a hint of the last
  * interval used, so converting timestamps in order costs O(1).
  */
-#ifndef HVT_HOST_CLOCK_H
-#define HVT_HOST_CLOCK_H
+#ifndef HVT_CLOCKSYNC_HOST_CLOCK_H
+#define HVT_CLOCKSYNC_HOST_CLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>

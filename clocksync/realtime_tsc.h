@@ -14,8 +14,8 @@
  * uncertainty and by how far CLOCK_REALTIME bends away from the line
  * between two pairs, measured at the pairs: the bound_ns it reports.
  */
-#ifndef HVT_REALTIME_TSC_H
-#define HVT_REALTIME_TSC_H
+#ifndef HVT_CLOCKSYNC_REALTIME_TSC_H
+#define HVT_CLOCKSYNC_REALTIME_TSC_H
 
 #include <stddef.h>
 #include <stdint.h>

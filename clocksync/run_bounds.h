@@ -20,8 +20,8 @@
  * The alignment (tools/align/run_constraints.c) and the drift suite's
  * scheduling scenarios use both.
  */
-#ifndef HVT_RUN_BOUNDS_H
-#define HVT_RUN_BOUNDS_H
+#ifndef HVT_CLOCKSYNC_RUN_BOUNDS_H
+#define HVT_CLOCKSYNC_RUN_BOUNDS_H
 
 #include <stdbool.h>
 #include <stddef.h>

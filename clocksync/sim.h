@@ -10,8 +10,8 @@
  * tail; messages can be lost, duplicated or reordered. Everything is drawn
  * from one seeded generator, so a run is reproducible bit for bit.
  */
-#ifndef HVT_SIM_H
-#define HVT_SIM_H
+#ifndef HVT_CLOCKSYNC_SIM_H
+#define HVT_CLOCKSYNC_SIM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * backwards jump explains a step back in one vCPU's stream). Without
  * history the earliest segment that shows the value wins.
  */
-#ifndef HVT_TSC_TIMELINE_H
-#define HVT_TSC_TIMELINE_H
+#ifndef HVT_CLOCKSYNC_TSC_TIMELINE_H
+#define HVT_CLOCKSYNC_TSC_TIMELINE_H
 
 #include <stddef.h>
 #include <stdint.h>

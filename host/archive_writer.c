@@ -53,7 +53,7 @@ int hvt_archive_writer_check(const char *dir, char *err, size_t errlen)
 
 int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, char *err, size_t errlen)
 {
-	char path[4200];
+	char path[HVT_PATH_LEN];
 
 	memset(ar, 0, sizeof(*ar));
 	if (hvt_path(ar->dir, sizeof(ar->dir), "%s", dir)) {
@@ -114,7 +114,7 @@ int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *statu
 {
 	struct hvt_linear_map mono;
 	struct utsname u;
-	char path[4200], hostname[256] = "", stopped[32] = "";
+	char path[HVT_PATH_LEN], hostname[256] = "", stopped[32] = "";
 	json_t *m, *host;
 	int ret;
 

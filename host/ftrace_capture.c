@@ -69,7 +69,7 @@ void hvt_capture_remove_stale(void)
 
 static int save_file(const char *dir, const char *rel, const char *content, size_t len)
 {
-	char path[4600], parent[4600], *slash;
+	char path[HVT_PATH_LEN], parent[HVT_PATH_LEN], *slash;
 
 	if (hvt_path(path, sizeof(path), "%s/%s", dir, rel))
 		return -1;
@@ -184,7 +184,7 @@ static int open_cpus(struct hvt_capture *ft, char *err, size_t errlen)
 		ft->cpu[cpu].fd = -1;
 	for (cpu = 0; cpu < ft->nr_cpus; cpu++) {
 		struct hvt_capture_cpu *c = &ft->cpu[cpu];
-		char path[4200];
+		char path[HVT_PATH_LEN];
 
 		c->tcpu = tracefs_cpu_open(ft->instance, cpu, true);
 		if (!c->tcpu)

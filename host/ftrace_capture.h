@@ -4,8 +4,8 @@
  * a tracefs instance of the collector's own, on the x86-tsc trace clock,
  * saved as raw ring-buffer pages (docs/format.md, "host/ftrace").
  */
-#ifndef HVT_FTRACE_CAPTURE_H
-#define HVT_FTRACE_CAPTURE_H
+#ifndef HVT_HOST_FTRACE_CAPTURE_H
+#define HVT_HOST_FTRACE_CAPTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>

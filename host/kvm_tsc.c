@@ -55,7 +55,7 @@ static void debugfs_setup(struct hvt_kvm_tsc *k)
 int hvt_kvm_tsc_open(struct hvt_kvm_tsc *k, const char *vm_dir, pid_t pid, char *err,
 		     size_t errlen)
 {
-	char path[4200];
+	char path[HVT_PATH_LEN];
 
 	memset(k, 0, sizeof(*k));
 	k->pid = pid;
@@ -114,7 +114,7 @@ static void put_row(struct hvt_kvm_tsc *k, uint64_t before, uint64_t after,
 /* A debugfs number: tsc-offset is signed, the ratio files unsigned. */
 static int read_number(const char *dir, const char *file, uint64_t *v)
 {
-	char path[4400], *text = NULL, *end;
+	char path[HVT_PATH_LEN], *text = NULL, *end;
 	size_t len;
 	int ret = -1;
 
@@ -187,7 +187,7 @@ static DIR *open_vm_dir(struct hvt_kvm_tsc *k, int vm_fd, char *dir, size_t len)
 
 static void snapshot_debugfs(struct hvt_kvm_tsc *k, int vm_fd)
 {
-	char dir[4200], vdir[4400];
+	char dir[HVT_PATH_LEN], vdir[HVT_PATH_LEN];
 	struct dirent *e;
 	DIR *d = open_vm_dir(k, vm_fd, dir, sizeof(dir));
 

@@ -434,7 +434,7 @@ static bool has_qemu(const struct hvt_target *t)
 static bool kvm_events_available(void)
 {
 	const char *tracing = tracefs_tracing_dir();
-	char path[4200];
+	char path[HVT_PATH_LEN];
 	struct stat st;
 
 	return tracing && !hvt_path(path, sizeof(path), "%s/events/kvm", tracing) &&
@@ -446,7 +446,7 @@ static int start_host_layer(struct hvt_recorder *r)
 	static const char *sched[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	static const char *kvm[] = { "kvm:kvm_entry", "kvm:kvm_exit", "kvm:kvm_hypercall",
 				     "kvm:kvm_write_tsc_offset", "kvm:kvm_pvclock_update" };
-	char *events[HVT_FTRACE_MAX_EVENTS], dir[4200], err[512];
+	char *events[HVT_FTRACE_MAX_EVENTS], dir[HVT_PATH_LEN], err[512];
 	bool follow = any_target(r, has_qemu) || r->o.all;
 	pid_t *tids = NULL;
 	ssize_t nr_tids = all_tids(r, &tids);

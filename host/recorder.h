@@ -3,9 +3,9 @@
  * recorder.h - a recording: the host layer and every VM's target, in one
  * event loop.
  *
- *   record.c    `hvtrace record`: options, then a recorder
- *   recorder.c  the loop, VMs coming and going, the manifest, the summary
- *   target.c    one VM (target.h)
+ *   cmd_record.c  `hvtrace record`: options, then a recorder
+ *   recorder.c    the loop, VMs coming and going, the manifest, the summary
+ *   target.c      one VM (target.h)
  */
 #ifndef HVT_HOST_RECORDER_H
 #define HVT_HOST_RECORDER_H

@@ -21,6 +21,7 @@
 #include "host/archive_writer.h"
 #include "lib/names.h"
 #include "lib/event_registry.h"
+#include "lib/fileio.h"
 #include "lib/tsdl.h"
 #include "lib/wire_io.h"
 
@@ -107,7 +108,7 @@ struct hvt_vm_stream {
 struct hvt_vm {
 	char name[HVT_VM_NAME_MAX + 1];
 	char rel[HVT_VM_NAME_MAX + 8];	/* vm/NAME, or host/apps */
-	char dir[4200];			/* ARCHIVE/rel */
+	char dir[HVT_PATH_LEN];			/* ARCHIVE/rel */
 	bool host_apps;			/* the host's own applications (--host-apps):
 					 * traces on HVT_DOMAIN_TSC, the host TSC */
 	struct hvt_archive_writer *archive;

@@ -65,7 +65,7 @@ static int write_info(struct hvt_vm *vm);
  */
 static void store_unwind(struct hvt_vm *vm, bool made_sync_tsv)
 {
-	char path[4300];
+	char path[HVT_PATH_LEN];
 
 	if (vm->sync_tsv) {
 		fclose(vm->sync_tsv);
@@ -79,7 +79,7 @@ static void store_unwind(struct hvt_vm *vm, bool made_sync_tsv)
 /* The VM's directory, sync.tsv and a first info.json; on failure, none of them. */
 int hvt_vm_store_init(struct hvt_vm *vm, char *err, size_t errlen)
 {
-	char path[4300];
+	char path[HVT_PATH_LEN];
 
 	if (hvt_path(vm->dir, sizeof(vm->dir), "%s/%s", vm->archive->dir, vm->rel) ||
 	    hvt_path(path, sizeof(path), "%s/sync.tsv", vm->dir)) {
@@ -124,7 +124,7 @@ static int render_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 {
 	struct hvt_tsdl_trace desc;
 	unsigned char declared[HVT_TSDL_DECLARED_BYTES];
-	char path[4400], *text;
+	char path[HVT_PATH_LEN], *text;
 	size_t len;
 	int fd;
 
@@ -179,7 +179,7 @@ static int kernel_trace_open(const struct hvt_vm *vm)
 
 int hvt_vm_trace_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_trace_open *to)
 {
-	char path[4400], why[HVT_WIRE_WHY_MAX];
+	char path[HVT_PATH_LEN], why[HVT_WIRE_WHY_MAX];
 	struct hvt_vm_trace *t;
 
 	/* the payload's own rules (shared with the agent), then this VM's state */
@@ -321,7 +321,7 @@ undo:
 
 int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so)
 {
-	char path[4400], why[HVT_WIRE_WHY_MAX];
+	char path[HVT_PATH_LEN], why[HVT_WIRE_WHY_MAX];
 	struct hvt_vm_stream *s;
 	struct hvt_vm_trace *t;
 
@@ -583,7 +583,7 @@ static json_t *sync_json(const struct hvt_vm *vm)
 
 static int write_info(struct hvt_vm *vm)
 {
-	char path[4300], release[HVT_W_RELEASE_MAX + 1];
+	char path[HVT_PATH_LEN], release[HVT_W_RELEASE_MAX + 1];
 	json_t *info;
 	int ret;
 

@@ -3,8 +3,8 @@
  * fdpass.h - one message with at most one file descriptor (SCM_RIGHTS), as
  * libhvtrace and the agent exchange them (docs/format.md, section 6).
  */
-#ifndef HVT_FDPASS_H
-#define HVT_FDPASS_H
+#ifndef HVT_LIB_FDPASS_H
+#define HVT_LIB_FDPASS_H
 
 #include <stdint.h>
 #include <sys/types.h>

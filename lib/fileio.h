@@ -3,9 +3,10 @@
  * fileio.h - small I/O helpers: whole writes, whole-file reads, directories,
  * files replaced atomically.
  */
-#ifndef HVT_FILEIO_H
-#define HVT_FILEIO_H
+#ifndef HVT_LIB_FILEIO_H
+#define HVT_LIB_FILEIO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,15 @@ int hvt_mkdir_p(const char *path);
 bool hvt_path_touches(const char *path, const char *input);
 /* "@dir/@rel" in a new malloc'd string; NULL if out of memory. */
 char *hvt_join(const char *dir, const char *rel);
+/*
+ * The size of a buffer for a path built on a directory of up to PATH_MAX
+ * bytes (the archive's, tracefs', debugfs') with names appended: a VM's, a
+ * trace's, a file's, an event format's. One size for all of them, large
+ * enough for any such suffix, so that no buffer needs sizing by what it
+ * appends; hvt_path() still refuses what does not fit, and a path beyond
+ * PATH_MAX is refused by the system call anyway (ENAMETOOLONG).
+ */
+#define HVT_PATH_LEN	(PATH_MAX + 512)
 /* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */
 int hvt_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

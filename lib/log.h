@@ -3,8 +3,8 @@
  * log.h - messages to stderr, prefixed with the running command's name.
  * Errors name the problem and, where there is one, what to do about it.
  */
-#ifndef HVT_LOG_H
-#define HVT_LOG_H
+#ifndef HVT_LIB_LOG_H
+#define HVT_LIB_LOG_H
 
 void hvt_log_set_prog(const char *prog);
 void hvt_log_set_verbose(int verbose);

@@ -3,8 +3,8 @@
  * names.h - names that become parts of archive paths. One rule, used by the
  * collector that creates the paths and by the readers that open them.
  */
-#ifndef HVT_NAMES_H
-#define HVT_NAMES_H
+#ifndef HVT_LIB_NAMES_H
+#define HVT_LIB_NAMES_H
 
 #include <stddef.h>
 

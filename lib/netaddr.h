@@ -13,8 +13,8 @@
  *
  * One parser and one listen/connect for the collector and the agent.
  */
-#ifndef HVT_NETADDR_H
-#define HVT_NETADDR_H
+#ifndef HVT_LIB_NETADDR_H
+#define HVT_LIB_NETADDR_H
 
 #include <stdbool.h>
 #include <stddef.h>

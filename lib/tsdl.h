@@ -3,8 +3,8 @@
  * tsdl.h - rendering the CTF 1.8 metadata (TSDL text) of an hvtrace trace
  * from its registry. The layout it declares is the one of hvtrace/ctf.h.
  */
-#ifndef HVT_TSDL_H
-#define HVT_TSDL_H
+#ifndef HVT_LIB_TSDL_H
+#define HVT_LIB_TSDL_H
 
 #include <stdio.h>
 

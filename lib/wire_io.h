@@ -5,8 +5,8 @@
  * The reader never trusts its peer: a frame is handed out only after its
  * header passed hvt_wire_check() and its whole payload arrived.
  */
-#ifndef HVT_WIRE_IO_H
-#define HVT_WIRE_IO_H
+#ifndef HVT_LIB_WIRE_IO_H
+#define HVT_LIB_WIRE_IO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #ifndef HVT_COMMANDS_H
 #define HVT_COMMANDS_H
 
-int hvt_cmd_record(int argc, char **argv);	/* host/record.c */
+int hvt_cmd_record(int argc, char **argv);	/* host/cmd_record.c */
 int hvt_cmd_agent(int argc, char **argv);	/* tools/agent/agent.c */
 int hvt_cmd_merge(int argc, char **argv);	/* tools/cmd_merge.c */
 int hvt_cmd_check(int argc, char **argv);	/* tools/cmd_check.c */

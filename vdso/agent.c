@@ -25,8 +25,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -38,6 +36,7 @@
 #include <hvtrace/wire.h>
 
 #include "lib/fdpass.h"
+#include "vdso/clock.h"
 #include "vdso/internal.h"
 
 pthread_mutex_t hvt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,25 +45,6 @@ static int sock = -1;		/* closed by the watcher only, or in a forked child */
 static int state;		/* 0: not tried; 1: connected; -1: not connected */
 static struct hvt_link *links;	/* the live link first, then gone ones with buffers */
 static uint8_t trace_uuid[HVT_UUID_LEN];
-
-void hvt_debug_msg(const char *fmt, ...)
-{
-	static int debug = -1;
-	va_list ap;
-
-	if (debug < 0) {
-		const char *v = getenv("HVTRACE_DEBUG");
-
-		debug = v && *v && strcmp(v, "0");	/* unset, empty and 0 are off */
-	}
-	if (!debug)
-		return;
-	fputs("libhvtrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int hvt_agent_send(uint16_t type, uint32_t id, const void *payload, uint32_t len, int fd)
 {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <hvtrace/app_proto.h>
 
+#include "vdso/clock.h"
 #include "vdso/internal.h"
 
 #define DEFAULT_SUBBUF_SIZE	(128u * 1024)

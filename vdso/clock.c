@@ -26,6 +26,7 @@
 #include <hvtrace/abi.h>
 #include <hvtrace/clock_page.h>
 
+#include "vdso/clock.h"
 #include "vdso/internal.h"
 
 #define CLOCKSOURCE_FILE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <hvtrace/app_proto.h>
 
+#include "vdso/clock.h"
 #include "vdso/internal.h"
 
 static struct hvt_event *events;	/* every registered copy, newest first */

@@ -2,7 +2,8 @@
 /*
  * internal.h - libhvtrace's private declarations.
  *
- *   clock.c    the clock page, hvt_clock_*()
+ *   debug.c    hvt_debug_msg(): why tracing is off, with HVTRACE_DEBUG set
+ *   clock.c    the clock page, hvt_clock_*() (clock.h)
  *   agent.c    the connection to the guest agent (app_proto.h)
  *   watch.c    the thread that waits for an agent and notices when it goes
  *   buffer.c   per-thread ring buffers in memfds
@@ -14,11 +15,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/rseq.h>
 #include <hvtrace/hvtrace.h>
 #include <hvtrace/ringbuf.h>
-
-#include "lib/tsc.h"
 
 #define HVT_HIDDEN __attribute__((visibility("hidden")))
 
@@ -61,49 +59,8 @@ struct hvt_thread_buf {
 	struct hvt_link *link;		/* the connection it was registered through */
 };
 
-/* clock.c */
-HVT_HIDDEN void hvt_clock_setup(void);
-extern HVT_HIDDEN int hvt_clock_rdtscp;		/* the clock is the TSC and RDTSCP exists */
-HVT_HIDDEN uint64_t hvt_clock_read_cpu_slow(uint32_t *cpu);
-HVT_HIDDEN enum hvt_clock_source hvt_clock_source(void);
-HVT_HIDDEN uint64_t hvt_clock_freq(void);
-
-/* The trace clock and the CPU it was read on, in one instruction where it can. */
-static inline uint64_t hvt_clock_read_cpu(uint32_t *cpu)
-{
-	if (hvt_likely(hvt_clock_rdtscp))	/* set before any buffer exists */
-		return hvt_tsc_read_cpu(cpu);
-	return hvt_clock_read_cpu_slow(cpu);
-}
-
-extern HVT_HIDDEN int hvt_clock_rseq;	/* the clock is the TSC and glibc registers rseq */
-
-/*
- * The trace clock and CPU of an event, inline for the write path: RDTSC
- * between two reads of the cpu_id the kernel keeps in the thread's rseq
- * area (registered by glibc), again if they differ. Half the cost of RDTSCP
- * on a VM. The timestamp is exact; the CPU is the one the thread ran on
- * before and after it, unless the thread was migrated away and back
- * between two loads a few instructions apart (two preemptions): then the
- * CPU is the one it returned to, as LTTng-UST's would be. hvt_clock_host_ns()
- * keeps RDTSCP, whose CPU is exact.
- */
-static inline uint64_t hvt_clock_read_event(uint32_t *cpu)
-{
-	const volatile struct rseq *rs;
-	uint32_t before;
-	uint64_t t;
-
-	if (hvt_unlikely(!hvt_clock_rseq))
-		return hvt_clock_read_cpu(cpu);
-	rs = (const volatile struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
-	do {
-		before = rs->cpu_id;
-		t = __rdtsc();
-	} while (hvt_unlikely(rs->cpu_id != before));
-	*cpu = before;
-	return t;
-}
+/* debug.c: says @fmt... on stderr, with HVTRACE_DEBUG set (not to 0); else nothing */
+HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* agent.c: all calls with hvt_lock held */
 extern HVT_HIDDEN pthread_mutex_t hvt_lock;
@@ -126,7 +83,6 @@ HVT_HIDDEN void hvt_agent_forget(void);		/* after fork, in the child */
 /* watch.c */
 HVT_HIDDEN void hvt_watch_start(void);		/* once per process, with hvt_lock held */
 HVT_HIDDEN void hvt_watch_forget(void);		/* after fork, in the child */
-HVT_HIDDEN void hvt_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* buffer.c */
 HVT_HIDDEN struct hvt_thread_buf *hvt_thread_buf_create(void);

@@ -27,8 +27,8 @@ $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_st
 	$(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
-$(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent.o agent_apps.o \
-	agent_kernel.o) $(COMMON_LIB)
+$(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent_apps.o agent_link.o) \
+	$(COMMON_LIB)
 # test_dlclose loads $(BUILD)/libhvtrace.so.1: built first, in both builds
 $(BUILD)/tests/test_libhvtrace: $(BUILD)/obj/tests/common/tmpdir.o $(LIBHVTRACE_A) $(COMMON_LIB) \
 	| $(LIBHVTRACE_SO)

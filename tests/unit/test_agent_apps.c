@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_agent_apps.c - the agent's side of traced applications
- * (tools/agent_apps.c): a well-behaved application's packets reach the host
+ * (tools/agent/agent_apps.c): a well-behaved application's packets reach the host
  * link, a dead one's last events are recovered, and buffers or messages an
  * application could use to hurt the agent are refused while the agent
  * carries on.
@@ -31,7 +31,8 @@
 #include <hvtrace/ringbuf.h>
 
 #include "lib/fdpass.h"
-#include "tools/agent/agent.h"
+#include "tools/agent/agent_apps.h"
+#include "tools/agent/agent_link.h"
 
 #define SUBBUF 4096u
 #define NR 4u
@@ -41,7 +42,8 @@ HVT_EVENT_FIELD_TABLE(fields_t, HVT_FIELDS((int, uint64_t, value)));
 struct t {
 	char dir[64];
 	char path[128];
-	struct agent a;
+	struct agent_link link;		/* the agent's end of the link */
+	struct agent_apps a;
 	int host;			/* the host's end of the agent's link */
 	struct hvt_frame_reader frames;
 	int app;			/* the application's socket */
@@ -73,9 +75,8 @@ static int setup(void **state)
 	strcpy(t->dir, "/tmp/hvtrace-test-agent-XXXXXX");
 	assert_non_null(mkdtemp(t->dir));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-	t->a = (struct agent){ .port = sv[0], .dev = -1, .listen_fd = -1, .subbuf_size = 65536,
-			       .nr_subbufs = 8, .next_trace_id = 1, .started = true,
-			       .kernel.session = -1 };
+	t->link = (struct agent_link){ .port = sv[0], .next_trace_id = 1 };
+	t->a = (struct agent_apps){ .link = &t->link, .listen_fd = -1, .tracing = true };
 	t->host = sv[1];
 	t->a.pkt = malloc(HVT_RB_MAX_SUBBUF);
 	t->a.msg = malloc(HVT_APP_MAX_MSG);
@@ -106,7 +107,7 @@ static int teardown(void **state)
 		;
 	while (hvt_frame_reader_next(&t->frames, 1, &f, &why) == 1)
 		host_accepts(t, &f);
-	assert_false(t->a.host_gone);
+	assert_false(t->link.host_gone);
 	for (i = 0; i < HVT_W_MAX_TRACES; i++)
 		if (t->traces[i].open)
 			hvt_registry_free(&t->traces[i].registry);
@@ -118,7 +119,7 @@ static int teardown(void **state)
 		munmap(t->map, HVT_APP_PROD_PAGE + SUBBUF * NR);
 	if (t->memfd >= 0)
 		close(t->memfd);
-	close(t->a.port);
+	close(t->link.port);
 	close(t->host);
 	hvt_frame_reader_free(&t->frames);
 	free(t->a.pkt);
@@ -790,7 +791,7 @@ static void test_trace_ids_run_out(void **state)
 	struct t *t = *state;
 	struct hvt_frame f;
 
-	t->a.next_trace_id = HVT_W_MAX_TRACES - 1;
+	t->link.next_trace_id = HVT_W_MAX_TRACES - 1;
 	connect_app(t);				/* gets the last id */
 	close(t->app);
 	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
@@ -799,7 +800,7 @@ static void test_trace_ids_run_out(void **state)
 	f = host_frame(t, HVT_W_LOG);
 	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
 	assert_no_host_frame(t);
-	assert_int_equal(t->a.next_trace_id, HVT_W_MAX_TRACES);
+	assert_int_equal(t->link.next_trace_id, HVT_W_MAX_TRACES);
 }
 
 /* The recording's last stream id is used; the next thread is refused, the application stays. */
@@ -810,14 +811,14 @@ static void test_stream_ids_run_out(void **state)
 
 	connect_app(t);
 	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
-	t->a.next_stream_id = HVT_W_MAX_STREAMS;
+	t->link.next_stream_id = HVT_W_MAX_STREAMS;
 	assert_int_equal(register_buffer_as(t, 99), 0);
 	f = host_frame(t, HVT_W_LOG);
 	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
 	assert_no_host_frame(t);
 	assert_true(slot_of_app(t) >= 0);
 	/* an id free again (a test's shortcut): the same application goes on */
-	t->a.next_stream_id = HVT_W_MAX_STREAMS - 1;
+	t->link.next_stream_id = HVT_W_MAX_STREAMS - 1;
 	assert_true(register_buffer(t));
 	write_events(t, 3);
 	hvt_rb_close_packet(&t->rb);
@@ -833,7 +834,7 @@ static void test_stream_ids_run_out(void **state)
 static void test_socket_path_is_not_taken(void **state)
 {
 	struct t *t = *state;
-	struct agent second = { .listen_fd = -1 };
+	struct agent_apps second = { .listen_fd = -1 };
 	char path[sizeof(t->path) + 16];
 	struct stat st;
 	int fd;

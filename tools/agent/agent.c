@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * agent.c - `hvtrace agent`: options, the link to the host, the event loop.
+ * agent.c - `hvtrace agent`, the guest side of a recording: options,
+ * set-up, what the host's frames ask, the event loop. It sits on the
+ * agent's other files, which never call up into it:
+ *
+ *   agent_kernel.c  the guest module's session: per-CPU streams
+ *   agent_apps.c    traced applications: their memfd ring buffers
+ *   agent_link.c    beneath both: the link to the host, frames out, the
+ *                   log, trace and stream ids
+ *   agent_main.c    hvtrace-agent, these alone: the guest's binary (libc only)
+ *
+ * The agent holds the only connection to the host. It forwards packets as
+ * they are, after checking them; it answers clock exchanges at once and
+ * publishes the host's transform in the module's clock page.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,17 +35,41 @@
 
 #include "lib/cli.h"
 #include "lib/evloop.h"
-#include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/netaddr.h"
 #include "lib/tsc.h"
-#include "tools/agent/agent.h"
+#include "lib/wire_io.h"
+#include "tools/agent/agent_apps.h"
+#include "tools/agent/agent_kernel.h"
+#include "tools/agent/agent_link.h"
 #include "tools/commands.h"
 
 #define TICK_MS		100	/* housekeeping period; the default drain period */
 #define FLUSH_TICKS	10	/* close partial kernel packets every second */
 #define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
 #define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
+#define AGENT_MAX_EVENTS	32	/* -e, at most */
+
+struct agent {
+	struct agent_link link;
+	struct hvt_frame_reader reader;	/* the host's frames */
+	int dev;			/* /dev/hvtrace, -1 without the module */
+	uint64_t tsc_khz;		/* the module's clock page's; 0 without it */
+	uint32_t clock_flags;
+	bool have_rdtscp;		/* TSC and CPU in one instruction */
+	unsigned int drain_ticks;	/* drain every stream this often (ticks of 100 ms) */
+	struct agent_kernel kernel;
+	struct agent_apps apps;
+	uint64_t packets_reported;	/* packets_sent at the last -v report */
+	bool started, finishing, done;
+	time_t finish_deadline;		/* finishing: when to stop waiting for GOODBYE */
+};
+
+/* Whether the event loop ends: the agent is done, or its link is lost, which ends it too. */
+static bool agent_done(const struct agent *a)
+{
+	return a->done || a->link.host_gone;
+}
 
 static void usage(FILE *out)
 {
@@ -84,182 +118,6 @@ static const char *const default_events[] = {
 	"hvtrace_sync_unavailable", "hvtrace_clock_change", NULL
 };
 
-void agent_log(struct agent *a, const char *fmt, ...)
-{
-	char text[HVT_W_LOG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	hvt_warn("%s", text);
-	if (a->port >= 0 && !a->host_gone && text[0])	/* LOG carries 1..512 bytes */
-		agent_send(a, HVT_W_LOG, 0, text, (uint32_t)strlen(text));
-}
-
-/* A send failed: the link is lost, and with it the recording. */
-static int link_lost(struct agent *a)
-{
-	if (errno == ETIMEDOUT)
-		hvt_err("lost the host link: the host read nothing for %d s",
-			HVT_WIRE_SEND_TIMEOUT_MS / 1000);
-	else if (errno == ECONNRESET || errno == EPIPE)	/* it closed with our data unread */
-		hvt_err("the host closed the link (%s)", strerror(errno));
-	else
-		hvt_err("lost the host link: %s", strerror(errno));
-	a->host_gone = true;
-	a->done = true;
-	return -1;
-}
-
-int agent_send(struct agent *a, uint16_t type, uint32_t id, const void *payload, uint32_t len)
-{
-	if (a->host_gone)
-		return -1;
-	return hvt_wire_send(a->port, type, id, payload, len) ? link_lost(a) : 0;
-}
-
-int agent_sendv(struct agent *a, struct iovec *iov, int n_iov)
-{
-	if (a->host_gone)
-		return -1;
-	return hvt_wire_writev(a->port, iov, n_iov, HVT_WIRE_SEND_TIMEOUT_MS) ? link_lost(a) : 0;
-}
-
-/*
- * The host keeps every id it was given for the whole recording (a stream
- * file is named by its id), so ids are not reused: past the limits of
- * wire.h the agent refuses new traces and streams rather than end the link.
- */
-int agent_new_trace_id(struct agent *a, uint32_t *id)
-{
-	if (a->next_trace_id >= HVT_W_MAX_TRACES)
-		return -1;
-	*id = a->next_trace_id++;
-	return 0;
-}
-
-int agent_new_stream_id(struct agent *a, uint32_t *id)
-{
-	if (a->next_stream_id >= HVT_W_MAX_STREAMS)
-		return -1;
-	*id = a->next_stream_id++;
-	return 0;
-}
-
-/* The port named HVT_WIRE_PORT_NAME, as /dev/vportNpM. */
-static int find_virtio_port(char *path, size_t size)
-{
-	DIR *d = opendir("/sys/class/virtio-ports");
-	struct dirent *e;
-	int found = -1;
-
-	if (!d)
-		return -1;
-	while (found && (e = readdir(d))) {
-		char file[512], *name = NULL;
-		size_t len;
-
-		if (e->d_name[0] == '.' ||
-		    hvt_path(file, sizeof(file), "/sys/class/virtio-ports/%s/name", e->d_name) ||
-		    hvt_read_file(file, 256, &name, &len))
-			continue;
-		if (len && name[len - 1] == '\n')
-			name[len - 1] = '\0';
-		if (!strcmp(name, HVT_WIRE_PORT_NAME) &&
-		    !hvt_path(path, size, "/dev/%s", e->d_name))
-			found = 0;
-		free(name);
-	}
-	closedir(d);
-	return found;
-}
-
-/*
- * --connect: a collector's socket (unix, tcp, vsock), tried every 100 ms
- * until it listens or @wait_s passed.
- */
-static int connect_link(const char *spec, int wait_s)
-{
-	struct hvt_netaddr addr;
-	char err[300];
-	int waited_ms, fd;
-
-	if (hvt_netaddr_parse(spec, false, &addr, err, sizeof(err))) {
-		hvt_err("--connect %s", err);
-		return -1;
-	}
-	for (waited_ms = 0;; waited_ms += 100) {
-		fd = hvt_netaddr_connect(&addr);
-		if (fd >= 0) {
-			fcntl(fd, F_SETFL, O_NONBLOCK);
-			return fd;
-		}
-		if (errno != ENOENT && errno != ECONNREFUSED && errno != ETIMEDOUT &&
-		    errno != ECONNRESET && errno != EAGAIN && errno != EHOSTUNREACH &&
-		    errno != ENETUNREACH) {
-			hvt_err("cannot connect to %s: %s", spec, strerror(errno));
-			return -1;
-		}
-		if (waited_ms == 2000)
-			hvt_info("waiting for the host collector on %s", spec);
-		if (wait_s && waited_ms >= wait_s * 1000) {
-			hvt_err("no host collector on %s after %d s (%s); start 'hvtrace record "
-				"--listen %s' on the host", spec, wait_s, strerror(errno), spec);
-			return -1;
-		}
-		usleep(100000);
-	}
-}
-
-/* A virtio port reports POLLHUP until the host side is connected. */
-static int wait_for_host(int fd, const char *path, int seconds)
-{
-	int waited_ms = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-		if (poll(&p, 1, 100) == 1 && !(p.revents & (POLLHUP | POLLERR)))
-			return 0;
-		if (waited_ms == 2000)
-			hvt_info("waiting for the host collector on %s", path);
-		if (p.revents)	/* no collector yet: poll returned at once */
-			usleep(100000);
-		waited_ms += 100;
-		if (seconds && waited_ms >= seconds * 1000) {
-			hvt_err("no host collector on %s after %d s; start 'hvtrace record' on the host",
-				path, seconds);
-			return -1;
-		}
-	}
-}
-
-static int open_port(const char *spec, int wait_s)
-{
-	char path[300];
-	int fd;
-
-	if (spec)
-		snprintf(path, sizeof(path), "%s", spec);
-	else if (find_virtio_port(path, sizeof(path))) {
-		hvt_err("no virtio-serial port named %s; give the VM one "
-			"(-device virtserialport,name=%s) or pass --port", HVT_WIRE_PORT_NAME,
-			HVT_WIRE_PORT_NAME);
-		return -1;
-	}
-	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		hvt_err("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (wait_for_host(fd, path, wait_s)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The module's clock page says what the guest clock is. */
 static void read_clock_page(struct agent *a)
 {
@@ -289,7 +147,7 @@ static int send_hello(struct agent *a)
 	if (!uname(&u))
 		memcpy(h.kernel_release, u.release,
 		       strnlen(u.release, sizeof(h.kernel_release) - 1));
-	return agent_send(a, HVT_W_HELLO, 0, &h, sizeof(h));
+	return agent_send(&a->link, HVT_W_HELLO, 0, &h, sizeof(h));
 }
 
 /* The TSC and the CPU it was read on: one RDTSCP where the CPU has it. */
@@ -316,7 +174,7 @@ static void on_sync_req(struct agent *a, const struct hvt_frame *f, uint64_t rec
 	rep.guest_recv = recv_tsc;
 	rep.cpu_recv = recv_cpu;
 	rep.guest_send = read_tsc_cpu(a, &rep.cpu_send);
-	agent_send(a, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+	agent_send(&a->link, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
 }
 
 static void on_params(struct agent *a, const struct hvt_frame *f)
@@ -334,7 +192,7 @@ static void on_params(struct agent *a, const struct hvt_frame *f)
 	set.set = p.set;
 	set.params = p.params;
 	if (ioctl(a->dev, HVTRACE_IOC_SET_CLOCK, &set))
-		agent_log(a, "clock transform from the host refused by the module: %s",
+		agent_log(&a->link, "clock transform from the host refused by the module: %s",
 			  strerror(errno));
 }
 
@@ -343,12 +201,14 @@ static void on_start(struct agent *a)
 	if (a->started)
 		return;
 	a->started = true;
-	if (a->dev >= 0 && agent_kernel_start(a))
-		agent_log(a, "recording without the guest kernel layer");
-	if (agent_apps_listen(a))
-		agent_log(a, "applications cannot register: no socket at %s", a->socket_path);
+	a->apps.tracing = true;
+	if (a->dev >= 0 && agent_kernel_start(&a->kernel, a->dev))
+		agent_log(&a->link, "recording without the guest kernel layer");
+	if (agent_apps_listen(&a->apps))
+		agent_log(&a->link, "applications cannot register: no socket at %s",
+			  a->apps.socket_path);
 	else
-		hvt_info("tracing started; applications register at %s", a->socket_path);
+		hvt_info("tracing started; applications register at %s", a->apps.socket_path);
 }
 
 static void begin_finish(struct agent *a)
@@ -358,21 +218,22 @@ static void begin_finish(struct agent *a)
 	if (a->finishing)
 		return;
 	a->finishing = true;
+	a->apps.tracing = false;
 	if (!a->started) {	/* the host accepts FINISH only once tracing runs */
 		hvt_info("stopped before tracing started");
 		a->done = true;
 		return;
 	}
-	agent_kernel_stop(a);
-	agent_apps_close_all(a);
-	fin.packets = a->packets_sent;
-	fin.lost = a->lost;
-	fin.traces = a->next_trace_id;
-	fin.streams = a->next_stream_id;
-	agent_send(a, HVT_W_FINISH, 0, &fin, sizeof(fin));
+	agent_kernel_stop(&a->kernel);
+	agent_apps_close_all(&a->apps);
+	fin.packets = a->link.packets_sent;
+	fin.lost = a->link.lost;
+	fin.traces = a->link.next_trace_id;
+	fin.streams = a->link.next_stream_id;
+	agent_send(&a->link, HVT_W_FINISH, 0, &fin, sizeof(fin));
 	a->finish_deadline = time(NULL) + FINISH_WAIT_S;
 	hvt_info("tracing stopped: %llu packets sent, %llu events lost",
-		 (unsigned long long)a->packets_sent, (unsigned long long)a->lost);
+		 (unsigned long long)a->link.packets_sent, (unsigned long long)a->link.lost);
 }
 
 static void on_frame(struct agent *a, const struct hvt_frame *f, uint64_t tsc, uint32_t cpu)
@@ -403,24 +264,22 @@ static void on_port_readable(struct agent *a)
 	struct hvt_frame f;
 	const char *why;
 	uint32_t cpu;
-	ssize_t n = hvt_frame_reader_fill(&a->reader, a->port);
+	ssize_t n = hvt_frame_reader_fill(&a->reader, a->link.port);
 	/* Read right after the data arrived: an upper bound of its arrival time. */
 	uint64_t tsc = read_tsc_cpu(a, &cpu);
 	int r;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {
-		if (!a->done)
+		if (!agent_done(a))
 			hvt_err("the host closed the link");
-		a->host_gone = true;
-		a->done = true;
+		a->link.host_gone = true;
 		return;
 	}
 	while ((r = hvt_frame_reader_next(&a->reader, 0, &f, &why)) == 1)
 		on_frame(a, &f, tsc, cpu);
 	if (r < 0) {
 		hvt_err("malformed frame from the host: %s", why);
-		a->host_gone = true;
-		a->done = true;
+		a->link.host_gone = true;
 	}
 }
 
@@ -431,15 +290,15 @@ static void on_tick(struct agent *a, unsigned long tick)
 
 		/* Wakeups drain as packets complete; this catches what they missed. */
 		if (drain || flush)
-			agent_kernel_drain(a, flush);
+			agent_kernel_drain(&a->kernel, flush);
 		if (drain)
-			agent_apps_drain(a);
-		if (tick % REPORT_TICKS == 0 && a->packets_sent != a->packets_reported) {
+			agent_apps_drain(&a->apps);
+		if (tick % REPORT_TICKS == 0 && a->link.packets_sent != a->packets_reported) {
 			hvt_debug("%llu packets forwarded (%llu in the last %d s)",
-				  (unsigned long long)a->packets_sent,
-				  (unsigned long long)(a->packets_sent - a->packets_reported),
+				  (unsigned long long)a->link.packets_sent,
+				  (unsigned long long)(a->link.packets_sent - a->packets_reported),
 				  REPORT_TICKS * TICK_MS / 1000);
-			a->packets_reported = a->packets_sent;
+			a->packets_reported = a->link.packets_sent;
 		}
 	}
 	if (a->finishing && time(NULL) > a->finish_deadline) {
@@ -489,17 +348,19 @@ static int poll_build(struct poll_set *p, struct agent *a, int sfd, int tfd)
 	int bad = 0;
 
 	p->n = 0;
-	bad |= poll_add(p, POLL_PORT, 0, a->port);
+	bad |= poll_add(p, POLL_PORT, 0, a->link.port);
 	bad |= poll_add(p, POLL_SIGNALS, 0, sfd);
 	bad |= poll_add(p, POLL_TIMER, 0, tfd);
-	if (a->listen_fd >= 0)
-		bad |= poll_add(p, POLL_LISTEN, 0, a->listen_fd);
+	if (a->apps.listen_fd >= 0)
+		bad |= poll_add(p, POLL_LISTEN, 0, a->apps.listen_fd);
 	for (slot = 0; slot < AGENT_MAX_APPS; slot++) {
-		if (!a->apps[slot])
+		const struct app *app = a->apps.apps[slot];
+
+		if (!app)
 			continue;
-		bad |= poll_add(p, POLL_APP, slot, a->apps[slot]->fd);
-		if (a->apps[slot]->wake_fd >= 0)
-			bad |= poll_add(p, POLL_APP_WAKE, slot, a->apps[slot]->wake_fd);
+		bad |= poll_add(p, POLL_APP, slot, app->fd);
+		if (app->wake_fd >= 0)
+			bad |= poll_add(p, POLL_APP_WAKE, slot, app->wake_fd);
 	}
 	/* woken once per delivered packet */
 	if (a->started && !a->finishing && a->kernel.session >= 0)
@@ -529,21 +390,21 @@ static void poll_dispatch(struct agent *a, const struct poll_set *p, nfds_t i, i
 			on_tick(a, ++*tick);
 		break;
 	case POLL_LISTEN:
-		if (a->listen_fd >= 0)
-			agent_apps_accept(a);
+		if (a->apps.listen_fd >= 0)
+			agent_apps_accept(&a->apps);
 		break;
 	case POLL_APP:
-		if (a->apps[index] && a->apps[index]->fd == p->fds[i].fd)
-			agent_apps_handle(a, index);
+		if (a->apps.apps[index] && a->apps.apps[index]->fd == p->fds[i].fd)
+			agent_apps_handle(&a->apps, index);
 		break;
 	case POLL_APP_WAKE:
-		if (a->apps[index] && a->apps[index]->wake_fd == p->fds[i].fd &&
+		if (a->apps.apps[index] && a->apps.apps[index]->wake_fd == p->fds[i].fd &&
 		    a->started && !a->finishing)
-			agent_apps_wake(a, index);
+			agent_apps_wake(&a->apps, index);
 		break;
 	case POLL_KERNEL:
 		if (a->started && !a->finishing)
-			agent_kernel_on_ready(a, index);
+			agent_kernel_on_ready(&a->kernel, index);
 		break;
 	}
 }
@@ -560,7 +421,7 @@ static int run(struct agent *a)
 		hvt_err("cannot set up signals and timers: %s", strerror(errno));
 		return 1;
 	}
-	while (!a->done) {
+	while (!agent_done(a)) {
 		if (poll_build(&p, a, sfd, tfd)) {
 			hvt_err("out of memory");
 			oom = true;
@@ -571,12 +432,12 @@ static int run(struct agent *a)
 				continue;
 			break;
 		}
-		for (i = 0; i < p.n && !a->done; i++)
+		for (i = 0; i < p.n && !agent_done(a); i++)
 			if (p.fds[i].revents)
 				poll_dispatch(a, &p, i, sfd, tfd, &tick);
 	}
 	/* the link was lost rather than ended, or the loop ran out of memory */
-	failed = (a->host_gone && !a->finishing) || oom;
+	failed = (a->link.host_gone && !a->finishing) || oom;
 	if (!a->finishing)
 		begin_finish(a);
 	close(sfd);
@@ -597,141 +458,197 @@ static int parse_size(const char *s, uint32_t *out)
 	return 0;
 }
 
-int hvt_cmd_agent(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "link-fd", required_argument, NULL, 'L' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "subbuf-size", required_argument, NULL, 'S' },
-		{ "nr-subbufs", required_argument, NULL, 'N' },
-		{ "overwrite", no_argument, NULL, 'O' },
-		{ "drain-interval", required_argument, NULL, 'D' },
-		{ "wait", required_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct agent a = {
-		.port = -1, .dev = -1, .listen_fd = -1, .kernel.session = -1,
-		.socket_path = HVT_APP_SOCKET, .subbuf_size = 65536, .nr_subbufs = 8,
-		.next_trace_id = 1,
-	};
-	const char *port = NULL, *connect_to = NULL;
-	uint32_t wait_s = 120, drain_ms = TICK_MS, link_fd = UINT32_MAX;
-	int c, ret;
+/* What the command line asks for. */
+struct agent_opts {
+	const char *port, *connect_to;	/* the link: one of these, or link_fd */
+	int link_fd;			/* -1: none given */
+	uint32_t wait_s, drain_ms;
+	const char *socket_path;
+	bool host, overwrite;
+	uint32_t subbuf_size, nr_subbufs;
+	const char *events[AGENT_MAX_EVENTS];
+	unsigned int nr_events;
+};
 
-	optind = 0;	/* glibc: start over, the command may run more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "e:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': port = optarg; break;
-		case 'c': connect_to = optarg; break;
-		case 's': a.socket_path = optarg; break;
-		case 'H': a.host = true; break;
-		case 'L':
-			if (parse_size(optarg, &link_fd) || link_fd < 3 ||
-			    fcntl((int)link_fd, F_GETFD) < 0) {
-				return hvt_usage_error("agent", "--link-fd %s: not an open "
-						       "descriptor above 2", optarg);
-			}
-			break;
-		case 'e':
-			if (a.nr_events == AGENT_MAX_EVENTS) {
-				return hvt_usage_error("agent", "at most %d kernel events",
-						       AGENT_MAX_EVENTS);
-			}
-			a.events[a.nr_events++] = optarg;
-			break;
-		case 'O':
-			a.overwrite = true;
-			break;
-		case 'S':
-		case 'N':
-			if (parse_size(optarg, c == 'S' ? &a.subbuf_size : &a.nr_subbufs)) {
-				return hvt_usage_error("agent", "invalid number for --%s: %s",
-						       c == 'S' ? "subbuf-size" : "nr-subbufs",
-						       optarg);
-			}
-			break;
-		case 'D':
-			if (parse_size(optarg, &drain_ms)) {
-				return hvt_usage_error("agent", "invalid --drain-interval: %s "
-						       "(milliseconds, at least 1)", optarg);
-			}
-			break;
-		case 'w':
-			if (!strcmp(optarg, "0"))
-				wait_s = 0;	/* no limit */
-			else if (parse_size(optarg, &wait_s)) {
-				return hvt_usage_error("agent", "invalid --wait: %s (seconds)",
-						       optarg);
-			}
-			break;
-		case 'v': hvt_log_set_verbose(1); break;
-		case 'h': usage(stdout); return 0;
-		default: return hvt_usage_bad_option("agent", argv);
-		}
-	}
-	if (optind < argc)
-		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
-	if (!!port + !!connect_to + (link_fd != UINT32_MAX) > 1)
+/* The options together, once each was taken; HVT_EXIT_USAGE after saying why not. */
+static int check_opts(const struct agent_opts *o)
+{
+	if (!!o->port + !!o->connect_to + (o->link_fd >= 0) > 1)
 		return hvt_usage_error("agent", "--port, --connect and --link-fd all name the "
 				       "link to the host: give one");
-	if (connect_to) {
+	if (o->connect_to) {
 		struct hvt_netaddr addr;
 		char err[300];
 
-		if (hvt_netaddr_parse(connect_to, false, &addr, err, sizeof(err))) {
+		if (hvt_netaddr_parse(o->connect_to, false, &addr, err, sizeof(err))) {
 			return hvt_usage_error("agent", "--connect %s", err);
 		}
 	}
-	if (!hvt_rb_geometry_ok(a.subbuf_size, a.nr_subbufs)) {
+	if (!hvt_rb_geometry_ok(o->subbuf_size, o->nr_subbufs)) {
 		return hvt_usage_error("agent", "buffer geometry %u x %u: sizes must be powers of "
 				       "two, 4 KiB..1 MiB sub-buffers, 2..1024 of them",
-				       a.nr_subbufs, a.subbuf_size);
+				       o->nr_subbufs, o->subbuf_size);
 	}
-	a.drain_ticks = (drain_ms + TICK_MS - 1) / TICK_MS;
-	if (!a.nr_events)
+	return 0;
+}
+
+static const struct option agent_options[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "connect", required_argument, NULL, 'c' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "host", no_argument, NULL, 'H' },
+	{ "link-fd", required_argument, NULL, 'L' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "subbuf-size", required_argument, NULL, 'S' },
+	{ "nr-subbufs", required_argument, NULL, 'N' },
+	{ "overwrite", no_argument, NULL, 'O' },
+	{ "drain-interval", required_argument, NULL, 'D' },
+	{ "wait", required_argument, NULL, 'w' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/*
+ * Takes option @c of getopt_long(), with its argument @arg. -1 to go on,
+ * else the command's exit status: 0 after --help, HVT_EXIT_USAGE after a
+ * usage error.
+ */
+static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
+{
+	uint32_t link_fd;
+
+	switch (c) {
+	case 'p': o->port = arg; break;
+	case 'c': o->connect_to = arg; break;
+	case 's': o->socket_path = arg; break;
+	case 'H': o->host = true; break;
+	case 'L':
+		if (parse_size(arg, &link_fd) || link_fd < 3 || fcntl((int)link_fd, F_GETFD) < 0) {
+			return hvt_usage_error("agent", "--link-fd %s: not an open "
+					       "descriptor above 2", arg);
+		}
+		o->link_fd = (int)link_fd;
+		break;
+	case 'e':
+		if (o->nr_events == AGENT_MAX_EVENTS) {
+			return hvt_usage_error("agent", "at most %d kernel events",
+					       AGENT_MAX_EVENTS);
+		}
+		o->events[o->nr_events++] = arg;
+		break;
+	case 'O':
+		o->overwrite = true;
+		break;
+	case 'S':
+	case 'N':
+		if (parse_size(arg, c == 'S' ? &o->subbuf_size : &o->nr_subbufs)) {
+			return hvt_usage_error("agent", "invalid number for --%s: %s",
+					       c == 'S' ? "subbuf-size" : "nr-subbufs", arg);
+		}
+		break;
+	case 'D':
+		if (parse_size(arg, &o->drain_ms)) {
+			return hvt_usage_error("agent", "invalid --drain-interval: %s "
+					       "(milliseconds, at least 1)", arg);
+		}
+		break;
+	case 'w':
+		if (!strcmp(arg, "0"))
+			o->wait_s = 0;	/* no limit */
+		else if (parse_size(arg, &o->wait_s))
+			return hvt_usage_error("agent", "invalid --wait: %s (seconds)", arg);
+		break;
+	case 'v': hvt_log_set_verbose(1); break;
+	case 'h': usage(stdout); return 0;
+	default: return hvt_usage_bad_option("agent", argv);
+	}
+	return -1;
+}
+
+/* Fills @o from the command line; returns as take_opt() does. */
+static int parse_opts(struct agent_opts *o, int argc, char **argv)
+{
+	int c, ret;
+
+	*o = (struct agent_opts){
+		.link_fd = -1, .wait_s = 120, .drain_ms = TICK_MS, .socket_path = HVT_APP_SOCKET,
+		.subbuf_size = 65536, .nr_subbufs = 8,
+	};
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "e:vh", agent_options, NULL)) != -1)
+		if ((ret = take_opt(o, c, optarg, argv)) >= 0)
+			return ret;
+	if (optind < argc)
+		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
+	if (check_opts(o))
+		return HVT_EXIT_USAGE;
+	if (!o->nr_events)
 		for (c = 0; default_events[c]; c++)
-			a.events[a.nr_events++] = default_events[c];
-	a.have_rdtscp = hvt_tsc_have_rdtscp();
-	a.dev = a.host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
-	if (a.dev < 0 && !a.host)
+			o->events[o->nr_events++] = default_events[c];
+	return -1;
+}
+
+/*
+ * The agent as @o says, up to its link: the module's device and clock page,
+ * the TSC's rate, the scratch buffers. -1 after an error message; whatever
+ * it took, agent_free() gives back.
+ */
+static int agent_init(struct agent *a, const struct agent_opts *o)
+{
+	*a = (struct agent){
+		.link = { .port = -1, .next_trace_id = 1 },
+		.dev = -1,
+		.drain_ticks = (o->drain_ms + TICK_MS - 1) / TICK_MS,
+		.kernel = { .link = &a->link, .events = o->events, .nr_events = o->nr_events,
+			    .subbuf_size = o->subbuf_size, .nr_subbufs = o->nr_subbufs,
+			    .overwrite = o->overwrite, .session = -1 },
+		.apps = { .link = &a->link, .socket_path = o->socket_path, .listen_fd = -1,
+			  .host = o->host },
+	};
+	a->have_rdtscp = hvt_tsc_have_rdtscp();
+	a->dev = o->host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (a->dev < 0 && !o->host)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,
 			 strerror(errno));
-	else if (a.dev >= 0)
-		read_clock_page(&a);
+	else if (a->dev >= 0)
+		read_clock_page(a);
 	/* Only labels the CTF clock of applications without the page (HVT_DOMAIN_TSC). */
-	a.tsc_hz = a.tsc_khz ? a.tsc_khz * 1000 : hvt_tsc_measure_hz(20000000);
-	a.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
-	a.msg = malloc(HVT_APP_MAX_MSG);
-	ret = 1;
-	if (!a.pkt || !a.msg || hvt_frame_reader_init(&a.reader)) {
+	a->apps.tsc_hz = a->tsc_khz ? a->tsc_khz * 1000 : hvt_tsc_measure_hz(20000000);
+	a->apps.pkt = malloc(HVT_RB_MAX_SUBBUF);	/* an application's packets, any geometry */
+	a->apps.msg = malloc(HVT_APP_MAX_MSG);
+	if (!a->apps.pkt || !a->apps.msg || hvt_frame_reader_init(&a->reader)) {
 		hvt_err("out of memory");
-		goto out;
+		return -1;
 	}
-	if (link_fd != UINT32_MAX) {
-		a.port = (int)link_fd;
-		fcntl(a.port, F_SETFL, O_NONBLOCK);
-		fcntl(a.port, F_SETFD, FD_CLOEXEC);
-	} else {
-		a.port = connect_to ? connect_link(connect_to, (int)wait_s) :
-				      open_port(port, (int)wait_s);
+	return 0;
+}
+
+/* Every exit frees what it took: the sanitizer build counts a leak as a failure. */
+static void agent_free(struct agent *a)
+{
+	if (a->dev >= 0)
+		close(a->dev);
+	hvt_frame_reader_free(&a->reader);
+	free(a->apps.pkt);
+	free(a->apps.msg);
+}
+
+int hvt_cmd_agent(int argc, char **argv)
+{
+	struct agent_opts o;
+	struct agent a;
+	int ret = parse_opts(&o, argc, argv);
+
+	if (ret >= 0)
+		return ret;	/* --help, or a usage error */
+	ret = 1;
+	if (!agent_init(&a, &o) &&
+	    !agent_link_open(&a.link, o.link_fd, o.connect_to, o.port, (int)o.wait_s)) {
+		ret = send_hello(&a) ? 1 : run(&a);
+		close(a.link.port);
 	}
-	if (a.port < 0)
-		goto out;
-	ret = send_hello(&a) ? 1 : run(&a);
-	close(a.port);
-out:
-	/* Every exit frees what it took: the sanitizer build counts a leak as a failure. */
-	if (a.dev >= 0)
-		close(a.dev);
-	hvt_frame_reader_free(&a.reader);
-	free(a.pkt);
-	free(a.msg);
+	agent_free(&a);
 	return ret;
 }

@@ -32,9 +32,9 @@
 #include "lib/log.h"
 #include "lib/netaddr.h"
 #include "lib/packet.h"
-#include "tools/agent/agent.h"
+#include "tools/agent/agent_apps.h"
 
-int agent_apps_listen(struct agent *a)
+int agent_apps_listen(struct agent_apps *a)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	char dir[sizeof(addr.sun_path)], err[sizeof(addr.sun_path) + 64];
@@ -91,7 +91,7 @@ static uint32_t peer_pid(int fd)
 	return (uint32_t)cred.pid;
 }
 
-void agent_apps_accept(struct agent *a)
+void agent_apps_accept(struct agent_apps *a)
 {
 	unsigned int slot;
 	int fd;
@@ -103,7 +103,7 @@ void agent_apps_accept(struct agent *a)
 		if (!a->apps[slot])
 			break;
 	if (slot == AGENT_MAX_APPS || !(a->apps[slot] = calloc(1, sizeof(struct app)))) {
-		agent_log(a, "too many traced applications; one refused");
+		agent_log(a->link, "too many traced applications; one refused");
 		close(fd);
 		return;
 	}
@@ -119,13 +119,13 @@ void agent_apps_accept(struct agent *a)
  * (hvt_wire_packet_check: sizes = @len, the trace's UUID, the stream's
  * thread) and the stream's own order. NULL if it may be forwarded.
  */
-static const char *app_packet_check(struct agent *a, const struct app *app,
+static const char *app_packet_check(struct agent_apps *a, const struct app *app,
 				    const struct app_stream *s, uint64_t n,
 				    const unsigned char *p, size_t len)
 {
 	struct hvt_ctf_packet hdr;
 	const char *why = hvt_wire_packet_check(p, len, app->uuid, HVT_CTF_NO_CPU, s->tid, &hdr,
-						a->why, sizeof(a->why));
+						a->link->why, sizeof(a->link->why));
 
 	if (!why && hdr.packet_seq_num != n)
 		why = "packet sequence number out of order";
@@ -133,13 +133,13 @@ static const char *app_packet_check(struct agent *a, const struct app *app,
 }
 
 /* Sends the packet in a->pkt (a recovered or final one, copied whole). */
-static int send_packet(struct agent *a, struct app_stream *s, size_t len)
+static int send_packet(struct agent_apps *a, struct app_stream *s, size_t len)
 {
-	if (agent_send(a, HVT_W_PACKET, s->id, a->pkt, (uint32_t)len))
+	if (agent_send(a->link, HVT_W_PACKET, s->id, a->pkt, (uint32_t)len))
 		return -1;
 	memcpy(&s->last, a->pkt, sizeof(s->last));
 	s->packets++;
-	a->packets_sent++;
+	a->link->packets_sent++;
 	return 0;
 }
 
@@ -161,7 +161,7 @@ struct packet_batch {
 };
 
 /* Adds closed packet @n of @s to @b once its header passed; else why not. */
-static const char *batch_add(struct agent *a, const struct app *app,
+static const char *batch_add(struct agent_apps *a, const struct app *app,
 			     const struct app_stream *s, struct packet_batch *b, uint64_t n)
 {
 	const unsigned char *slot = s->map + HVT_APP_PROD_PAGE +
@@ -187,20 +187,20 @@ static const char *batch_add(struct agent *a, const struct app *app,
 }
 
 /* Sends @b and hands its slots back to the producer; -1 if the link is lost. */
-static int batch_send(struct agent *a, struct app_stream *s, struct packet_batch *b)
+static int batch_send(struct agent_apps *a, struct app_stream *s, struct packet_batch *b)
 {
-	if (agent_sendv(a, b->iov, 3 * (int)b->n))
+	if (agent_sendv(a->link, b->iov, 3 * (int)b->n))
 		return -1;
 	s->last = b->header[b->n - 1];
 	s->packets += b->n;
-	a->packets_sent += b->n;
+	a->link->packets_sent += b->n;
 	s->consumed += b->n;
 	hvt_store_release(&s->cons->consumed, s->consumed);
 	return 0;
 }
 
 /* Forwards closed packets; -1 if the stream is corrupt (what came before it is sent). */
-static int drain_stream(struct agent *a, struct app *app, struct app_stream *s)
+static int drain_stream(struct agent_apps *a, struct app *app, struct app_stream *s)
 {
 	const struct hvt_rb_prod *prod = (const void *)s->map;
 	long long ready = hvt_rb_ready(prod, s->consumed, s->nr_subbufs);
@@ -221,12 +221,12 @@ static int drain_stream(struct agent *a, struct app *app, struct app_stream *s)
 	}
 	return 0;
 corrupt:
-	agent_log(a, "pid %u thread %d: buffer dropped: %s", app->pid, s->tid, why);
+	agent_log(a->link, "pid %u thread %d: buffer dropped: %s", app->pid, s->tid, why);
 	return -1;
 }
 
 /* The producer is gone: forward what it committed in its open packet. */
-static void recover_open_packet(struct agent *a, struct app *app, struct app_stream *s)
+static void recover_open_packet(struct agent_apps *a, struct app *app, struct app_stream *s)
 {
 	const struct hvt_rb_prod *prod = (const void *)s->map;
 	uint64_t produced = hvt_load_acquire(&prod->produced);
@@ -243,7 +243,7 @@ static void recover_open_packet(struct agent *a, struct app *app, struct app_str
 	why = len < 0 ? "producer state inconsistent" :
 			app_packet_check(a, app, s, produced, p, (size_t)len);
 	if (why) {
-		agent_log(a, "pid %u thread %d: last packet not recovered: %s",
+		agent_log(a->link, "pid %u thread %d: last packet not recovered: %s",
 			  app->pid, s->tid, why);
 		return;
 	}
@@ -257,7 +257,7 @@ static void recover_open_packet(struct agent *a, struct app *app, struct app_str
  * events_discarded. @lost is the producer's word: it can only misreport its
  * own losses.
  */
-static void send_final_count(struct agent *a, struct app_stream *s, uint64_t lost)
+static void send_final_count(struct agent_apps *a, struct app_stream *s, uint64_t lost)
 {
 	struct hvt_ctf_packet p = s->last;
 
@@ -271,7 +271,7 @@ static void send_final_count(struct agent *a, struct app_stream *s, uint64_t los
 }
 
 /* Closes stream @i: drains it first unless it is corrupt, then recovers its open packet. */
-static void stream_close(struct agent *a, struct app *app, unsigned int i, bool corrupt,
+static void stream_close(struct agent_apps *a, struct app *app, unsigned int i, bool corrupt,
 			 bool recover)
 {
 	struct app_stream *s = app->streams[i];
@@ -283,18 +283,18 @@ static void stream_close(struct agent *a, struct app *app, unsigned int i, bool 
 	if (!corrupt)
 		send_final_count(a, s, sc.lost);
 	sc.packets = s->packets;
-	a->lost += sc.lost;
+	a->link->lost += sc.lost;
 	hvt_debug("pid %u thread %d: stream %u closed%s: %llu packets forwarded, %llu events lost",
 		  app->pid, s->tid, s->id, corrupt ? " (corrupt)" : "",
 		  (unsigned long long)sc.packets, (unsigned long long)sc.lost);
-	agent_send(a, HVT_W_STREAM_CLOSE, s->id, &sc, sizeof(sc));
+	agent_send(a->link, HVT_W_STREAM_CLOSE, s->id, &sc, sizeof(sc));
 	munmap((void *)s->map, s->map_size);
 	munmap(s->cons, sizeof(*s->cons));
 	free(s);
 	app->streams[i] = app->streams[--app->nr_streams];
 }
 
-static void app_drop(struct agent *a, unsigned int slot)
+static void app_drop(struct agent_apps *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
 
@@ -316,13 +316,13 @@ static void app_drop(struct agent *a, unsigned int slot)
  * the agent's. The host takes nothing else from its own agent: a guest
  * clock there is a test page or a mistake.
  */
-static int app_domain(struct agent *a, const struct app *app, const struct hvt_a_hello *h,
+static int app_domain(struct agent_apps *a, const struct app *app, const struct hvt_a_hello *h,
 		      struct hvt_w_trace_open *to)
 {
 	to->domain = h->domain;
 	to->freq_hz = h->freq_hz;
 	if (a->host && h->domain == HVT_DOMAIN_GUEST_TSC) {
-		agent_log(a, "pid %u: HELLO refused: a guest TSC clock on the host "
+		agent_log(a->link, "pid %u: HELLO refused: a guest TSC clock on the host "
 			  "(HVTRACE_DEVICE set?)", app->pid);
 		return -1;
 	}
@@ -333,7 +333,7 @@ static int app_domain(struct agent *a, const struct app *app, const struct hvt_a
 	return 0;
 }
 
-static int on_hello(struct agent *a, struct app *app, const void *payload, uint32_t len)
+static int on_hello(struct agent_apps *a, struct app *app, const void *payload, uint32_t len)
 {
 	struct hvt_a_welcome w = { HVT_APP_VERSION, 0 };
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER };
@@ -360,15 +360,15 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 	 * What the host would refuse ends this application, not the VM's link
 	 * (checked as trace 1, a valid id: the id limit is handled below).
 	 */
-	why = hvt_wire_trace_open_check(1, &to, a->why, sizeof(a->why));
+	why = hvt_wire_trace_open_check(1, &to, a->link->why, sizeof(a->link->why));
 	if (why) {
-		agent_log(a, "pid %u: HELLO refused: %s", app->pid, why);
+		agent_log(a->link, "pid %u: HELLO refused: %s", app->pid, why);
 		return -1;
 	}
-	if (a->started && !a->finishing) {
-		if (agent_new_trace_id(a, &id)) {
-			agent_log(a, "pid %u (%s) not traced: all %u trace ids of this recording used",
-				  app->pid, to.comm, HVT_W_MAX_TRACES);
+	if (a->tracing) {
+		if (agent_new_trace_id(a->link, &id)) {
+			agent_log(a->link, "pid %u (%s) not traced: all %u trace ids of this "
+				  "recording used", app->pid, to.comm, HVT_W_MAX_TRACES);
 		} else {
 			app->trace_id = id;
 			w.enabled = 1;
@@ -376,7 +376,7 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
 				  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
 				  (unsigned long long)to.freq_hz);
-			if (agent_send(a, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
+			if (agent_send(a->link, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
 				return -1;
 			/* none: its packets wait for the periodic drain */
 			app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -385,7 +385,7 @@ static int on_hello(struct agent *a, struct app *app, const void *payload, uint3
 	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), app->wake_fd);
 }
 
-static int on_registry(struct agent *a, struct app *app, const void *payload, uint32_t len)
+static int on_registry(struct agent_apps *a, struct app *app, const void *payload, uint32_t len)
 {
 	char err[128];
 	int added;
@@ -394,13 +394,13 @@ static int on_registry(struct agent *a, struct app *app, const void *payload, ui
 		return -1;
 	added = hvt_registry_add(&app->registry, payload, len, err, sizeof(err));
 	if (added < 0) {
-		agent_log(a, "pid %u: bad event registry: %s", app->pid, err);
+		agent_log(a->link, "pid %u: bad event registry: %s", app->pid, err);
 		return -1;
 	}
 	hvt_debug("pid %u: registry update, new events: %d", app->pid, added);
 	if (!added)
 		return 0;	/* the host has every record already */
-	return agent_send(a, HVT_W_REGISTRY, app->trace_id, payload, len);
+	return agent_send(a->link, HVT_W_REGISTRY, app->trace_id, payload, len);
 }
 
 static int sealed_size(int fd, size_t size)
@@ -445,7 +445,7 @@ static void stream_free(struct app_stream *s)
  * application's streams, the recording's stream ids) the stream is refused
  * with a STREAM_ACK that carries no memfd, and the thread stays untraced.
  */
-static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
+static int on_stream(struct agent_apps *a, struct app *app, uint32_t app_id,
 		     const void *payload, uint32_t len, int memfd)
 {
 	struct hvt_a_stream m;
@@ -458,13 +458,13 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 		return -1;
 	memcpy(&m, payload, sizeof(m));
 	if (m.tid <= 0) {
-		agent_log(a, "pid %u: buffer refused: thread id %d", app->pid, m.tid);
+		agent_log(a->link, "pid %u: buffer refused: thread id %d", app->pid, m.tid);
 		return -1;
 	}
 	if (!hvt_rb_geometry_ok(m.subbuf_size, m.nr_subbufs) ||
 	    m.map_size != HVT_APP_PROD_PAGE + (uint64_t)m.subbuf_size * m.nr_subbufs ||
 	    !sealed_size(memfd, m.map_size)) {
-		agent_log(a, "pid %u: buffer refused (geometry, size or seals)", app->pid);
+		agent_log(a->link, "pid %u: buffer refused (geometry, size or seals)", app->pid);
 		return -1;
 	}
 	s = calloc(1, sizeof(*s));
@@ -486,10 +486,10 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 	s->nr_subbufs = m.nr_subbufs;
 	so = (struct hvt_w_stream_open){ app->trace_id, HVT_CTF_NO_CPU, m.tid, 0 };
 	why = app->nr_streams == AGENT_MAX_APP_STREAMS ? "too many threads of one application" :
-	      agent_new_stream_id(a, &s->id) ? "all stream ids of this recording used" :
-	      hvt_wire_stream_open_check(s->id, &so, a->why, sizeof(a->why));
+	      agent_new_stream_id(a->link, &s->id) ? "all stream ids of this recording used" :
+	      hvt_wire_stream_open_check(s->id, &so, a->link->why, sizeof(a->link->why));
 	if (why) {
-		agent_log(a, "pid %u thread %d not traced: %s", app->pid, m.tid, why);
+		agent_log(a->link, "pid %u thread %d not traced: %s", app->pid, m.tid, why);
 		close(cfd);
 		stream_free(s);
 		return app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, -1);
@@ -497,7 +497,7 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 	app->streams[app->nr_streams++] = s;
 	hvt_debug("pid %u thread %d: stream %u open, %u x %u bytes", app->pid, m.tid, s->id,
 		  m.nr_subbufs, m.subbuf_size);
-	if (agent_send(a, HVT_W_STREAM_OPEN, s->id, &so, sizeof(so)) ||
+	if (agent_send(a->link, HVT_W_STREAM_OPEN, s->id, &so, sizeof(so)) ||
 	    app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, cfd)) {
 		close(cfd);
 		return -1;
@@ -506,7 +506,7 @@ static int on_stream(struct agent *a, struct app *app, uint32_t app_id,
 	return 0;
 }
 
-static int on_stream_end(struct agent *a, struct app *app, uint32_t app_id)
+static int on_stream_end(struct agent_apps *a, struct app *app, uint32_t app_id)
 {
 	unsigned int i;
 
@@ -519,7 +519,7 @@ static int on_stream_end(struct agent *a, struct app *app, uint32_t app_id)
 }
 
 /* Dispatches one message; -1 on a violation. *bye is set by BYE. */
-static int on_message(struct agent *a, struct app *app, const struct hvt_app_hdr *h,
+static int on_message(struct agent_apps *a, struct app *app, const struct hvt_app_hdr *h,
 		      const void *payload, int fd, bool *bye)
 {
 	switch (h->type) {
@@ -540,7 +540,7 @@ static int on_message(struct agent *a, struct app *app, const struct hvt_app_hdr
 }
 
 /* Reads one message; a violation drops the application, so does its end. */
-void agent_apps_handle(struct agent *a, unsigned int slot)
+void agent_apps_handle(struct agent_apps *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
 	struct hvt_app_hdr h;
@@ -559,13 +559,13 @@ void agent_apps_handle(struct agent *a, unsigned int slot)
 	if (fd >= 0)
 		close(fd);		/* a buffer stays mapped without it */
 	if (bad)
-		agent_log(a, "pid %u: protocol violation; application dropped", app->pid);
+		agent_log(a->link, "pid %u: protocol violation; application dropped", app->pid);
 	if (bad || bye)
 		app_drop(a, slot);
 }
 
 /* Forwards the closed packets of every stream of @app; a corrupt stream is closed. */
-static void drain_app(struct agent *a, struct app *app)
+static void drain_app(struct agent_apps *a, struct app *app)
 {
 	unsigned int i;
 
@@ -576,7 +576,7 @@ static void drain_app(struct agent *a, struct app *app)
 			i++;
 }
 
-void agent_apps_drain(struct agent *a)
+void agent_apps_drain(struct agent_apps *a)
 {
 	unsigned int slot;
 
@@ -585,7 +585,7 @@ void agent_apps_drain(struct agent *a)
 			drain_app(a, a->apps[slot]);
 }
 
-void agent_apps_wake(struct agent *a, unsigned int slot)
+void agent_apps_wake(struct agent_apps *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
 	uint64_t count;
@@ -596,7 +596,7 @@ void agent_apps_wake(struct agent *a, unsigned int slot)
 	drain_app(a, app);
 }
 
-void agent_apps_close_all(struct agent *a)
+void agent_apps_close_all(struct agent_apps *a)
 {
 	unsigned int slot;
 

@@ -16,42 +16,43 @@
 #include <hvtrace/abi.h>
 
 #include "lib/log.h"
-#include "tools/agent/agent.h"
+#include "tools/agent/agent_kernel.h"
 
 #define KERNEL_TRACE_ID 0u
 
 static uint8_t kernel_uuid[HVT_UUID_LEN];
 
-static int enable_events(struct agent *a, int session)
+static int enable_events(struct agent_kernel *k)
 {
 	unsigned int i, enabled = 0;
 
-	for (i = 0; i < a->nr_events; i++) {
+	for (i = 0; i < k->nr_events; i++) {
 		struct hvtrace_event_name ev = { { 0 } };
 
-		if (strlen(a->events[i]) >= sizeof(ev.name)) {
-			agent_log(a, "kernel event name too long: %.40s...", a->events[i]);
+		if (strlen(k->events[i]) >= sizeof(ev.name)) {
+			agent_log(k->link, "kernel event name too long: %.40s...", k->events[i]);
 			continue;
 		}
-		strcpy(ev.name, a->events[i]);
-		switch (ioctl(session, HVTRACE_SESSION_ENABLE_EVENT, &ev)) {
+		strcpy(ev.name, k->events[i]);
+		switch (ioctl(k->session, HVTRACE_SESSION_ENABLE_EVENT, &ev)) {
 		case 0:
 			enabled++;
 			break;
 		case 1:
-			agent_log(a, "kernel event %s: none registered yet; recorded once a "
+			agent_log(k->link, "kernel event %s: none registered yet; recorded once a "
 				  "module registers it", ev.name);
 			enabled++;
 			break;
 		default:
-			agent_log(a, "kernel event %s not enabled: %s", ev.name, strerror(errno));
+			agent_log(k->link, "kernel event %s not enabled: %s", ev.name,
+				  strerror(errno));
 		}
 	}
 	return enabled ? 0 : -1;
 }
 
 /* Sends every registered event's record; the host keeps the new ones. */
-static int send_registry(struct agent *a, struct agent_kernel *k)
+static int send_registry(struct agent_kernel *k)
 {
 	struct hvtrace_registry_buf rb = { 0 };
 	void *buf = NULL, *more;
@@ -69,7 +70,7 @@ static int send_registry(struct agent *a, struct agent_kernel *k)
 		free(buf);
 		return -1;
 	}
-	ret = agent_send(a, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
+	ret = agent_send(k->link, HVT_W_REGISTRY, KERNEL_TRACE_ID, buf, rb.size);
 	if (!ret)
 		k->registry_gen = rb.generation;
 	free(buf);
@@ -77,7 +78,7 @@ static int send_registry(struct agent *a, struct agent_kernel *k)
 }
 
 /* Resends the registry if an event was registered since the last time. */
-static void refresh_registry(struct agent *a, struct agent_kernel *k)
+static void refresh_registry(struct agent_kernel *k)
 {
 	uint64_t gen;
 
@@ -85,8 +86,9 @@ static void refresh_registry(struct agent *a, struct agent_kernel *k)
 		return;
 	hvt_debug("kernel: the registry changed (generation %llu); sending it again",
 		  (unsigned long long)gen);
-	if (send_registry(a, k))
-		agent_log(a, "kernel: the new registry could not be sent: %s", strerror(errno));
+	if (send_registry(k))
+		agent_log(k->link, "kernel: the new registry could not be sent: %s",
+			  strerror(errno));
 }
 
 /* Closes the session and whatever stream fds it has; frees the arrays. */
@@ -112,18 +114,18 @@ static void close_session(struct agent_kernel *k)
 	k->packets = NULL;
 }
 
-static int map_stream(struct agent *a, struct agent_kernel *k, uint32_t cpu)
+static int map_stream(struct agent_kernel *k, uint32_t cpu)
 {
 	struct hvtrace_stream_stats st = { 0 };
 	void *map;
 
 	if (ioctl(k->streams[cpu], HVTRACE_STREAM_STATS, &st)) {
-		agent_log(a, "kernel: CPU %u: no stream stats: %s", cpu, strerror(errno));
+		agent_log(k->link, "kernel: CPU %u: no stream stats: %s", cpu, strerror(errno));
 		return -1;
 	}
 	map = mmap(NULL, st.map_size, PROT_READ, MAP_SHARED, k->streams[cpu], 0);
 	if (map == MAP_FAILED) {
-		agent_log(a, "kernel: CPU %u: cannot map its buffer (%llu bytes): %s", cpu,
+		agent_log(k->link, "kernel: CPU %u: cannot map its buffer (%llu bytes): %s", cpu,
 			  (unsigned long long)st.map_size, strerror(errno));
 		return -1;
 	}
@@ -132,7 +134,7 @@ static int map_stream(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 	return 0;
 }
 
-static int open_streams(struct agent *a, struct agent_kernel *k)
+static int open_streams(struct agent_kernel *k)
 {
 	uint32_t cpu;
 
@@ -144,46 +146,47 @@ static int open_streams(struct agent *a, struct agent_kernel *k)
 		return -1;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++)
 		k->streams[cpu] = -1;
-	k->first_stream_id = a->next_stream_id;
+	k->first_stream_id = k->link->next_stream_id;
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		struct hvt_w_stream_open so = { KERNEL_TRACE_ID, cpu, 0, 0 };
 		uint32_t id;
 
 		/* ids first_stream_id + cpu, one per CPU, possible or not */
-		if (agent_new_stream_id(a, &id) ||
-		    hvt_wire_stream_open_check(id, &so, a->why, sizeof(a->why))) {
-			agent_log(a, "kernel: CPU %u and above not recorded (protocol limits)", cpu);
+		if (agent_new_stream_id(k->link, &id) ||
+		    hvt_wire_stream_open_check(id, &so, k->link->why, sizeof(k->link->why))) {
+			agent_log(k->link, "kernel: CPU %u and above not recorded (protocol limits)",
+				  cpu);
 			k->nr_cpus = cpu;
 			break;
 		}
 		k->streams[cpu] = ioctl(k->session, HVTRACE_SESSION_STREAM, &cpu);
 		if (k->streams[cpu] < 0)
 			continue;	/* not a possible CPU */
-		if (map_stream(a, k, cpu) || agent_send(a, HVT_W_STREAM_OPEN, id, &so, sizeof(so)))
+		if (map_stream(k, cpu) ||
+		    agent_send(k->link, HVT_W_STREAM_OPEN, id, &so, sizeof(so)))
 			return -1;
 	}
 	return 0;
 }
 
-int agent_kernel_start(struct agent *a)
+int agent_kernel_start(struct agent_kernel *k, int dev)
 {
-	struct agent_kernel *k = &a->kernel;
 	struct hvtrace_session_config cfg = {
-		.subbuf_size = a->subbuf_size, .nr_subbufs = a->nr_subbufs,
-		.mode = a->overwrite ? HVTRACE_MODE_OVERWRITE : HVTRACE_MODE_DISCARD,
+		.subbuf_size = k->subbuf_size, .nr_subbufs = k->nr_subbufs,
+		.mode = k->overwrite ? HVTRACE_MODE_OVERWRITE : HVTRACE_MODE_DISCARD,
 	};
 	struct hvt_w_trace_open to = { .layer = HVT_LAYER_KERNEL, .domain = HVT_DOMAIN_GUEST_TSC };
 	const char *why;
 
-	if (a->dev < 0)
+	if (dev < 0)
 		return -1;
-	k->session = ioctl(a->dev, HVTRACE_IOC_CREATE_SESSION, &cfg);
+	k->session = ioctl(dev, HVTRACE_IOC_CREATE_SESSION, &cfg);
 	if (k->session < 0) {
-		agent_log(a, "no kernel session: %s", strerror(errno));
+		agent_log(k->link, "no kernel session: %s", strerror(errno));
 		return -1;
 	}
-	if (enable_events(a, k->session)) {
-		agent_log(a, "no kernel event could be enabled");
+	if (enable_events(k)) {
+		agent_log(k->link, "no kernel event could be enabled");
 		goto fail;
 	}
 	k->nr_cpus = cfg.nr_cpus;
@@ -191,21 +194,21 @@ int agent_kernel_start(struct agent *a)
 	to.freq_hz = cfg.tsc_khz * 1000;
 	memcpy(to.uuid, cfg.uuid, HVT_UUID_LEN);
 	strcpy(to.comm, "kernel");
-	why = hvt_wire_trace_open_check(KERNEL_TRACE_ID, &to, a->why, sizeof(a->why));
+	why = hvt_wire_trace_open_check(KERNEL_TRACE_ID, &to, k->link->why, sizeof(k->link->why));
 	if (why) {
-		agent_log(a, "kernel session not recorded: %s (TSC %llu kHz)", why,
+		agent_log(k->link, "kernel session not recorded: %s (TSC %llu kHz)", why,
 			  (unsigned long long)cfg.tsc_khz);
 		goto fail;
 	}
-	if (agent_send(a, HVT_W_TRACE_OPEN, KERNEL_TRACE_ID, &to, sizeof(to)) ||
-	    send_registry(a, k) || open_streams(a, k) ||
+	if (agent_send(k->link, HVT_W_TRACE_OPEN, KERNEL_TRACE_ID, &to, sizeof(to)) ||
+	    send_registry(k) || open_streams(k) ||
 	    ioctl(k->session, HVTRACE_SESSION_START)) {
-		agent_log(a, "kernel session setup failed: %s", strerror(errno));
+		agent_log(k->link, "kernel session setup failed: %s", strerror(errno));
 		goto fail;
 	}
 	hvt_debug("kernel: session started, %u CPUs (streams %u..%u), %u x %u bytes each, %s mode",
 		  k->nr_cpus, k->first_stream_id, k->first_stream_id + k->nr_cpus - 1,
-		  cfg.nr_subbufs, cfg.subbuf_size, a->overwrite ? "overwrite" : "discard");
+		  cfg.nr_subbufs, cfg.subbuf_size, k->overwrite ? "overwrite" : "discard");
 	return 0;
 fail:
 	close_session(k);
@@ -213,7 +216,7 @@ fail:
 }
 
 /* Forwards every delivered packet of one CPU, from its mapping. */
-static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
+static void drain_one(struct agent_kernel *k, uint32_t cpu)
 {
 	for (;;) {
 		struct hvtrace_subbuf sb;
@@ -223,79 +226,77 @@ static void drain_one(struct agent *a, struct agent_kernel *k, uint32_t cpu)
 
 		if (ioctl(k->streams[cpu], HVTRACE_STREAM_GET_SUBBUF, &sb)) {
 			if (errno == EIO)
-				agent_log(a, "kernel: CPU %u: a packet was corrupt; skipped", cpu);
+				agent_log(k->link, "kernel: CPU %u: a packet was corrupt; skipped",
+					  cpu);
 			if (errno == EINTR || errno == EIO)
 				continue;
 			if (errno != EAGAIN)	/* EAGAIN: none delivered */
-				agent_log(a, "kernel: CPU %u: GET_SUBBUF: %s", cpu, strerror(errno));
+				agent_log(k->link, "kernel: CPU %u: GET_SUBBUF: %s", cpu,
+					  strerror(errno));
 			return;
 		}
 		if (sb.offset > k->map_sizes[cpu] || sb.len > k->map_sizes[cpu] - sb.offset)
 			why = "outside the mapping";
 		else
 			why = hvt_wire_packet_check(k->maps[cpu] + sb.offset, (size_t)sb.len,
-						    kernel_uuid, cpu, 0, &hdr, a->why, sizeof(a->why));
+						    kernel_uuid, cpu, 0, &hdr, k->link->why,
+						    sizeof(k->link->why));
 		if (why)
-			agent_log(a, "kernel packet of CPU %u dropped: %s", cpu, why);
-		else if (!agent_send(a, HVT_W_PACKET, k->first_stream_id + cpu,
+			agent_log(k->link, "kernel packet of CPU %u dropped: %s", cpu, why);
+		else if (!agent_send(k->link, HVT_W_PACKET, k->first_stream_id + cpu,
 				     k->maps[cpu] + sb.offset, (uint32_t)sb.len))
 			sent = 1;
 		if (ioctl(k->streams[cpu], HVTRACE_STREAM_PUT_SUBBUF, &sb.seq))
-			agent_log(a, "kernel: CPU %u: PUT_SUBBUF: %s", cpu, strerror(errno));
+			agent_log(k->link, "kernel: CPU %u: PUT_SUBBUF: %s", cpu, strerror(errno));
 		if (why)
 			continue;
 		if (!sent)
 			return;
 		k->packets[cpu]++;
-		a->packets_sent++;
+		k->link->packets_sent++;
 	}
 }
 
-void agent_kernel_drain(struct agent *a, bool flush)
+void agent_kernel_drain(struct agent_kernel *k, bool flush)
 {
-	struct agent_kernel *k = &a->kernel;
 	uint32_t cpu;
 
 	if (k->session < 0)
 		return;
-	refresh_registry(a, k);
+	refresh_registry(k);
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		if (k->streams[cpu] < 0)
 			continue;
 		if (flush)
 			ioctl(k->streams[cpu], HVTRACE_STREAM_FLUSH);
-		drain_one(a, k, cpu);
+		drain_one(k, cpu);
 	}
 }
 
-/* The stream fds to poll, one per CPU: fds[i] is CPU i's. */
 /* The stream fd of CPU @index is readable: a packet was delivered. */
-void agent_kernel_on_ready(struct agent *a, unsigned int index)
+void agent_kernel_on_ready(struct agent_kernel *k, unsigned int index)
 {
-	struct agent_kernel *k = &a->kernel;
-
 	if (k->session < 0 || index >= k->nr_cpus || k->streams[index] < 0)
 		return;
-	refresh_registry(a, k);
-	drain_one(a, k, index);
+	refresh_registry(k);
+	drain_one(k, index);
 }
 
-void agent_kernel_stop(struct agent *a)
+void agent_kernel_stop(struct agent_kernel *k)
 {
-	struct agent_kernel *k = &a->kernel;
 	uint32_t cpu;
 
 	if (k->session < 0)
 		return;
 	if (ioctl(k->session, HVTRACE_SESSION_STOP))
-		agent_log(a, "kernel session did not stop cleanly: %s", strerror(errno));
-	agent_kernel_drain(a, false);
+		agent_log(k->link, "kernel session did not stop cleanly: %s", strerror(errno));
+	agent_kernel_drain(k, false);
 	/*
 	 * An event registered after the drain's registry check may be in a
 	 * packet it just sent; a later drain would send the registry, the last
 	 * has none after it. The host takes registry and packets in any order.
 	 */
-	refresh_registry(a, k);
+	refresh_registry(k);
 	for (cpu = 0; cpu < k->nr_cpus; cpu++) {
 		struct hvtrace_stream_stats st = { 0 };
 		struct hvt_w_stream_close sc;
@@ -305,10 +306,10 @@ void agent_kernel_stop(struct agent *a)
 		ioctl(k->streams[cpu], HVTRACE_STREAM_STATS, &st);
 		sc.lost = st.lost;
 		sc.packets = k->packets[cpu];
-		a->lost += st.lost;
+		k->link->lost += st.lost;
 		hvt_debug("kernel: CPU %u: %llu packets forwarded, %llu events lost", cpu,
 			  (unsigned long long)sc.packets, (unsigned long long)sc.lost);
-		agent_send(a, HVT_W_STREAM_CLOSE, k->first_stream_id + cpu, &sc, sizeof(sc));
+		agent_send(k->link, HVT_W_STREAM_CLOSE, k->first_stream_id + cpu, &sc, sizeof(sc));
 	}
 	close_session(k);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * record.c - `hvtrace record`, the host collector.
+ * cmd_record.c - `hvtrace record`, the host collector.
  *
  * Options, then a recorder (recorder.c) runs the recording.
  */
@@ -240,112 +240,141 @@ static int list_alone(const struct hvt_record_opts *o)
 	return 0;
 }
 
+enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
+       O_NO_HOST, O_HOST_APPS, O_NO_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
+       O_MAX_STREAMS, O_RATE };
+
+static const struct option record_options[] = {
+	{ "list", no_argument, NULL, O_LIST },
+	{ "qmp", required_argument, NULL, O_QMP },
+	{ "channel", required_argument, NULL, O_CHANNEL },
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "qemu-pid", required_argument, NULL, O_QEMU_PID },
+	{ "vm", required_argument, NULL, O_VM },
+	{ "all", no_argument, NULL, O_ALL },
+	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "guests", required_argument, NULL, O_GUESTS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "no-host-trace", no_argument, NULL, O_NO_HOST },
+	{ "host-apps", required_argument, NULL, O_HOST_APPS },
+	{ "no-host-apps", no_argument, NULL, O_NO_HOST_APPS },
+	{ "duration", required_argument, NULL, O_DURATION },
+	{ "sync-interval", required_argument, NULL, O_SYNC },
+	{ "guest-timeout", required_argument, NULL, O_TIMEOUT },
+	{ "quota", required_argument, NULL, O_QUOTA },
+	{ "max-streams", required_argument, NULL, O_MAX_STREAMS },
+	{ "rate", required_argument, NULL, O_RATE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* The numeric option @c, --@name @arg, into @o; -1 after saying what is wrong. */
+static int take_number(struct hvt_record_opts *o, int c, const char *name, const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case O_QEMU_PID:
+		if (number(name, arg, 1, 0x7fffffff, &v))
+			return -1;
+		o->qemu_pid = (pid_t)v;
+		break;
+	case O_GUESTS:
+		if (number(name, arg, 1, HVT_REC_MAX_TARGETS, &v))
+			return -1;
+		o->guests = (unsigned int)v;
+		break;
+	case O_DURATION:
+	case O_TIMEOUT:
+		if (number(name, arg, 1, 0x7fffffff, &v))
+			return -1;
+		*(c == O_DURATION ? &o->duration_s : &o->guest_timeout_s) = (unsigned int)v;
+		break;
+	case O_SYNC:
+		if (number(name, arg, 1, 0x7fffffff, &v))
+			return -1;
+		o->limits.sync_interval_ms = (uint32_t)v;
+		break;
+	case O_QUOTA:
+		if (number(name, arg, 0, ~0ull, &v))
+			return -1;
+		o->limits.byte_quota = v;
+		break;
+	case O_MAX_STREAMS:
+		if (number(name, arg, 1, HVT_VM_MAX_STREAMS, &v))
+			return -1;
+		o->limits.max_streams = (uint32_t)v;
+		break;
+	case O_RATE:
+		/* At least a packet a second: a full sub-buffer must get through. */
+		if (number(name, arg, 65536, 1ull << 40, &v))
+			return -1;
+		o->limits.rate = v;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Option @c of getopt_long() (--@name for a long one), with its argument
+ * @arg, into @o; -1 after an error message. --help exits.
+ */
+static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *arg, char **argv)
+{
+	switch (c) {
+	case O_LIST: o->list = true; break;
+	case O_QMP: o->qmp = arg; break;
+	case O_CHANNEL: o->channel = arg; break;
+	case O_LISTEN: o->listen = arg; break;
+	case O_ALL: o->all = true; break;
+	case O_CONNECT: o->connect = arg; break;
+	case O_NO_HOST: o->host_trace = false; break;
+	case O_HOST_APPS: o->host_apps = arg; o->no_host_apps = false; break;
+	case O_NO_HOST_APPS: o->no_host_apps = true; o->host_apps = NULL; break;
+	case 'o': o->output = arg; break;
+	case 'v': hvt_log_set_verbose(1); break;
+	case 'h': usage(stdout); exit(0);
+	case O_VM:
+		if (o->nr_names == HVT_REC_MAX_NAMES) {
+			hvt_err("at most %d --vm", HVT_REC_MAX_NAMES);
+			return -1;
+		}
+		o->names[o->nr_names++] = arg;
+		break;
+	case 'e':
+		if (o->nr_events == HVT_REC_MAX_EXTRA_EVENTS) {
+			hvt_err("at most %d extra host events", HVT_REC_MAX_EXTRA_EVENTS);
+			return -1;
+		}
+		o->events[o->nr_events++] = arg;
+		break;
+	case O_QEMU_PID:
+	case O_GUESTS:
+	case O_DURATION:
+	case O_TIMEOUT:
+	case O_SYNC:
+	case O_QUOTA:
+	case O_MAX_STREAMS:
+	case O_RATE:
+		return take_number(o, c, name, arg);
+	default:
+		hvt_usage_bad_option("record", argv);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 {
-	enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
-	       O_NO_HOST, O_HOST_APPS, O_NO_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA, O_MAX_STREAMS, O_RATE };
-	static const struct option opts[] = {
-		{ "list", no_argument, NULL, O_LIST },
-		{ "qmp", required_argument, NULL, O_QMP },
-		{ "channel", required_argument, NULL, O_CHANNEL },
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "qemu-pid", required_argument, NULL, O_QEMU_PID },
-		{ "vm", required_argument, NULL, O_VM },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "connect", required_argument, NULL, O_CONNECT },
-		{ "guests", required_argument, NULL, O_GUESTS },
-		{ "output", required_argument, NULL, 'o' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "no-host-trace", no_argument, NULL, O_NO_HOST },
-		{ "host-apps", required_argument, NULL, O_HOST_APPS },
-		{ "no-host-apps", no_argument, NULL, O_NO_HOST_APPS },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "sync-interval", required_argument, NULL, O_SYNC },
-		{ "guest-timeout", required_argument, NULL, O_TIMEOUT },
-		{ "quota", required_argument, NULL, O_QUOTA },
-		{ "max-streams", required_argument, NULL, O_MAX_STREAMS },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	unsigned long long v;
 	int c, i;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:e:vh", opts, &i)) != -1) {
-		const char *name = c >= 256 ? opts[i].name : "";
-
-		switch (c) {
-		case O_LIST: o->list = true; break;
-		case O_QMP: o->qmp = optarg; break;
-		case O_CHANNEL: o->channel = optarg; break;
-		case O_LISTEN: o->listen = optarg; break;
-		case O_ALL: o->all = true; break;
-		case O_CONNECT: o->connect = optarg; break;
-		case O_NO_HOST: o->host_trace = false; break;
-		case O_HOST_APPS: o->host_apps = optarg; o->no_host_apps = false; break;
-		case O_NO_HOST_APPS: o->no_host_apps = true; o->host_apps = NULL; break;
-		case 'o': o->output = optarg; break;
-		case 'v': hvt_log_set_verbose(1); break;
-		case 'h': usage(stdout); exit(0);
-		case O_VM:
-			if (o->nr_names == HVT_REC_MAX_NAMES) {
-				hvt_err("at most %d --vm", HVT_REC_MAX_NAMES);
-				return -1;
-			}
-			o->names[o->nr_names++] = optarg;
-			break;
-		case 'e':
-			if (o->nr_events == HVT_REC_MAX_EXTRA_EVENTS) {
-				hvt_err("at most %d extra host events", HVT_REC_MAX_EXTRA_EVENTS);
-				return -1;
-			}
-			o->events[o->nr_events++] = optarg;
-			break;
-		case O_QEMU_PID:
-			if (number(name, optarg, 1, 0x7fffffff, &v))
-				return -1;
-			o->qemu_pid = (pid_t)v;
-			break;
-		case O_GUESTS:
-			if (number(name, optarg, 1, HVT_REC_MAX_TARGETS, &v))
-				return -1;
-			o->guests = (unsigned int)v;
-			break;
-		case O_DURATION:
-		case O_TIMEOUT:
-			if (number(name, optarg, 1, 0x7fffffff, &v))
-				return -1;
-			*(c == O_DURATION ? &o->duration_s : &o->guest_timeout_s) = (unsigned int)v;
-			break;
-		case O_SYNC:
-			if (number(name, optarg, 1, 0x7fffffff, &v))
-				return -1;
-			o->limits.sync_interval_ms = (uint32_t)v;
-			break;
-		case O_QUOTA:
-			if (number(name, optarg, 0, ~0ull, &v))
-				return -1;
-			o->limits.byte_quota = v;
-			break;
-		case O_MAX_STREAMS:
-			if (number(name, optarg, 1, HVT_VM_MAX_STREAMS, &v))
-				return -1;
-			o->limits.max_streams = (uint32_t)v;
-			break;
-		case O_RATE:
-			/* At least a packet a second: a full sub-buffer must get through. */
-			if (number(name, optarg, 65536, 1ull << 40, &v))
-				return -1;
-			o->limits.rate = v;
-			break;
-		default:
-			hvt_usage_bad_option("record", argv);
+	while ((c = getopt_long(argc, argv, "o:e:vh", record_options, &i)) != -1)
+		if (take_opt(o, c, c >= 256 ? record_options[i].name : "", optarg, argv))
 			return -1;
-		}
-	}
 	if (optind < argc) {
 		hvt_usage_error("record", "unexpected argument '%s'", argv[optind]);
 		return -1;
