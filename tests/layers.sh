@@ -85,13 +85,13 @@ if [ "${1:-}" = --self-test ]; then
 	cp -r "$here/tools" "$here/host" "$here/lib" "$here/clocksync" "$tmp/"
 	# util/ including a merge header runs up five stages; the session
 	# reaching for the time line built on it runs up one
-	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/textout.c" \
+	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/text_buffer.c" \
 		"$tmp/tools/session/session.c"
 	if check_tree "$tmp" >"$tmp/out"; then
 		echo "layers: a planted upward include was not caught"
 		exit 1
 	fi
-	for f in tools/util/textout.c tools/session/session.c; do
+	for f in tools/util/text_buffer.c tools/session/session.c; do
 		grep -q "$f includes tools/merge/timeline.h" "$tmp/out" || {
 			echo "layers: the planted include of $f was not named:"; cat "$tmp/out"; exit 1; }
 	done

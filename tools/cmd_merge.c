@@ -27,7 +27,7 @@
 #include "tools/out/output.h"
 #include "tools/out/progress.h"
 #include "tools/merge/select.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 #include "tools/merge/timeline.h"
 #include "tools/session/session.h"
 

@@ -3,8 +3,8 @@
  * commands.h - the subcommands of `hvtrace`. Each takes the arguments after
  * its name (argv[0] is the subcommand) and returns the exit status.
  */
-#ifndef HVT_COMMANDS_H
-#define HVT_COMMANDS_H
+#ifndef HVT_TOOLS_COMMANDS_H
+#define HVT_TOOLS_COMMANDS_H
 
 int hvt_cmd_record(int argc, char **argv);	/* host/cmd_record.c */
 int hvt_cmd_agent(int argc, char **argv);	/* tools/agent/agent.c */

@@ -22,7 +22,7 @@
 
 #include "tools/session/session.h"
 #include "tools/out/json_vcpus.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 #define HVT_JSON_CPU_TRACK	(1u << 30)	/* tid of CPU 0's thread; above any real tid */
 #define HVT_JSON_MAX_CPU	(1u << 20)	/* beyond: a damaged stream's, on "no cpu" */

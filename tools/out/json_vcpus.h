@@ -18,7 +18,7 @@
 #include "tools/session/session.h"
 #include "tools/align/host_runs.h"
 #include "tools/read/event_decoder.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 #define HVT_JSON_VCPU_TRACK	((1u << 30) + (1u << 21))	/* tid of vCPU 0's state track */
 

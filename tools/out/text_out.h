@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 #include "tools/util/time_text.h"
 #include "tools/session/session.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tools/read/ctf_reader.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 /* A walk over an event's fields, each with its bytes. */
 struct field_walk {

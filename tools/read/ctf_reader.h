@@ -29,7 +29,7 @@
 
 #include <hvtrace/ctf.h>
 #include "lib/event_registry.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 #define HVT_REGISTRY_FILE_MAX	(64u << 20)
 

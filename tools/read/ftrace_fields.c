@@ -9,7 +9,7 @@
 #include <trace-seq.h>
 
 #include "tools/read/ftrace_private.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {

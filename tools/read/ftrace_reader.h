@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 struct hvt_ftrace;
 struct hvt_ftrace_cpu;

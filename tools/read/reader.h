@@ -24,7 +24,7 @@
 
 #include "tools/read/ctf_reader.h"
 #include "tools/read/ftrace_reader.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 #define HVT_NO_CPU	HVT_CTF_NO_CPU	/* an event without a CPU (per-thread streams) */
 

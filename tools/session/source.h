@@ -24,7 +24,7 @@
 #include "tools/align/align.h"
 #include "tools/align/vm_align.h"
 #include "tools/read/reader.h"
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 struct hvt_source {
 	enum hvt_layer layer;

@@ -2,7 +2,7 @@
 /*
  * time_text.c - host times as the text of merge's time column.
  */
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 #include "tools/util/time_text.h"
 
 /* [-]seconds.nanoseconds; returns the length. */

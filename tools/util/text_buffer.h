@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * textout.h - the pieces merged lines are made of. Merging prints millions
+ * text_buffer.h - the pieces merged lines are made of. Merging prints millions
  * of lines of a dozen pieces each; a printf, or even a stdio call, per piece
  * was most of the time it took. So pieces are appended to a buffer of the
  * caller's (inline, a bounds check and a memcpy when they fit) and the
  * buffer goes to its stream whole, when full and at hvt_text_flush(). Write
  * errors show in the stream's ferror(). Single-threaded, as the commands are.
  */
-#ifndef HVT_TOOLS_UTIL_TEXTOUT_H
-#define HVT_TOOLS_UTIL_TEXTOUT_H
+#ifndef HVT_TOOLS_UTIL_TEXT_BUFFER_H
+#define HVT_TOOLS_UTIL_TEXT_BUFFER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * textout.c - buffered pieces of text (textout.h).
+ * text_buffer.c - buffered pieces of text (text_buffer.h).
  */
-#include "tools/util/textout.h"
+#include "tools/util/text_buffer.h"
 
 void hvt_text_init(struct hvt_text *t, FILE *out, char *buf, size_t size)
 {
