@@ -960,3 +960,22 @@ int fx_write_kvm_snapshots(const char *root, int nr_vcpus, uint64_t offset)
 					FX_T0 + 10, v, (unsigned long long)offset);
 	return len < sizeof(rows) ? fx_write(root, "vm/demo/kvm_tsc.tsv", rows, len) : -1;
 }
+
+int fx_setup_root(void **state)
+{
+	char *root = calloc(1, 64);
+
+	if (!root || fx_mkdtemp(root, 64)) {
+		free(root);
+		return -1;
+	}
+	*state = root;
+	return 0;
+}
+
+int fx_teardown_root(void **state)
+{
+	fx_rm_rf(*state);
+	free(*state);
+	return 0;
+}

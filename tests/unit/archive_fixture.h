@@ -105,6 +105,12 @@ struct fx_host_dyn {
 };
 
 /* Directories and files. */
+/*
+ * A test's setup: a new directory for an archive, its path (64 bytes) in
+ * *@state; -1 if it cannot be made. The teardown removes it.
+ */
+int fx_setup_root(void **state);
+int fx_teardown_root(void **state);
 int fx_mkdtemp(char *root, size_t len);
 void fx_rm_rf(const char *root);
 int fx_write(const char *root, const char *rel, const void *data, size_t len);

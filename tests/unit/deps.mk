@@ -47,3 +47,5 @@ $(BUILD)/tests/test_check: $(call obj_of,tools/cmd_check.c $(CHECK_SRC)) $(OFFLI
 $(BUILD)/tests/test_vm_analysis: $(call obj_of,$(ANALYZE_SRC)) $(OFFLINE_TEST)
 $(BUILD)/tests/test_analyze: $(call obj_of,tools/cmd_analyze.c $(ANALYZE_SRC)) $(OFFLINE_TEST)
 $(BUILD)/tests/test_event_decoder: $(OFFLINE_TEST)
+$(BUILD)/tests/test_session: $(OFFLINE_TEST)
+$(BUILD)/tests/test_align: $(OFFLINE_TEST)

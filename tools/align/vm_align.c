@@ -286,3 +286,9 @@ void hvt_host_layer_free(struct hvt_host_layer *h)
 	hvt_kvm_changes_free(&h->kvm_changes);
 	hvt_host_switches_free(&h->switches);
 }
+
+void hvt_host_layer_forget(struct hvt_host_layer *h)
+{
+	hvt_host_layer_free(h);
+	h->calls_read = h->kvm_changes_read = h->switches_read = false;
+}

@@ -63,5 +63,7 @@ bool hvt_vm_align_trace(struct hvt_host_layer *h, const struct hvt_vm_align *st,
 const struct hvt_tsc_timeline *hvt_vm_align_stream(const struct hvt_vm_align *st, int32_t cpu);
 void hvt_vm_align_free(struct hvt_vm_align *st);
 void hvt_host_layer_free(struct hvt_host_layer *h);
+/* Forgets what was read of a host layer that has grown since: read again when needed. */
+void hvt_host_layer_forget(struct hvt_host_layer *h);
 
 #endif

@@ -146,6 +146,14 @@ bool hvt_archive_touched_by(const char *root, const char *path);
 bool hvt_vm_info_host_only(const struct hvt_vm_info *vm);
 /* Reads a VM's info.json and sync.tsv; -1 after an error message. */
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
+/*
+ * What @fresh, the same VM's info.json and sync.tsv read again later,
+ * adds to @vm: its new traces and streams appended (those @vm has keep
+ * their index and strings, their counts updated), its exchanges, end and
+ * warnings taken. @fresh is freed. -1 if out of memory (@vm then has what
+ * was taken so far, consistent).
+ */
+int hvt_vm_info_update(struct hvt_vm_info *vm, struct hvt_vm_info *fresh);
 void hvt_vm_info_free(struct hvt_vm_info *vm);
 
 /*

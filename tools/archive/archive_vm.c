@@ -316,3 +316,82 @@ void hvt_vm_info_free(struct hvt_vm_info *vm)
 	free(vm->dir);
 	memset(vm, 0, sizeof(*vm));
 }
+
+static ssize_t stream_by_id(const struct hvt_vm_info *vm, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nr_streams; i++)
+		if (vm->streams[i].id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Appends @fresh's traces that @vm does not have, taking their strings. */
+static int add_traces(struct hvt_vm_info *vm, struct hvt_vm_info *fresh)
+{
+	size_t i;
+
+	for (i = 0; i < fresh->nr_traces; i++) {
+		struct hvt_trace_info *grown;
+
+		if (trace_by_id(vm, fresh->traces[i].id))
+			continue;
+		grown = realloc(vm->traces, (vm->nr_traces + 1) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		vm->traces = grown;
+		vm->traces[vm->nr_traces++] = fresh->traces[i];
+		fresh->traces[i].dir = fresh->traces[i].rel = NULL;
+	}
+	return 0;
+}
+
+/* Appends @fresh's new streams (their trace index @vm's), updates the others' counts. */
+static int add_streams(struct hvt_vm_info *vm, struct hvt_vm_info *fresh)
+{
+	size_t i;
+
+	for (i = 0; i < fresh->nr_streams; i++) {
+		struct hvt_stream_info *si = &fresh->streams[i], *grown;
+		ssize_t have = stream_by_id(vm, si->id);
+		const struct hvt_trace_info *t = trace_by_id(vm, fresh->traces[si->trace].id);
+
+		if (have >= 0) {
+			vm->streams[have].packets = si->packets;
+			vm->streams[have].bytes = si->bytes;
+			vm->streams[have].dropped_packets = si->dropped_packets;
+			continue;
+		}
+		grown = realloc(vm->streams, (vm->nr_streams + 1) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		vm->streams = grown;
+		vm->streams[vm->nr_streams] = *si;
+		vm->streams[vm->nr_streams++].trace = (size_t)(t - vm->traces);
+		si->path = si->rel = NULL;
+	}
+	return 0;
+}
+
+int hvt_vm_info_update(struct hvt_vm_info *vm, struct hvt_vm_info *fresh)
+{
+	struct hvt_sync_rec *sync = fresh->sync;
+	char *end_reason = fresh->end_reason;
+
+	if (add_traces(vm, fresh) || add_streams(vm, fresh)) {
+		hvt_vm_info_free(fresh);
+		return -1;
+	}
+	fresh->sync = vm->sync;
+	vm->sync = sync;
+	vm->nr_sync = fresh->nr_sync;
+	vm->sync_warnings = fresh->sync_warnings;
+	fresh->end_reason = vm->end_reason;
+	vm->end_reason = end_reason;
+	vm->finished = fresh->finished;
+	vm->nr_cpus = fresh->nr_cpus;
+	vm->warnings = fresh->warnings;
+	hvt_vm_info_free(fresh);
+	return 0;
+}

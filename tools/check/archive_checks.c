@@ -100,12 +100,12 @@ static void check_traces(struct hvt_tally *t, const struct hvt_session_vm *st)
 
 	for (j = 0; j < st->vm.nr_traces; j++) {
 		hvt_check_named(name, sizeof(name), "registry", st->vm.traces[j].rel);
-		if (st->reg_warnings[j])
+		if (st->regs[j].warnings)
 			hvt_check_report(t, HVT_FAIL, name, "fails validation (see the warnings)");
 		else
 			hvt_check_report(t, HVT_PASS, name, NULL);
 		hvt_check_named(name, sizeof(name), "metadata", st->vm.traces[j].rel);
-		if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j], reason,
+		if (hvt_metadata_check(&st->vm, &st->vm.traces[j], &st->regs[j].reg, reason,
 				       sizeof(reason)))
 			hvt_check_report(t, HVT_FAIL, name, "%s", reason);
 		else

@@ -15,6 +15,20 @@ int hvt_heap_init(struct hvt_heap *h, size_t cap)
 	return h->e ? 0 : -1;
 }
 
+int hvt_heap_reserve(struct hvt_heap *h, size_t cap)
+{
+	struct hvt_heap_entry *e;
+
+	if (cap <= h->cap)
+		return 0;
+	e = realloc(h->e, cap * sizeof(*e));
+	if (!e)
+		return -1;
+	h->e = e;
+	h->cap = cap;
+	return 0;
+}
+
 void hvt_heap_free(struct hvt_heap *h)
 {
 	free(h->e);

@@ -52,6 +52,8 @@ static inline int hvt_merge_key_cmp(const struct hvt_merge_key *a, const struct 
 
 /* An empty heap for up to @cap entries; -1 if out of memory. */
 int hvt_heap_init(struct hvt_heap *h, size_t cap);
+/* Room for @cap entries in all; -1 if out of memory (the heap as it was). */
+int hvt_heap_reserve(struct hvt_heap *h, size_t cap);
 void hvt_heap_free(struct hvt_heap *h);
 /* -1 if the heap is full. */
 int hvt_heap_push(struct hvt_heap *h, const struct hvt_merge_key *key, void *item);

@@ -20,15 +20,19 @@
 #include "tools/merge/heap.h"
 #include "tools/session/session.h"
 
+/* Which sources a time line takes: called once per aligned source. */
+typedef bool (*hvt_source_want_fn)(const struct hvt_source *s, void *ctx);
+
 struct hvt_timeline {
 	struct hvt_session *ses;
 	struct hvt_heap heap;
 	struct hvt_source *current;	/* returned last, to be advanced */
 	uint64_t events[HVT_NR_LAYERS];	/* returned so far */
+	hvt_source_want_fn want;
+	void *ctx;
+	size_t nr_known;		/* sources asked about: the session's first ones */
+	bool *queued;			/* per source: in the heap */
 };
-
-/* Which sources a time line takes: called once per aligned source. */
-typedef bool (*hvt_source_want_fn)(const struct hvt_source *s, void *ctx);
 
 /*
  * A time line of the aligned sources of @ses that @want accepts (NULL:
@@ -39,6 +43,15 @@ int hvt_timeline_init(struct hvt_timeline *tl, struct hvt_session *ses, hvt_sour
 		      void *ctx);
 /* The source holding the next event of the time line, or NULL at the end. */
 struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);
+/*
+ * After hvt_session_refresh(): takes the events the sources gained, and
+ * the sources the session gained (those @want accepts). The time line goes
+ * on in time order among what it has; what a refresh brings may lie before
+ * events returned already (a stream's packets come as the collector gets
+ * them): a reader that needs one order across refreshes holds events back
+ * (merge --follow's lag). -1 after an error message if out of memory.
+ */
+int hvt_timeline_refresh(struct hvt_timeline *tl);
 void hvt_timeline_close(struct hvt_timeline *tl);
 
 #endif

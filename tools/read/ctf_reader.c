@@ -94,6 +94,11 @@ const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s)
 	return &s->stats;
 }
 
+void hvt_ctf_limit(struct hvt_ctf_stream *s, uint64_t bytes)
+{
+	s->file_size = bytes;
+}
+
 static int reserve(struct hvt_ctf_stream *s, size_t len)
 {
 	unsigned char *p;
@@ -366,6 +371,32 @@ int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *r
 	return 0;
 }
 
+int hvt_ctf_types_update(struct hvt_ctf_types *types, const struct hvt_registry *reg)
+{
+	struct hvt_ctf_type **grown;
+	unsigned int id, nr = types->nr;
+
+	for (id = nr; reg->by_id && id < HVT_REG_MAX_EVENTS; id++)
+		if (reg->by_id[id])
+			nr = id + 1;
+	if (nr > types->nr) {
+		grown = realloc(types->by_id, nr * sizeof(*grown));
+		if (!grown)
+			return -1;
+		memset(grown + types->nr, 0, (nr - types->nr) * sizeof(*grown));
+		types->by_id = grown;
+		types->nr = nr;
+	}
+	for (id = 0; id < types->nr; id++) {
+		if (!reg->by_id[id] || types->by_id[id])
+			continue;
+		types->by_id[id] = type_new(reg->by_id[id]);
+		if (!types->by_id[id])
+			return -1;
+	}
+	return 0;
+}
+
 void hvt_ctf_types_free(struct hvt_ctf_types *types)
 {
 	unsigned int id;
@@ -383,9 +414,19 @@ void hvt_ctf_types_free(struct hvt_ctf_types *types)
 unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
 				    const char *name)
 {
-	char *data = NULL, err[256];
-	size_t len, off = 0;
+	size_t off = 0;
 
+	return hvt_ctf_registry_load_more(reg, path, name, &off, false);
+}
+
+unsigned long hvt_ctf_registry_load_more(struct hvt_registry *reg, const char *path,
+					 const char *name, size_t *at, bool growing)
+{
+	char *data = NULL, err[256];
+	size_t len, off = *at;
+
+	if (off == SIZE_MAX)
+		return 0;	/* stopped at a bad record, said then */
 	if (hvt_read_file(path, HVT_REGISTRY_FILE_MAX, &data, &len)) {
 		hvt_warn("%s: cannot read: %s; the trace's events cannot be decoded", name,
 			 hvt_file_strerror(errno));
@@ -397,14 +438,18 @@ unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
 		uint32_t size = left >= 8 ? hvt_get_u32(data + off + 4) : 0;
 		size_t chunk = size >= sizeof(struct hvt_reg_event) && size <= left ? size : left;
 
+		if (growing && (left < 8 || size > left))
+			break;		/* a record still being appended */
 		if (hvt_registry_add(reg, data + off, chunk, err, sizeof(err)) < 0) {
 			hvt_warn("%s: record at offset %zu: %s; ignoring the rest of the registry",
 				 name, off, err);
 			free(data);
+			*at = SIZE_MAX;
 			return 1;
 		}
 		off += chunk;
 	}
 	free(data);
+	*at = off;
 	return 0;
 }

@@ -52,6 +52,11 @@ struct hvt_ctf_types {
 
 /* The types of @reg, which must outlive them; -1 if out of memory. */
 int hvt_ctf_types_init(struct hvt_ctf_types *types, const struct hvt_registry *reg);
+/*
+ * The types of events @reg gained since, added; those there stay where
+ * they are (an event decoded with one stays valid). -1 if out of memory.
+ */
+int hvt_ctf_types_update(struct hvt_ctf_types *types, const struct hvt_registry *reg);
 void hvt_ctf_types_free(struct hvt_ctf_types *types);
 
 static inline const struct hvt_ctf_type *hvt_ctf_type_get(const struct hvt_ctf_types *types,
@@ -107,6 +112,12 @@ void hvt_ctf_expect_stream(struct hvt_ctf_stream *s, uint32_t cpu, int32_t tid);
  */
 void hvt_ctf_time_monotonic(struct hvt_ctf_stream *s);
 const struct hvt_ctf_stats *hvt_ctf_stats(const struct hvt_ctf_stream *s);
+/*
+ * Reads the stream only up to @bytes (packets the collector recorded whole,
+ * for a file still being written), which may lie past the end read so far:
+ * the next hvt_ctf_next() then goes on from where the stream stopped.
+ */
+void hvt_ctf_limit(struct hvt_ctf_stream *s, uint64_t bytes);
 void hvt_ctf_close(struct hvt_ctf_stream *s);
 
 /*
@@ -117,6 +128,14 @@ void hvt_ctf_close(struct hvt_ctf_stream *s);
  */
 unsigned long hvt_ctf_registry_load(struct hvt_registry *reg, const char *path,
 				    const char *name);
+/*
+ * The same from byte *@at on, which is then where it stopped (SIZE_MAX
+ * after a bad record: nothing more is taken). With @growing, the file is
+ * being appended to: a record at its end that is not whole yet is left for
+ * the next call, not a warning.
+ */
+unsigned long hvt_ctf_registry_load_more(struct hvt_registry *reg, const char *path,
+					 const char *name, size_t *at, bool growing);
 
 /* Payload fields (ctf_fields.c). */
 

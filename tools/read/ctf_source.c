@@ -93,6 +93,11 @@ static void ctf_stats(const void *r, struct hvt_reader_stats *st)
 	st->warnings = cst->warnings;
 }
 
+static void ctf_limit(void *r, uint64_t bytes)
+{
+	hvt_ctf_limit(((struct ctf_source *)r)->stream, bytes);
+}
+
 static void ctf_close(void *r)
 {
 	struct ctf_source *cs = r;
@@ -113,6 +118,7 @@ static const struct hvt_reader_ops ctf_ops = {
 	.payload = ctf_payload,
 	.tsdl_fields = ctf_tsdl_fields,
 	.stats = ctf_stats,
+	.limit = ctf_limit,
 	.close = ctf_close,
 };
 

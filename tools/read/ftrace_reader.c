@@ -308,6 +308,12 @@ struct hvt_ftrace *hvt_ftrace_cpu_trace(const struct hvt_ftrace_cpu *c)
 	return c->ft;
 }
 
+void hvt_ftrace_cpu_limit(struct hvt_ftrace_cpu *c, uint64_t bytes)
+{
+	if (!c->ft->tc)
+		c->file_size = bytes - bytes % c->ft->page_size;
+}
+
 /* Checks the page's commit word before kbuffer trusts it: 1 usable, 0 skip. */
 static int check_page(struct hvt_ftrace_cpu *c)
 {

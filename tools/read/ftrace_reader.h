@@ -152,6 +152,13 @@ void hvt_ftrace_ctf_payload(struct hvt_ftrace_cpu *c, unsigned char *dst);
 int hvt_ftrace_tsdl_fields(struct hvt_ftrace *ft, int id, FILE *out);
 
 const struct hvt_ftrace_stats *hvt_ftrace_cpu_stats(const struct hvt_ftrace_cpu *c);
+/*
+ * Reads a CPU's raw pages only up to @bytes, rounded down to whole pages
+ * (a file still being written), which may lie past the end read so far:
+ * the next hvt_ftrace_cpu_next() goes on from there. Nothing for a
+ * trace.dat.
+ */
+void hvt_ftrace_cpu_limit(struct hvt_ftrace_cpu *c, uint64_t bytes);
 void hvt_ftrace_cpu_close(struct hvt_ftrace_cpu *c);
 
 #endif

@@ -79,6 +79,11 @@ static void ftrace_stats(const void *r, struct hvt_reader_stats *st)
 	*st = (struct hvt_reader_stats){ .lost_events = fst->lost_events, .warnings = fst->warnings };
 }
 
+static void ftrace_limit(void *r, uint64_t bytes)
+{
+	hvt_ftrace_cpu_limit(r, bytes);
+}
+
 static void ftrace_close(void *r)
 {
 	hvt_ftrace_cpu_close(r);
@@ -96,6 +101,7 @@ static const struct hvt_reader_ops ftrace_ops = {
 	.payload = ftrace_payload,
 	.tsdl_fields = ftrace_tsdl_fields,
 	.stats = ftrace_stats,
+	.limit = ftrace_limit,
 	.close = ftrace_close,
 };
 

@@ -75,6 +75,8 @@ struct hvt_reader_ops {
 	/* The TSDL member lines of a class's payload; -1 if there is no such class. */
 	int (*tsdl_fields)(const struct hvt_event_class *c, FILE *out);
 	void (*stats)(const void *r, struct hvt_reader_stats *st);
+	/* Reads the file only up to @bytes from now on (NULL: not a growing format). */
+	void (*limit)(void *r, uint64_t bytes);
 	void (*close)(void *r);
 };
 
@@ -118,6 +120,18 @@ static inline bool hvt_reader_opened(const struct hvt_reader *rd)
 static inline int hvt_reader_next(struct hvt_reader *rd, struct hvt_reader_event *ev)
 {
 	return rd->ops ? rd->ops->next(rd->r, ev) : 0;
+}
+
+/*
+ * A file still being written: read it only up to @bytes, what its writer
+ * recorded whole, which may lie past where the reader stopped (it goes on
+ * from there). Nothing for a reader that was not opened, or of a file that
+ * does not grow (a trace.dat, QEMU's log).
+ */
+static inline void hvt_reader_limit(struct hvt_reader *rd, uint64_t bytes)
+{
+	if (rd->ops && rd->ops->limit)
+		rd->ops->limit(rd->r, bytes);
 }
 
 /* All zero for a reader that was not opened. */

@@ -99,6 +99,7 @@ static int open_guest_trace(struct hvt_session *ses, const char *spec)
 			return -1;
 		}
 		s->aligned = true;
+		s->guest_cpu = cpu;
 		s->guest_tl = hvt_vm_align_stream(&st->al, cpu);
 		if (!s->guest_tl) {
 			hvt_err("%s: CPU %d: vm %s has no KVM TSC timeline for that vCPU (none of "

@@ -15,7 +15,7 @@ static int open_archive(struct hvt_session *ses, const char *root,
 {
 	if (hvt_archive_open(&ses->archive, root))
 		return -1;
-	if (!ses->archive.complete) {
+	if (!ses->archive.complete && !o->follow) {	/* followed, it is expected */
 		hvt_warn("%s: the recording did not finish (status is not \"complete\"); "
 			 "merging what was written", root);
 		ses->warnings++;
@@ -37,6 +37,8 @@ int hvt_session_open(struct hvt_session *ses, const char *root,
 	if (!o)
 		o = &defaults;
 	memset(ses, 0, sizeof(*ses));
+	ses->all_streams = o->all_streams;
+	ses->follow = o->follow;
 	if (hvt_session_is_file(root) ? hvt_session_open_tracedat(ses, root, o) :
 					open_archive(ses, root, o))
 		goto fail;
@@ -77,8 +79,8 @@ unsigned long hvt_session_warnings(const struct hvt_session *ses)
 		n += hvt_source_warnings(ses->sources[i]);
 	for (i = 0; ses->vms && i < ses->archive.nr_vms; i++) {
 		n += ses->vms[i].vm.warnings + ses->vms[i].vm.sync_warnings;
-		for (j = 0; ses->vms[i].reg_warnings && j < ses->vms[i].vm.nr_traces; j++)
-			n += ses->vms[i].reg_warnings[j];
+		for (j = 0; ses->vms[i].regs && j < ses->vms[i].vm.nr_traces; j++)
+			n += ses->vms[i].regs[j].warnings;
 	}
 	return n;
 }

@@ -40,14 +40,26 @@
 #include "tools/read/ftrace_reader.h"
 #include "tools/session/source.h"
 
-/* A VM of the recording (or the host's applications, which are placed as they are). */
+/* A trace's registry, as far as it was read. */
+struct hvt_session_registry {
+	struct hvt_registry reg;
+	unsigned long warnings;		/* its problems */
+	size_t at;			/* the bytes read; SIZE_MAX: stopped at a bad record */
+	bool read;			/* read at all (traces that cannot be placed are not) */
+};
+
+/*
+ * A VM of the recording (or the host's applications, which are placed as
+ * they are). The per-trace arrays have room for every trace a VM may have
+ * (HVT_MAX_TRACES), so that a reader's pointer into them stays valid while
+ * a refresh adds traces.
+ */
 struct hvt_session_vm {
-	struct hvt_vm_info vm;
+	struct hvt_vm_info vm;		/* traces and streams are only ever appended */
 	bool loaded;			/* info.json was usable */
 	struct hvt_vm_align al;		/* how its guest clock is placed (vm_align.h) */
-	struct hvt_registry *regs;	/* one per trace of vm */
-	struct hvt_ctf_types *types;	/* one per trace, from its registry */
-	unsigned long *reg_warnings;	/* one per trace */
+	struct hvt_session_registry *regs;	/* by trace index of vm */
+	struct hvt_ctf_types *types;	/* by trace index, from its registry */
 };
 
 struct hvt_session {
@@ -66,10 +78,20 @@ struct hvt_session {
 	struct hvt_source **sources;	/* in the order opened: sources[i]->index == i */
 	size_t nr_sources;
 	unsigned long warnings;		/* about no stream in particular */
+	bool all_streams;		/* as opened (hvt_session_opts) */
+	bool follow;			/* ... */
+	size_t vms_unfollowed;		/* VMs that appeared after the open, said */
 };
 
 struct hvt_session_opts {
 	bool all_streams;		/* open the streams that cannot be aligned too */
+	/*
+	 * A recording still being written, to be followed with
+	 * hvt_session_refresh(): each stream is read only as far as the
+	 * collector has recorded it whole (info.json's bytes; whole pages of a
+	 * host CPU file), never into a packet being written.
+	 */
+	bool follow;
 	/* The host layer from this trace-cmd trace.dat instead of host/ftrace. */
 	const char *host_trace;
 	/* VM=TRACE.DAT: trace-cmd recordings made in VMs of the archive (-C x86-tsc). */
@@ -91,6 +113,38 @@ struct hvt_session_opts {
 int hvt_session_open(struct hvt_session *ses, const char *root,
 		     const struct hvt_session_opts *o);
 void hvt_session_close(struct hvt_session *ses);
+/*
+ * Follows a recording still being written (opened with follow): reads again
+ * what the collector wrote since the open or the last refresh. Guarantees:
+ *   - no event a source returned is returned again, and each source's
+ *     events stay in its order: a stream is read on from where it stopped,
+ *     and only as far as the collector recorded it whole;
+ *   - sources are only added, at the end of the list: those before keep
+ *     their index and address. New streams of the VMs and the host
+ *     applications known at the open (a process or thread traced since),
+ *     and the streams of traces that could not be placed before and can
+ *     now (a VM's first clock exchanges arrived), become sources; the
+ *     registries of known traces are read on, so that events registered
+ *     since decode (an event decoded before stays valid);
+ *   - each VM is aligned again with the exchanges (and host events) so
+ *     far: the events its sources return from now on are placed by that
+ *     alignment, with its bound; an event it would place before its
+ *     source's previous one is placed at the previous one's time, and its
+ *     bound widened to cover where the new alignment put it (held, not
+ *     dropped; hvt_source_error_bound()); events returned before keep
+ *     their placement;
+ *   - archive.complete turns true once the recording has finished: what
+ *     is read after that refresh is all there will be.
+ * Not followed: a VM that appears after the open (a libvirt domain started
+ * later: said once, open the recording again), and clock pairs the host
+ * clock gains (the open's map stays: it places the trace's whole span).
+ * The alignment is made anew from the start of the recording at each
+ * refresh, so a refresh costs what opening does. Alignment says nothing
+ * here: its messages and warnings were the open's. A time line of the
+ * session takes the new events with hvt_timeline_refresh(). 0, or -1 if
+ * out of memory (the session is then as consistent as before, with less).
+ */
+int hvt_session_refresh(struct hvt_session *ses);
 /* Every warning issued so far, from any reader. */
 unsigned long hvt_session_warnings(const struct hvt_session *ses);
 /* Events the producers reported lost (discarded, missed, lost packets). */

@@ -73,6 +73,11 @@ int hvt_source_next(struct hvt_source *s)
 			t = hvt_realtime_tsc(s->realtime, (int64_t)s->ev.ts);
 		else
 			t = s->ev.ts;
+		s->shift = 0;
+		if (t < s->held) {	/* placed anew after a refresh, not before the last */
+			s->shift = s->held - t;
+			t = s->held;
+		}
 		if (s->events && t < s->host_tsc) {
 			warn_backwards(s, t);
 			continue;
@@ -170,9 +175,12 @@ static uint64_t exact_slack(const struct hvt_tsc_xform *x)
 int hvt_source_error_bound(struct hvt_session_vm *vm, const struct hvt_source *s,
 			   uint64_t *bound)
 {
-	if (vm->al.exact) {
-		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, s->host_tsc)->x);
-		return 0;
-	}
-	return hvt_vm_clock_event_bound(&vm->al.clock, s->ev.ts, s->host_tsc, bound);
+	uint64_t placed = s->host_tsc - s->shift;	/* where its clock put it */
+
+	if (vm->al.exact)
+		*bound = exact_slack(&hvt_tsc_timeline_at(s->guest_tl, placed)->x);
+	else if (hvt_vm_clock_event_bound(&vm->al.clock, s->ev.ts, placed, bound))
+		return -1;
+	*bound += s->shift;
+	return 0;
 }

@@ -32,6 +32,9 @@ struct hvt_source {
 	size_t vm_number;		/* 0 on the host, else 1 + its VM's index in the archive */
 	char *name;			/* file relative to the archive, for messages */
 	uint32_t index;			/* tie-break: order of opening, unique */
+	uint32_t stream_id;		/* a CTF stream of a VM or the host applications: its
+					 * id; UINT32_MAX for any other source */
+	int32_t guest_cpu;		/* a VM's source: its guest CPU, -1 per thread */
 	const struct hvt_tsc_timeline *guest_tl;	/* guest TSC -> host TSC; NULL on the
 						 * host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
@@ -44,6 +47,9 @@ struct hvt_source {
 	unsigned long warnings;		/* opening it, events out of order */
 	struct hvt_reader_event ev;	/* the current event; ev.ts on its own clock */
 	uint64_t host_tsc;		/* unaligned: the trace's own clock, as recorded */
+	uint64_t held;			/* events placed before this are placed here
+					 * (session.h, hvt_session_refresh()) */
+	uint64_t shift;			/* ... the current event by so many ticks */
 	uint64_t events;		/* returned so far */
 	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
 	bool expect_no_more;		/* the archive is complete: more is wrong too */

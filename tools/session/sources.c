@@ -67,6 +67,8 @@ struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_laye
 	s->vm = vm;
 	s->vm_number = vm_number;
 	s->host_cpu = -1;
+	s->guest_cpu = -1;
+	s->stream_id = UINT32_MAX;
 	s->expect_packets = -1;
 	s->index = (uint32_t)ses->nr_sources;
 	ses->sources[ses->nr_sources++] = s;
@@ -133,36 +135,45 @@ static void note_end(struct hvt_session *ses, const struct hvt_vm_info *vm, cons
 	ses->warnings++;
 }
 
+bool hvt_session_readable(const struct hvt_trace_info *t, bool all)
+{
+	return t->domain == HVT_DOMAIN_GUEST_TSC || t->domain == HVT_DOMAIN_TSC || all;
+}
+
+int hvt_session_read_registry(struct hvt_session_vm *st, size_t i, bool growing)
+{
+	const struct hvt_trace_info *t = &st->vm.traces[i];
+	struct hvt_session_registry *r = &st->regs[i];
+	char *path = hvt_join(t->dir, "hvtrace/registry");	/* docs/format.md */
+	char *name = hvt_join(t->rel, "hvtrace/registry");
+	int ret = -1;
+
+	if (path && name) {
+		r->warnings += hvt_ctf_registry_load_more(&r->reg, path, name, &r->at, growing);
+		r->read = true;
+		ret = hvt_ctf_types_update(&st->types[i], &r->reg);
+	}
+	free(path);
+	free(name);
+	return ret;
+}
+
 /*
  * Loads the registry of every trace that can be aligned (the guest TSC
  * ones), and with @all of the others too.
  */
-static int load_registries(struct hvt_session_vm *st, bool all)
+static int load_registries(struct hvt_session_vm *st, bool all, bool growing)
 {
-	const struct hvt_vm_info *vm = &st->vm;
 	size_t i;
 
-	st->regs = calloc(vm->nr_traces + 1, sizeof(*st->regs));
-	st->types = calloc(vm->nr_traces + 1, sizeof(*st->types));
-	st->reg_warnings = calloc(vm->nr_traces + 1, sizeof(*st->reg_warnings));
-	if (!st->regs || !st->types || !st->reg_warnings)
+	st->regs = calloc(HVT_MAX_TRACES + 1, sizeof(*st->regs));
+	st->types = calloc(HVT_MAX_TRACES + 1, sizeof(*st->types));
+	if (!st->regs || !st->types)
 		return -1;
-	for (i = 0; i < vm->nr_traces; i++) {
-		const struct hvt_trace_info *t = &vm->traces[i];
-		char *path, *name;	/* TRACE/hvtrace/registry (docs/format.md) */
-
-		hvt_registry_init(&st->regs[i]);
-		if (t->domain != HVT_DOMAIN_GUEST_TSC && t->domain != HVT_DOMAIN_TSC && !all)
-			continue;
-		path = hvt_join(t->dir, "hvtrace/registry");
-		name = hvt_join(t->rel, "hvtrace/registry");
-		if (path && name)
-			st->reg_warnings[i] = hvt_ctf_registry_load(&st->regs[i], path, name);
-		free(path);
-		free(name);
-		if (!path || !name || hvt_ctf_types_init(&st->types[i], &st->regs[i]))
+	for (i = 0; i < st->vm.nr_traces; i++)
+		if (hvt_session_readable(&st->vm.traces[i], all) &&
+		    hvt_session_read_registry(st, i, growing))
 			return -1;
-	}
 	return 0;
 }
 
@@ -207,6 +218,49 @@ static bool never_steps_back(const struct hvt_tsc_timeline *tl)
 	return tl != NULL;
 }
 
+/* The bytes of a stream to read: all, or, following, what info.json counts. */
+static void follow_limit(const struct hvt_session *ses, struct hvt_source *s,
+			 const struct hvt_stream_info *si)
+{
+	if (ses->follow)
+		hvt_reader_limit(&s->rd, si->bytes > 0 ? (uint64_t)si->bytes : 0);
+}
+
+int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, size_t i,
+			    bool aligned, bool host)
+{
+	const struct hvt_vm_info *vm = &st->vm;
+	const struct hvt_stream_info *si = &vm->streams[i];
+	const struct hvt_trace_info *t = &vm->traces[si->trace];
+	struct hvt_source *s;
+
+	s = hvt_session_add_source(ses, t->layer, host ? 0 : (size_t)(st - ses->vms) + 1,
+				   host ? NULL : vm->name, si->rel);
+	if (!s)
+		return -1;
+	s->stream_id = si->id;
+	s->guest_cpu = si->cpu;
+	s->aligned = aligned;
+	if (s->aligned && !host)
+		s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
+	if (hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
+				si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid, &s->warnings))
+		return 0;
+	if (si->dropped_packets)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " packet%s the collector could "
+				"not store: the guest never registered an event in them",
+				si->dropped_packets, si->dropped_packets == 1 ? "" : "s");
+	if (check_stream_size(ses, s, si)) {
+		s->expect_packets = si->packets;
+		s->expect_no_more = ses->archive.complete;
+	}
+	follow_limit(ses, s, si);
+	/* then damage to one packet's times stays in that packet */
+	if (s->aligned && (host || never_steps_back(s->guest_tl)))
+		hvt_reader_ctf_time_monotonic(&s->rd);
+	return 0;
+}
+
 /*
  * The streams of @st, a VM or the host's applications (@host: on the host
  * TSC as they are, no VM), those of traces @aligned says can be placed, and
@@ -215,40 +269,14 @@ static bool never_steps_back(const struct hvt_tsc_timeline *tl)
 static int open_streams(struct hvt_session *ses, struct hvt_session_vm *st, const bool *aligned,
 			bool host, bool all)
 {
-	const struct hvt_vm_info *vm = &st->vm;
 	size_t i;
 
-	for (i = 0; i < vm->nr_streams; i++) {
-		const struct hvt_stream_info *si = &vm->streams[i];
-		const struct hvt_trace_info *t = &vm->traces[si->trace];
-		struct hvt_source *s;
+	for (i = 0; i < st->vm.nr_streams; i++) {
+		size_t trace = st->vm.streams[i].trace;
 
-		if (!aligned[si->trace] && !all)
-			continue;
-		s = hvt_session_add_source(ses, t->layer, host ? 0 : (size_t)(st - ses->vms) + 1,
-					   host ? NULL : vm->name, si->rel);
-		if (!s)
+		if ((aligned[trace] || all) &&
+		    hvt_session_open_stream(ses, st, i, aligned[trace], host))
 			return -1;
-		s->aligned = aligned[si->trace];
-		if (s->aligned && !host)
-			s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
-		if (hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid,
-					&st->types[si->trace],
-					si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid,
-					&s->warnings))
-			continue;
-		if (si->dropped_packets)
-			hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " packet%s the collector "
-					"could not store: the guest never registered an event in "
-					"them", si->dropped_packets,
-					si->dropped_packets == 1 ? "" : "s");
-		if (check_stream_size(ses, s, si)) {
-			s->expect_packets = si->packets;
-			s->expect_no_more = ses->archive.complete;
-		}
-		/* then damage to one packet's times stays in that packet */
-		if (s->aligned && (host || never_steps_back(s->guest_tl)))
-			hvt_reader_ctf_time_monotonic(&s->rd);
 	}
 	return 0;
 }
@@ -290,7 +318,7 @@ static int open_host_apps(struct hvt_session *ses, bool all)
 	}
 	st->loaded = true;
 	note_end(ses, &st->vm, "host applications");
-	if (load_registries(st, all))
+	if (load_registries(st, all, ses->follow))
 		return -1;
 	aligned = calloc(st->vm.nr_traces + 1, sizeof(*aligned));
 	if (!aligned)
@@ -329,7 +357,7 @@ static int open_vms(struct hvt_session *ses, bool all)
 		ses->align_host.kvm_vms += st->vm.kvm;
 		snprintf(what, sizeof(what), "vm %s", st->vm.name);
 		note_end(ses, &st->vm, what);
-		if (load_registries(st, all))
+		if (load_registries(st, all, ses->follow))
 			return -1;
 	}
 	/* aligned once every VM is known: the host's KVM events name none */
@@ -358,10 +386,9 @@ void hvt_session_vm_free(struct hvt_session_vm *st)
 	for (i = 0; st->types && i < st->vm.nr_traces; i++)
 		hvt_ctf_types_free(&st->types[i]);
 	for (i = 0; st->regs && i < st->vm.nr_traces; i++)
-		hvt_registry_free(&st->regs[i]);
+		hvt_registry_free(&st->regs[i].reg);
 	free(st->types);
 	free(st->regs);
-	free(st->reg_warnings);
 	hvt_vm_align_free(&st->al);
 	hvt_vm_info_free(&st->vm);
 }

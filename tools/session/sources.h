@@ -26,6 +26,17 @@ struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_laye
 /* Keeps @ft for hvt_session_close(); -1 if out of memory (@ft closed, said). */
 int hvt_session_keep_ftrace(struct hvt_session *ses, struct hvt_ftrace *ft);
 void hvt_session_vm_free(struct hvt_session_vm *st);
+/* Whether trace @t's events are read: on a clock that may be placed, or @all. */
+bool hvt_session_readable(const struct hvt_trace_info *t, bool all);
+/* Reads trace @i's registry (further: @growing, a file still appended to); -1 if out of memory. */
+int hvt_session_read_registry(struct hvt_session_vm *st, size_t i, bool growing);
+/*
+ * Stream @i of @st, a VM (or the host applications: @host) as a new source,
+ * placed if @aligned; -1 if out of memory (one that cannot be opened is a
+ * source without a reader, said).
+ */
+int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, size_t i,
+			    bool aligned, bool host);
 
 /* tracedat_input.c */
 /* Whether @path is a file, not an archive's directory. */

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * refresh.c - following a recording still being written: what the
+ * collector wrote since the open (session.h, hvt_session_refresh()).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/log.h"
+#include "tools/session/sources.h"
+
+/* The source of stream @id of VM number @vm_number (0: the host applications), or NULL. */
+static struct hvt_source *stream_source(const struct hvt_session *ses, size_t vm_number,
+					uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++)
+		if (ses->sources[i]->vm_number == vm_number && ses->sources[i]->stream_id == id)
+			return ses->sources[i];
+	return NULL;
+}
+
+/* The manifest again: whether the recording finished, and VMs started since. */
+static void refresh_manifest(struct hvt_session *ses)
+{
+	struct hvt_archive now;
+	size_t i;
+
+	hvt_log_mute();
+	if (hvt_archive_open(&now, ses->archive.root)) {
+		hvt_log_unmute();
+		return;		/* replaced as it was read: the next refresh sees it */
+	}
+	hvt_log_unmute();
+	ses->archive.complete = now.complete;
+	for (i = ses->archive.nr_vms + ses->vms_unfollowed; i < now.nr_vms; i++) {
+		hvt_warn("vm %s started after %s was opened: it is not followed (merge the "
+			 "recording again to see it)", now.vms[i].name, ses->archive.root);
+		ses->vms_unfollowed++;
+	}
+	hvt_archive_close(&now);
+}
+
+/* Each host CPU file read as far as it is written, in whole pages. */
+static void refresh_host(struct hvt_session *ses)
+{
+	size_t i;
+
+	if (ses->host_trace)
+		return;		/* a trace.dat does not grow */
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
+		const struct hvt_ftrace_cpu_info *info = NULL;
+		struct stat st;
+		size_t c;
+
+		if (s->layer != HVT_LAYER_HOST || s->host_cpu < 0)
+			continue;
+		for (c = 0; c < ses->archive.nr_cpus; c++)
+			if (ses->archive.cpus[c].cpu == s->host_cpu)
+				info = &ses->archive.cpus[c];
+		if (info && !stat(info->path, &st))
+			hvt_reader_limit(&s->rd, (uint64_t)st.st_size);
+	}
+	hvt_host_layer_forget(&ses->align_host);	/* the pre-passes read it again */
+}
+
+/*
+ * Each source of VM @st placed by its alignment from its next event on; a
+ * source's later events are never placed before its last.
+ */
+static void place_anew(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm_number)
+{
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++) {
+		struct hvt_source *s = ses->sources[i];
+
+		if (s->vm_number != vm_number || !s->aligned)
+			continue;
+		s->guest_tl = hvt_vm_align_stream(&st->al, s->guest_cpu);
+		memset(&s->cur, 0, sizeof(s->cur));
+		if (s->events)
+			s->held = s->host_tsc;
+	}
+}
+
+/* VM @st aligned again with what it has now; its old alignment kept if the new one fails. */
+static int realign(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm_number)
+{
+	unsigned long warnings = ses->align_host.warnings;
+	struct hvt_vm_align al;
+	int ret;
+
+	memset(&al, 0, sizeof(al));
+	ret = hvt_vm_align(&al, &ses->align_host, &st->vm, st->types);
+	ses->align_host.warnings = warnings;	/* said at the open */
+	if (ret || (!al.aligned && !al.exact && (st->al.aligned || st->al.exact))) {
+		hvt_vm_align_free(&al);
+		return ret;
+	}
+	hvt_vm_align_free(&st->al);
+	st->al = al;
+	place_anew(ses, st, vm_number);
+	return 0;
+}
+
+/* Whether trace @t of @st may be placed now. */
+static bool placeable(struct hvt_session *ses, struct hvt_session_vm *st,
+		      const struct hvt_trace_info *t, bool host)
+{
+	unsigned long warnings = ses->align_host.warnings;
+	bool ok;
+
+	if (host)
+		return t->domain == HVT_DOMAIN_TSC;
+	hvt_log_mute();		/* a trace that never can was said at the open */
+	ok = hvt_vm_align_trace(&ses->align_host, &st->al, t);
+	hvt_log_unmute();
+	ses->align_host.warnings = warnings;
+	return ok;
+}
+
+/* The streams of @st read further; its new ones, and those placeable now, as sources. */
+static int refresh_streams(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm_number,
+			   bool host)
+{
+	size_t i;
+
+	for (i = 0; i < st->vm.nr_streams; i++) {
+		const struct hvt_stream_info *si = &st->vm.streams[i];
+		const struct hvt_trace_info *t = &st->vm.traces[si->trace];
+		struct hvt_source *s = stream_source(ses, vm_number, si->id);
+		bool aligned;
+
+		if (s) {
+			hvt_reader_limit(&s->rd, si->bytes > 0 ? (uint64_t)si->bytes : 0);
+			s->expect_packets = si->packets;
+			continue;
+		}
+		aligned = placeable(ses, st, t, host);
+		if ((aligned || ses->all_streams) &&
+		    hvt_session_open_stream(ses, st, i, aligned, host))
+			return -1;
+	}
+	return 0;
+}
+
+static int refresh_vm(struct hvt_session *ses, struct hvt_session_vm *st,
+		      const struct hvt_vm_ref *ref, size_t vm_number, bool host)
+{
+	struct hvt_vm_info fresh;
+	size_t i;
+	int ret;
+
+	hvt_log_mute();
+	ret = hvt_vm_info_load(&fresh, ref);
+	hvt_log_unmute();
+	if (ret)
+		return 0;	/* replaced as it was read: the next refresh sees it */
+	if (hvt_vm_info_update(&st->vm, &fresh))
+		return -1;
+	for (i = 0; i < st->vm.nr_traces; i++)
+		if ((st->regs[i].read || hvt_session_readable(&st->vm.traces[i], ses->all_streams)) &&
+		    hvt_session_read_registry(st, i, true))
+			return -1;
+	hvt_log_mute();		/* the open said what there is to say of the alignment */
+	ret = !host && realign(ses, st, vm_number);
+	hvt_log_unmute();
+	return ret ? -1 : refresh_streams(ses, st, vm_number, host);
+}
+
+int hvt_session_refresh(struct hvt_session *ses)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!ses->follow) {
+		hvt_err("%s was not opened to be followed", ses->archive.root);
+		return -1;
+	}
+	if (ses->tracedat_only)
+		return 0;	/* trace.dat files do not grow */
+	refresh_manifest(ses);
+	refresh_host(ses);
+	for (i = 0; !ret && i < ses->archive.nr_vms; i++)
+		if (ses->vms[i].loaded)
+			ret = refresh_vm(ses, &ses->vms[i], &ses->archive.vms[i], i + 1, false);
+	if (!ret && ses->host_apps.loaded)
+		ret = refresh_vm(ses, &ses->host_apps, &ses->archive.host_apps, 0, true);
+	return ret;
+}
