@@ -157,12 +157,10 @@ static void guest_wakeup(void *ctx, const struct hvt_fed_event *e)
 }
 
 static const struct hvt_event_listener listener = {
-	.host_switch = host_switch,
-	.kvm_entry = kvm_entry,
-	.kvm_exit = kvm_exit,
+	.host = { [HVT_EV_SCHED_SWITCH] = host_switch, [HVT_EV_KVM_ENTRY] = kvm_entry,
+		  [HVT_EV_KVM_EXIT] = kvm_exit },
+	.guest = { [HVT_EV_SCHED_SWITCH] = guest_switch, [HVT_EV_SCHED_WAKEUP] = guest_wakeup },
 	.host_lost = host_lost,
-	.guest_switch = guest_switch,
-	.guest_wakeup = guest_wakeup,
 	.comms = true,
 };
 

@@ -70,9 +70,8 @@ static void kvm_exit(void *ctx, const struct hvt_fed_event *e)
 }
 
 static const struct hvt_event_listener listener = {
-	.host_switch = host_switch,
-	.kvm_entry = kvm_entry,
-	.kvm_exit = kvm_exit,
+	.host = { [HVT_EV_SCHED_SWITCH] = host_switch, [HVT_EV_KVM_ENTRY] = kvm_entry,
+		  [HVT_EV_KVM_EXIT] = kvm_exit },
 	.host_lost = host_lost,
 };
 

@@ -8,20 +8,15 @@
 
 #include "tools/merge/event_feed.h"
 
-typedef void (*fed_fn)(void *ctx, const struct hvt_fed_event *e);
-
-static unsigned int host_kinds(const struct hvt_event_listener *l)
+/* The kinds @fn has a function for, as decoder bits. */
+static unsigned int kinds_of(const hvt_fed_fn *fn)
 {
-	return (l->host_switch ? HVT_EV_BIT(HVT_EV_SCHED_SWITCH) : 0) |
-	       (l->host_wakeup ? HVT_EV_BIT(HVT_EV_SCHED_WAKEUP) : 0) |
-	       (l->kvm_entry ? HVT_EV_BIT(HVT_EV_KVM_ENTRY) : 0) |
-	       (l->kvm_exit ? HVT_EV_BIT(HVT_EV_KVM_EXIT) : 0);
-}
+	unsigned int k, bits = 0;
 
-static unsigned int guest_kinds(const struct hvt_event_listener *l)
-{
-	return (l->guest_switch ? HVT_EV_BIT(HVT_EV_SCHED_SWITCH) : 0) |
-	       (l->guest_wakeup ? HVT_EV_BIT(HVT_EV_SCHED_WAKEUP) : 0);
+	for (k = 0; k < HVT_NR_EV_KINDS; k++)
+		if (fn[k])
+			bits |= HVT_EV_BIT(k);
+	return bits;
 }
 
 /* Host CPU file @s has a gap after its event at @was: until its current one, or its end. */
@@ -47,8 +42,8 @@ int hvt_event_feed_init(struct hvt_event_feed *f, const struct hvt_session *ses,
 	f->ctx = ctx;
 	f->ses = ses;
 	f->damage = calloc(ses->nr_sources + 1, sizeof(*f->damage));
-	if (!f->damage || hvt_event_decoder_init(&f->host, host_kinds(l), l->comms) ||
-	    hvt_event_decoder_init(&f->guest, guest_kinds(l), l->comms)) {
+	if (!f->damage || hvt_event_decoder_init(&f->host, kinds_of(l->host), l->comms) ||
+	    hvt_event_decoder_init(&f->guest, kinds_of(l->guest), l->comms)) {
 		hvt_event_feed_free(f);
 		return -1;
 	}
@@ -73,33 +68,11 @@ void hvt_event_feed_free(struct hvt_event_feed *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static fed_fn host_fn(const struct hvt_event_listener *l, enum hvt_ev_kind k)
-{
-	switch (k) {
-	case HVT_EV_SCHED_SWITCH:
-		return l->host_switch;
-	case HVT_EV_SCHED_WAKEUP:
-		return l->host_wakeup;
-	case HVT_EV_KVM_ENTRY:
-		return l->kvm_entry;
-	case HVT_EV_KVM_EXIT:
-		return l->kvm_exit;
-	default:
-		return NULL;
-	}
-}
-
-static fed_fn guest_fn(const struct hvt_event_listener *l, enum hvt_ev_kind k)
-{
-	return k == HVT_EV_SCHED_SWITCH ? l->guest_switch :
-	       k == HVT_EV_SCHED_WAKEUP ? l->guest_wakeup : NULL;
-}
-
 void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s)
 {
 	bool host = s->layer == HVT_LAYER_HOST;
 	struct hvt_fed_event e;
-	fed_fn fn;
+	hvt_fed_fn fn;
 
 	if (f->prev && f->prev->layer == HVT_LAYER_HOST && f->prev->host_cpu >= 0)
 		note_gap(f, f->prev, f->prev_tsc);
@@ -109,9 +82,7 @@ void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s)
 		return;
 	if (!hvt_decode_reader(host ? &f->host : &f->guest, &s->rd, &s->ev, &e.ev))
 		return;
-	fn = host ? host_fn(f->l, e.ev.kind) : guest_fn(f->l, e.ev.kind);
-	if (!fn)
-		return;
+	fn = host ? f->l->host[e.ev.kind] : f->l->guest[e.ev.kind];
 	e.src = s;
 	e.ts = s->host_tsc;
 	e.cpu = host ? (uint32_t)s->host_cpu : s->ev.cpu;

@@ -5,9 +5,9 @@
  * scheduling (check, analyze, the JSON output's vCPU tracks).
  *
  * Fed every event a time line returns, in its order, the feed decodes
- * (read/event_decoder.h) the host layer's sched_switch, sched_wakeup,
- * kvm_entry and kvm_exit and the guests' sched_switch and sched_wakeup,
- * and calls the listener's function for each kind it has one for. It also
+ * (read/event_decoder.h) the host layer's and the guests' events of the
+ * kinds its listener takes, and calls the listener's function for each.
+ * It knows no kind: a new one is the decoder's, and its reader's. It also
  * tells of the host layer's losses: a host CPU file that lost events, or
  * skipped damaged data, between two of its events (or before its first)
  * has a gap where anything may have happened, said as host_lost(cpu,
@@ -35,15 +35,17 @@ struct hvt_fed_event {
 	struct hvt_typed_event ev;
 };
 
-/* What a reader of the feed takes; NULL functions are not called (nor decoded for). */
+typedef void (*hvt_fed_fn)(void *ctx, const struct hvt_fed_event *e);
+
+/*
+ * What a reader of the feed takes: a function per kind of event
+ * (read/event_decoder.h) of the host layer and of the guests' kernels;
+ * kinds without one are not decoded.
+ */
 struct hvt_event_listener {
-	void (*host_switch)(void *ctx, const struct hvt_fed_event *e);
-	void (*host_wakeup)(void *ctx, const struct hvt_fed_event *e);
-	void (*kvm_entry)(void *ctx, const struct hvt_fed_event *e);
-	void (*kvm_exit)(void *ctx, const struct hvt_fed_event *e);
+	hvt_fed_fn host[HVT_NR_EV_KINDS];
+	hvt_fed_fn guest[HVT_NR_EV_KINDS];
 	void (*host_lost)(void *ctx, uint32_t cpu, uint64_t from, uint64_t until);
-	void (*guest_switch)(void *ctx, const struct hvt_fed_event *e);
-	void (*guest_wakeup)(void *ctx, const struct hvt_fed_event *e);
 	bool comms;			/* the comm fields are read */
 };
 
