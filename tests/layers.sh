@@ -11,7 +11,10 @@
 #   - host/, lib/ and clocksync/ include nothing of tools/ but the command
 #     table, tools/commands.h;
 #   - no two files of tools/, host/, lib/ and clocksync/ share a name, and
-#     no struct, union or enum tag is defined twice among them.
+#     no struct, union or enum tag is defined twice among them;
+#   - every header of tools/, host/, lib/, clocksync/ and vdso/ (but the
+#     example application's) has the include guard its path gives:
+#     tools/merge/heap.h is guarded by HVT_TOOLS_MERGE_HEAP_H.
 # Prints each violation and exits 1 if there is any.
 # usage: tests/layers.sh [ROOT]   (ROOT: a source tree, default this one)
 #        tests/layers.sh --self-test   (also shows that it catches a violation)
@@ -68,6 +71,14 @@ check_tree() {
 		echo "two files are called $d:" $(find tools host lib clocksync -name "$d")
 		bad=1
 	done
+	for h in $(find tools host lib clocksync vdso -name '*.h' ! -path 'vdso/example/*' | sort); do
+		want=HVT_$(echo "${h%.h}_H" | tr 'a-z/.' 'A-Z__')
+		guard=$(sed -n 's/^#ifndef \([A-Z0-9_]*\).*/\1/p' "$h" | head -n 1)
+		if [ "$guard" != "$want" ]; then
+			echo "$h is guarded by ${guard:-nothing}, not $want (a file moved or renamed?)"
+			bad=1
+		fi
+	done
 	tags=$(cat $(find tools host lib clocksync -name '*.[ch]') |
 		sed -n 's/^\(struct\|union\|enum\) \([a-z_0-9]*\) {.*/\2/p' | sort | uniq -d)
 	for t in $tags; do
@@ -82,11 +93,13 @@ if [ "${1:-}" = --self-test ]; then
 	check_tree "$here" || exit 1
 	tmp=$(mktemp -d /tmp/hvtrace-layers-XXXXXX) || exit 1
 	trap 'rm -rf "$tmp"' EXIT
-	cp -r "$here/tools" "$here/host" "$here/lib" "$here/clocksync" "$tmp/"
+	cp -r "$here/tools" "$here/host" "$here/lib" "$here/clocksync" "$here/vdso" "$tmp/"
 	# util/ including a merge header runs up five stages; the session
-	# reaching for the time line built on it runs up one
+	# reaching for the time line built on it runs up one; a header moved
+	# without its guard
 	sed -i '1a #include "tools/merge/timeline.h"' "$tmp/tools/util/text_buffer.c" \
 		"$tmp/tools/session/session.c"
+	mv "$tmp/tools/merge/heap.h" "$tmp/tools/merge/merge_heap.h"
 	if check_tree "$tmp" >"$tmp/out"; then
 		echo "layers: a planted upward include was not caught"
 		exit 1
@@ -95,6 +108,8 @@ if [ "${1:-}" = --self-test ]; then
 		grep -q "$f includes tools/merge/timeline.h" "$tmp/out" || {
 			echo "layers: the planted include of $f was not named:"; cat "$tmp/out"; exit 1; }
 	done
+	grep -q "tools/merge/merge_heap.h is guarded by HVT_TOOLS_MERGE_HEAP_H" "$tmp/out" || {
+		echo "layers: the moved header's guard was not named:"; cat "$tmp/out"; exit 1; }
 	echo "layers: ok (and planted violations are caught)"
 	exit 0
 fi
