@@ -138,11 +138,6 @@ static size_t ctf_field(const struct hvt_ftrace_cpu *c, const struct tep_format_
 	}
 }
 
-int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c)
-{
-	return tep_data_type(c->ft->tep, (struct tep_record *)&c->record);
-}
-
 size_t hvt_ftrace_ctf_payload_size(struct hvt_ftrace_cpu *c)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);

@@ -176,6 +176,11 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 	}
 }
 
+int hvt_ftrace_cpu_event_id(const struct hvt_ftrace_cpu *c)
+{
+	return tep_data_type(c->ft->tep, (struct tep_record *)&c->record);
+}
+
 const struct tep_format_field *hvt_ftrace_field_find(struct hvt_ftrace *ft, int id,
 						     const char *name)
 {

@@ -56,20 +56,6 @@ fail:
 	return -1;
 }
 
-int hvt_session_keep_ftrace(struct hvt_session *ses, struct hvt_ftrace *ft)
-{
-	struct hvt_ftrace **a = realloc(ses->extra_ftrace, (ses->nr_extra_ftrace + 1) * sizeof(*a));
-
-	if (!a) {
-		hvt_ftrace_close(ft);
-		hvt_err("out of memory");
-		return -1;
-	}
-	ses->extra_ftrace = a;
-	a[ses->nr_extra_ftrace++] = ft;
-	return 0;
-}
-
 unsigned long hvt_session_warnings(const struct hvt_session *ses)
 {
 	unsigned long n = ses->warnings + ses->archive.warnings + ses->align_host.warnings;

@@ -75,6 +75,20 @@ struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_laye
 	return s;
 }
 
+int hvt_session_keep_ftrace(struct hvt_session *ses, struct hvt_ftrace *ft)
+{
+	struct hvt_ftrace **a = realloc(ses->extra_ftrace, (ses->nr_extra_ftrace + 1) * sizeof(*a));
+
+	if (!a) {
+		hvt_ftrace_close(ft);
+		hvt_err("out of memory");
+		return -1;
+	}
+	ses->extra_ftrace = a;
+	a[ses->nr_extra_ftrace++] = ft;
+	return 0;
+}
+
 /* A host source's name: its file in the archive, or "trace.dat:cpuN". */
 static const char *host_source_name(const struct hvt_session *ses, size_t i, char *buf,
 				    size_t size)
