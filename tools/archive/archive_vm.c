@@ -138,7 +138,7 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 
 	/*
 	 * lost and closed are informational: the packets carry what was lost.
-	 * packets and bytes are checked against the file (merge/sources.c).
+	 * packets and bytes are checked against the file (session/sources.c).
 	 */
 	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I}", "id", &id,
 			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,

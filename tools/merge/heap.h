@@ -6,8 +6,9 @@
  * The order is total and stable, so a merge prints the same lines in the same
  * order every time:
  *   1. host time (host TSC ticks, after alignment): earlier first;
- *   2. layer: host, then guest kernel, then guest user space - on a tie the
- *      cause is more likely below the effect;
+ *   2. layer: host, then guest kernel, then guest user space, then the
+ *      hypervisor's own (vmm) events - on a tie the cause is more likely
+ *      below the effect;
  *   3. stream index: the order streams were opened in (host CPUs as the
  *      manifest lists them, then each VM's streams as info.json lists them).
  * A stream has at most one entry at a time, so no two entries tie on all

@@ -49,7 +49,7 @@ struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);
  * on in time order among what it has; what a refresh brings may lie before
  * events returned already (a stream's packets come as the collector gets
  * them): a reader that needs one order across refreshes holds events back
- * (merge --follow's lag). -1 after an error message if out of memory.
+ * (a live view's lag behind the newest packet). -1 after an error message if out of memory.
  */
 int hvt_timeline_refresh(struct hvt_timeline *tl);
 void hvt_timeline_close(struct hvt_timeline *tl);

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stream_warn.c - warnings about one stream, counted, and opening a stream's
+ * file (stream_warn.h).
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
