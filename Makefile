@@ -53,7 +53,8 @@ VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/debug.c vdso/event.c vd
 # The offline pipeline's stages below the checks, the analysis and the
 # outputs (tools/README): one library that the binary, the unit tests, the
 # fuzzers and the benchmarks link.
-OFFLINE_SRC := $(wildcard $(addsuffix /*.c,$(addprefix tools/,util archive read align session merge)))
+OFFLINE_SRC := $(wildcard $(addsuffix /*.c,$(addprefix tools/,util archive read align session merge \
+	model)))
 OUT_SRC := $(wildcard tools/out/*.c)
 CHECK_SRC := $(wildcard tools/check/*.c)
 ANALYZE_SRC := $(wildcard tools/analyze/*.c)

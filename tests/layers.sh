@@ -4,8 +4,8 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/, analyze/ > merge/ > session/
-#       > align/ > read/ > archive/ > util/
+#       commands (tools/*.c) > out/, check/, analyze/ > model/ > merge/
+#       > session/ > align/ > read/ > archive/ > util/
 #     out/, check/ and analyze/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
 #   - host/, lib/ and clocksync/ include nothing of tools/ but the command
@@ -32,9 +32,10 @@ rank() {
 	tools/align/*) echo 4 ;;
 	tools/session/*) echo 5 ;;
 	tools/merge/*) echo 6 ;;
-	tools/out/* | tools/check/* | tools/analyze/*) echo 7 ;;
+	tools/model/*) echo 7 ;;
+	tools/out/* | tools/check/* | tools/analyze/*) echo 8 ;;
 	tools/commands.h) echo 0 ;;
-	tools/*) echo 8 ;;
+	tools/*) echo 9 ;;
 	*) echo 9 ;;
 	esac
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/analyze/vm_analysis.h"
+#include "tools/model/vm_analysis.h"
 
 static const int32_t tids[] = { 100, 0 };	/* vCPU 1's thread is not known */
 

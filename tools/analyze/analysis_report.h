@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/analyze/vm_analysis.h"
+#include "tools/model/vm_analysis.h"
 
 struct hvt_analysis_view {
 	double ns_per_tick;		/* the host clock's, over the trace */

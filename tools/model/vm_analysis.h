@@ -27,14 +27,14 @@
  * thread's last host state change (a run slice, typically milliseconds);
  * per guest thread one account.
  */
-#ifndef HVT_TOOLS_ANALYZE_VM_ANALYSIS_H
-#define HVT_TOOLS_ANALYZE_VM_ANALYSIS_H
+#ifndef HVT_TOOLS_MODEL_VM_ANALYSIS_H
+#define HVT_TOOLS_MODEL_VM_ANALYSIS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/analyze/account.h"
+#include "tools/model/account.h"
 #include "tools/align/host_runs.h"
 
 struct hvt_guest_thread {
@@ -48,6 +48,26 @@ struct hvt_guest_thread {
 
 struct hvt_analysis_vcpu;
 
+/*
+ * One piece as it is counted: a vCPU's state from @start to @end (host
+ * TSC), the sum of its ends' error bounds, its cause, and the guest
+ * thread current then; or (@vcpu -1) the time a guest thread waited
+ * runnable in the guest. @too_short: shorter than its bounds, counted
+ * apart from its state.
+ */
+struct hvt_vcpu_piece {
+	int32_t vcpu;			/* -1: a guest thread's wait, RUNNABLE */
+	enum hvt_vcpu_state state;
+	uint64_t start, end, slack;
+	const struct hvt_cause *cause;	/* PREEMPTED, BLOCKED: the task; HYPERVISOR: the
+					 * exit reason in tid; else NULL */
+	int32_t tid;			/* the guest thread: current, or waiting; -1 unknown */
+	bool guessed;			/* a run whose start the host did not record */
+	bool too_short;
+};
+
+typedef void (*hvt_vcpu_piece_fn)(void *ctx, const struct hvt_vcpu_piece *p);
+
 struct hvt_vm_analysis {
 	const char *name;
 	bool hypervisor_seen;		/* kvm_exit/kvm_entry fed */
@@ -57,6 +77,8 @@ struct hvt_vm_analysis {
 	size_t nr_threads, cap_threads;
 	uint64_t from, to;		/* host TSC: only time within counts */
 	uint64_t guest_switches;
+	hvt_vcpu_piece_fn on_piece;	/* each piece counted, if set (after init) */
+	void *piece_ctx;
 	bool failed;			/* out of memory: pieces are missing */
 };
 

@@ -10,8 +10,8 @@
  * shorter than its ends' bounds together cannot be placed: it is counted
  * apart (short_ticks, short_pieces), never in a state.
  */
-#ifndef HVT_TOOLS_ANALYZE_ACCOUNT_H
-#define HVT_TOOLS_ANALYZE_ACCOUNT_H
+#ifndef HVT_TOOLS_MODEL_ACCOUNT_H
+#define HVT_TOOLS_MODEL_ACCOUNT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,7 +26,9 @@ enum hvt_vcpu_state {
 	HVT_VCPU_PREEMPTED,		/* its thread runnable, another task on its CPU */
 	HVT_VCPU_BLOCKED,		/* its thread asleep on the host (halted, or QEMU waits) */
 	HVT_VCPU_UNKNOWN,		/* no data: before the host saw it, losses */
-	HVT_NR_VCPU_STATES
+	HVT_NR_VCPU_STATES,
+	HVT_VCPU_RUNNABLE = HVT_NR_VCPU_STATES	/* a guest thread's wait in the guest (a
+						 * piece's, not an account's state) */
 };
 
 /*

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "tools/analyze/account.h"
+#include "tools/model/account.h"
 
 static void causes_free(struct hvt_causes *c)
 {
@@ -154,7 +154,7 @@ void hvt_causes_sort(struct hvt_causes *c)
 const char *hvt_vcpu_state_name(enum hvt_vcpu_state s)
 {
 	static const char *const names[] = { "guest", "guest-idle", "hypervisor", "preempted",
-					     "blocked", "unknown" };
+					     "blocked", "unknown", "runnable" };
 
-	return s < HVT_NR_VCPU_STATES ? names[s] : "?";
+	return s <= HVT_VCPU_RUNNABLE ? names[s] : "?";
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "tools/analyze/vm_analysis.h"
+#include "tools/model/vm_analysis.h"
 
 #define MAX_PENDING	(1u << 20)	/* guest task changes waiting per vCPU */
 
@@ -98,6 +98,11 @@ static void count(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 
 	if (state == HVT_VCPU_GUEST && tid == 0)
 		state = HVT_VCPU_IDLE;
+	if (a->on_piece && p1 > p0)
+		a->on_piece(a->piece_ctx, &(struct hvt_vcpu_piece){
+			.vcpu = (int32_t)(v - a->vcpus), .state = state, .start = p0, .end = p1,
+			.slack = slack, .cause = cause, .tid = tid, .guessed = guessed,
+			.too_short = p1 - p0 < slack });
 	hvt_account_add(&v->acc, state, p1 - p0, slack, cause, guessed);
 	t = thread(a, tid, NULL);
 	if (t)
@@ -295,10 +300,15 @@ static void stop_waiting(struct hvt_vm_analysis *a, struct hvt_guest_thread *t, 
 	uint64_t p0 = t->runnable_at > a->from ? t->runnable_at : a->from;
 	uint64_t p1 = ts < a->to ? ts : a->to;
 
-	if (t->runnable && p1 > p0)
-		hvt_account_runnable(&t->acc, p1 - p0,
-				     (p0 == t->runnable_at ? t->runnable_bound : 0) +
-				     (p1 == ts ? bound : 0));
+	uint64_t slack = (p0 == t->runnable_at ? t->runnable_bound : 0) + (p1 == ts ? bound : 0);
+
+	if (t->runnable && p1 > p0) {
+		if (a->on_piece)
+			a->on_piece(a->piece_ctx, &(struct hvt_vcpu_piece){
+				.vcpu = -1, .state = HVT_VCPU_RUNNABLE, .start = p0, .end = p1,
+				.slack = slack, .tid = t->tid, .too_short = p1 - p0 < slack });
+		hvt_account_runnable(&t->acc, p1 - p0, slack);
+	}
 	t->runnable = false;
 }
 
