@@ -96,6 +96,7 @@ static void test_switch_states(void **state)
 {
 	static const int64_t states[] = { 0, 0x100, 1, 2, 0x80, 0x10000 };
 	static const bool runnable[] = { true, true, false, false, false, true };
+	static const char *const text[] = { "R", "R+", "S", "D", "I", "R" };
 	struct hvt_typed_event e[MAX];
 	size_t i, n;
 
@@ -108,6 +109,7 @@ static void test_switch_states(void **state)
 		assert_int_equal(e[i].sw.next, 200 + (int32_t)i);
 		assert_int_equal(e[i].sw.prev_state, (uint64_t)states[i]);
 		assert_int_equal(e[i].sw.runnable, runnable[i]);
+		assert_string_equal(e[i].sw.end_state, text[i]);
 		assert_string_equal(e[i].sw.prev_comm, "CPU 0/KVM");
 		assert_string_equal(e[i].sw.next_comm, "hog");
 	}
@@ -147,18 +149,20 @@ static const char switch_4_9[] =
  */
 static void test_switch_states_old_kernel(void **state)
 {
-	static const int64_t states[] = { 0, 0x800, 0x100, 0x400, 1 };
-	static const bool runnable[] = { true, true, false, false, false };
+	static const int64_t states[] = { 0, 0x800, 0x100, 0x400, 1, 0x3 };
+	static const bool runnable[] = { true, true, false, false, false, false };
+	static const char *const text[] = { "R", "R+", "W", "N", "S", "SD" };
 	struct hvt_typed_event e[MAX];
 	size_t i;
 
 	assert_int_equal(fx_write(*state, "host/ftrace/events/sched/sched_switch/format",
 				  switch_4_9, strlen(switch_4_9)), 0);
-	write_switches(*state, states, 5);
-	assert_int_equal(decode_cpu0(*state, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), false, e), 5);
-	for (i = 0; i < 5; i++) {
+	write_switches(*state, states, 6);
+	assert_int_equal(decode_cpu0(*state, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), false, e), 6);
+	for (i = 0; i < 6; i++) {
 		assert_int_equal(e[i].kind, HVT_EV_SCHED_SWITCH);
 		assert_int_equal(e[i].sw.runnable, runnable[i]);
+		assert_string_equal(e[i].sw.end_state, text[i]);
 	}
 }
 
@@ -282,8 +286,10 @@ static void test_reader_formats(void **state)
 		assert_int_equal(e.sw.next, (int32_t)next);
 		assert_int_equal(e.sw.prev_state, st);
 		assert_string_equal(e.sw.next_comm, comm);
-		if (s->layer != HVT_LAYER_HOST)
+		if (s->layer != HVT_LAYER_HOST) {
 			assert_int_equal(e.sw.runnable, st == 0);
+			assert_string_equal(e.sw.end_state, st == 0 ? "R" : st == 1 ? "S" : "?");
+		}
 	}
 	assert_true(guest > 0);
 	assert_true(host > 0);

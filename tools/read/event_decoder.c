@@ -3,6 +3,7 @@
  * event_decoder.c - scheduling and KVM events as typed records, each
  * format resolved once (event_decoder.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,37 @@ struct hvt_event_format {
 	const struct tep_format_field *num[MAX_NUMS], *text[MAX_TEXTS];
 	/* another format: the spelling its events use; NULL where there is none */
 	const char *num_name[MAX_NUMS], *text_name[MAX_TEXTS];
-	uint64_t state_mask;		/* sched_switch: prev_state's task state bits */
+	struct hvt_task_states states;	/* sched_switch: how prev_state says it */
 };
+
+/*
+ * hvtrace.ko's prev_state: 0 when preempted (it cannot say R+), else the
+ * task's own state bits (Linux's TASK_*: S D T t X Z P, then TASK_DEAD X);
+ * TASK_IDLE, D with TASK_NOLOAD (0x400), prints as I.
+ */
+static const struct hvt_task_states ctf_states = { .mask = UINT64_MAX, .idle = 0x402,
+						   .letter = "SDTtXZPX" };
+
+/* @state in letters, as its format says it (at most 7 of them). */
+static void state_text(const struct hvt_task_states *ts, uint64_t state, char text[8])
+{
+	unsigned int bit, n = 0;
+
+	if (!(state & ts->mask)) {
+		snprintf(text, 8, "%s", ts->preempt && (state & ts->preempt) ? "R+" : "R");
+		return;
+	}
+	if (ts->idle && (state & ts->idle) == ts->idle) {
+		snprintf(text, 8, "I");
+		return;
+	}
+	for (bit = 0; bit < 64 && n < 7; bit++)
+		if ((state & ts->mask & (1ull << bit)) && ts->letter[bit])
+			text[n++] = ts->letter[bit];
+	if (!n)
+		text[n++] = '?';	/* a state bit the print fmt names no letter */
+	text[n] = '\0';
+}
 
 int hvt_event_decoder_init(struct hvt_event_decoder *d, unsigned int kinds, bool comms)
 {
@@ -110,7 +140,7 @@ static struct hvt_event_format *ftrace_format(struct hvt_event_decoder *d, struc
 	for (i = 0; spec && d->comms && i < MAX_TEXTS && spec->text[i]; i++)
 		f->text[i] = hvt_ftrace_text_field_find(ft, ev->id, spec->text[i]);
 	if (spec && spec->kind == HVT_EV_SCHED_SWITCH)
-		f->state_mask = hvt_ftrace_state_mask(ft, ev->id, f->num[2]);
+		hvt_ftrace_task_states(ft, ev->id, f->num[2], &f->states);
 	settle(f, spec, true);
 	return f;
 }
@@ -129,7 +159,8 @@ static void fill(const struct hvt_event_format *f, const struct fields *v,
 		out->sw.prev = (int32_t)v->num[0];
 		out->sw.next = (int32_t)v->num[1];
 		out->sw.prev_state = v->num[2];
-		out->sw.runnable = !(v->num[2] & f->state_mask);
+		out->sw.runnable = !(v->num[2] & f->states.mask);
+		state_text(&f->states, v->num[2], out->sw.end_state);
 		memcpy(out->sw.prev_comm, v->text[0], HVT_COMM_LEN);
 		memcpy(out->sw.next_comm, v->text[1], HVT_COMM_LEN);
 		break;
@@ -218,7 +249,7 @@ static struct hvt_event_format *reader_format(struct hvt_event_decoder *d, struc
 	for (i = 0; spec && d->comms && i < MAX_TEXTS && spec->text[i]; i++)
 		if (!rd->ops->field_text(rd->r, spec->text[i], buf, sizeof(buf)))
 			f->text_name[i] = spec->text[i];
-	f->state_mask = UINT64_MAX;	/* hvtrace.ko: 0 is runnable, any state bit is not */
+	f->states = ctf_states;		/* hvtrace.ko: 0 is runnable, any state bit is not */
 	settle(f, spec, false);
 	return f;
 }

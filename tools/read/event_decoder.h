@@ -9,7 +9,7 @@
  * next_pid, hvtrace.ko's (a guest's CTF) prev_tid and next_tid; a task
  * switched out runnable is prev_state 0 in hvtrace.ko, and in ftrace a
  * prev_state with none of the kernel's state bits set, bits that differ
- * between kernel versions (ftrace_reader.h, hvt_ftrace_state_mask()). The
+ * between kernel versions (ftrace_reader.h, hvt_ftrace_task_states()). The
  * decoder resolves each event format once - per ftrace event id, per CTF
  * event class - into its kind, where each field is and how "runnable" is
  * told; every event of that format is then read with what was found, and
@@ -54,6 +54,8 @@ struct hvt_sched_switch {
 	int32_t prev, next;		/* thread ids; 0: the idle task */
 	uint64_t prev_state;		/* as recorded */
 	bool runnable;			/* prev left runnable (preempted), in this format's terms */
+	char end_state[8];		/* ... as the kernel prints it: "R", "R+", "S", "D", "I",
+					 * letters of each state bit set */
 	char prev_comm[HVT_COMM_LEN], next_comm[HVT_COMM_LEN];
 };
 

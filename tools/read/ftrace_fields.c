@@ -280,59 +280,75 @@ static void put_number(const struct hvt_ftrace *ft, unsigned char *p, int size, 
 }
 
 /*
- * Whether the print fmt of event @type shows the record at @data with the
- * task state @field as a runnable one: its text after "prev_state=" starts
- * with R ("R", or "R+" for a preempted task). -1 if the text has no such
- * part.
+ * The text the print fmt of event @type gives the task state of the record
+ * at @data (after "prev_state="), its first two characters in @text; -1 if
+ * the text has no such part.
  */
-static int prints_runnable(struct hvt_ftrace *ft, struct tep_event *type, unsigned char *data,
-			   uint32_t size, struct trace_seq *seq)
+static int printed_state(struct hvt_ftrace *ft, unsigned char *data, uint32_t size,
+			 struct trace_seq *seq, char text[2])
 {
 	struct tep_record rec = { .data = data, .size = (int)size };
 	const char *p;
 
-	(void)type;
 	trace_seq_reset(seq);
 	tep_print_event(ft->tep, seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(seq);
 	p = seq->buffer ? strstr(seq->buffer, "prev_state=") : NULL;
-	return p ? p[strlen("prev_state=")] == 'R' : -1;
+	if (!p)
+		return -1;
+	p += strlen("prev_state=");
+	text[0] = p[0];
+	text[1] = p[0] ? p[1] : '\0';
+	return 0;
 }
 
-uint64_t hvt_ftrace_state_mask(struct hvt_ftrace *ft, int id, const struct tep_format_field *state)
+/* The usual rule, Linux 4.14 on: S D T t X Z P I in the low bits, 0x100 R+. */
+static void usual_states(struct hvt_task_states *ts)
+{
+	memset(ts, 0, sizeof(*ts));
+	ts->mask = HVT_FTRACE_STATE_MASK;
+	ts->preempt = HVT_FTRACE_STATE_MASK + 1;
+	memcpy(ts->letter, "SDTtXZPI", 8);
+}
+
+void hvt_ftrace_task_states(struct hvt_ftrace *ft, int id, const struct tep_format_field *state,
+			    struct hvt_task_states *ts)
 {
 	struct tep_event *type = tep_find_event(ft->tep, id);
 	const struct tep_format_field *common = type ?
 		tep_find_common_field(type, "common_type") : NULL;
 	unsigned char data[256];
 	uint32_t size = 0;
-	uint64_t mask = 0;
 	struct trace_seq seq;
 	unsigned int bit;
 	const struct tep_format_field *f;
 
+	usual_states(ts);
 	if (!type || !common || !state || !hvt_ftrace_int_width((unsigned int)common->size))
-		return HVT_FTRACE_STATE_MASK;
+		return;
 	for (f = type->format.fields; f; f = f->next)
 		if ((uint32_t)(f->offset + f->size) > size)
 			size = (uint32_t)(f->offset + f->size);
 	if (size > sizeof(data) || (uint32_t)(common->offset + common->size) > size)
-		return HVT_FTRACE_STATE_MASK;
+		return;
+	memset(ts, 0, sizeof(*ts));
 	trace_seq_init(&seq);
-	for (bit = 0; bit < (unsigned int)state->size * 8u; bit++) {
-		int r;
+	for (bit = 0; bit < (unsigned int)state->size * 8u && bit < 64; bit++) {
+		char text[2];
 
 		memset(data, 0, sizeof(data));
 		put_number(ft, data + common->offset, common->size, (uint64_t)id);
 		put_number(ft, data + state->offset, state->size, 1ull << bit);
-		r = prints_runnable(ft, type, data, size, &seq);
-		if (r < 0) {
-			mask = HVT_FTRACE_STATE_MASK;	/* a print fmt of its own: the usual rule */
+		if (printed_state(ft, data, size, &seq, text)) {
+			usual_states(ts);	/* a print fmt of its own: the usual rule */
 			break;
 		}
-		if (!r)
-			mask |= 1ull << bit;
+		if (text[0] != 'R') {
+			ts->mask |= 1ull << bit;
+			ts->letter[bit] = text[0];
+		} else if (text[1] == '+' && !ts->preempt) {
+			ts->preempt = 1ull << bit;
+		}
 	}
 	trace_seq_destroy(&seq);
-	return mask;
 }

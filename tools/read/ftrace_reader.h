@@ -97,18 +97,27 @@ const struct tep_format_field *hvt_ftrace_text_field_find(struct hvt_ftrace *ft,
 							  const char *name);
 int hvt_ftrace_text_field_read(const struct hvt_ftrace_cpu *c, const struct tep_format_field *f,
 			       char *buf, size_t len);
+/* How a format tells the state a task was switched out in. */
+struct hvt_task_states {
+	uint64_t mask;			/* the state bits: with none set, it was runnable */
+	uint64_t preempt;		/* the bit that says preempted ("R+"); 0: none */
+	uint64_t idle;			/* bits that, all set, say I (idle); 0: a bit of its own */
+	char letter[64];		/* per bit of mask: its letter ("S", "D", ...) */
+};
+
 /*
- * Which bits of task state field @state of event @id (sched_switch's
- * prev_state) this kernel reports as a state the task left in, found once
- * per format by printing a record with each bit alone through the event's
- * print fmt: a task switched out with none of them set was runnable ("R",
- * or "R+" preempted). Linux since 4.14 keeps the states in the low 8 bits
- * and flags a preemption with the next one; older kernels used other bits.
- * HVT_FTRACE_STATE_MASK where the print fmt does not show the state.
+ * How task state field @state of event @id (sched_switch's prev_state)
+ * says it, found once per format by printing a record with each bit alone
+ * through the event's print fmt: the bits printed as a state, with their
+ * letter; a task switched out with none of them set was runnable ("R", or
+ * "R+" preempted, for the bit printed so). Linux since 4.14 keeps the
+ * states in the low 8 bits (S D T t X Z P I) and flags a preemption with
+ * the next one; older kernels used other bits. Where the print fmt does not
+ * show the state, that usual rule (HVT_FTRACE_STATE_MASK).
  */
 #define HVT_FTRACE_STATE_MASK	0xffu
-uint64_t hvt_ftrace_state_mask(struct hvt_ftrace *ft, int id,
-			       const struct tep_format_field *state);
+void hvt_ftrace_task_states(struct hvt_ftrace *ft, int id, const struct tep_format_field *state,
+			    struct hvt_task_states *ts);
 /*
  * Writes " name=value" for each field of the event last returned (not the
  * common ones): numbers in decimal, pointers and numbers of widths other
