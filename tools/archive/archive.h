@@ -74,6 +74,7 @@ struct hvt_trace_info {
 	char *rel;			/* vm/NAME/kernel, for messages */
 	__u8 uuid[HVT_UUID_LEN];
 	uint32_t pid;
+	char comm[16];			/* its process's name, as the guest said it ("": none) */
 	uint64_t freq_hz;		/* of its clock, as the collector rendered it */
 };
 

@@ -45,7 +45,7 @@ static const char *member_why(json_t *j, const char *spec)
 
 static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
 {
-	const char *layer, *domain, *uuid;
+	const char *layer, *domain, *uuid, *comm = "";
 	json_int_t id, pid = 0, freq = 0;
 	json_error_t jerr;
 
@@ -53,10 +53,11 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 	 * freq_hz is informational (alignment works in ticks, from the
 	 * exchanges); check compares the metadata with what it renders.
 	 */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I}", "id", &id,
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I, s?s}", "id", &id,
 			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
-			   "pid", &pid, "freq_hz", &freq))
-		return member_why(j, "id:I layer:s dir:s domain:s uuid:s ?pid:I ?freq_hz:I");
+			   "pid", &pid, "freq_hz", &freq, "comm", &comm))
+		return member_why(j, "id:I layer:s dir:s domain:s uuid:s ?pid:I ?freq_hz:I "
+				  "?comm:s");
 	if (freq < 0)
 		return "freq_hz out of range";
 	t->freq_hz = (uint64_t)freq;
@@ -84,6 +85,7 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 		return "invalid dir";
 	t->id = (uint32_t)id;
 	t->pid = (uint32_t)pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);	/* the guest's word: cut to size */
 	return NULL;
 }
 
