@@ -39,7 +39,7 @@ DESTDIR ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude -I. $(EXTRA_CFLAGS)
 LDFLAGS := $(OPT) $(EXTRA_LDFLAGS)
-HOST_PKGS := libtracefs libtraceevent libtracecmd jansson libvirt libvirt-qemu libxml-2.0
+HOST_PKGS := libtracefs libtraceevent libtracecmd jansson libvirt libvirt-qemu libxml-2.0 sqlite3
 HOST_LIBS := $(shell pkg-config --libs $(HOST_PKGS) 2>/dev/null)
 HOST_CFLAGS := $(shell pkg-config --cflags $(HOST_PKGS) 2>/dev/null)
 

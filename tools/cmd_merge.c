@@ -37,7 +37,7 @@ static void usage(FILE *out)
 	hvt_output_formats_list(out);
 	fputs("]\n", out);
 	fprintf(out,
-		"                     [--output PATH]\n"
+		"                     [--output PATH] [--force]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
 		"                     [--print-fmt] [--host-trace TRACE.DAT]\n"
@@ -54,6 +54,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"  --output PATH     write the events to the file PATH instead of standard\n"
 		"                    output (with ctf: into the directory PATH)\n"
+		"  --force           sqlite: replace the file --output names if it exists\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
 		"  --time=host-tsc   the host TSC value\n"
 		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
@@ -179,6 +180,7 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "event", required_argument, NULL, 'E' },
 	{ "stats", no_argument, NULL, 's' },
+	{ "force", no_argument, NULL, 'R' },
 	{ "print-fmt", no_argument, NULL, 'P' },
 	{ "host-trace", required_argument, NULL, 'H' },
 	{ "guest-trace", required_argument, NULL, 'G' },
@@ -206,6 +208,9 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		return hvt_select_add(&o->sel, longopts[i].name, value) ? -1 : 0;
 	case 's':
 		o->stats = true;
+		return 0;
+	case 'R':
+		o->out.force = true;
 		return 0;
 	case 'P':
 		o->out.print_fmt = true;

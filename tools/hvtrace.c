@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "analyze", hvt_cmd_analyze, "where each vCPU's and guest thread's time went" },
 	{ "drift", hvt_cmd_drift, "run the clock-drift test suite" },
 	{ "tsc", hvt_cmd_tsc, "show each KVM VM's exact guest TSC timeline per vCPU" },
+	{ "sql", hvt_cmd_sql, "ask an archive in SQL (its database, built once)" },
 };
 
 static void usage(FILE *out)

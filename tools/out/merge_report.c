@@ -24,9 +24,8 @@ static const char *runs_before(struct hvt_session *ses, const struct hvt_session
 	return buf;
 }
 
-/* How precisely VM @st sits on the host's time line, in @buf. */
-static const char *vm_alignment(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
-				size_t len)
+const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
+				  size_t len)
 {
 	char runs[128], samples[48] = "";
 	struct hvt_vm_clock_quality q;
@@ -84,7 +83,8 @@ void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown)
 
 		/* the others were warned about, or said when opened (exact) */
 		if (st->loaded && st->al.aligned && !st->al.exact)
-			hvt_info("vm %s: %s", st->vm.name, vm_alignment(ses, st, buf, sizeof(buf)));
+			hvt_info("vm %s: %s", st->vm.name,
+				 hvt_vm_alignment_text(ses, st, buf, sizeof(buf)));
 	}
 }
 
@@ -117,7 +117,7 @@ void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 	}
 	for (i = 0; i < ses->archive.nr_vms; i++)
 		fprintf(out, "vm %s: %s\n", ses->archive.vms[i].name,
-			vm_alignment(ses, &ses->vms[i], buf, sizeof(buf)));
+			hvt_vm_alignment_text(ses, &ses->vms[i], buf, sizeof(buf)));
 	fprintf(out, "%lu warning%s in all\n", hvt_session_warnings(ses),
 		hvt_session_warnings(ses) == 1 ? "" : "s");
 }

@@ -22,4 +22,8 @@ void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown);
  */
 void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out);
 
+/* How precisely VM @st sits on the host's time line, in words, in @buf. */
+const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
+				  size_t len);
+
 #endif

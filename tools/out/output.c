@@ -83,6 +83,22 @@ static int ctf_close(struct hvt_output *o)
 	return hvt_ctf_out_close(&o->ctf);
 }
 
+static int sqlite_open(struct hvt_output *o, struct hvt_session *ses)
+{
+	o->sql = hvt_sql_out_open(ses, o->opts->path, o->opts->force);
+	return o->sql ? 0 : -1;
+}
+
+static void sqlite_event(struct hvt_output *o, struct hvt_source *s)
+{
+	hvt_sql_out_event(o->sql, s);
+}
+
+static int sqlite_close(struct hvt_output *o)
+{
+	return hvt_sql_out_close(o->sql);
+}
+
 static int null_open(struct hvt_output *o, struct hvt_session *ses)
 {
 	(void)o;
@@ -115,6 +131,13 @@ static const struct hvt_output_format formats[] = {
 		"directory, which must be new or empty",
 	  .own_time = "has its own clock: the host TSC", .to_directory = true, .writes = true,
 	  .open = ctf_open, .event = ctf_event, .close = ctf_close },
+	{ .name = "sqlite", .help = "an SQLite database (docs/sql.md): every event, each\n"
+		"machine's CPU slices and thread states, the vCPU\n"
+		"states analyze counts, the clock exchanges;\n"
+		"--output names its file, which --force replaces",
+	  .own_time = "has its own time: integer ns since the trace start",
+	  .to_path = true, .writes = true, .replaces = true,
+	  .open = sqlite_open, .event = sqlite_event, .close = sqlite_close },
 	{ .name = "null", .help = "decode and merge, print nothing (benchmarks, --stats)",
 	  .open = null_open, .event = null_event, .close = null_close },
 };
@@ -173,6 +196,16 @@ const char *hvt_output_refuses(const struct hvt_output_format *f,
 			 f->name);
 		return buf;
 	}
+	if (f->to_path && !opts->path) {
+		snprintf(buf, len, "--format=%s writes a file of its own: name it with --output "
+			 "FILE", f->name);
+		return buf;
+	}
+	if (opts->force && !f->replaces) {
+		snprintf(buf, len, "--force is for --format=sqlite: the other formats write over "
+			 "their --output as it is");
+		return buf;
+	}
 	return NULL;
 }
 
@@ -182,7 +215,7 @@ int hvt_output_open(struct hvt_output *o, const struct hvt_output_format *f,
 	memset(o, 0, sizeof(*o));
 	o->fmt = f;
 	o->opts = opts;
-	if (f->writes && !f->to_directory && !(o->file = open_file(opts->path)))
+	if (f->writes && !f->to_directory && !f->to_path && !(o->file = open_file(opts->path)))
 		return -1;
 	if (f->open(o, ses)) {
 		if (o->file) {

@@ -14,6 +14,7 @@
 
 #include "tools/out/ctf_out.h"
 #include "tools/out/json_out.h"
+#include "tools/out/sqlite_out.h"
 #include "tools/out/text_out.h"
 #include "tools/session/session.h"
 #include "tools/util/time_text.h"
@@ -25,6 +26,8 @@ struct hvt_output_format {
 	const char *help;		/* its --help text, lines of at most 58 columns */
 	const char *own_time;		/* it has its own time base, said so: --time is refused */
 	bool to_directory;		/* writes a directory, which --output must name */
+	bool to_path;			/* writes a file by its name, which --output must give */
+	bool replaces;			/* refuses an existing --output without --force */
 	bool print_fmt;			/* takes --print-fmt */
 	bool writes;			/* writes anything at all (not: decode and merge only) */
 	int (*open)(struct hvt_output *o, struct hvt_session *ses);
@@ -36,6 +39,7 @@ struct hvt_output_opts {
 	const char *path;		/* --output; NULL: standard output */
 	enum hvt_time_mode time;	/* --time */
 	bool print_fmt;			/* --print-fmt */
+	bool force;			/* --force: replace an existing --output */
 };
 
 struct hvt_output {
@@ -46,6 +50,7 @@ struct hvt_output {
 		struct hvt_printer text;
 		struct hvt_json_printer json;
 		struct hvt_ctf_out ctf;
+		struct hvt_sql_out *sql;
 	};
 };
 

@@ -45,7 +45,7 @@ const char hvt_sql_tables[] =
 	"  cpu_recv INTEGER, cpu_send INTEGER);\n"
 	/* guest = ((host * ratio) >> frac) + offset from ts on; vcpu NULL: every vCPU */
 	"CREATE TABLE clock_segment(machine_id INTEGER NOT NULL, vcpu INTEGER,\n"
-	"  segment INTEGER NOT NULL, source TEXT NOT NULL, ts INTEGER NOT NULL, end_ts INTEGER,\n"
+	"  segment INTEGER NOT NULL, source TEXT NOT NULL, ts INTEGER, end_ts INTEGER,\n"
 	"  guest_first INTEGER, guest_last INTEGER, tsc_offset INTEGER, ratio INTEGER,\n"
 	"  frac INTEGER, bound_start_ns INTEGER, bound_mid_ns INTEGER, bound_end_ns INTEGER);\n";
 

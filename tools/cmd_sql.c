@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_sql.c - `hvtrace sql ARCHIVE [QUERY]`: the archive's SQL database,
+ * built once (out/sql_cache.h), asked a query, or opened in the sqlite3
+ * shell. Options, help and the exit status; the tables are docs/sql.md's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/cli.h"
+#include "lib/log.h"
+#include "tools/commands.h"
+#include "tools/out/sql_cache.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hvtrace sql ARCHIVE [QUERY]\n"
+		"       hvtrace sql ARCHIVE --path\n\n"
+		"Builds ARCHIVE's SQLite database once (merge --format=sqlite: every event,\n"
+		"each machine's CPU slices and thread states, the vCPU states analyze counts,\n"
+		"the clock exchanges; docs/sql.md has the tables and a cookbook) and keeps it\n"
+		"in ARCHIVE/.hvtrace-cache, or in ~/.cache/hvtrace where the archive cannot\n"
+		"be written to; it is built again when the archive changes.\n"
+		"With QUERY, runs it and prints the rows: a header, then tab-separated\n"
+		"columns (NULL as an empty field). Without, opens the sqlite3 shell on it.\n\n"
+		"  --path          print the database's path (built if need be), nothing else\n"
+		"  -h, --help      this help\n"
+		"Times are integer ns since the trace start on the host's clock; a guest row\n"
+		"carries the bound of its ends in ns.\n"
+		"Exit status: 0 done, 1 the archive cannot be read or the query failed,\n"
+		"2 usage error.\n");
+}
+
+/* One row's columns, tab-separated. */
+static void print_row(sqlite3_stmt *st, int n, FILE *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const unsigned char *v = sqlite3_column_text(st, i);
+
+		if (i)
+			fputc('\t', out);
+		for (; v && *v; v++)	/* one row, one line */
+			fputc(*v == '\t' || *v == '\n' ? ' ' : *v, out);
+	}
+	fputc('\n', out);
+}
+
+/* Runs each statement of @sql on @db, printing the rows of each; 0, or 1 after saying why. */
+static int run_query(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st = NULL;
+	const char *next = sql;
+	int ret = 0, i, n, r;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		hvt_err("%s: %s", db, sqlite3_errmsg(h));
+		sqlite3_close(h);
+		return 1;
+	}
+	while (!ret && next && *next) {
+		if (sqlite3_prepare_v2(h, next, -1, &st, &next) != SQLITE_OK) {
+			hvt_err("query: %s", sqlite3_errmsg(h));
+			ret = 1;
+			break;
+		}
+		if (!st)	/* white space or a comment */
+			continue;
+		n = sqlite3_column_count(st);
+		for (i = 0; i < n; i++)
+			printf("%s%s", i ? "\t" : "", sqlite3_column_name(st, i));
+		if (n)
+			putchar('\n');
+		while ((r = sqlite3_step(st)) == SQLITE_ROW)
+			print_row(st, n, stdout);
+		if (r != SQLITE_DONE) {
+			hvt_err("query: %s", sqlite3_errmsg(h));
+			ret = 1;
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+	return ret;
+}
+
+int hvt_cmd_sql(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "path", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool path_only = false;
+	char *db = NULL;
+	int c, ret;
+
+	optind = 0;	/* glibc: start over, the command may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c != 'p') {
+			hvt_usage_bad_option("sql", argv);
+			return 2;
+		}
+		path_only = true;
+	}
+	if (optind >= argc || argc - optind > 2 || (path_only && argc - optind > 1)) {
+		hvt_usage_error("sql", "expected an ARCHIVE directory and at most one QUERY");
+		return 2;
+	}
+	if (hvt_sql_cache(argv[optind], &db))
+		return 1;
+	if (path_only) {
+		printf("%s\n", db);
+		ret = 0;
+	} else if (argc - optind == 2) {
+		ret = run_query(db, argv[optind + 1]);
+	} else {
+		fflush(stdout);
+		execlp("sqlite3", "sqlite3", db, (char *)NULL);
+		hvt_err("cannot run the sqlite3 shell: %s (apt-get install sqlite3); the "
+			"database is %s", strerror(errno), db);
+		ret = 1;
+	}
+	free(db);
+	return ret;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sql_private.h - the SQL export's insides, shared by its files:
+ * sqlite_out.c (the database, the events), sql_ids.c (threads, CPUs,
+ * processes and machines as rows), sql_models.c (slices, thread states and
+ * vCPU states from the models), sql_clock.c (what the alignment used).
+ */
+#ifndef HVT_TOOLS_OUT_SQL_PRIVATE_H
+#define HVT_TOOLS_OUT_SQL_PRIVATE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/merge/event_feed.h"
+#include "tools/model/sched_model.h"
+#include "tools/model/vm_analyses.h"
+#include "tools/out/sqlite_out.h"
+#include "tools/util/text_buffer.h"
+
+/* A thread of a machine: its row of the thread table. */
+struct sql_thread {
+	uint32_t machine;
+	int32_t tid;			/* -1: an empty slot of the map */
+	int64_t utid;
+	int64_t upid;			/* -1: not known */
+	char name[HVT_COMM_LEN];
+	int32_t vcpu_machine, vcpu;	/* a host thread running a vCPU; -1 none */
+};
+
+/* A process of a machine: its row of the process table. */
+struct sql_process {
+	uint32_t machine;
+	int32_t pid;
+	char name[HVT_COMM_LEN];
+};
+
+/* One machine: its scheduling, as slices and states. */
+struct sql_machine {
+	struct hvt_sql_out *owner;
+	uint32_t id;			/* 0: the host; n: VM n */
+	struct hvt_sched_model sched;
+};
+
+struct hvt_sql_out {
+	struct hvt_session *ses;
+	sqlite3 *db;
+	char *path, *tmp;		/* the file, and its name while written */
+	sqlite3_stmt *ins_event, *ins_sched, *ins_state, *ins_vcpu, *ins_cpu;
+	struct hvt_text args;		/* an event's fields, as JSON */
+	char *args_buf;
+	FILE *args_sink;		/* where fields past the buffer go: nowhere, said */
+	bool args_overflow;
+	struct sql_thread *threads;	/* open addressing by (machine, tid) */
+	size_t nr_threads, cap_threads;
+	struct sql_process *procs;
+	size_t nr_procs, cap_procs;
+	int64_t **ucpu;			/* per machine, by CPU: the cpu table's id; 0: none */
+	size_t *nr_ucpu;
+	int64_t next_ucpu;
+	struct sql_machine *machines;	/* 1 + the archive's VMs */
+	struct hvt_vm_analyses analyses;
+	struct hvt_event_feed feed;
+	uint64_t last_tsc;
+	uint64_t events;
+	bool failed;			/* an insert failed: said once */
+};
+
+/* sqlite_out.c */
+/* @tsc as ns since the trace start. */
+int64_t hvt_sql_ns(struct hvt_sql_out *o, uint64_t tsc);
+/* @ticks host ticks at @at as ns, rounded up (a bound stays a bound). */
+int64_t hvt_sql_ticks_ns(struct hvt_sql_out *o, uint64_t at, uint64_t ticks);
+/* Runs @st (reset and cleared after); false after saying why, once. */
+bool hvt_sql_step(struct hvt_sql_out *o, sqlite3_stmt *st);
+/* Binds @v to parameter @i of @st, NULL if @null. */
+void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null);
+
+/* sql_ids.c */
+int hvt_sql_ids_init(struct hvt_sql_out *o);
+void hvt_sql_ids_free(struct hvt_sql_out *o);
+/* The utid of @tid (>= 0) of machine @machine, named @comm if not yet; -1 if out of memory. */
+int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, const char *comm);
+/* The ucpu of CPU @cpu of machine @machine; -1 if out of memory or absurd. */
+int64_t hvt_sql_ucpu(struct hvt_sql_out *o, uint32_t machine, uint32_t cpu);
+/* The machine, process and thread tables, once every id is known; -1 after saying why. */
+int hvt_sql_ids_write(struct hvt_sql_out *o);
+
+/* sql_models.c */
+int hvt_sql_models_init(struct hvt_sql_out *o);
+void hvt_sql_models_free(struct hvt_sql_out *o);
+/* The event to the models (the feed's listener); after the last one, their ends. */
+void hvt_sql_models_event(struct hvt_sql_out *o, struct hvt_source *s);
+void hvt_sql_models_finish(struct hvt_sql_out *o);
+
+/* sql_clock.c */
+int hvt_sql_clock_write(struct hvt_sql_out *o);
+
+#endif

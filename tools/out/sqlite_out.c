@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sqlite_out.c - the merged time line as an SQLite database: the file,
+ * its schema and the event table (sqlite_out.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "tools/out/sql_private.h"
+#include "tools/out/sql_schema.h"
+#include "tools/util/stream_warn.h"
+
+#define ARGS_BUFFER	(8u << 20)	/* an event's fields: a CTF packet's, escaped */
+/* Written once in one transaction, read afterwards: no journal, big pages. */
+#define PRAGMAS		"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; " \
+			"PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; " \
+			"PRAGMA cache_size=-65536; PRAGMA threads=2;"
+
+int64_t hvt_sql_ns(struct hvt_sql_out *o, uint64_t tsc)
+{
+	return hvt_host_clock_since_start(&o->ses->clock, tsc);
+}
+
+int64_t hvt_sql_ticks_ns(struct hvt_sql_out *o, uint64_t at, uint64_t ticks)
+{
+	double ns = hvt_host_clock_ticks_us(&o->ses->clock, at, ticks) * 1e3;
+
+	return ns >= 9e18 ? INT64_MAX : (int64_t)ceil(ns);
+}
+
+bool hvt_sql_step(struct hvt_sql_out *o, sqlite3_stmt *st)
+{
+	int r = sqlite3_step(st);
+
+	sqlite3_reset(st);	/* every parameter is bound anew each time */
+	if (r == SQLITE_DONE)
+		return true;
+	if (!o->failed)
+		hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
+	o->failed = true;
+	return false;
+}
+
+void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null)
+{
+	if (null)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Fields past the buffer: there is no such event (a packet is at most 1 MiB); said if one is. */
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	(void)buf;
+	*(bool *)cookie = true;
+	return (ssize_t)size;
+}
+
+static int args_init(struct hvt_sql_out *o)
+{
+	static const cookie_io_functions_t sink = { .write = sink_write };
+
+	o->args_buf = malloc(ARGS_BUFFER);
+	o->args_sink = fopencookie(&o->args_overflow, "w", sink);
+	if (!o->args_buf || !o->args_sink)
+		return -1;
+	setvbuf(o->args_sink, NULL, _IONBF, 0);
+	hvt_text_init(&o->args, o->args_sink, o->args_buf, ARGS_BUFFER);
+	return 0;
+}
+
+/* @s's fields as a JSON object in o->args; their length, or -1 if they did not fit. */
+static int64_t args_of(struct hvt_sql_out *o, struct hvt_source *s)
+{
+	o->args.p = o->args.buf;
+	o->args_overflow = false;
+	hvt_source_json_fields(s, &o->args);	/* ,"name":value per field */
+	if (o->args_overflow || o->args.p == o->args.end)
+		return -1;
+	if (o->args.p == o->args.buf)
+		hvt_text_char(&o->args, '{');
+	o->args.buf[0] = '{';		/* the first field's comma */
+	hvt_text_char(&o->args, '}');
+	return o->args.p - o->args.buf;
+}
+
+static int exec(struct hvt_sql_out *o, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(o->db, sql, NULL, NULL, &err) == SQLITE_OK)
+		return 0;
+	hvt_err("%s: %s", o->path, err ? err : sqlite3_errmsg(o->db));
+	sqlite3_free(err);
+	return -1;
+}
+
+static int prepare(struct hvt_sql_out *o, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v3(o->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK)
+		return 0;
+	hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
+	return -1;
+}
+
+static int statements(struct hvt_sql_out *o)
+{
+	return prepare(o, &o->ins_event, "INSERT INTO event(ts, bound, machine_id, layer, cpu, "
+		       "ucpu, utid, name, args) VALUES(?,?,?,?,?,?,?,?,?)") ||
+	       prepare(o, &o->ins_sched, "INSERT INTO sched(ts, dur, ts_bound, end_bound, "
+		       "machine_id, cpu, ucpu, utid, end_state) VALUES(?,?,?,?,?,?,?,?,?)") ||
+	       prepare(o, &o->ins_state, "INSERT INTO thread_state(ts, dur, ts_bound, end_bound, "
+		       "machine_id, utid, state, cpu, ucpu, waker_utid) "
+		       "VALUES(?,?,?,?,?,?,?,?,?,?)") ||
+	       prepare(o, &o->ins_vcpu, "INSERT INTO vcpu_state(machine_id, vcpu, state, ts, dur, "
+		       "bound, too_short, start_not_recorded, utid, cause_utid, exit_reason) "
+		       "VALUES(?,?,?,?,?,?,?,?,?,?,?)") ||
+	       prepare(o, &o->ins_cpu, "INSERT INTO cpu(id, machine_id, cpu) VALUES(?,?,?)");
+}
+
+/* The temporary name beside @path: .NAME.hvtrace-partial-PID, in its directory. */
+static char *partial_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path + 1) : 0;
+	char *tmp;
+
+	if (asprintf(&tmp, "%.*s.%s.hvtrace-partial-%ld", dir, path, path + dir,
+		     (long)getpid()) < 0)
+		return NULL;
+	return tmp;
+}
+
+/* Whether @path may be written: new, or replaced with @force; false after saying why. */
+static bool may_write(const char *path, bool force)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return true;
+		hvt_err("%s: %s", path, strerror(errno));
+		return false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		hvt_err("%s is not a regular file: name a new file for the database", path);
+		return false;
+	}
+	if (!force) {
+		hvt_err("%s exists: name a new file, or replace it with --force", path);
+		return false;
+	}
+	return true;
+}
+
+static void out_free(struct hvt_sql_out *o)
+{
+	sqlite3_finalize(o->ins_event);
+	sqlite3_finalize(o->ins_sched);
+	sqlite3_finalize(o->ins_state);
+	sqlite3_finalize(o->ins_vcpu);
+	sqlite3_finalize(o->ins_cpu);
+	if (o->db)
+		sqlite3_close(o->db);
+	hvt_sql_models_free(o);
+	hvt_sql_ids_free(o);
+	if (o->args_sink)
+		fclose(o->args_sink);
+	free(o->args_buf);
+	free(o->path);
+	free(o->tmp);
+	free(o);
+}
+
+/* The open failed: nothing is left. */
+static struct hvt_sql_out *abandon(struct hvt_sql_out *o)
+{
+	if (o->tmp)
+		unlink(o->tmp);
+	out_free(o);
+	return NULL;
+}
+
+struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, bool force)
+{
+	struct hvt_sql_out *o;
+
+	if (!may_write(path, force))
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->path = strdup(path)) || !(o->tmp = partial_name(path)) || args_init(o)) {
+		hvt_err("out of memory");
+		return o ? abandon(o) : NULL;
+	}
+	o->ses = ses;
+	unlink(o->tmp);		/* a leftover of this pid's: ours to replace */
+	if (sqlite3_open_v2(o->tmp, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) != SQLITE_OK) {
+		hvt_err("cannot create %s: %s", o->tmp, o->db ? sqlite3_errmsg(o->db) :
+			"out of memory");
+		return abandon(o);
+	}
+	if (exec(o, PRAGMAS) || exec(o, hvt_sql_tables) || exec(o, "BEGIN") || statements(o))
+		return abandon(o);
+	if (hvt_sql_ids_init(o) || hvt_sql_models_init(o)) {
+		hvt_err("out of memory");
+		return abandon(o);
+	}
+	return o;
+}
+
+/* How far from its true host time an event of @s may be, in ns; -1: no guaranteed bound. */
+static int64_t bound_of(struct hvt_sql_out *o, struct hvt_source *s)
+{
+	uint64_t ticks;
+
+	if (s->layer == HVT_LAYER_VMM)
+		return s->realtime ? (int64_t)s->realtime->bound_ns : 0;
+	if (!s->vm_number)
+		return 0;	/* the host's, and the host applications', on the host TSC */
+	if (hvt_source_error_bound(&o->ses->vms[s->vm_number - 1], s, &ticks))
+		return -1;
+	return hvt_sql_ticks_ns(o, s->host_tsc, ticks);
+}
+
+void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s)
+{
+	sqlite3_stmt *st = o->ins_event;
+	uint32_t cpu = hvt_source_cpu(s), machine = (uint32_t)s->vm_number;
+	int32_t tid = hvt_source_tid(s);
+	int64_t bound = bound_of(o, s), len = args_of(o, s);
+	int64_t utid = tid >= 0 ? hvt_sql_utid(o, machine, tid, NULL) : -1;
+	int64_t ucpu = cpu != HVT_NO_CPU ? hvt_sql_ucpu(o, machine, cpu) : -1;
+	const char *layer = hvt_layer_name(s->layer);
+
+	hvt_sql_models_event(o, s);
+	o->last_tsc = s->host_tsc;
+	o->events++;
+	if (o->failed)
+		return;
+	sqlite3_bind_int64(st, 1, hvt_sql_ns(o, s->host_tsc));
+	hvt_sql_bind(st, 2, bound, bound < 0);
+	sqlite3_bind_int64(st, 3, machine);
+	sqlite3_bind_text(st, 4, layer, -1, SQLITE_STATIC);
+	hvt_sql_bind(st, 5, cpu, cpu == HVT_NO_CPU);
+	hvt_sql_bind(st, 6, ucpu, ucpu < 0);
+	hvt_sql_bind(st, 7, utid, utid < 0);
+	sqlite3_bind_text(st, 8, hvt_source_event_name(s), -1, SQLITE_STATIC);
+	if (len >= 0)
+		sqlite3_bind_text(st, 9, o->args.buf, (int)len, SQLITE_STATIC);
+	else	/* not an event of any producer: its fields are left out, said */
+		sqlite3_bind_null(st, 9);
+	if (len < 0)
+		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": its fields "
+				"do not fit in %u bytes of JSON; stored without them",
+				s->ev.offset, ARGS_BUFFER);
+	hvt_sql_step(o, st);
+}
+
+/* What the database is of, and whether the recording was read whole. */
+static int write_meta(struct hvt_sql_out *o)
+{
+	struct hvt_session *ses = o->ses;
+	unsigned long warnings = hvt_session_warnings(ses);
+	char why[256] = "";
+	sqlite3_stmt *st;
+	int ret;
+
+	if (!ses->archive.complete && !ses->tracedat_only)
+		snprintf(why, sizeof(why), "the recording did not finish (its status is not "
+			 "complete)");
+	else if (warnings)
+		snprintf(why, sizeof(why), "merge warned %lu time%s: see the warnings it printed",
+			 warnings, warnings == 1 ? "" : "s");
+	if (prepare(o, &st, "INSERT INTO meta VALUES(?, ?)"))
+		return -1;
+#define META_TEXT(k, v) (sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC), \
+			 sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT), hvt_sql_step(o, st))
+#define META_INT(k, v) (sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC), \
+			sqlite3_bind_int64(st, 2, (int64_t)(v)), hvt_sql_step(o, st))
+	ret = !(META_TEXT("archive", ses->archive.root) && META_TEXT("format", "hvtrace-sql") &&
+		META_INT("version", 1) && META_INT("complete", !why[0]) &&
+		META_TEXT("incomplete_reason", why) && META_INT("warnings", warnings) &&
+		META_INT("lost_events", hvt_session_lost(ses)) && META_INT("events", o->events) &&
+		META_INT("tsc_hz", ses->archive.tsc_freq_hz) &&
+		META_INT("start_host_tsc", ses->archive.pairs[0].tsc) &&
+		META_INT("start_realtime_ns", hvt_host_clock_realtime(&ses->clock,
+								      ses->archive.pairs[0].tsc)) &&
+		META_TEXT("time_unit", "ns since the trace start, on the host's clock"));
+#undef META_TEXT
+#undef META_INT
+	sqlite3_finalize(st);
+	return ret ? -1 : 0;
+}
+
+int hvt_sql_out_close(struct hvt_sql_out *o)
+{
+	int ret = -1;
+
+	hvt_sql_models_finish(o);
+	if (!o->failed && !hvt_sql_ids_write(o) && !hvt_sql_clock_write(o) && !write_meta(o) &&
+	    !exec(o, hvt_sql_indexes) && !exec(o, "COMMIT") && !o->failed) {
+		sqlite3_finalize(o->ins_event);
+		sqlite3_finalize(o->ins_sched);
+		sqlite3_finalize(o->ins_state);
+		sqlite3_finalize(o->ins_vcpu);
+		sqlite3_finalize(o->ins_cpu);
+		o->ins_event = o->ins_sched = o->ins_state = o->ins_vcpu = o->ins_cpu = NULL;
+		if (sqlite3_close(o->db) != SQLITE_OK)
+			hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
+		else if (rename(o->tmp, o->path))
+			hvt_err("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+		else
+			ret = 0;
+		o->db = NULL;
+	}
+	if (ret)
+		unlink(o->tmp);
+	out_free(o);
+	return ret;
+}
