@@ -26,7 +26,7 @@ struct hvt_sched_thread {
 	bool known;
 	char state[STATE_LEN];		/* "" Running */
 	uint64_t since, bound;
-	int32_t cpu, waker;
+	int32_t cpu, waker, waker_cpu;
 };
 
 void hvt_sched_model_init(struct hvt_sched_model *m, const struct hvt_sched_model_ops *ops,
@@ -111,7 +111,7 @@ static struct hvt_sched_thread *thread_of(struct hvt_sched_model *m, int32_t tid
 	t = &m->threads[k];
 	if (!t->tid) {
 		t->tid = tid;
-		t->cpu = t->waker = -1;
+		t->cpu = t->waker = t->waker_cpu = -1;
 		m->nr_threads++;
 	}
 	if (comm && *comm)
@@ -121,13 +121,13 @@ static struct hvt_sched_thread *thread_of(struct hvt_sched_model *m, int32_t tid
 
 /* @t's state closes at @ts; it is @state from there ("": Running). */
 static void change(struct hvt_sched_model *m, struct hvt_sched_thread *t, uint64_t ts,
-		   uint64_t bound, const char *state, int32_t cpu, int32_t waker)
+		   uint64_t bound, const char *state, int32_t cpu, int32_t waker, int32_t waker_cpu)
 {
 	if (t->known && ts > t->since)
 		m->ops->state(m->ctx, &(struct hvt_thread_state){
 			.tid = t->tid, .start = t->since, .end = ts, .start_bound = t->bound,
 			.end_bound = bound, .state = t->state[0] ? t->state : "Running",
-			.cpu = t->cpu, .waker = t->waker });
+			.cpu = t->cpu, .waker = t->waker, .waker_cpu = t->waker_cpu });
 	if (!t->known || ts > t->since) {
 		t->since = ts;
 		t->bound = bound;
@@ -137,6 +137,7 @@ static void change(struct hvt_sched_model *m, struct hvt_sched_thread *t, uint64
 	if (cpu >= 0)
 		t->cpu = cpu;
 	t->waker = waker;
+	t->waker_cpu = waker_cpu;
 }
 
 /* @prev leaves @c at @ts: its run since the CPU's last switch, and its state after. */
@@ -156,11 +157,11 @@ static void switch_out(struct hvt_sched_model *m, struct hvt_sched_cpu *c, uint3
 	if (t->state[0] || !t->known || (int32_t)cpu != t->cpu) {
 		if (c->valid && c->ts <= ts)
 			change(m, t, t->known && t->since > c->ts ? t->since : c->ts, c->bound, "",
-			       (int32_t)cpu, -1);
+			       (int32_t)cpu, -1, -1);
 		else
 			t->known = false;	/* nothing known of it until now */
 	}
-	change(m, t, ts, bound, sw->end_state, (int32_t)cpu, -1);
+	change(m, t, ts, bound, sw->end_state, (int32_t)cpu, -1, -1);
 }
 
 void hvt_sched_model_switch(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts, uint64_t bound,
@@ -174,19 +175,19 @@ void hvt_sched_model_switch(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts
 	switch_out(m, c, cpu, ts, bound, sw);
 	in = thread_of(m, sw->next, sw->next_comm);
 	if (in && in != thread_of(m, sw->prev, NULL))
-		change(m, in, ts, bound, "", (int32_t)cpu, -1);
+		change(m, in, ts, bound, "", (int32_t)cpu, -1, -1);
 	*c = (struct hvt_sched_cpu){ .valid = true, .ts = ts, .bound = bound, .next = sw->next };
 	snprintf(c->next_comm, sizeof(c->next_comm), "%s", sw->next_comm);
 }
 
 void hvt_sched_model_wakeup(struct hvt_sched_model *m, uint64_t ts, uint64_t bound, int32_t tid,
-			    int32_t waker)
+			    int32_t waker, int32_t waker_cpu)
 {
 	struct hvt_sched_thread *t = thread_of(m, tid, NULL);
 
 	/* asleep: runnable from now; running or runnable already: nothing changes */
 	if (t && t->known && t->state[0] && t->state[0] != 'R')
-		change(m, t, ts, bound, "R", -1, waker);
+		change(m, t, ts, bound, "R", -1, waker, waker_cpu);
 }
 
 void hvt_sched_model_lost(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts)
@@ -201,7 +202,7 @@ void hvt_sched_model_lost(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts)
 		struct hvt_sched_thread *t = &m->threads[i];
 
 		if (t->tid && t->known && !t->state[0] && t->cpu == (int32_t)cpu) {
-			change(m, t, ts > t->since ? ts : t->since, 0, "", -1, -1);
+			change(m, t, ts > t->since ? ts : t->since, 0, "", -1, -1, -1);
 			t->known = false;
 		}
 	}
@@ -223,7 +224,7 @@ void hvt_sched_model_finish(struct hvt_sched_model *m, uint64_t end)
 	for (i = 0; i < m->cap_threads; i++)
 		if (m->threads[i].tid && m->threads[i].known)
 			change(m, &m->threads[i], end, 0, m->threads[i].state, -1,
-			       m->threads[i].waker);
+			       m->threads[i].waker, m->threads[i].waker_cpu);
 }
 
 void hvt_sched_model_threads(const struct hvt_sched_model *m,

@@ -49,6 +49,7 @@ struct hvt_thread_state {
 	const char *state;		/* "Running", or an end_state, or "R" after a wakeup */
 	int32_t cpu;			/* Running: its CPU; else the last it ran on; -1 */
 	int32_t waker;			/* "R" after a wakeup: the thread that woke it; -1 */
+	int32_t waker_cpu;		/* ... the CPU it woke it from; -1 */
 };
 
 struct hvt_sched_model_ops {
@@ -75,9 +76,9 @@ void hvt_sched_model_free(struct hvt_sched_model *m);
 /* A sched_switch on @cpu at @ts (within @bound of its true time). */
 void hvt_sched_model_switch(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts, uint64_t bound,
 			    const struct hvt_sched_switch *sw);
-/* A sched_wakeup of @tid by @waker (-1: not known) at @ts, within @bound. */
+/* A sched_wakeup of @tid by @waker (-1: not known) on @waker_cpu at @ts, within @bound. */
 void hvt_sched_model_wakeup(struct hvt_sched_model *m, uint64_t ts, uint64_t bound, int32_t tid,
-			    int32_t waker);
+			    int32_t waker, int32_t waker_cpu);
 /* @cpu lost events after @ts: what ran there is unknown until its next switch. */
 void hvt_sched_model_lost(struct hvt_sched_model *m, uint32_t cpu, uint64_t ts);
 /* The trace ends at @end: open slices and states close there. */

@@ -101,8 +101,8 @@ static void count(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 	if (a->on_piece && p1 > p0)
 		a->on_piece(a->piece_ctx, &(struct hvt_vcpu_piece){
 			.vcpu = (int32_t)(v - a->vcpus), .state = state, .start = p0, .end = p1,
-			.slack = slack, .cause = cause, .tid = tid, .guessed = guessed,
-			.too_short = p1 - p0 < slack });
+			.slack = slack, .cause = cause, .tid = tid, .host_cpu = a->seg_cpu,
+			.guessed = guessed, .too_short = p1 - p0 < slack });
 	hvt_account_add(&v->acc, state, p1 - p0, slack, cause, guessed);
 	t = thread(a, tid, NULL);
 	if (t)
@@ -147,6 +147,7 @@ static void piece(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 	};
 	struct hvt_cause by = { .tid = seg->by.tid };
 
+	a->seg_cpu = seg->cpu;
 	if (p0 < a->from) {		/* cut by the selection: an exact end */
 		p0 = a->from;
 		b0 = 0;
@@ -306,7 +307,8 @@ static void stop_waiting(struct hvt_vm_analysis *a, struct hvt_guest_thread *t, 
 		if (a->on_piece)
 			a->on_piece(a->piece_ctx, &(struct hvt_vcpu_piece){
 				.vcpu = -1, .state = HVT_VCPU_RUNNABLE, .start = p0, .end = p1,
-				.slack = slack, .tid = t->tid, .too_short = p1 - p0 < slack });
+				.slack = slack, .tid = t->tid, .host_cpu = -1,
+				.too_short = p1 - p0 < slack });
 		hvt_account_runnable(&t->acc, p1 - p0, slack);
 	}
 	t->runnable = false;

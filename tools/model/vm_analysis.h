@@ -62,6 +62,7 @@ struct hvt_vcpu_piece {
 	const struct hvt_cause *cause;	/* PREEMPTED, BLOCKED: the task; HYPERVISOR: the
 					 * exit reason in tid; else NULL */
 	int32_t tid;			/* the guest thread: current, or waiting; -1 unknown */
+	int32_t host_cpu;		/* the host CPU it ran on, or left (where the cause ran); -1 */
 	bool guessed;			/* a run whose start the host did not record */
 	bool too_short;
 };
@@ -79,6 +80,7 @@ struct hvt_vm_analysis {
 	uint64_t guest_switches;
 	hvt_vcpu_piece_fn on_piece;	/* each piece counted, if set (after init) */
 	void *piece_ctx;
+	int32_t seg_cpu;		/* the host CPU of the segment being cut */
 	bool failed;			/* out of memory: pieces are missing */
 };
 

@@ -48,13 +48,13 @@ static int grow_threads(struct hvt_sql_out *o)
 	if (!t)
 		return -1;
 	for (i = 0; i < cap; i++)
-		t[i].tid = -1;
+		t[i].used = false;
 	for (i = 0; i < o->cap_threads; i++) {
 		const struct sql_thread *x = &o->threads[i];
 
-		if (x->tid < 0)
+		if (!x->used)
 			continue;
-		for (k = slot_of(x->machine, x->tid, cap); t[k].tid >= 0; k = (k + 1) & (cap - 1))
+		for (k = slot_of(x->machine, x->key, cap); t[k].used; k = (k + 1) & (cap - 1))
 			;
 		t[k] = *x;
 	}
@@ -64,33 +64,39 @@ static int grow_threads(struct hvt_sql_out *o)
 	return 0;
 }
 
-/* Thread @tid of @machine, added if new; NULL if out of memory. */
-static struct sql_thread *thread_of(struct hvt_sql_out *o, uint32_t machine, int32_t tid)
+/* Thread @key of @machine (its tid, or an idle task's -1 - cpu), added if new; NULL if no memory. */
+static struct sql_thread *thread_of(struct hvt_sql_out *o, uint32_t machine, int32_t key)
 {
 	struct sql_thread *t;
 	size_t k;
 
 	if ((o->nr_threads + 1) * 2 > o->cap_threads && grow_threads(o))
 		return NULL;
-	for (k = slot_of(machine, tid, o->cap_threads); o->threads[k].tid >= 0;
+	for (k = slot_of(machine, key, o->cap_threads); o->threads[k].used;
 	     k = (k + 1) & (o->cap_threads - 1))
-		if (o->threads[k].machine == machine && o->threads[k].tid == tid)
+		if (o->threads[k].machine == machine && o->threads[k].key == key)
 			return &o->threads[k];
 	t = &o->threads[k];
-	*t = (struct sql_thread){ .machine = machine, .tid = tid, .utid = (int64_t)o->nr_threads,
+	*t = (struct sql_thread){ .used = true, .machine = machine, .key = key,
+				  .tid = key < 0 ? 0 : key, .utid = (int64_t)o->nr_threads,
 				  .upid = -1, .vcpu_machine = -1, .vcpu = -1 };
 	o->nr_threads++;
 	return t;
 }
 
-int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, const char *comm)
+int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, int32_t cpu,
+		     const char *comm)
 {
-	struct sql_thread *t = tid >= 0 ? thread_of(o, machine, tid) : NULL;
+	/* the idle tasks are tid 0, one per CPU: kept apart as -1 - cpu */
+	int32_t key = tid ? tid : cpu >= 0 && cpu < INT32_MAX ? -1 - cpu : INT32_MIN;
+	struct sql_thread *t = tid >= 0 ? thread_of(o, machine, key) : NULL;
 
 	if (!t)
 		return -1;
 	if (comm && *comm)
 		snprintf(t->name, sizeof(t->name), "%s", comm);
+	else if (!tid && !t->name[0] && cpu >= 0 && cpu < 100000)
+		snprintf(t->name, sizeof(t->name), "swapper/%d", (int)(cpu % 100000));
 	return t->utid;
 }
 
@@ -200,7 +206,7 @@ static int write_threads(struct hvt_sql_out *o)
 	for (i = 0; i < o->cap_threads; i++) {
 		const struct sql_thread *t = &o->threads[i];
 
-		if (t->tid < 0)
+		if (!t->used)
 			continue;
 		sqlite3_bind_int64(st, 1, t->utid);
 		sqlite3_bind_int64(st, 2, t->machine);

@@ -33,7 +33,7 @@ static void slice_row(void *ctx, const struct hvt_sched_slice *s)
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
 	sqlite3_stmt *st = o->ins_sched;
-	int64_t utid = hvt_sql_utid(o, m->id, s->tid, s->comm);
+	int64_t utid = hvt_sql_utid(o, m->id, s->tid, (int32_t)s->cpu, s->comm);
 	int64_t ucpu = hvt_sql_ucpu(o, m->id, s->cpu);
 
 	bind_span(o, st, 1, s->start, s->end);
@@ -55,9 +55,9 @@ static void state_row(void *ctx, const struct hvt_thread_state *s)
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
 	sqlite3_stmt *st = o->ins_state;
-	int64_t utid = hvt_sql_utid(o, m->id, s->tid, NULL);
+	int64_t utid = hvt_sql_utid(o, m->id, s->tid, s->cpu, NULL);
 	int64_t ucpu = s->cpu >= 0 ? hvt_sql_ucpu(o, m->id, (uint32_t)s->cpu) : -1;
-	int64_t waker = s->waker >= 0 ? hvt_sql_utid(o, m->id, s->waker, NULL) : -1;
+	int64_t waker = s->waker >= 0 ? hvt_sql_utid(o, m->id, s->waker, s->waker_cpu, NULL) : -1;
 
 	bind_span(o, st, 1, s->start, s->end);
 	bind_bound(o, st, 3, s->start, s->start_bound);
@@ -79,11 +79,11 @@ static void piece_row(void *ctx, const struct hvt_vcpu_piece *p)
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
 	sqlite3_stmt *st = o->ins_vcpu;
-	int64_t utid = p->tid >= 0 ? hvt_sql_utid(o, m->id, p->tid, NULL) : -1, cause = -1;
+	int64_t utid = p->tid >= 0 ? hvt_sql_utid(o, m->id, p->tid, p->vcpu, NULL) : -1, cause = -1;
 	bool exit = p->state == HVT_VCPU_HYPERVISOR && p->cause;
 
 	if (p->cause && !exit && p->cause->tid >= 0)	/* the host task then on its CPU */
-		cause = hvt_sql_utid(o, 0, p->cause->tid, p->cause->comm);
+		cause = hvt_sql_utid(o, 0, p->cause->tid, p->host_cpu, p->cause->comm);
 	sqlite3_bind_int64(st, 1, m->id);
 	hvt_sql_bind(st, 2, p->vcpu, p->vcpu < 0);
 	sqlite3_bind_text(st, 3, hvt_vcpu_state_name(p->state), -1, SQLITE_STATIC);
@@ -114,7 +114,8 @@ static void host_wakeup(void *ctx, const struct hvt_fed_event *e)
 {
 	struct hvt_sql_out *o = ctx;
 
-	hvt_sched_model_wakeup(&o->machines[0].sched, e->ts, 0, e->ev.wakeup.tid, e->tid);
+	hvt_sched_model_wakeup(&o->machines[0].sched, e->ts, 0, e->ev.wakeup.tid, e->tid,
+			       (int32_t)e->cpu);
 }
 
 static void kvm_entry(void *ctx, const struct hvt_fed_event *e)
@@ -150,7 +151,8 @@ static void guest_wakeup(void *ctx, const struct hvt_fed_event *e)
 	struct hvt_sql_out *o = ctx;
 
 	hvt_sched_model_wakeup(&guest_machine(o, e)->sched, e->ts,
-			       hvt_vm_analyses_bound(&o->analyses, e), e->ev.wakeup.tid, e->tid);
+			       hvt_vm_analyses_bound(&o->analyses, e), e->ev.wakeup.tid, e->tid,
+			       e->cpu == HVT_NO_CPU ? -1 : (int32_t)e->cpu);
 	hvt_vm_analyses_guest_wakeup(&o->analyses, e);
 }
 

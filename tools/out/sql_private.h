@@ -20,8 +20,10 @@
 
 /* A thread of a machine: its row of the thread table. */
 struct sql_thread {
+	bool used;			/* false: an empty slot of the map */
 	uint32_t machine;
-	int32_t tid;			/* -1: an empty slot of the map */
+	int32_t key;			/* its tid; an idle task (tid 0) -1 - its CPU */
+	int32_t tid;
 	int64_t utid;
 	int64_t upid;			/* -1: not known */
 	char name[HVT_COMM_LEN];
@@ -79,8 +81,13 @@ void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null);
 /* sql_ids.c */
 int hvt_sql_ids_init(struct hvt_sql_out *o);
 void hvt_sql_ids_free(struct hvt_sql_out *o);
-/* The utid of @tid (>= 0) of machine @machine, named @comm if not yet; -1 if out of memory. */
-int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, const char *comm);
+/*
+ * The utid of @tid (>= 0) of machine @machine, named @comm (the latest
+ * given wins); an idle task (tid 0) is one per CPU, @cpu (-1: not known).
+ * -1 if out of memory.
+ */
+int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, int32_t cpu,
+		     const char *comm);
 /* The ucpu of CPU @cpu of machine @machine; -1 if out of memory or absurd. */
 int64_t hvt_sql_ucpu(struct hvt_sql_out *o, uint32_t machine, uint32_t cpu);
 /* The machine, process and thread tables, once every id is known; -1 after saying why. */

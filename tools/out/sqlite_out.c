@@ -238,7 +238,8 @@ void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s)
 	uint32_t cpu = hvt_source_cpu(s), machine = (uint32_t)s->vm_number;
 	int32_t tid = hvt_source_tid(s);
 	int64_t bound = bound_of(o, s), len = args_of(o, s);
-	int64_t utid = tid >= 0 ? hvt_sql_utid(o, machine, tid, NULL) : -1;
+	int64_t utid = tid >= 0 ? hvt_sql_utid(o, machine, tid,
+					      cpu == HVT_NO_CPU ? -1 : (int32_t)cpu, NULL) : -1;
 	int64_t ucpu = cpu != HVT_NO_CPU ? hvt_sql_ucpu(o, machine, cpu) : -1;
 	const char *layer = hvt_layer_name(s->layer);
 
