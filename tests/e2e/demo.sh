@@ -4,11 +4,14 @@
 # layers on one ordered timeline, every clock exchange must be causal after
 # alignment, and babeltrace2 must read every guest stream, agreeing with
 # hvtrace on the number of events; the merge, as CTF, must read back in
-# the same order through babeltrace2.
+# the same order through babeltrace2. The SQL cookbook's queries agree with
+# analyze and merge on it.
 set -uo pipefail
 build=${1:?usage: demo.sh BUILD}
 hvtrace=$build/hvtrace
 . "$(dirname "$0")/lib.sh"
+# sql_cookbook: docs/sql.md's queries checked against analyze and merge
+. "$(dirname "$0")/sql_cookbook.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -91,6 +94,7 @@ check "check: every guest event inside its vCPU thread's host runs" \
 "$hvtrace" merge --format=null --stats "$archive" 2>&1 | grep "clock from"
 grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
+sql_cookbook "$hvtrace" "$archive" "$work"
 
 bt_user=0
 for dir in "$archive"/vm/demo/kernel "$archive"/vm/demo/user-*; do

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_sql.c - merge --format=sqlite (tools/out/sqlite_out.c) on the
+ * standard synthetic archive, whose every event is known: each event once
+ * with its time, layer, thread and fields; the host's CPU slices as its
+ * three sched_switch events make them; a guest event's bound; the vCPU
+ * pieces as many as the analysis counts; the machines; the database
+ * absent until complete, an existing file kept without --force; a
+ * recording that did not finish marked incomplete; the selection applied.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "lib/fileio.h"
+#include "tests/unit/archive_fixture.h"
+#include "tests/unit/open_timeline.h"
+#include "tools/commands.h"
+#include "tools/model/vm_analyses.h"
+#include "tools/out/sqlite_out.h"
+
+/* The first column of the first row of @sql on the database at @path, as an integer. */
+static int64_t one(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? INT64_MIN :
+		    sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* The first column of the first row, as text, in @buf. */
+static const char *text(const char *path, const char *sql, char *buf, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return buf;
+}
+
+/* The archive at ROOT as a database at ROOT.db, written event by event; the events. */
+static uint64_t export(const char *root, char *db, size_t len, bool force)
+{
+	struct hvt_sql_out *o;
+	struct fx_opened m;
+	struct hvt_source *s;
+	uint64_t n = 0;
+
+	snprintf(db, len, "%s.db", root);
+	assert_int_equal(fx_open(&m, root, false), 0);
+	o = hvt_sql_out_open(&m.ses, db, force);
+	assert_non_null(o);
+	while ((s = hvt_timeline_next(&m.tl))) {
+		hvt_sql_out_event(o, s);
+		n++;
+		/* written: nothing at the name yet, a killed run leaves none */
+		if (!force)
+			assert_int_not_equal(access(db, F_OK), 0);
+	}
+	assert_int_equal(hvt_sql_out_close(o), 0);
+	fx_close(&m);
+	return n;
+}
+
+static void test_tables(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char db[128], buf[256], sql[256];
+	uint64_t n;
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	n = export(*state, db, sizeof(db), false);
+	assert_true(n > 5);
+	assert_int_equal(one(db, "SELECT count(*) FROM event"), (int64_t)n);
+	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'events'"), (int64_t)n);
+	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'complete'"), 1);
+	/* the machines: the host, and the VM with its estimated clock */
+	assert_int_equal(one(db, "SELECT count(*) FROM machine"), 2);
+	assert_string_equal(text(db, "SELECT clock_source FROM machine WHERE id = 1", buf,
+				 sizeof(buf)), "estimate");
+	/* the guest's first sched_switch: where the fixture put it, within its bound */
+	assert_int_equal(one(db, "SELECT abs(ts - 1240000) <= bound FROM event WHERE "
+			     "layer = 'kernel' ORDER BY id"), 1);
+	assert_int_equal(one(db, "SELECT json_extract(args, '$.prev_tid') FROM event WHERE "
+			     "layer = 'kernel' ORDER BY id"), 77);
+	assert_true(one(db, "SELECT bound FROM event WHERE layer = 'kernel' ORDER BY id") >= 0);
+	assert_int_equal(one(db, "SELECT count(*) FROM args WHERE event_id = (SELECT min(id) "
+			     "FROM event WHERE layer = 'kernel')"), 7);
+	assert_int_equal(one(db, "SELECT t.tid FROM event e JOIN thread t USING (utid) WHERE "
+			     "e.layer = 'user'"), 78);
+	/* host CPU 1: swapper R until 1.3 ms, then qemu (vCPU 1's thread) D until 200 ms */
+	assert_int_equal(one(db, "SELECT count(*) FROM sched WHERE machine_id = 0"), 2);
+	snprintf(sql, sizeof(sql), "SELECT dur FROM sched s JOIN thread t USING (utid) WHERE "
+		 "s.machine_id = 0 AND t.tid = 4321 AND s.ts = 1300000 AND s.end_state = 'D'");
+	assert_int_equal(one(db, sql), 200000000 - 1300000);
+	assert_int_equal(one(db, "SELECT count(*) FROM sched WHERE machine_id = 0 AND "
+			     "ts = 1234567 AND dur = 65433 AND end_state = 'R' AND ts_bound = 0"), 1);
+	assert_int_equal(one(db, "SELECT vcpu FROM thread WHERE machine_id = 0 AND tid = 4321"), 1);
+	assert_int_equal(one(db, "SELECT c.host_utid = t.utid FROM cpu c, thread t WHERE "
+			     "c.machine_id = 1 AND c.cpu = 1 AND t.tid = 4321"), 1);
+	/* the clock: its exchanges */
+	assert_int_equal(one(db, "SELECT count(*) FROM clock_exchange"), 5);
+	assert_int_equal(one(db, "SELECT count(*) FROM clock_segment WHERE machine_id = 1"), 1);
+	unlink(db);
+}
+
+/* The vCPU pieces: as many, as long, as the analysis counts. */
+static void test_vcpu_states(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	const struct hvt_vm_analyses_opts every = { .from = 0, .to = UINT64_MAX };
+	struct hvt_vm_analyses va;
+	struct hvt_event_feed feed;
+	struct hvt_account *acc;
+	struct fx_opened m;
+	struct hvt_source *s;
+	uint64_t last = 0, pieces = 0;
+	char db[128];
+	int k;
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	export(*state, db, sizeof(db), false);
+	assert_int_equal(fx_open(&m, *state, false), 0);
+	assert_int_equal(hvt_vm_analyses_init(&va, &m.ses, &every), 0);
+	assert_null(va.why[0]);
+	assert_int_equal(hvt_event_feed_init(&feed, &m.ses, &hvt_vm_analyses_listener, &va), 0);
+	while ((s = hvt_timeline_next(&m.tl))) {
+		hvt_event_feed(&feed, s);
+		last = s->host_tsc;
+	}
+	hvt_vm_analyses_finish(&va, last);
+	acc = hvt_vm_analysis_vcpu(&va.vms[0], 1);
+	for (k = 0; k < HVT_NR_VCPU_STATES; k++)
+		pieces += acc->pieces[k];
+	assert_true(pieces > 0);
+	assert_int_equal(one(db, "SELECT count(*) FROM vcpu_state WHERE vcpu = 1 AND NOT too_short"),
+			 (int64_t)pieces);
+	assert_int_equal(one(db, "SELECT sum(dur) FROM vcpu_state WHERE vcpu = 1 AND "
+			     "state = 'blocked' AND NOT too_short"),
+			 hvt_host_clock_since_start(&m.ses.clock, FX_T0 + acc->ticks[HVT_VCPU_BLOCKED]));
+	hvt_event_feed_free(&feed);
+	hvt_vm_analyses_free(&va);
+	fx_close(&m);
+	unlink(db);
+}
+
+/* An existing file is kept without --force, replaced with it. */
+static void test_existing_file(void **state)
+{
+	const struct fx_options o = { .ftrace = true };
+	struct fx_opened m;
+	char db[128];
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	{
+		FILE *f = fopen(db, "w");
+
+		assert_non_null(f);
+		fputs("not a database", f);
+		fclose(f);
+	}
+	assert_int_equal(fx_open(&m, *state, false), 0);
+	assert_null(hvt_sql_out_open(&m.ses, db, false));
+	fx_close(&m);
+	{
+		char *data;
+		size_t len;
+
+		assert_int_equal(hvt_read_file(db, 64, &data, &len), 0);
+		assert_string_equal(data, "not a database");	/* kept */
+		free(data);
+	}
+	export(*state, db, sizeof(db), true);
+	assert_int_equal(one(db, "SELECT count(*) FROM machine"), 2);
+	unlink(db);
+}
+
+/* A recording that did not finish: marked so, with why. */
+static void test_incomplete(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .status = "recording" };
+	char db[128], buf[256];
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	export(*state, db, sizeof(db), false);
+	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'complete'"), 0);
+	assert_non_null(strstr(text(db, "SELECT value FROM meta WHERE name = 'incomplete_reason'",
+				    buf, sizeof(buf)), "did not finish"));
+	unlink(db);
+}
+
+/* Through the command: the selection applies; the options it needs are asked for. */
+static void test_command(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char db[128], fmt[] = "--format=sqlite", layer[] = "--layer", kernel[] = "kernel",
+	     out[] = "--output", merge[] = "merge", force[] = "--force", text_fmt[] = "--format=text";
+	char *argv[] = { merge, *state, fmt, layer, kernel, out, db, NULL };
+	char *no_out[] = { merge, *state, fmt, NULL };
+	char *force_text[] = { merge, *state, text_fmt, force, NULL };
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	assert_int_equal(hvt_cmd_merge(7, argv), 0);
+	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer != 'kernel'"), 0);
+	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer = 'kernel'"), 4);
+	assert_int_equal(one(db, "SELECT count(*) FROM sched WHERE machine_id = 0"), 0);
+	assert_int_equal(hvt_cmd_merge(7, argv), 1);	/* there now: kept */
+	assert_int_equal(hvt_cmd_merge(3, no_out), 2);
+	assert_int_equal(hvt_cmd_merge(4, force_text), 2);
+	unlink(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tables, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_vcpu_states, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_existing_file, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_incomplete, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_command, fx_setup_root, fx_teardown_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
