@@ -106,6 +106,29 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 	check "sql window-around-event: merge --from/--to prints the same $n events" \
 		test "$(wc -l < "$ck_work/window-around-event.tsv")" -eq "$n" -a "$n" -gt 1
 
+	# every event's fields: merge --format=json's, event by event
+	"$ck_hv" merge "$ck_archive" --format=json 2>/dev/null | grep '"ph":"i"' |
+		sed 's/.*"args":{"cpu":[^,]*,"tid":-\{0,1\}[0-9]*,\{0,1\}//; s/}},\{0,1\}$//' \
+		> "$ck_work/json-fields"
+	"$ck_hv" sql "$ck_archive" "SELECT coalesce(substr(a.args, 2, length(a.args) - 2), '')
+		FROM event e LEFT JOIN arg_set a ON a.id = e.arg_set_id ORDER BY e.id" 2>/dev/null |
+		tail -n +2 > "$ck_work/sql-fields"
+	check "sql: each event's fields, merge --format=json's ($(wc -l < "$ck_work/json-fields") events)" \
+		cmp "$ck_work/json-fields" "$ck_work/sql-fields"
+	q=$("$ck_hv" sql "$ck_archive" "SELECT (SELECT count(*) FROM arg_set) || ' ' ||
+		(SELECT count(arg_set_id) FROM event)" | tail -n 1)
+	check "sql: equal fields share an arg set (sets, events with fields: $q)" \
+		awk -v q="$q" 'BEGIN { split(q, n, " "); exit !(n[1] > 0 && n[1] < n[2]) }'
+
+	cookbook_run host-switched-in
+	"$ck_hv" merge "$ck_archive" --layer host --event sched_switch 2>/dev/null |
+		sed -n 's/.* next_comm=\(.*\) next_pid=.*/\1/p' | sort | uniq -c |
+		awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' > "$ck_work/ref-switched-in"
+	sort "$ck_work/host-switched-in.tsv" > "$ck_work/switched-in"
+	sort "$ck_work/ref-switched-in" > "$ck_work/ref-switched-in.sorted"
+	check "sql host-switched-in: merge's host sched_switch events by next_comm, exactly" \
+		cmp "$ck_work/ref-switched-in.sorted" "$ck_work/switched-in"
+
 	cookbook_run events-per-layer
 	"$ck_hv" merge "$ck_archive" --format=text -o /dev/null 2> "$ck_work/merge.err"
 	q=$(sed -n 's/.* \([0-9]*\) events (host \([0-9]*\), kernel \([0-9]*\), user \([0-9]*\)).*/\1 \2 \3 \4/p' \

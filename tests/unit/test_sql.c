@@ -4,11 +4,13 @@
  * standard synthetic archive, whose every event is known: each event once
  * with its time, layer, thread and fields; the host's CPU slices as its
  * three sched_switch events make them; a guest event's bound; the vCPU
- * pieces as many as the analysis counts; the machines; the database
+ * pieces as many as the analysis counts; the machines; equal fields in
+ * one arg set, and an arg set's id never of another's text; the database
  * absent until complete, an existing file kept without --force; a
  * recording that did not finish marked incomplete; the selection applied.
  */
 #include <setjmp.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include "tests/unit/open_timeline.h"
 #include "tools/commands.h"
 #include "tools/model/vm_analyses.h"
+#include "tools/out/sql_private.h"
 #include "tools/out/sqlite_out.h"
 
 /* The first column of the first row of @sql on the database at @path, as an integer. */
@@ -103,11 +106,17 @@ static void test_tables(void **state)
 	/* the guest's first sched_switch: where the fixture put it, within its bound */
 	assert_int_equal(one(db, "SELECT abs(ts - 1240000) <= bound FROM event WHERE "
 			     "layer = 'kernel' ORDER BY id"), 1);
-	assert_int_equal(one(db, "SELECT json_extract(args, '$.prev_tid') FROM event WHERE "
-			     "layer = 'kernel' ORDER BY id"), 77);
+	assert_int_equal(one(db, "SELECT json_extract(a.args, '$.prev_tid') FROM event e JOIN "
+			     "arg_set a ON a.id = e.arg_set_id WHERE e.layer = 'kernel' "
+			     "ORDER BY e.id"), 77);
 	assert_true(one(db, "SELECT bound FROM event WHERE layer = 'kernel' ORDER BY id") >= 0);
-	assert_int_equal(one(db, "SELECT count(*) FROM args WHERE event_id = (SELECT min(id) "
-			     "FROM event WHERE layer = 'kernel')"), 7);
+	assert_int_equal(one(db, "SELECT count(*) FROM args WHERE arg_set_id = (SELECT arg_set_id "
+			     "FROM event WHERE layer = 'kernel' ORDER BY id)"), 7);
+	/* equal fields, one set: a set's text is in one row only (the cache held them all) */
+	assert_int_equal(one(db, "SELECT count(*) - count(DISTINCT args) FROM arg_set"), 0);
+	/* written in time order: id order is ts order */
+	assert_int_equal(one(db, "SELECT count(*) FROM event a JOIN event b ON b.id = a.id + 1 "
+			     "WHERE b.ts < a.ts"), 0);
 	assert_int_equal(one(db, "SELECT t.tid FROM event e JOIN thread t USING (utid) WHERE "
 			     "e.layer = 'user'"), 78);
 	/* host CPU 1: swapper R until 1.3 ms, then qemu (vCPU 1's thread) D until 200 ms */
@@ -123,6 +132,49 @@ static void test_tables(void **state)
 	/* the clock: its exchanges */
 	assert_int_equal(one(db, "SELECT count(*) FROM clock_exchange"), 5);
 	assert_int_equal(one(db, "SELECT count(*) FROM clock_segment WHERE machine_id = 1"), 1);
+	unlink(db);
+}
+
+/*
+ * Arg sets past the cache's size, each asked for twice, some far apart:
+ * whatever the cache forgot, an id is always of the text it was given for.
+ */
+static void test_arg_sets(void **state)
+{
+	const struct fx_options o = { .ftrace = true };
+	enum { SETS = 100000 };
+	struct hvt_sql_out *out;
+	struct fx_opened m;
+	int64_t *ids = calloc(2 * SETS, sizeof(*ids)), distinct;
+	char db[128], set[64], sql[128];
+	int i, len;
+
+	assert_non_null(ids);
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	assert_int_equal(fx_open(&m, *state, false), 0);
+	out = hvt_sql_out_open(&m.ses, db, false);
+	assert_non_null(out);
+	for (i = 0; i < 2 * SETS; i++) {	/* 0..SETS-1, then the same again */
+		len = snprintf(set, sizeof(set), "{\"n\":%d}", i % SETS);
+		ids[i] = hvt_sql_arg_set(out, set, (size_t)len);
+		assert_true(ids[i] > 0);
+		if (i % 7 == 0)		/* one asked again at once: found */
+			assert_int_equal(hvt_sql_arg_set(out, set, (size_t)len), ids[i]);
+	}
+	assert_int_equal(hvt_sql_out_close(out), 0);
+	fx_close(&m);
+	for (i = 0; i < 2 * SETS; i += 997) {
+		snprintf(sql, sizeof(sql), "SELECT json_extract(args, '$.n') FROM arg_set "
+			 "WHERE id = %" PRId64, ids[i]);
+		assert_int_equal(one(db, sql), i % SETS);
+	}
+	assert_int_equal(one(db, "SELECT count(*) - count(DISTINCT args) FROM arg_set WHERE "
+			     "json_extract(args, '$.n') IS NULL"), 0);
+	distinct = one(db, "SELECT count(DISTINCT args) FROM arg_set WHERE "
+		       "json_extract(args, '$.n') IS NOT NULL");
+	assert_int_equal(distinct, SETS);
+	free(ids);
 	unlink(db);
 }
 
@@ -238,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tables, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_arg_sets, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_vcpu_states, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_existing_file, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_incomplete, fx_setup_root, fx_teardown_root),

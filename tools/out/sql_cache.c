@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "tools/merge/timeline.h"
 #include "tools/out/sql_cache.h"
+#include "tools/out/sql_schema.h"
 #include "tools/out/sqlite_out.h"
 
 #define CACHE_DIR	".hvtrace-cache"
@@ -58,13 +59,21 @@ static int stamp_dir(const char *dir, uint64_t *h, int depth)
 	return ret;
 }
 
-/* What @archive is now, as a text. */
+/*
+ * What @archive is now, and what would build its database (the schema's
+ * version, this hvtrace's executable), as a text: a new hvtrace rebuilds.
+ */
 static int archive_stamp(const char *archive, char *buf, size_t len)
 {
 	static const char *const parts[] = { "hvtrace.json", "host", "vm" };
 	uint64_t h = 0xcbf29ce484222325ull;
 	struct stat st;
 	size_t i;
+
+	if (!stat("/proc/self/exe", &st)) {
+		stamp_add(&h, &st.st_size, sizeof(st.st_size));
+		stamp_add(&h, &st.st_mtim, sizeof(st.st_mtim));
+	}
 
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		char *path = hvt_join(archive, parts[i]);
@@ -80,7 +89,7 @@ static int archive_stamp(const char *archive, char *buf, size_t len)
 		if (ret && errno != ENOENT)
 			return -1;
 	}
-	snprintf(buf, len, "%016" PRIx64, h);
+	snprintf(buf, len, "v%d-%016" PRIx64, HVT_SQL_SCHEMA_VERSION, h);
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sql_private.h - the SQL export's insides, shared by its files:
- * sqlite_out.c (the database, the events), sql_ids.c (threads, CPUs,
- * processes and machines as rows), sql_models.c (slices, thread states and
- * vCPU states from the models), sql_clock.c (what the alignment used).
+ * sqlite_out.c (the database, the events), sql_args.c (their fields),
+ * sql_ids.c (threads, CPUs, processes and machines as rows), sql_models.c
+ * (slices, thread states and vCPU states from the models), sql_clock.c
+ * (what the alignment used).
  */
 #ifndef HVT_TOOLS_OUT_SQL_PRIVATE_H
 #define HVT_TOOLS_OUT_SQL_PRIVATE_H
@@ -37,6 +38,15 @@ struct sql_process {
 	char name[HVT_COMM_LEN];
 };
 
+/* A cached arg set (sql_args.c): its text, and its row's id; 0: an empty slot. */
+#define SQL_ARG_SLOT_TEXT	236
+struct sql_arg_slot {
+	uint64_t hash;
+	int64_t id;
+	uint32_t len;
+	char text[SQL_ARG_SLOT_TEXT];
+};
+
 /* One machine: its scheduling, as slices and states. */
 struct sql_machine {
 	struct hvt_sql_out *owner;
@@ -48,8 +58,10 @@ struct hvt_sql_out {
 	struct hvt_session *ses;
 	sqlite3 *db;
 	char *path, *tmp;		/* the file, and its name while written */
-	sqlite3_stmt *ins_event, *ins_sched, *ins_state, *ins_vcpu, *ins_cpu;
+	sqlite3_stmt *ins_event, *ins_sched, *ins_state, *ins_vcpu, *ins_cpu, *ins_arg_set;
 	struct hvt_text args;		/* an event's fields, as JSON */
+	struct sql_arg_slot *arg_cache;	/* the sets written lately, by hash */
+	int64_t arg_sets;		/* the last arg_set row's id */
 	char *args_buf;
 	FILE *args_sink;		/* where fields past the buffer go: nowhere, said */
 	bool args_overflow;
@@ -77,6 +89,12 @@ int64_t hvt_sql_ticks_ns(struct hvt_sql_out *o, uint64_t at, uint64_t ticks);
 bool hvt_sql_step(struct hvt_sql_out *o, sqlite3_stmt *st);
 /* Binds @v to parameter @i of @st, NULL if @null. */
 void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null);
+
+/* sql_args.c */
+int hvt_sql_args_init(struct hvt_sql_out *o);
+void hvt_sql_args_free(struct hvt_sql_out *o);
+/* The id of the arg_set row of @text (a JSON object), written if not seen lately; -1 if that failed. */
+int64_t hvt_sql_arg_set(struct hvt_sql_out *o, const char *text, size_t len);
 
 /* sql_ids.c */
 int hvt_sql_ids_init(struct hvt_sql_out *o);

@@ -9,6 +9,9 @@
 #ifndef HVT_TOOLS_OUT_SQL_SCHEMA_H
 #define HVT_TOOLS_OUT_SQL_SCHEMA_H
 
+/* meta's version: a change of any table's columns or meaning raises it. */
+#define HVT_SQL_SCHEMA_VERSION	2
+
 /* Tables, before any row. */
 extern const char hvt_sql_tables[];
 /* Views and indexes, once the rows are in. */

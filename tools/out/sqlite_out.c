@@ -78,7 +78,7 @@ static int args_init(struct hvt_sql_out *o)
 	return 0;
 }
 
-/* @s's fields as a JSON object in o->args; their length, or -1 if they did not fit. */
+/* @s's fields as a JSON object in o->args; their length, 0 if none, -1 if they did not fit. */
 static int64_t args_of(struct hvt_sql_out *o, struct hvt_source *s)
 {
 	o->args.p = o->args.buf;
@@ -87,7 +87,7 @@ static int64_t args_of(struct hvt_sql_out *o, struct hvt_source *s)
 	if (o->args_overflow || o->args.p == o->args.end)
 		return -1;
 	if (o->args.p == o->args.buf)
-		hvt_text_char(&o->args, '{');
+		return 0;
 	o->args.buf[0] = '{';		/* the first field's comma */
 	hvt_text_char(&o->args, '}');
 	return o->args.p - o->args.buf;
@@ -115,7 +115,8 @@ static int prepare(struct hvt_sql_out *o, sqlite3_stmt **st, const char *sql)
 static int statements(struct hvt_sql_out *o)
 {
 	return prepare(o, &o->ins_event, "INSERT INTO event(ts, bound, machine_id, layer, cpu, "
-		       "ucpu, utid, name, args) VALUES(?,?,?,?,?,?,?,?,?)") ||
+		       "ucpu, utid, name, arg_set_id) VALUES(?,?,?,?,?,?,?,?,?)") ||
+	       prepare(o, &o->ins_arg_set, "INSERT INTO arg_set(id, args) VALUES(?,?)") ||
 	       prepare(o, &o->ins_sched, "INSERT INTO sched(ts, dur, ts_bound, end_bound, "
 		       "machine_id, cpu, ucpu, utid, end_state) VALUES(?,?,?,?,?,?,?,?,?)") ||
 	       prepare(o, &o->ins_state, "INSERT INTO thread_state(ts, dur, ts_bound, end_bound, "
@@ -169,10 +170,12 @@ static void out_free(struct hvt_sql_out *o)
 	sqlite3_finalize(o->ins_state);
 	sqlite3_finalize(o->ins_vcpu);
 	sqlite3_finalize(o->ins_cpu);
+	sqlite3_finalize(o->ins_arg_set);
 	if (o->db)
 		sqlite3_close(o->db);
 	hvt_sql_models_free(o);
 	hvt_sql_ids_free(o);
+	hvt_sql_args_free(o);
 	if (o->args_sink)
 		fclose(o->args_sink);
 	free(o->args_buf);
@@ -211,7 +214,7 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 	}
 	if (exec(o, PRAGMAS) || exec(o, hvt_sql_tables) || exec(o, "BEGIN") || statements(o))
 		return abandon(o);
-	if (hvt_sql_ids_init(o) || hvt_sql_models_init(o)) {
+	if (hvt_sql_ids_init(o) || hvt_sql_args_init(o) || hvt_sql_models_init(o)) {
 		hvt_err("out of memory");
 		return abandon(o);
 	}
@@ -237,7 +240,7 @@ void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s)
 	sqlite3_stmt *st = o->ins_event;
 	uint32_t cpu = hvt_source_cpu(s), machine = (uint32_t)s->vm_number;
 	int32_t tid = hvt_source_tid(s);
-	int64_t bound = bound_of(o, s), len = args_of(o, s);
+	int64_t bound = bound_of(o, s), len = args_of(o, s), set = -1;
 	int64_t utid = tid >= 0 ? hvt_sql_utid(o, machine, tid,
 					      cpu == HVT_NO_CPU ? -1 : (int32_t)cpu, NULL) : -1;
 	int64_t ucpu = cpu != HVT_NO_CPU ? hvt_sql_ucpu(o, machine, cpu) : -1;
@@ -256,11 +259,10 @@ void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s)
 	hvt_sql_bind(st, 6, ucpu, ucpu < 0);
 	hvt_sql_bind(st, 7, utid, utid < 0);
 	sqlite3_bind_text(st, 8, hvt_source_event_name(s), -1, SQLITE_STATIC);
-	if (len >= 0)
-		sqlite3_bind_text(st, 9, o->args.buf, (int)len, SQLITE_STATIC);
-	else	/* not an event of any producer: its fields are left out, said */
-		sqlite3_bind_null(st, 9);
-	if (len < 0)
+	if (len > 0)
+		set = hvt_sql_arg_set(o, o->args.buf, (size_t)len);
+	hvt_sql_bind(st, 9, set, set < 0);
+	if (len < 0)	/* not an event of any producer: its fields are left out, said */
 		hvt_stream_warn(&s->warnings, s->name, "event at offset %" PRIu64 ": its fields "
 				"do not fit in %u bytes of JSON; stored without them",
 				s->ev.offset, ARGS_BUFFER);
@@ -289,7 +291,7 @@ static int write_meta(struct hvt_sql_out *o)
 #define META_INT(k, v) (sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC), \
 			sqlite3_bind_int64(st, 2, (int64_t)(v)), hvt_sql_step(o, st))
 	ret = !(META_TEXT("archive", ses->archive.root) && META_TEXT("format", "hvtrace-sql") &&
-		META_INT("version", 1) && META_INT("complete", !why[0]) &&
+		META_INT("version", HVT_SQL_SCHEMA_VERSION) && META_INT("complete", !why[0]) &&
 		META_TEXT("incomplete_reason", why) && META_INT("warnings", warnings) &&
 		META_INT("lost_events", hvt_session_lost(ses)) && META_INT("events", o->events) &&
 		META_INT("tsc_hz", ses->archive.tsc_freq_hz) &&
@@ -315,7 +317,9 @@ int hvt_sql_out_close(struct hvt_sql_out *o)
 		sqlite3_finalize(o->ins_state);
 		sqlite3_finalize(o->ins_vcpu);
 		sqlite3_finalize(o->ins_cpu);
+		sqlite3_finalize(o->ins_arg_set);
 		o->ins_event = o->ins_sched = o->ins_state = o->ins_vcpu = o->ins_cpu = NULL;
+		o->ins_arg_set = NULL;
 		if (sqlite3_close(o->db) != SQLITE_OK)
 			hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
 		else if (rename(o->tmp, o->path))
