@@ -17,6 +17,12 @@
  *   merge --format=null      decode, align, merge: the loop of every command
  *   merge, text              the same, printed to /dev/null
  *   merge --format=json      the same as Chrome trace-event JSON
+ *   merge --format=sqlite    the same as an SQLite database (docs/sql.md):
+ *                            against sqlite3's own .import of the same
+ *                            rows as CSV, with the same pragmas, indexes
+ *                            and ANALYZE (tests/bench/sql_import_ref.sh
+ *                            dumps them, untimed); both once, with the
+ *                            database's size against the archive's
  *
  * against `babeltrace2 -o dummy` (decode and mux only) and babeltrace2's
  * text output to /dev/null. Every program runs as a command, with output to
@@ -29,10 +35,12 @@
  * Last, one line of JSON with every number, for tracking across runs.
  */
 #include <fcntl.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -326,6 +334,26 @@ static int run_rss(char *const argv[], long *max_rss_kib)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+static uint64_t tree_bytes;
+
+static int add_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F)
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* The bytes of the files under @path (a file: its own). */
+static uint64_t bytes_of(const char *path)
+{
+	tree_bytes = 0;
+	if (nftw(path, add_file, 16, FTW_PHYS))
+		die("cannot measure a file's size");
+	return tree_bytes;
+}
+
 /* $(BUILD)/hvtrace, beside this program's directory $(BUILD)/bench. */
 static char *hvtrace_path(void)
 {
@@ -388,14 +416,19 @@ int main(void)
 {
 	const struct fx_options o = { .ftrace = true };
 	const struct sizes n = sizes_for(events_wanted());
-	char root[64], ctf[80], *hv = hvtrace_path();
+	char root[64], ctf[80], db[80], ref_dir[80], ref_db[88], ref_sql[112], *hv = hvtrace_path();
 	char *null_argv[] = { hv, "merge", root, "--format=null", NULL };
 	char *text_argv[] = { hv, "merge", root, "--output", "/dev/null", NULL };
 	char *json_argv[] = { hv, "merge", root, "--format=json", "--output", "/dev/null", NULL };
 	char *ctf_argv[] = { hv, "merge", root, "--format=ctf", "--output", ctf, NULL };
+	char *sql_argv[] = { hv, "merge", root, "--format=sqlite", "--force", "--output", db, NULL };
+	char *ref_prepare[] = { "tests/bench/sql_import_ref.sh", db, ref_dir, NULL };
+	char *ref_argv[] = { "sqlite3", ref_db, ref_sql, NULL };
 	char *bt_dummy[] = { "babeltrace2", ctf, "-o", "dummy", NULL };
 	char *bt_text[] = { "babeltrace2", ctf, NULL };
-	struct measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m, runs_m;
+	struct measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m, runs_m, sql_m, ref_m;
+	uint64_t archive_bytes, db_bytes;
+	long kib;
 	int v;
 
 	if (!hv)
@@ -403,6 +436,10 @@ int main(void)
 	if (fx_mkdtemp(root, sizeof(root)) || fx_standard_archive(root, &o))
 		die("cannot create the archive");
 	snprintf(ctf, sizeof(ctf), "%s.ctf", root);
+	snprintf(db, sizeof(db), "%s.db", root);
+	snprintf(ref_dir, sizeof(ref_dir), "%s.csv", root);
+	snprintf(ref_db, sizeof(ref_db), "%s.ref.db", root);
+	snprintf(ref_sql, sizeof(ref_sql), ".read %s/import.sql", ref_dir);
 	write_manifest(root, false);
 	write_host(root, &n);
 	for (v = 0; v < 2; v++)
@@ -416,6 +453,15 @@ int main(void)
 	json_m = measure(json_argv, OUR_ROUNDS, n.total);
 	if (null_m.ns <= 0 || text_m.ns <= 0 || json_m.ns <= 0)
 		die("hvtrace merge failed on the benchmark archive");
+	archive_bytes = bytes_of(root);
+	sql_m = measure(sql_argv, 1, n.total);
+	if (sql_m.ns <= 0)
+		die("hvtrace merge --format=sqlite failed on the benchmark archive");
+	db_bytes = bytes_of(db);
+	if (run_rss(ref_prepare, &kib))
+		die("tests/bench/sql_import_ref.sh failed (run make bench from the top directory)");
+	unlink(ref_db);
+	ref_m = measure(ref_argv, 1, n.total);
 	bt_dummy_m = measure(bt_dummy, BT2_ROUNDS, n.total);
 	bt_text_m = measure(bt_text, BT2_ROUNDS, n.total);
 	write_manifest(root, true);	/* the same, with the run pre-pass */
@@ -431,6 +477,7 @@ int main(void)
 	row("merge, text to /dev/null", text_m, "babeltrace2 text", bt_text_m);
 	row("merge --format=json to /dev/null", json_m, "babeltrace2 text", bt_text_m);
 	row("merge --format=ctf (the conversion)", ctf_m, "-", (struct measure){ 0, 0 });
+	row("merge --format=sqlite (the database)", sql_m, "sqlite3 .import, same rows", ref_m);
 	/*
 	 * The fixture's exchanges bound the clock to +/-50 ns, closer than any
 	 * guest event lies to a run's edge: the pass reads the host's
@@ -442,6 +489,10 @@ int main(void)
 	    "merge --format=null", null_m);
 	if (bt_dummy_m.ns <= 0 || bt_text_m.ns <= 0)
 		printf("(babeltrace2 did not run: no reference)\n");
+	printf("merge --format=sqlite: %.0f k events/s, the database %.1f MiB, %.2f x the archive's "
+	       "%.1f MiB; peak RSS %.1f MiB (sqlite3 .import %.1f MiB)\n", 1e6 / sql_m.ns,
+	       db_bytes / 1048576.0, (double)db_bytes / (double)archive_bytes,
+	       archive_bytes / 1048576.0, sql_m.rss_mib, ref_m.rss_mib);
 	printf("peak RSS (VmHWM, sampled), MiB: merge --format=null %.1f, text %.1f, json %.1f, "
 	       "ctf %.1f, null with vcpu_threads %.1f; babeltrace2 -o dummy %.1f, text %.1f\n",
 	       null_m.rss_mib, text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, runs_m.rss_mib,
@@ -449,18 +500,25 @@ int main(void)
 	printf("{\"bench\":\"merge\",\"events\":%llu,\"streams\":16,\"null_ns\":%.2f,"
 	       "\"runs_ns\":%.2f,"
 	       "\"text_ns\":%.2f,\"json_ns\":%.2f,\"ctf_ns\":%.2f,\"bt2_dummy_ns\":%.2f,"
-	       "\"bt2_text_ns\":%.2f,\"null_rss_mib\":%.1f,\"text_rss_mib\":%.1f,"
+	       "\"bt2_text_ns\":%.2f,\"sqlite_ns\":%.2f,\"sqlite_import_ns\":%.2f,"
+	       "\"sqlite_size_ratio\":%.3f,\"sqlite_rss_mib\":%.1f,"
+	       "\"null_rss_mib\":%.1f,\"text_rss_mib\":%.1f,"
 	       "\"json_rss_mib\":%.1f,\"ctf_rss_mib\":%.1f,\"runs_rss_mib\":%.1f,"
 	       "\"bt2_dummy_rss_mib\":%.1f,"
 	       "\"bt2_text_rss_mib\":%.1f}\n", (unsigned long long)n.total, null_m.ns, runs_m.ns,
-	       text_m.ns, json_m.ns, ctf_m.ns, bt_dummy_m.ns, bt_text_m.ns, null_m.rss_mib,
+	       text_m.ns, json_m.ns, ctf_m.ns, bt_dummy_m.ns, bt_text_m.ns, sql_m.ns, ref_m.ns,
+	       (double)db_bytes / (double)archive_bytes, sql_m.rss_mib, null_m.rss_mib,
 	       text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, runs_m.rss_mib, bt_dummy_m.rss_mib,
 	       bt_text_m.rss_mib);
 	if (getenv("BENCH_MERGE_KEEP")) {
-		printf("archive kept in %s (with vcpu_threads), its CTF in %s\n", root, ctf);
+		printf("archive kept in %s (with vcpu_threads), its CTF in %s, its database in "
+		       "%s\n", root, ctf, db);
 	} else {
 		fx_rm_rf(root);
 		fx_rm_rf(ctf);
+		unlink(db);
 	}
+	fx_rm_rf(ref_dir);
+	unlink(ref_db);
 	return 0;
 }
