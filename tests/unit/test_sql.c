@@ -6,10 +6,14 @@
  * three sched_switch events make them; a guest event's bound; the vCPU
  * pieces as many as the analysis counts; the machines; equal fields in
  * one arg set, and an arg set's id never of another's text; the database
- * absent until complete, an existing file kept without --force; a
+ * absent until complete, also when killed, an existing file kept without
+ * --force; a
  * recording that did not finish marked incomplete; the selection applied.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -63,15 +69,14 @@ static const char *text(const char *path, const char *sql, char *buf, size_t len
 	return buf;
 }
 
-/* The archive at ROOT as a database at ROOT.db, written event by event; the events. */
-static uint64_t export(const char *root, char *db, size_t len, bool force)
+/* The archive at ROOT as a database at @db, written event by event; the events. */
+static uint64_t export_to(const char *root, const char *db, bool force)
 {
 	struct hvt_sql_out *o;
 	struct fx_opened m;
 	struct hvt_source *s;
 	uint64_t n = 0;
 
-	snprintf(db, len, "%s.db", root);
 	assert_int_equal(fx_open(&m, root, false), 0);
 	o = hvt_sql_out_open(&m.ses, db, force);
 	assert_non_null(o);
@@ -85,6 +90,13 @@ static uint64_t export(const char *root, char *db, size_t len, bool force)
 	assert_int_equal(hvt_sql_out_close(o), 0);
 	fx_close(&m);
 	return n;
+}
+
+/* The same at ROOT/out.db (the teardown removes it, also after a failure), its name in @db. */
+static uint64_t export(const char *root, char *db, size_t len, bool force)
+{
+	snprintf(db, len, "%s/out.db", root);
+	return export_to(root, db, force);
 }
 
 static void test_tables(void **state)
@@ -151,7 +163,7 @@ static void test_arg_sets(void **state)
 
 	assert_non_null(ids);
 	assert_int_equal(fx_standard_archive(*state, &o), 0);
-	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	snprintf(db, sizeof(db), "%s/out.db", (char *)*state);
 	assert_int_equal(fx_open(&m, *state, false), 0);
 	out = hvt_sql_out_open(&m.ses, db, false);
 	assert_non_null(out);
@@ -226,7 +238,7 @@ static void test_existing_file(void **state)
 	char db[128];
 
 	assert_int_equal(fx_standard_archive(*state, &o), 0);
-	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	snprintf(db, sizeof(db), "%s/out.db", (char *)*state);
 	{
 		FILE *f = fopen(db, "w");
 
@@ -264,6 +276,107 @@ static void test_incomplete(void **state)
 	unlink(db);
 }
 
+static pid_t killed_pid;
+
+/* The archive's database half written in a child that @sig ends; its exit status. */
+static int killed_export(const char *root, const char *db, int sig)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct fx_opened m;
+		struct hvt_sql_out *o;
+		struct hvt_source *s;
+		int n = 0;
+
+		if (fx_open(&m, root, false) || !(o = hvt_sql_out_open(&m.ses, db, false)))
+			_exit(100);
+		while ((s = hvt_timeline_next(&m.tl)) && n++ < 3)
+			hvt_sql_out_event(o, s);
+		raise(sig);
+		_exit(101);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	killed_pid = pid;
+	return status;
+}
+
+/* Files beside @db named .BASE.hvtrace-partial-*. */
+static int partials(const char *db)
+{
+	const char *slash = strrchr(db, '/');
+	char dir[128], prefix[160];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db), db);
+	snprintf(prefix, sizeof(prefix), ".%s.hvtrace-partial-", slash + 1);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/*
+ * Killed while it writes: no database at the name; SIGTERM leaves no
+ * temporary file, SIGKILL one that the next run removes once it is old.
+ */
+static void test_killed(void **state)
+{
+	const struct fx_options o = { .ftrace = true };
+	const struct timespec old[2] = { { .tv_sec = 1 }, { .tv_sec = 1 } };
+	char db[128], partial[160];
+	int status;
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	/* in the archive's directory: the teardown removes what a failure leaves */
+	snprintf(db, sizeof(db), "%s/killed.db", (char *)*state);
+	status = killed_export(*state, db, SIGTERM);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	assert_int_not_equal(access(db, F_OK), 0);
+	assert_int_equal(partials(db), 0);
+
+	status = killed_export(*state, db, SIGKILL);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_not_equal(access(db, F_OK), 0);
+	assert_int_equal(partials(db), 1);
+	/* a run now keeps it (just written: its writer may be of another pid namespace) */
+	export_to(*state, db, false);
+	assert_int_equal(partials(db), 1);
+	unlink(db);
+	/* once it has not changed for a while, it goes */
+	snprintf(partial, sizeof(partial), "%s/.killed.db.hvtrace-partial-%d", (char *)*state,
+		 killed_pid);
+	assert_int_equal(utimensat(AT_FDCWD, partial, old, 0), 0);
+	export_to(*state, db, false);
+	assert_int_equal(partials(db), 0);
+	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'complete'"), 1);
+	unlink(db);
+}
+
+/* A damaged stream: merge warns, the database is marked incomplete, the rest is in it. */
+static void test_damaged(void **state)
+{
+	const struct fx_options o = { .ftrace = true };
+	char db[128], buf[256];
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	assert_int_equal(fx_write(*state, "vm/demo/user-1/stream-0", "garbage", 7), 0);
+	export(*state, db, sizeof(db), false);
+	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'complete'"), 0);
+	assert_true(one(db, "SELECT value FROM meta WHERE name = 'warnings'") > 0);
+	assert_non_null(strstr(text(db, "SELECT value FROM meta WHERE name = 'incomplete_reason'",
+				    buf, sizeof(buf)), "merge warned"));
+	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer = 'user'"), 0);
+	assert_true(one(db, "SELECT count(*) FROM event WHERE layer = 'kernel'") > 0);
+	unlink(db);
+}
+
 /* Through the command: the selection applies; the options it needs are asked for. */
 static void test_command(void **state)
 {
@@ -275,7 +388,7 @@ static void test_command(void **state)
 	char *force_text[] = { merge, *state, text_fmt, force, NULL };
 
 	assert_int_equal(fx_standard_archive(*state, &o), 0);
-	snprintf(db, sizeof(db), "%s.db", (char *)*state);
+	snprintf(db, sizeof(db), "%s/out.db", (char *)*state);
 	assert_int_equal(hvt_cmd_merge(7, argv), 0);
 	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer != 'kernel'"), 0);
 	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer = 'kernel'"), 4);
@@ -294,6 +407,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vcpu_states, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_existing_file, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_incomplete, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_killed, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_damaged, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_command, fx_setup_root, fx_teardown_root),
 	};
 

@@ -16,8 +16,10 @@
 #include "lib/log.h"
 #include "tools/out/sql_private.h"
 #include "tools/out/sql_schema.h"
+#include "tools/util/partial_file.h"
 #include "tools/util/stream_warn.h"
 
+#define STALE_PARTIAL_S	60	/* a gone writer's file, unchanged this long, is removed */
 #define ARGS_BUFFER	(8u << 20)	/* an event's fields: a CTF packet's, escaped */
 /* Written once in one transaction, read afterwards: no journal, big pages. */
 #define PRAGMAS		"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; " \
@@ -128,19 +130,6 @@ static int statements(struct hvt_sql_out *o)
 	       prepare(o, &o->ins_cpu, "INSERT INTO cpu(id, machine_id, cpu) VALUES(?,?,?)");
 }
 
-/* The temporary name beside @path: .NAME.hvtrace-partial-PID, in its directory. */
-static char *partial_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path + 1) : 0;
-	char *tmp;
-
-	if (asprintf(&tmp, "%.*s.%s.hvtrace-partial-%ld", dir, path, path + dir,
-		     (long)getpid()) < 0)
-		return NULL;
-	return tmp;
-}
-
 /* Whether @path may be written: new, or replaced with @force; false after saying why. */
 static bool may_write(const char *path, bool force)
 {
@@ -189,6 +178,7 @@ static struct hvt_sql_out *abandon(struct hvt_sql_out *o)
 {
 	if (o->tmp)
 		unlink(o->tmp);
+	hvt_partial_unguard();
 	out_free(o);
 	return NULL;
 }
@@ -200,12 +190,14 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 	if (!may_write(path, force))
 		return NULL;
 	o = calloc(1, sizeof(*o));
-	if (!o || !(o->path = strdup(path)) || !(o->tmp = partial_name(path)) || args_init(o)) {
+	if (!o || !(o->path = strdup(path)) || !(o->tmp = hvt_partial_name(path)) || args_init(o)) {
 		hvt_err("out of memory");
 		return o ? abandon(o) : NULL;
 	}
 	o->ses = ses;
+	hvt_partial_sweep(path, STALE_PARTIAL_S);
 	unlink(o->tmp);		/* a leftover of this pid's: ours to replace */
+	hvt_partial_guard(o->tmp);
 	if (sqlite3_open_v2(o->tmp, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) != SQLITE_OK) {
 		hvt_err("cannot create %s: %s", o->tmp, o->db ? sqlite3_errmsg(o->db) :
@@ -330,6 +322,7 @@ int hvt_sql_out_close(struct hvt_sql_out *o)
 	}
 	if (ret)
 		unlink(o->tmp);
+	hvt_partial_unguard();
 	out_free(o);
 	return ret;
 }

@@ -9,7 +9,9 @@
  *
  * The database is written under a temporary name beside the file asked
  * for, in one transaction, and renamed to it only when complete: killed on
- * the way, the file is absent, never half written. An existing file is
+ * the way, the file is absent, never half written: a SIGINT, SIGTERM or
+ * SIGHUP removes the temporary file too, and what a SIGKILL leaves the
+ * next writer of the same name removes (util/partial_file.h). An existing file is
  * replaced only when the caller says so (merge --force). A recording merge
  * warned about is marked incomplete in the meta table, with why. Memory:
  * the models' (a record per CPU and thread) and SQLite's page cache, flat
