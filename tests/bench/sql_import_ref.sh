@@ -16,7 +16,8 @@ for t in $tables; do
 done
 {
 	echo "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	echo "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA threads=2;"
+	# tools/out/sqlite_out.c's PRAGMAS
+	echo "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA threads=0;"
 	for t in $tables; do
 		sqlite3 "$db" "SELECT sql || ';' FROM sqlite_schema WHERE type = 'table' AND name = '$t'"
 	done

@@ -49,12 +49,13 @@ void hvt_sql_args_free(struct hvt_sql_out *o)
 
 static int64_t insert_set(struct hvt_sql_out *o, const char *text, size_t len)
 {
-	sqlite3_stmt *st = o->ins_arg_set;
 	int64_t id = ++o->arg_sets;
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
-	return hvt_sql_step(o, st) ? id : -1;
+	hvt_sql_row(o, SQL_ARG_SET);
+	hvt_sql_int(o, id);
+	hvt_sql_text(o, text, len);
+	hvt_sql_row_end(o);
+	return id;
 }
 
 int64_t hvt_sql_arg_set(struct hvt_sql_out *o, const char *text, size_t len)
@@ -66,7 +67,7 @@ int64_t hvt_sql_arg_set(struct hvt_sql_out *o, const char *text, size_t len)
 	if (slot->id && slot->hash == h && slot->len == len && !memcmp(slot->text, text, len))
 		return slot->id;
 	id = insert_set(o, text, len);
-	if (id > 0 && len <= CACHED_MAX) {
+	if (len <= CACHED_MAX) {
 		slot->hash = h;
 		slot->len = (uint32_t)len;
 		slot->id = id;

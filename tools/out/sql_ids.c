@@ -117,10 +117,11 @@ int64_t hvt_sql_ucpu(struct hvt_sql_out *o, uint32_t machine, uint32_t cpu)
 	}
 	if (!v[cpu]) {
 		v[cpu] = ++o->next_ucpu;	/* 0 means none here; ids in the table from 0 */
-		sqlite3_bind_int64(o->ins_cpu, 1, v[cpu] - 1);
-		sqlite3_bind_int64(o->ins_cpu, 2, machine);
-		sqlite3_bind_int64(o->ins_cpu, 3, cpu);
-		hvt_sql_step(o, o->ins_cpu);
+		hvt_sql_row(o, SQL_CPU);
+		hvt_sql_int(o, v[cpu] - 1);
+		hvt_sql_int(o, machine);
+		hvt_sql_int(o, cpu);
+		hvt_sql_row_end(o);
 	}
 	return v[cpu] - 1;
 }

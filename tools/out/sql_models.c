@@ -11,64 +11,67 @@
 
 #define UNBOUNDED	(UINT64_MAX / 8)	/* a bound this large is none guaranteed */
 
-static void bind_bound(struct hvt_sql_out *o, sqlite3_stmt *st, int i, uint64_t at,
-		       uint64_t ticks)
+static void bound_value(struct hvt_sql_out *o, uint64_t at, uint64_t ticks)
 {
-	hvt_sql_bind(st, i, ticks < UNBOUNDED ? hvt_sql_ticks_ns(o, at, ticks) : 0,
-		     ticks >= UNBOUNDED);
+	hvt_sql_opt(o, ticks < UNBOUNDED ? hvt_sql_ticks_ns(o, at, ticks) : 0, ticks >= UNBOUNDED);
 }
 
-/* ts and dur of [@start, @end) into parameters @i and @i + 1. */
-static void bind_span(struct hvt_sql_out *o, sqlite3_stmt *st, int i, uint64_t start,
-		      uint64_t end)
+/* ts and dur of [@start, @end). */
+static void span_values(struct hvt_sql_out *o, uint64_t start, uint64_t end)
 {
 	int64_t ts = hvt_sql_ns(o, start);
 
-	sqlite3_bind_int64(st, i, ts);
-	sqlite3_bind_int64(st, i + 1, hvt_sql_ns(o, end) - ts);
+	hvt_sql_int(o, ts);
+	hvt_sql_int(o, hvt_sql_ns(o, end) - ts);
+}
+
+/* The columns sched and thread_state open with: ts, dur, their bounds, the machine. */
+static void interval_values(struct hvt_sql_out *o, uint64_t start, uint64_t end,
+			    uint64_t start_bound, uint64_t end_bound, uint32_t machine)
+{
+	span_values(o, start, end);
+	bound_value(o, start, start_bound);
+	bound_value(o, end, end_bound);
+	hvt_sql_int(o, machine);
+}
+
+static void text_value(struct hvt_sql_out *o, const char *s)
+{
+	hvt_sql_text(o, s, s ? strlen(s) : 0);
 }
 
 static void slice_row(void *ctx, const struct hvt_sched_slice *s)
 {
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
-	sqlite3_stmt *st = o->ins_sched;
 	int64_t utid = hvt_sql_utid(o, m->id, s->tid, (int32_t)s->cpu, s->comm);
 	int64_t ucpu = hvt_sql_ucpu(o, m->id, s->cpu);
 
-	bind_span(o, st, 1, s->start, s->end);
-	bind_bound(o, st, 3, s->start, s->start_bound);
-	bind_bound(o, st, 4, s->end, s->end_bound);
-	sqlite3_bind_int64(st, 5, m->id);
-	sqlite3_bind_int64(st, 6, s->cpu);
-	hvt_sql_bind(st, 7, ucpu, ucpu < 0);
-	hvt_sql_bind(st, 8, utid, utid < 0);
-	if (s->end_state)
-		sqlite3_bind_text(st, 9, s->end_state, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 9);
-	hvt_sql_step(o, st);
+	hvt_sql_row(o, SQL_SCHED);
+	interval_values(o, s->start, s->end, s->start_bound, s->end_bound, m->id);
+	hvt_sql_int(o, s->cpu);
+	hvt_sql_opt(o, ucpu, ucpu < 0);
+	hvt_sql_opt(o, utid, utid < 0);
+	text_value(o, s->end_state);
+	hvt_sql_row_end(o);
 }
 
 static void state_row(void *ctx, const struct hvt_thread_state *s)
 {
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
-	sqlite3_stmt *st = o->ins_state;
 	int64_t utid = hvt_sql_utid(o, m->id, s->tid, s->cpu, NULL);
 	int64_t ucpu = s->cpu >= 0 ? hvt_sql_ucpu(o, m->id, (uint32_t)s->cpu) : -1;
 	int64_t waker = s->waker >= 0 ? hvt_sql_utid(o, m->id, s->waker, s->waker_cpu, NULL) : -1;
 
-	bind_span(o, st, 1, s->start, s->end);
-	bind_bound(o, st, 3, s->start, s->start_bound);
-	bind_bound(o, st, 4, s->end, s->end_bound);
-	sqlite3_bind_int64(st, 5, m->id);
-	hvt_sql_bind(st, 6, utid, utid < 0);
-	sqlite3_bind_text(st, 7, s->state, -1, SQLITE_STATIC);
-	hvt_sql_bind(st, 8, s->cpu, s->cpu < 0);
-	hvt_sql_bind(st, 9, ucpu, ucpu < 0);
-	hvt_sql_bind(st, 10, waker, waker < 0);
-	hvt_sql_step(o, st);
+	hvt_sql_row(o, SQL_STATE);
+	interval_values(o, s->start, s->end, s->start_bound, s->end_bound, m->id);
+	hvt_sql_opt(o, utid, utid < 0);
+	text_value(o, s->state);
+	hvt_sql_opt(o, s->cpu, s->cpu < 0);
+	hvt_sql_opt(o, ucpu, ucpu < 0);
+	hvt_sql_opt(o, waker, waker < 0);
+	hvt_sql_row_end(o);
 }
 
 static const struct hvt_sched_model_ops model_ops = { .slice = slice_row, .state = state_row };
@@ -78,23 +81,23 @@ static void piece_row(void *ctx, const struct hvt_vcpu_piece *p)
 {
 	struct sql_machine *m = ctx;
 	struct hvt_sql_out *o = m->owner;
-	sqlite3_stmt *st = o->ins_vcpu;
 	int64_t utid = p->tid >= 0 ? hvt_sql_utid(o, m->id, p->tid, p->vcpu, NULL) : -1, cause = -1;
 	bool exit = p->state == HVT_VCPU_HYPERVISOR && p->cause;
 
 	if (p->cause && !exit && p->cause->tid >= 0)	/* the host task then on its CPU */
 		cause = hvt_sql_utid(o, 0, p->cause->tid, p->host_cpu, p->cause->comm);
-	sqlite3_bind_int64(st, 1, m->id);
-	hvt_sql_bind(st, 2, p->vcpu, p->vcpu < 0);
-	sqlite3_bind_text(st, 3, hvt_vcpu_state_name(p->state), -1, SQLITE_STATIC);
-	bind_span(o, st, 4, p->start, p->end);
-	bind_bound(o, st, 6, p->start, p->slack);
-	sqlite3_bind_int(st, 7, p->too_short);
-	sqlite3_bind_int(st, 8, p->guessed);
-	hvt_sql_bind(st, 9, utid, utid < 0);
-	hvt_sql_bind(st, 10, cause, cause < 0);
-	hvt_sql_bind(st, 11, exit ? p->cause->tid : 0, !exit);
-	hvt_sql_step(o, st);
+	hvt_sql_row(o, SQL_VCPU);
+	hvt_sql_int(o, m->id);
+	hvt_sql_opt(o, p->vcpu, p->vcpu < 0);
+	text_value(o, hvt_vcpu_state_name(p->state));
+	span_values(o, p->start, p->end);
+	bound_value(o, p->start, p->slack);
+	hvt_sql_int(o, p->too_short);
+	hvt_sql_int(o, p->guessed);
+	hvt_sql_opt(o, utid, utid < 0);
+	hvt_sql_opt(o, cause, cause < 0);
+	hvt_sql_opt(o, exit ? p->cause->tid : 0, !exit);
+	hvt_sql_row_end(o);
 }
 
 static struct sql_machine *guest_machine(struct hvt_sql_out *o, const struct hvt_fed_event *e)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sql_private.h - the SQL export's insides, shared by its files:
- * sqlite_out.c (the database, the events), sql_args.c (their fields),
+ * sqlite_out.c (the database, the events), sql_rows.c (the pass's rows,
+ * inserted by a thread of their own), sql_args.c (the events' fields),
  * sql_ids.c (threads, CPUs, processes and machines as rows), sql_models.c
  * (slices, thread states and vCPU states from the models), sql_clock.c
  * (what the alignment used).
@@ -38,6 +39,11 @@ struct sql_process {
 	char name[HVT_COMM_LEN];
 };
 
+/* The tables the pass inserts into, a statement each. */
+enum sql_stmt { SQL_EVENT, SQL_ARG_SET, SQL_SCHED, SQL_STATE, SQL_VCPU, SQL_CPU, SQL_NR_STMTS };
+
+struct sql_rows;
+
 /* A cached arg set (sql_args.c): its text, and its row's id; 0: an empty slot. */
 #define SQL_ARG_SLOT_TEXT	236
 struct sql_arg_slot {
@@ -58,7 +64,8 @@ struct hvt_sql_out {
 	struct hvt_session *ses;
 	sqlite3 *db;
 	char *path, *tmp;		/* the file, and its name while written */
-	sqlite3_stmt *ins_event, *ins_sched, *ins_state, *ins_vcpu, *ins_cpu, *ins_arg_set;
+	sqlite3_stmt *stmt[SQL_NR_STMTS];	/* the pass's inserts, sql_rows.c's */
+	struct sql_rows *rows;
 	struct hvt_text args;		/* an event's fields, as JSON */
 	struct sql_arg_slot *arg_cache;	/* the sets written lately, by hash */
 	int64_t arg_sets;		/* the last arg_set row's id */
@@ -77,7 +84,7 @@ struct hvt_sql_out {
 	struct hvt_event_feed feed;
 	uint64_t last_tsc;
 	uint64_t events;
-	bool failed;			/* an insert failed: said once */
+	bool failed;			/* an insert failed: said once (atomic: two threads) */
 };
 
 /* sqlite_out.c */
@@ -85,15 +92,29 @@ struct hvt_sql_out {
 int64_t hvt_sql_ns(struct hvt_sql_out *o, uint64_t tsc);
 /* @ticks host ticks at @at as ns, rounded up (a bound stays a bound). */
 int64_t hvt_sql_ticks_ns(struct hvt_sql_out *o, uint64_t at, uint64_t ticks);
-/* Runs @st (reset and cleared after); false after saying why, once. */
+/* Runs @st (reset after; its bindings stay); false after saying why, once. */
 bool hvt_sql_step(struct hvt_sql_out *o, sqlite3_stmt *st);
-/* Binds @v to parameter @i of @st, NULL if @null. */
+/* Binds @v to parameter @i of @st, NULL if @null (the tables written at the end). */
 void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null);
+
+/* sql_rows.c: the pass's rows, written by a thread of their own */
+int hvt_sql_rows_start(struct hvt_sql_out *o);
+/* A row of @stmt's table: hvt_sql_row, its values in the statement's order, hvt_sql_row_end. */
+void hvt_sql_row(struct hvt_sql_out *o, enum sql_stmt stmt);
+void hvt_sql_int(struct hvt_sql_out *o, int64_t v);
+/* @v, or NULL if @null. */
+void hvt_sql_opt(struct hvt_sql_out *o, int64_t v, bool null);
+/* @len bytes of @s, copied; NULL if @s is. */
+void hvt_sql_text(struct hvt_sql_out *o, const char *s, size_t len);
+void hvt_sql_row_end(struct hvt_sql_out *o);
+/* Every row written, the thread gone: the connection is the caller's; -1 if a row failed. */
+int hvt_sql_rows_finish(struct hvt_sql_out *o);
+void hvt_sql_rows_free(struct hvt_sql_out *o);
 
 /* sql_args.c */
 int hvt_sql_args_init(struct hvt_sql_out *o);
 void hvt_sql_args_free(struct hvt_sql_out *o);
-/* The id of the arg_set row of @text (a JSON object), written if not seen lately; -1 if that failed. */
+/* The id of the arg_set row of @text (a JSON object), queued if not seen lately. */
 int64_t hvt_sql_arg_set(struct hvt_sql_out *o, const char *text, size_t len);
 
 /* sql_ids.c */

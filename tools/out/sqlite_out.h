@@ -13,8 +13,10 @@
  * SIGHUP removes the temporary file too, and what a SIGKILL leaves the
  * next writer of the same name removes (util/partial_file.h). An existing file is
  * replaced only when the caller says so (merge --force). A recording merge
- * warned about is marked incomplete in the meta table, with why. Memory:
- * the models' (a record per CPU and thread) and SQLite's page cache, flat
+ * warned about is marked incomplete in the meta table, with why. The rows
+ * go to SQLite from a thread of their own (sql_rows.c), beside the pass
+ * that makes them. Memory: the models' (a record per CPU and thread), a
+ * few batches of rows, the arg sets' cache and SQLite's page cache, flat
  * in the number of events.
  */
 #ifndef HVT_TOOLS_OUT_SQLITE_OUT_H
