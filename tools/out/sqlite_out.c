@@ -324,8 +324,8 @@ int hvt_sql_out_close(struct hvt_sql_out *o)
 	int ret = -1;
 
 	hvt_sql_models_finish(o);
-	if (!hvt_sql_rows_finish(o) && !hvt_sql_ids_write(o) && !hvt_sql_clock_write(o) && !write_meta(o) &&
-	    !exec(o, hvt_sql_indexes) && !exec(o, "COMMIT") && !o->failed) {
+	if (!hvt_sql_rows_finish(o) && !hvt_sql_ids_write(o) && !hvt_sql_clock_write(o) &&
+	    !write_meta(o) && !exec(o, hvt_sql_indexes) && !exec(o, "COMMIT") && !o->failed) {
 		hvt_sql_rows_free(o);
 		finalize_statements(o);
 		if (sqlite3_close(o->db) != SQLITE_OK)
