@@ -64,7 +64,7 @@ static int grow_threads(struct hvt_sql_out *o)
 	return 0;
 }
 
-/* Thread @key of @machine (its tid, or an idle task's -1 - cpu), added if new; NULL if no memory. */
+/* Thread @key of @machine (its tid; an idle task: -1 - cpu), added if new; NULL: no memory. */
 static struct sql_thread *thread_of(struct hvt_sql_out *o, uint32_t machine, int32_t key)
 {
 	struct sql_thread *t;
