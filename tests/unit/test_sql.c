@@ -230,10 +230,30 @@ static void test_vcpu_states(void **state)
 	unlink(db);
 }
 
+/* Files beside @db named .BASE.hvtrace-partial-*. */
+static int partials(const char *db)
+{
+	const char *slash = strrchr(db, '/');
+	char dir[128], prefix[160];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db), db);
+	snprintf(prefix, sizeof(prefix), ".%s.hvtrace-partial-", slash + 1);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
 /* An existing file is kept without --force, replaced with it. */
 static void test_existing_file(void **state)
 {
 	const struct fx_options o = { .ftrace = true };
+	struct hvt_sql_out *out;
 	struct fx_opened m;
 	char db[128];
 
@@ -260,6 +280,22 @@ static void test_existing_file(void **state)
 	export(*state, db, sizeof(db), true);
 	assert_int_equal(one(db, "SELECT count(*) FROM machine"), 2);
 	unlink(db);
+	/* a file made at the name while the database is written: kept too */
+	assert_int_equal(fx_open(&m, *state, false), 0);
+	out = hvt_sql_out_open(&m.ses, db, false);
+	assert_non_null(out);
+	assert_int_equal(fx_write(*state, "out.db", "theirs", 6), 0);
+	assert_int_equal(hvt_sql_out_close(out), -1);
+	fx_close(&m);
+	{
+		char *data;
+		size_t len;
+
+		assert_int_equal(hvt_read_file(db, 64, &data, &len), 0);
+		assert_string_equal(data, "theirs");
+		free(data);
+	}
+	assert_int_equal(partials(db), 0);
 }
 
 /* A recording that did not finish: marked so, with why. */
@@ -303,25 +339,6 @@ static int killed_export(const char *root, const char *db, int sig)
 	return status;
 }
 
-/* Files beside @db named .BASE.hvtrace-partial-*. */
-static int partials(const char *db)
-{
-	const char *slash = strrchr(db, '/');
-	char dir[128], prefix[160];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db), db);
-	snprintf(prefix, sizeof(prefix), ".%s.hvtrace-partial-", slash + 1);
-	d = opendir(dir);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, prefix, strlen(prefix));
-	closedir(d);
-	return n;
-}
-
 /*
  * Killed while it writes: no database at the name; SIGTERM leaves no
  * temporary file, SIGKILL one that the next run removes once it is old.
@@ -357,6 +374,23 @@ static void test_killed(void **state)
 	assert_int_equal(partials(db), 0);
 	assert_int_equal(one(db, "SELECT value FROM meta WHERE name = 'complete'"), 1);
 	unlink(db);
+}
+
+/*
+ * A vCPU with no guest event of its own (here vCPU 2, with a host thread
+ * named for it): still a CPU of its VM, with that thread.
+ */
+static void test_quiet_vcpu(void **state)
+{
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321, 4399]" };
+	char db[128];
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	export(*state, db, sizeof(db), false);
+	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE machine_id = 1 AND cpu = 2"), 0);
+	assert_int_equal(one(db, "SELECT t.tid FROM cpu c JOIN thread t ON t.utid = c.host_utid "
+			     "WHERE c.machine_id = 1 AND c.cpu = 2"), 4399);
+	assert_int_equal(one(db, "SELECT vcpu FROM thread WHERE machine_id = 0 AND tid = 4399"), 2);
 }
 
 /* A damaged stream: merge warns, the database is marked incomplete, the rest is in it. */
@@ -408,6 +442,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_existing_file, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_incomplete, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_killed, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_quiet_vcpu, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_damaged, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_command, fx_setup_root, fx_teardown_root),
 	};

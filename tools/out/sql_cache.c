@@ -112,7 +112,10 @@ out:
 	sqlite3_close(h);
 }
 
-/* Where @archive's database goes: in it if it can be written to, else in the user's cache. */
+/*
+ * Where @archive's database goes: in it if it can be written to, else in
+ * the user's cache; NULL after saying why.
+ */
 static char *cache_path(const char *archive)
 {
 	char *dir = hvt_join(archive, CACHE_DIR), *path = NULL, real[PATH_MAX];
@@ -125,17 +128,25 @@ static char *cache_path(const char *archive)
 		return path;
 	}
 	free(dir);
-	if (!realpath(archive, real))
+	if (!realpath(archive, real)) {
+		hvt_err("%s: %s", archive, strerror(errno));
 		return NULL;
+	}
 	stamp_add(&h, real, strlen(real));
-	if (xdg && *xdg ? asprintf(&dir, "%s/hvtrace", xdg) :
-	    home && *home ? asprintf(&dir, "%s/.cache/hvtrace", home) : -1) {
+	if ((xdg && *xdg ? asprintf(&dir, "%s/hvtrace", xdg) :
+	     home && *home ? asprintf(&dir, "%s/.cache/hvtrace", home) : -1) < 0) {
 		hvt_err("%s cannot be written to, and neither XDG_CACHE_HOME nor HOME says where "
 			"a cache may be", archive);
 		return NULL;
 	}
-	if (hvt_mkdir_p(dir) || asprintf(&path, "%s/%016" PRIx64 ".db", dir, h) < 0)
+	if (hvt_mkdir_p(dir)) {
+		hvt_err("%s cannot be written to, nor the cache directory %s: %s", archive, dir,
+			strerror(errno));
 		path = NULL;
+	} else if (asprintf(&path, "%s/%016" PRIx64 ".db", dir, h) < 0) {
+		hvt_err("out of memory");
+		path = NULL;
+	}
 	free(dir);
 	return path;
 }
@@ -147,8 +158,6 @@ static int build(const char *archive, const char *path, const char *stamp)
 	struct hvt_timeline tl;
 	struct hvt_sql_out *o;
 	struct hvt_source *s;
-	sqlite3 *h;
-	char sql[128];
 	int ret = -1;
 
 	hvt_info("%s: building its database, once: %s", archive, path);
@@ -158,20 +167,12 @@ static int build(const char *archive, const char *path, const char *stamp)
 	    (o = hvt_sql_out_open(&ses, path, true))) {
 		while ((s = hvt_timeline_next(&tl)))
 			hvt_sql_out_event(o, s);
-		ret = hvt_sql_out_close(o);
+		/* what it was built from, for the next time: in it, or no database */
+		ret = hvt_sql_out_meta(o, "archive_stamp", stamp) | hvt_sql_out_close(o);
 	}
 	hvt_timeline_close(&tl);
 	hvt_session_close(&ses);
-	if (ret)
-		return -1;
-	/* what it was built from, for the next time */
-	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('archive_stamp', '%s')", stamp);
-	if (sqlite3_open(path, &h) != SQLITE_OK || sqlite3_exec(h, sql, NULL, NULL, NULL)) {
-		hvt_err("%s: %s", path, sqlite3_errmsg(h));
-		ret = -1;
-	}
-	sqlite3_close(h);
-	return ret;
+	return ret ? -1 : 0;
 }
 
 int hvt_sql_cache(const char *archive, char **path)
@@ -189,10 +190,8 @@ int hvt_sql_cache(const char *archive, char **path)
 		return -1;
 	}
 	*path = cache_path(archive);
-	if (!*path) {
-		hvt_err("%s: no place for its database: %s", archive, strerror(errno));
+	if (!*path)
 		return -1;
-	}
 	built_from(*path, then, sizeof(then));
 	if (!strcmp(now, then))
 		return 0;

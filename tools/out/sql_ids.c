@@ -89,10 +89,15 @@ int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, int32
 {
 	/* the idle tasks are tid 0, one per CPU: kept apart as -1 - cpu */
 	int32_t key = tid ? tid : cpu >= 0 && cpu < INT32_MAX ? -1 - cpu : INT32_MIN;
-	struct sql_thread *t = tid >= 0 ? thread_of(o, machine, key) : NULL;
+	struct sql_thread *t;
 
-	if (!t)
+	if (tid < 0)
 		return -1;
+	t = thread_of(o, machine, key);
+	if (!t) {
+		hvt_sql_fail(o, "out of memory");
+		return -1;
+	}
 	if (comm && *comm)
 		snprintf(t->name, sizeof(t->name), "%s", comm);
 	else if (!tid && !t->name[0] && cpu >= 0 && cpu < 100000)
@@ -109,8 +114,10 @@ int64_t hvt_sql_ucpu(struct hvt_sql_out *o, uint32_t machine, uint32_t cpu)
 		return -1;
 	if (cpu >= n) {
 		v = realloc(v, ((size_t)cpu + 1) * sizeof(*v));
-		if (!v)
+		if (!v) {
+			hvt_sql_fail(o, "out of memory");
 			return -1;
+		}
 		memset(v + n, 0, ((size_t)cpu + 1 - n) * sizeof(*v));
 		o->ucpu[machine] = v;
 		o->nr_ucpu[machine] = n = (size_t)cpu + 1;
@@ -313,22 +320,23 @@ static int write_machines(struct hvt_sql_out *o)
 	return ret;
 }
 
-int hvt_sql_ids_write(struct hvt_sql_out *o)
+void hvt_sql_ids_complete(struct hvt_sql_out *o)
 {
 	size_t i;
 
 	if (processes_of(o, &o->ses->host_apps, 0) || vcpu_threads(o))
-		goto nomem;
+		hvt_sql_fail(o, "out of memory");
 	for (i = 0; i < o->ses->archive.nr_vms; i++)
 		if (processes_of(o, &o->ses->vms[i], (uint32_t)i + 1))
-			goto nomem;
+			hvt_sql_fail(o, "out of memory");
+}
+
+int hvt_sql_ids_write(struct hvt_sql_out *o)
+{
 	if (write_machines(o) || write_processes(o) || write_threads(o)) {
 		if (!o->failed)
 			hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
 		return -1;
 	}
 	return 0;
-nomem:
-	hvt_err("out of memory");
-	return -1;
 }

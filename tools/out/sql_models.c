@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "tools/out/sql_private.h"
 
 #define UNBOUNDED	(UINT64_MAX / 8)	/* a bound this large is none guaranteed */
@@ -211,6 +212,12 @@ void hvt_sql_models_finish(struct hvt_sql_out *o)
 	size_t i;
 
 	hvt_vm_analyses_finish(&o->analyses, o->last_tsc);
-	for (i = 0; i < o->ses->archive.nr_vms + 1; i++)
+	for (i = 0; i < o->ses->archive.nr_vms + 1; i++) {
 		hvt_sched_model_finish(&o->machines[i].sched, o->last_tsc);
+		if (o->machines[i].sched.failed && !o->models_gap) {
+			o->models_gap = "sched and thread_state lack rows: a sched_switch named a "
+					"CPU past 2^20, or memory ran out";
+			hvt_warn("%s: %s", o->path, o->models_gap);
+		}
+	}
 }

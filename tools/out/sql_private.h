@@ -64,6 +64,7 @@ struct hvt_sql_out {
 	struct hvt_session *ses;
 	sqlite3 *db;
 	char *path, *tmp;		/* the file, and its name while written */
+	bool force;			/* replace a file at path */
 	sqlite3_stmt *stmt[SQL_NR_STMTS];	/* the pass's inserts, sql_rows.c's */
 	struct sql_rows *rows;
 	struct hvt_text args;		/* an event's fields, as JSON */
@@ -82,6 +83,8 @@ struct hvt_sql_out {
 	struct sql_machine *machines;	/* 1 + the archive's VMs */
 	struct hvt_vm_analyses analyses;
 	struct hvt_event_feed feed;
+	char *extra_name, *extra_value;	/* one more meta row (hvt_sql_out_meta) */
+	const char *models_gap;		/* why sched or thread_state lack rows; NULL: none */
 	uint64_t last_tsc;
 	uint64_t events;
 	bool failed;			/* an insert failed: said once (atomic: two threads) */
@@ -99,6 +102,8 @@ void hvt_sql_bind(sqlite3_stmt *st, int i, int64_t v, bool null);
 
 /* sql_rows.c: the pass's rows, written by a thread of their own */
 int hvt_sql_rows_start(struct hvt_sql_out *o);
+/* The database cannot be completed because of @why: said once, from either thread. */
+void hvt_sql_fail(struct hvt_sql_out *o, const char *why);
 /* A row of @stmt's table: hvt_sql_row, its values in the statement's order, hvt_sql_row_end. */
 void hvt_sql_row(struct hvt_sql_out *o, enum sql_stmt stmt);
 void hvt_sql_int(struct hvt_sql_out *o, int64_t v);
@@ -129,6 +134,8 @@ int64_t hvt_sql_utid(struct hvt_sql_out *o, uint32_t machine, int32_t tid, int32
 		     const char *comm);
 /* The ucpu of CPU @cpu of machine @machine; -1 if out of memory or absurd. */
 int64_t hvt_sql_ucpu(struct hvt_sql_out *o, uint32_t machine, uint32_t cpu);
+/* The ids the pass did not make: the traced processes, the vCPUs (their CPU rows queued). */
+void hvt_sql_ids_complete(struct hvt_sql_out *o);
 /* The machine, process and thread tables, once every id is known; -1 after saying why. */
 int hvt_sql_ids_write(struct hvt_sql_out *o);
 

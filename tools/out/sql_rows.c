@@ -47,12 +47,12 @@ struct sql_rows {
 	struct sql_batch *free, *full, **full_tail;
 	struct sql_batch *fill;		/* the pass's */
 	bool threaded, done;
+	bool finished;			/* hvt_sql_rows_finish() ran: no more rows */
 	pthread_t writer;
 	size_t row_start;		/* fill's current row: its first value */
 };
 
-/* The database cannot be completed: said once, whichever thread finds it. */
-static void fail(struct hvt_sql_out *o, const char *why)
+void hvt_sql_fail(struct hvt_sql_out *o, const char *why)
 {
 	if (!__atomic_exchange_n(&o->failed, true, __ATOMIC_RELAXED))
 		hvt_err("%s: %s", o->path, why);
@@ -69,8 +69,8 @@ static void bind_value(sqlite3_stmt *st, int i, const struct sql_batch *b,
 {
 	if (v->kind == VALUE_INT)
 		sqlite3_bind_int64(st, i, v->i);
-	else if (v->kind == VALUE_TEXT)
-		sqlite3_bind_text(st, i, b->text + v->i, (int)v->len, SQLITE_STATIC);
+	else if (v->kind == VALUE_TEXT)	/* "" may come before the batch has a text */
+		sqlite3_bind_text(st, i, v->len ? b->text + v->i : "", (int)v->len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -174,6 +174,9 @@ void hvt_sql_row(struct hvt_sql_out *o, enum sql_stmt stmt)
 {
 	struct sql_batch *b = o->rows->fill;
 
+	if (o->rows->finished)	/* a row nobody would write: lost, so the database fails */
+		hvt_sql_fail(o, "an SQL row after the last (a bug)");
+
 	b->stmt[b->rows] = (uint8_t)stmt;
 	b->count[b->rows] = 0;
 	o->rows->row_start = b->values;
@@ -185,7 +188,7 @@ static struct sql_value *next_value(struct hvt_sql_out *o)
 	struct sql_batch *b = o->rows->fill;
 
 	if (b->values - o->rows->row_start >= ROW_VALUES) {
-		fail(o, "an SQL row of too many values (a bug)");
+		hvt_sql_fail(o, "an SQL row of too many values (a bug)");
 		return &spare;
 	}
 	b->count[b->rows]++;
@@ -218,13 +221,14 @@ void hvt_sql_text(struct hvt_sql_out *o, const char *s, size_t len)
 			cap *= 2;
 		t = realloc(b->text, cap);
 		if (!t) {
-			fail(o, "out of memory");
+			hvt_sql_fail(o, "out of memory");
 			return;
 		}
 		b->text = t;
 		b->text_cap = cap;
 	}
-	memcpy(b->text + b->text_len, s, len);
+	if (len)
+		memcpy(b->text + b->text_len, s, len);
 	*v = (struct sql_value){ .i = (int64_t)b->text_len, .len = (uint32_t)len,
 				 .kind = VALUE_TEXT };
 	b->text_len += len;
@@ -245,8 +249,9 @@ int hvt_sql_rows_finish(struct hvt_sql_out *o)
 
 	if (!q || !q->fill)
 		return -1;
-	if (q->fill->rows)
+	if (q->fill->rows && !q->finished)
 		submit(o);
+	q->finished = true;
 	if (q->threaded) {
 		pthread_mutex_lock(&q->lock);
 		q->done = true;

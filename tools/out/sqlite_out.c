@@ -189,6 +189,8 @@ static void out_free(struct hvt_sql_out *o)
 	if (o->args_sink)
 		fclose(o->args_sink);
 	free(o->args_buf);
+	free(o->extra_name);
+	free(o->extra_value);
 	free(o->path);
 	free(o->tmp);
 	free(o);
@@ -216,6 +218,7 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 		return o ? abandon(o) : NULL;
 	}
 	o->ses = ses;
+	o->force = force;
 	hvt_partial_sweep(path, STALE_PARTIAL_S);
 	unlink(o->tmp);		/* a leftover of this pid's: ours to replace */
 	hvt_partial_guard(o->tmp);
@@ -298,6 +301,8 @@ static int write_meta(struct hvt_sql_out *o)
 	else if (warnings)
 		snprintf(why, sizeof(why), "merge warned %lu time%s: see the warnings it printed",
 			 warnings, warnings == 1 ? "" : "s");
+	else if (o->models_gap)
+		snprintf(why, sizeof(why), "%s", o->models_gap);
 	if (prepare(o, &st, "INSERT INTO meta VALUES(?, ?)"))
 		return -1;
 #define META_TEXT(k, v) (sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC), \
@@ -312,11 +317,42 @@ static int write_meta(struct hvt_sql_out *o)
 		META_INT("start_host_tsc", ses->archive.pairs[0].tsc) &&
 		META_INT("start_realtime_ns", hvt_host_clock_realtime(&ses->clock,
 								      ses->archive.pairs[0].tsc)) &&
-		META_TEXT("time_unit", "ns since the trace start, on the host's clock"));
+		META_TEXT("time_unit", "ns since the trace start, on the host's clock") &&
+		(!o->extra_name || META_TEXT(o->extra_name, o->extra_value)));
 #undef META_TEXT
 #undef META_INT
 	sqlite3_finalize(st);
 	return ret ? -1 : 0;
+}
+
+int hvt_sql_out_meta(struct hvt_sql_out *o, const char *name, const char *value)
+{
+	free(o->extra_name);
+	free(o->extra_value);
+	o->extra_name = strdup(name);
+	o->extra_value = strdup(value);
+	if (o->extra_name && o->extra_value)
+		return 0;
+	hvt_sql_fail(o, "out of memory");
+	return -1;
+}
+
+/* The temporary file to its name: over a file there only with --force; -1 after saying why. */
+static int put_in_place(struct hvt_sql_out *o)
+{
+	if (o->force ? !rename(o->tmp, o->path) :
+	    !renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE))
+		return 0;
+	if (!o->force && errno == EINVAL && !link(o->tmp, o->path)) {	/* no renameat2 there */
+		unlink(o->tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		hvt_err("%s appeared while the database was written, and is kept: name a new "
+			"file, or replace it with --force", o->path);
+	else
+		hvt_err("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+	return -1;
 }
 
 int hvt_sql_out_close(struct hvt_sql_out *o)
@@ -324,16 +360,15 @@ int hvt_sql_out_close(struct hvt_sql_out *o)
 	int ret = -1;
 
 	hvt_sql_models_finish(o);
+	hvt_sql_ids_complete(o);
 	if (!hvt_sql_rows_finish(o) && !hvt_sql_ids_write(o) && !hvt_sql_clock_write(o) &&
 	    !write_meta(o) && !exec(o, hvt_sql_indexes) && !exec(o, "COMMIT") && !o->failed) {
 		hvt_sql_rows_free(o);
 		finalize_statements(o);
 		if (sqlite3_close(o->db) != SQLITE_OK)
 			hvt_err("%s: %s", o->path, sqlite3_errmsg(o->db));
-		else if (rename(o->tmp, o->path))
-			hvt_err("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
 		else
-			ret = 0;
+			ret = put_in_place(o);
 		o->db = NULL;
 	}
 	if (ret)

@@ -36,6 +36,8 @@ struct hvt_sql_out;
 struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, bool force);
 /* Each event merge writes, in its order. */
 void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s);
+/* One more row of the meta table (copied); -1 if out of memory. */
+int hvt_sql_out_meta(struct hvt_sql_out *o, const char *name, const char *value);
 /* Completes the database and puts it in place; -1 after an error message (nothing left). */
 int hvt_sql_out_close(struct hvt_sql_out *o);
 
