@@ -54,6 +54,34 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 	check "sql: its meta says complete" test "$("$ck_hv" sql "$ck_archive" \
 		"SELECT value FROM meta WHERE name = 'complete'" | tail -n 1)" = 1
 
+	# built once: not again while the archive stays as it is, again when it changes
+	cp -a "$ck_archive" "$ck_work/copy"
+	rm -rf "$ck_work/copy/.hvtrace-cache"
+	"$ck_hv" sql "$ck_work/copy" --path > /dev/null 2> "$ck_work/build1.err"
+	"$ck_hv" sql "$ck_work/copy" --path > /dev/null 2> "$ck_work/build2.err"
+	touch "$ck_work/copy/hvtrace.json"
+	"$ck_hv" sql "$ck_work/copy" --path > /dev/null 2> "$ck_work/build3.err"
+	check "sql: the cache is built once, and again when the archive changes" sh -c '
+		grep -q "building its database" "$1" && ! grep -q "building its database" "$2" &&
+		grep -q "building its database" "$3"' sh "$ck_work/build1.err" "$ck_work/build2.err" \
+		"$ck_work/build3.err"
+	rm -rf "$ck_work/copy"
+
+	# a read-only archive (a bind mount of it, in a mount namespace of its
+	# own): its database goes to the user's cache instead
+	if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
+		mkdir -p "$ck_work/ro" "$ck_work/xdg"
+		q=$(unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" &&
+			mount -o remount,bind,ro "$2" &&
+			XDG_CACHE_HOME="$3" "$4" sql "$2" "SELECT count(*) FROM event"' sh \
+			"$ck_archive" "$ck_work/ro" "$ck_work/xdg" "$ck_hv" 2>/dev/null | tail -n 1)
+		n=$("$ck_hv" sql "$ck_archive" "SELECT count(*) FROM event" | tail -n 1)
+		check "sql: a read-only archive's database in XDG_CACHE_HOME ($q of $n events)" \
+			sh -c 'test "$1" = "$2" && ls "$3"/hvtrace/*.db' sh "$q" "$n" "$ck_work/xdg"
+	else
+		echo "SKIP sql: a read-only archive's database in XDG_CACHE_HOME: needs root and unshare"
+	fi
+
 	# vCPU states: analyze's vCPU rows, ns and pieces
 	cookbook_run vcpu-states
 	awk -F'\t' '$2 == "vcpu" && $6 == -1 && $5 ~ /^(guest|guest-idle|hypervisor|preempted|blocked|unknown)$/ {
