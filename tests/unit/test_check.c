@@ -507,6 +507,25 @@ static void test_vcpu_threads(void **state)
 				     "after its vCPU thread's run and 60.000 us before its next "
 				     "run, with an error bound of +/-0.050 us\n"));
 	free(text);
+	/*
+	 * The same with host CPU 0's file missing: the thread may have run
+	 * there, unseen. Its file fails; the alignment is not blamed.
+	 */
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", c->root);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL stream-decodes[host/ftrace/cpu0.raw]: cannot be "
+				     "opened\n"));
+	assert_non_null(strstr(text, "\nPASS vcpu-threads[demo]: 2 guest events inside their "
+				     "vCPU thread's run intervals, 3 not judged (no CPU, an unknown "
+				     "thread, or where the host lost events; host CPU 0 could not "
+				     "be read: a vCPU thread not seen running elsewhere may have run "
+				     "there, so its time out is not known)\n"));
+	free(text);
 
 	/* Not named, or named wrongly: skipped, with a warning for the latter. */
 	o.vcpu_tids = "[-1]";

@@ -131,7 +131,7 @@ static void test_loss(void **state)
 	hvt_host_runs_switch(&r, 0, 10, 5, false, 100, "a");
 	hvt_host_runs_switch(&r, 1, 12, 6, false, 101, "b");
 	s.n = 0;
-	hvt_host_runs_lost(&r, 0, 15);
+	hvt_host_runs_lost(&r, 0, 15, 20);
 	assert_int_equal(s.n, 1);
 	expect(&s, 0, HVT_RUN_RUNNING, 10, 15, false);
 	assert_int_equal(s.seg[0].thread, 0);
@@ -142,6 +142,38 @@ static void test_loss(void **state)
 	hvt_host_runs_finish(&r, 50);
 	expect(&s, 2, HVT_RUN_PREEMPTED, 40, 50, false);
 	expect(&s, 3, HVT_RUN_RUNNING, 12, 50, false);	/* 101 on CPU 1 throughout */
+	hvt_host_runs_free(&r);
+}
+
+/*
+ * CPU 1's file could not be read (lost from 0, nothing after): a thread
+ * switched out on CPU 0 may run there unseen, so its time out is UNKNOWN,
+ * not preempted or blocked; its runs on CPU 0 stay runs. Once CPU 1 shows
+ * an event after all, switch-outs are judged again.
+ */
+static void test_gone_cpu(void **state)
+{
+	static const int32_t tids[] = { 100 };
+	struct hvt_host_runs r;
+	struct seen s = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(hvt_host_runs_init(&r, tids, 1, 0, record, &s), 0);
+	hvt_host_runs_lost(&r, 1, 0, UINT64_MAX);
+	hvt_host_runs_switch(&r, 0, 10, 5, false, 100, "a");
+	hvt_host_runs_switch(&r, 0, 20, 100, true, 6, "b");	/* out, runnable */
+	hvt_host_runs_switch(&r, 0, 30, 6, false, 100, "a");
+	expect(&s, 0, HVT_RUN_UNKNOWN, 0, 10, false);
+	expect(&s, 1, HVT_RUN_RUNNING, 10, 0, true);
+	expect(&s, 2, HVT_RUN_RUNNING, 10, 20, false);
+	expect(&s, 3, HVT_RUN_UNKNOWN, 20, 30, false);	/* not preempted */
+	expect(&s, 4, HVT_RUN_RUNNING, 30, 0, true);
+	hvt_host_runs_switch(&r, 1, 35, 7, false, 8, "c");	/* CPU 1 after all */
+	hvt_host_runs_switch(&r, 0, 40, 100, false, 6, "b");	/* out, asleep */
+	hvt_host_runs_finish(&r, 50);
+	expect(&s, 5, HVT_RUN_RUNNING, 30, 40, false);
+	expect(&s, 6, HVT_RUN_BLOCKED, 40, 50, false);
+	assert_int_equal(s.n, 7);
 	hvt_host_runs_free(&r);
 }
 
@@ -160,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_missing_switch_in),
 		cmocka_unit_test(test_missing_switch_out),
 		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_gone_cpu),
 		cmocka_unit_test(test_state_names),
 	};
 

@@ -10,6 +10,7 @@
 
 struct hvt_host_cpu_last {
 	bool valid;			/* a sched_switch seen since the start or a loss */
+	bool gone;			/* lost, and no event of it since */
 	uint64_t ts;
 	int32_t next;
 };
@@ -147,6 +148,10 @@ static void switch_out(struct hvt_host_runs *r, struct hvt_tracked_thread *t, ui
 		t->guessed = true;
 	}
 	t->cpu = (int32_t)cpu;
+	if (r->nr_gone) {	/* it may run on a CPU the host lost, unseen */
+		change(r, t, ts, HVT_RUN_UNKNOWN);
+		return;
+	}
 	change(r, t, ts, runnable ? HVT_RUN_PREEMPTED : HVT_RUN_BLOCKED);
 	t->by.tid = next;
 	snprintf(t->by.comm, sizeof(t->by.comm), "%s", next_comm ? next_comm : "");
@@ -178,6 +183,10 @@ void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, in
 
 	if (out || in)
 		r->switches++;
+	if (last && last->gone) {	/* it came back after all */
+		last->gone = false;
+		r->nr_gone--;
+	}
 	/* A tracked thread switched in here was switched out unrecorded. */
 	if (last && last->valid && last->next != prev && tracked(r, last->next))
 		r->missing_out++;
@@ -190,14 +199,18 @@ void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, in
 		in->seen = true;
 	}
 	if (last)
-		*last = (struct hvt_host_cpu_last){ true, ts, next };
+		*last = (struct hvt_host_cpu_last){ .valid = true, .ts = ts, .next = next };
 }
 
-void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts)
+void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, uint64_t until)
 {
 	struct hvt_host_cpu_last *last = cpu_last(r, cpu);
 	size_t i;
 
+	if (until == UINT64_MAX && last && !last->gone) {
+		last->gone = true;
+		r->nr_gone++;
+	}
 	for (i = 0; i < r->nr; i++) {
 		struct hvt_tracked_thread *t = &r->threads[i];
 

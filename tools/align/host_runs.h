@@ -12,7 +12,9 @@
  *              and the task it was switched to (@by) had it;
  *   BLOCKED    switched out sleeping (S, D, ...): for a vCPU thread, a
  *              halted vCPU or QEMU waiting (I/O, a lock);
- *   UNKNOWN    before the host saw it, or after the host lost events.
+ *   UNKNOWN    before the host saw it, after the host lost events, or
+ *              switched out while a host CPU is lost for good (it may run
+ *              there unseen).
  *
  * Each change closes a segment, handed to the caller's function in host
  * time order per thread. A switch-in is the sched_switch whose next is the
@@ -89,6 +91,7 @@ struct hvt_host_runs {
 	uint64_t missing_out;		/* switch-outs that were not recorded */
 	uint64_t first_missing_in;	/* the host TSC of the first, if any */
 	int32_t first_missing_in_cpu;
+	size_t nr_gone;			/* host CPUs lost with nothing after */
 	bool failed;			/* out of memory: segments may be missing */
 };
 
@@ -107,10 +110,14 @@ void hvt_host_runs_free(struct hvt_host_runs *r);
 void hvt_host_runs_switch(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, int32_t prev,
 			  bool runnable, int32_t next, const char *next_comm);
 /*
- * Host CPU @cpu lost events after its event at @ts: a tracked thread that
- * may have been switched there is UNKNOWN from @ts to its next sched_switch.
+ * Host CPU @cpu lost events after its event at @ts, until its event at
+ * @until: a tracked thread that may have been switched there is UNKNOWN
+ * from @ts to its next sched_switch. @until UINT64_MAX: no event of the
+ * CPU came after (its file ends there, or could not be read at all): from
+ * then on a thread switched out anywhere may have run there unseen, so its
+ * time out is UNKNOWN too, not preempted or blocked.
  */
-void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts);
+void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, uint64_t until);
 /* The trace ends at @end: every thread's last segment closes there. */
 void hvt_host_runs_finish(struct hvt_host_runs *r, uint64_t end);
 /* "running", "preempted", ... */

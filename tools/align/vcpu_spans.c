@@ -42,7 +42,7 @@ static void runs_event(void *ctx, int cpu, const struct hvt_host_switch *e)
 	if (e->kind != HVT_HS_SCHED)
 		return;
 	if (e->lost_before)
-		hvt_host_runs_lost(runs, (uint32_t)cpu, e->lost_since);
+		hvt_host_runs_lost(runs, (uint32_t)cpu, e->lost_since, e->ts);
 	hvt_host_runs_switch(runs, (uint32_t)cpu, e->ts, e->prev, e->runnable, e->next, NULL);
 }
 

@@ -196,6 +196,10 @@ void hvt_analysis_text(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 			" switch-outs of vCPU threads had no switch-in recorded, %" PRIu64
 			" switch-outs were not recorded; such runs start at their CPU's previous "
 			"switch\n", r->missing_in, r->switches, r->missing_out);
+	if (v->unread_cpus && *v->unread_cpus)
+		fprintf(out, "  host CPU %s could not be read: a vCPU thread switched out may have "
+			"run there unseen, so its time out of its CPU is counted unknown\n",
+			v->unread_cpus);
 	if (a->failed || r->failed)
 		fprintf(out, "  out of memory: some time is not counted\n");
 	vcpu_table(out, a, v);

@@ -16,6 +16,7 @@
 struct hvt_analysis_view {
 	double ns_per_tick;		/* the host clock's, over the trace */
 	bool tcg;			/* the hypervisor state is not seen */
+	const char *unread_cpus;	/* host CPUs not read ("0, 3"); "" or NULL: none */
 	unsigned int top;		/* causes and threads shown */
 	const int32_t *tids;		/* guest threads to show, by tid ... */
 	size_t nr_tids;

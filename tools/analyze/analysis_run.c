@@ -49,8 +49,11 @@ static int report(struct hvt_vm_analyses *va, const struct hvt_vm_analyses_opts 
 	struct hvt_session *ses = va->ses;
 	const struct hvt_clock_pair *p = &ses->archive.pairs[0];
 	struct hvt_analysis_view v = o->view;
+	char unread[256];
 	size_t i, done = 0;
 
+	if (hvt_session_unread_host_cpus(ses, unread, sizeof(unread)))
+		v.unread_cpus = unread;
 	v.ns_per_tick = hvt_host_clock_ticks_us(&ses->clock, p->tsc, 1000000) / 1e6 * 1e3;
 	if (o->tsv)
 		hvt_analysis_tsv_header(out);

@@ -162,13 +162,30 @@ static void report_host_sched(struct hvt_tally *t, struct hvt_session *ses, cons
 	       r->missing_out, r->missing_out == 1 ? "" : "s");
 }
 
+/*
+ * The host CPUs whose file could not be read, as "; host CPU 0 could not
+ * be read: ..." in @buf; "" if none.
+ */
+static void unread_host_cpus(const struct hvt_session *ses, char *buf, size_t len)
+{
+	char cpus[256];
+	size_t n = hvt_session_unread_host_cpus(ses, cpus, sizeof(cpus));
+
+	buf[0] = '\0';
+	if (n)
+		snprintf(buf, len, "; host CPU%s %s could not be read: a vCPU thread not seen "
+			 "running elsewhere may have run there, so its time out is not known",
+			 n == 1 ? "" : "s", cpus);
+}
+
 /* vcpu-threads[VM]: each VM's guest events inside its vCPU threads' runs. */
 static void check_threads(struct hvt_tally *t, struct hvt_session *ses,
 			  const struct hvt_check_events *ce)
 {
-	char name[512], where[512];
+	char name[512], where[512], unread[512];
 	size_t i;
 
+	unread_host_cpus(ses, unread, sizeof(unread));
 	for (i = 0; i < ses->archive.nr_vms; i++) {
 		const struct hvt_event_bounds *b = &ce->vms[i];
 		const struct hvt_vcpu_windows *w = &b->threads.windows;
@@ -197,11 +214,12 @@ static void check_threads(struct hvt_tally *t, struct hvt_session *ses,
 			       "error bound; %s", w->outside, judged, where);
 		} else if (!judged) {
 			hvt_check_report(t, HVT_SKIP, name, "no guest event could be judged (%" PRIu64 " fell "
-			       "where the host did not record their vCPU's thread)", w->unjudged);
+			       "where the host did not record their vCPU's thread%s)", w->unjudged,
+			       unread);
 		} else {
 			hvt_check_report(t, HVT_PASS, name, "%" PRIu64 " guest events inside their vCPU thread's "
 			       "run intervals, %" PRIu64 " not judged (no CPU, an unknown thread, or "
-			       "where the host lost events)", w->inside, w->unjudged);
+			       "where the host lost events%s)", w->inside, w->unjudged, unread);
 		}
 	}
 }

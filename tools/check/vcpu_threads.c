@@ -47,7 +47,7 @@ void hvt_vcpu_threads_switch(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t
 void hvt_vcpu_threads_lost(struct hvt_vcpu_threads *vt, uint32_t cpu, uint64_t ts,
 			   uint64_t until)
 {
-	hvt_host_runs_lost(&vt->runs, cpu, ts);
+	hvt_host_runs_lost(&vt->runs, cpu, ts, until);
 	hvt_vcpu_windows_host_lost(&vt->windows, until);
 }
 

@@ -53,6 +53,11 @@ int hvt_event_feed_init(struct hvt_event_feed *f, const struct hvt_session *ses,
 
 		if (s->layer != HVT_LAYER_HOST || s->host_cpu < 0)
 			continue;
+		if (!hvt_reader_opened(&s->rd)) {	/* its file could not be read: nothing known */
+			if (l->host_lost)
+				l->host_lost(ctx, (uint32_t)s->host_cpu, 0, UINT64_MAX);
+			continue;
+		}
 		f->damage[i] = hvt_source_damage(s);
 		if (f->damage[i] && l->host_lost)
 			l->host_lost(ctx, (uint32_t)s->host_cpu, 0, s->host_tsc);

@@ -14,7 +14,9 @@
  * from, until) - from the event before the gap (0: the start) to the one
  * after it (UINT64_MAX: none came). A gap is told when the time line
  * moves past the event before it, so before any later event of the time
- * line; the gaps before each CPU's first event come at hvt_event_feed_init().
+ * line; the gaps before each CPU's first event come at hvt_event_feed_init(),
+ * and so does one gap over the whole trace (0 to UINT64_MAX) for each host
+ * CPU whose file could not be read at all.
  */
 #ifndef HVT_TOOLS_MERGE_EVENT_FEED_H
 #define HVT_TOOLS_MERGE_EVENT_FEED_H

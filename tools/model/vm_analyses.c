@@ -117,10 +117,9 @@ void hvt_vm_analyses_host_lost(void *ctx, uint32_t cpu, uint64_t from, uint64_t 
 	struct hvt_vm_analyses *va = ctx;
 	size_t v;
 
-	(void)until;	/* unknown from @from to the CPU's next sched_switch */
 	for (v = 0; v < va->ses->archive.nr_vms; v++)
 		if (!va->why[v])
-			hvt_vm_analysis_host_lost(&va->vms[v], cpu, from);
+			hvt_vm_analysis_host_lost(&va->vms[v], cpu, from, until);
 }
 
 uint64_t hvt_vm_analyses_bound(const struct hvt_vm_analyses *va, const struct hvt_fed_event *e)

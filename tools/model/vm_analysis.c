@@ -257,9 +257,10 @@ void hvt_vm_analysis_host_switch(struct hvt_vm_analysis *a, uint32_t cpu, uint64
 	hvt_host_runs_switch(&a->runs, cpu, ts, prev, runnable, next, next_comm);
 }
 
-void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts)
+void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
+			       uint64_t until)
 {
-	hvt_host_runs_lost(&a->runs, cpu, ts);
+	hvt_host_runs_lost(&a->runs, cpu, ts, until);
 }
 
 /* vCPU @id, if its host thread is known (its changes are consumed). */

@@ -96,7 +96,8 @@ void hvt_vm_analysis_free(struct hvt_vm_analysis *a);
 void hvt_vm_analysis_host_switch(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
 				 int32_t prev, bool runnable, int32_t next,
 				 const char *next_comm);
-void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts);
+void hvt_vm_analysis_host_lost(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
+			       uint64_t until);
 /* A kvm_exit (@entry false, with @reason) or kvm_entry of vCPU @vcpu. */
 void hvt_vm_analysis_kvm(struct hvt_vm_analysis *a, uint32_t vcpu, bool entry, uint64_t ts,
 			 uint32_t reason);

@@ -71,6 +71,26 @@ unsigned long hvt_session_warnings(const struct hvt_session *ses)
 	return n;
 }
 
+size_t hvt_session_unread_host_cpus(const struct hvt_session *ses, char *buf, size_t len)
+{
+	size_t i, n = 0, at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
+		int k;
+
+		if (s->layer != HVT_LAYER_HOST || s->host_cpu < 0 || hvt_reader_opened(&s->rd))
+			continue;
+		k = at < len ? snprintf(buf + at, len - at, "%s%d", n ? ", " : "", s->host_cpu) : 0;
+		if (k > 0)
+			at = at + (size_t)k < len ? at + (size_t)k : len;
+		n++;
+	}
+	return n;
+}
+
 uint64_t hvt_session_lost(const struct hvt_session *ses)
 {
 	uint64_t n = 0;

@@ -147,6 +147,11 @@ void hvt_session_close(struct hvt_session *ses);
 int hvt_session_refresh(struct hvt_session *ses);
 /* Every warning issued so far, from any reader. */
 unsigned long hvt_session_warnings(const struct hvt_session *ses);
+/*
+ * The host CPUs whose file could not be read at all, as "0, 3" in @buf
+ * ("" if none; cut to @len); how many.
+ */
+size_t hvt_session_unread_host_cpus(const struct hvt_session *ses, char *buf, size_t len);
 /* Events the producers reported lost (discarded, missed, lost packets). */
 uint64_t hvt_session_lost(const struct hvt_session *ses);
 /* The VM of source @s, or NULL for a source of the host. */
