@@ -665,7 +665,7 @@ static int write_manifest(const char *root, const struct fx_options *o)
 		"{ \"dir\": \"host/ftrace\", \"instance\": \"hvtrace-1\", \"page_size\": 4096,"
 		" \"events\": [\"sched:sched_switch\"], \"pids\": [4321],"
 		" \"cpus\": [ { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
-		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 8192 } ] }" : "null";
+		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 4096 } ] }" : "null";
 
 	char threads[256] = "";
 

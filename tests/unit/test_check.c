@@ -544,6 +544,38 @@ static void test_vcpu_threads(void **state)
 }
 
 /*
+ * A host CPU file shorter than the manifest records (its last page gone):
+ * said, and its stream-decodes line fails; what it holds is still used.
+ */
+static void test_short_host_cpu(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text, *manifest, *at;
+	size_t len;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_host_runs(c);
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/hvtrace.json", c->root);
+		assert_int_equal(hvt_read_file(path, 1 << 20, &manifest, &len), 0);
+	}
+	at = strstr(manifest, "\"cpu1.raw\", \"bytes\": 4096");
+	assert_non_null(at);
+	memcpy(strstr(at, "4096"), "8192", 4);	/* the collector wrote a page more */
+	assert_int_equal(fx_write(c->root, "hvtrace.json", manifest, len), 0);
+	free(manifest);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL stream-decodes[host/ftrace/cpu1.raw]: 1 problem "
+				     "(see the warnings)\n"));
+	assert_non_null(strstr(text, "\nPASS vcpu-threads[demo]: 2 guest events inside their "
+				     "vCPU thread's run intervals"));
+	free(text);
+}
+
+/*
  * The host misses a switch-in (as this machine's kernel does for idle ->
  * task): the run is taken from the CPU's previous sched_switch, reported
  * in host-sched, and the events inside it stay inside.
@@ -745,6 +777,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_host_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_threads_missing_switch_in, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sync_held_out, setup, teardown),

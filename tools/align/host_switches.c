@@ -4,6 +4,7 @@
  * constraints, read once (host_switches.h).
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "lib/grow.h"
@@ -126,7 +127,15 @@ static int keep(struct cpu_reader *r, const struct hvt_host_switch *e)
 	return push(r->out, e);
 }
 
-static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
+/* Whether the file of @info is shorter than the manifest says the collector wrote. */
+static bool short_file(const struct hvt_ftrace_cpu_info *info)
+{
+	struct stat st;
+
+	return info->bytes >= 0 && !stat(info->path, &st) && st.st_size < info->bytes;
+}
+
+static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info, bool complete,
 		    const struct thread_set *threads, struct hvt_event_decoder *dec,
 		    struct hvt_cpu_switches *out, struct hvt_host_switches *hs)
 {
@@ -162,9 +171,12 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 		last_switch = out->last = e.ts;
 		lost = false;
 	}
-	/* a page lost or damaged after the last event: the rest is unknown */
-	if (!ret && hvt_ftrace_cpu_stats(c)->lost_events + hvt_ftrace_cpu_stats(c)->warnings +
-		    warnings != damage)
+	/*
+	 * A page lost or damaged after the last event, or the file shorter
+	 * than a complete recording's manifest says: the rest is unknown.
+	 */
+	if (!ret && (hvt_ftrace_cpu_stats(c)->lost_events + hvt_ftrace_cpu_stats(c)->warnings +
+		     warnings != damage || (complete && short_file(info))))
 		ret = add_loss(hs, last, UINT64_MAX);
 	hvt_ftrace_cpu_close(c);
 	return ret;
@@ -237,7 +249,7 @@ int hvt_host_switches_read(const struct hvt_archive *a, struct hvt_ftrace *ft,
 	}
 	hvt_log_mute();		/* the merge's own pass reports the damage */
 	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = read_cpu(ft, &a->cpus[i], &threads, &dec, &hs->cpus[i], hs);
+		ret = read_cpu(ft, &a->cpus[i], a->complete, &threads, &dec, &hs->cpus[i], hs);
 	hvt_log_unmute();
 	hvt_event_decoder_free(&dec);
 	free(threads.tid);

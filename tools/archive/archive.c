@@ -108,12 +108,12 @@ static int parse_ftrace_cpus(struct hvt_archive *a, json_t *cpus, const char *di
 	for (i = 0; i < json_array_size(cpus); i++) {
 		struct hvt_ftrace_cpu_info *c = &a->cpus[a->nr_cpus];
 		const char *file;
-		json_int_t cpu;
+		json_int_t cpu, bytes = -1;
 		json_error_t jerr;
 
-		if (json_unpack_ex(json_array_get(cpus, i), &jerr, 0, "{s:I, s:s}",
-				   "cpu", &cpu, "file", &file) ||
-		    cpu < 0 || cpu >= HVT_MAX_HOST_CPUS || !hvt_relpath_ok(file)) {
+		if (json_unpack_ex(json_array_get(cpus, i), &jerr, 0, "{s:I, s:s, s?I}",
+				   "cpu", &cpu, "file", &file, "bytes", &bytes) ||
+		    cpu < 0 || cpu >= HVT_MAX_HOST_CPUS || !hvt_relpath_ok(file) || bytes < -1) {
 			char msg[160];
 			const char *why = hvt_json_why(json_array_get(cpus, i), "cpu:I file:s",
 						       msg, sizeof(msg));
@@ -124,6 +124,7 @@ static int parse_ftrace_cpus(struct hvt_archive *a, json_t *cpus, const char *di
 			continue;
 		}
 		c->cpu = (int)cpu;
+		c->bytes = bytes;
 		c->path = hvt_join(dir, file);
 		if (!c->path)
 			return -1;

@@ -36,6 +36,7 @@
 struct hvt_ftrace_cpu_info {
 	int cpu;
 	char *path;			/* ROOT/host/ftrace/cpuN.raw */
+	int64_t bytes;			/* the collector wrote so many; -1: not said */
 };
 
 #define HVT_MAX_VCPU_THREADS	4096	/* vCPUs with a known host thread, per VM */

@@ -59,8 +59,9 @@ int hvt_event_feed_init(struct hvt_event_feed *f, const struct hvt_session *ses,
 			continue;
 		}
 		f->damage[i] = hvt_source_damage(s);
-		if (f->damage[i] && l->host_lost)
-			l->host_lost(ctx, (uint32_t)s->host_cpu, 0, s->host_tsc);
+		if (f->damage[i] && l->host_lost)	/* no event at all: lost to the end */
+			l->host_lost(ctx, (uint32_t)s->host_cpu, 0,
+				     s->events ? s->host_tsc : UINT64_MAX);
 	}
 	return 0;
 }

@@ -57,6 +57,22 @@ static void check_packets(struct hvt_source *s)
 				"did not write", seen, seen == 1 ? "" : "s", want, seen - want);
 }
 
+/*
+ * At the end of a host CPU file: shorter than hvtrace.json records, its
+ * last pages are missing (truncated or emptied since). Once.
+ */
+static void check_bytes(struct hvt_source *s)
+{
+	if (s->expect_bytes < 0)
+		return;
+	if (s->file_bytes < s->expect_bytes)
+		hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " bytes, where hvtrace.json "
+				"records %" PRId64 ": %" PRId64 " bytes of events are missing "
+				"(truncated or emptied)", s->file_bytes, s->expect_bytes,
+				s->expect_bytes - s->file_bytes);
+	s->expect_bytes = -1;
+}
+
 int hvt_source_next(struct hvt_source *s)
 {
 	for (;;) {
@@ -64,6 +80,7 @@ int hvt_source_next(struct hvt_source *s)
 
 		if (!hvt_reader_next(&s->rd, &s->ev)) {
 			check_packets(s);
+			check_bytes(s);
 			return 0;
 		}
 		/* Every event through the cursor, in stream order, dropped ones too. */

@@ -52,6 +52,9 @@ struct hvt_source {
 	uint64_t shift;			/* ... the current event by so many ticks */
 	uint64_t events;		/* returned so far */
 	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
+	int64_t expect_bytes;		/* a host CPU file: hvtrace.json's bytes, -1 unknown;
+					 * judged at the end, against ... */
+	int64_t file_bytes;		/* ... its size when opened */
 	bool expect_no_more;		/* the archive is complete: more is wrong too */
 };
 

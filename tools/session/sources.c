@@ -70,6 +70,7 @@ struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_laye
 	s->guest_cpu = -1;
 	s->stream_id = UINT32_MAX;
 	s->expect_packets = -1;
+	s->expect_bytes = -1;
 	s->index = (uint32_t)ses->nr_sources;
 	ses->sources[ses->nr_sources++] = s;
 	return s;
@@ -106,6 +107,7 @@ static int open_host(struct hvt_session *ses)
 {
 	const struct hvt_archive *a = &ses->archive;
 	char name[256];
+	struct stat st;
 	size_t i;
 
 	if (!a->ftrace_dir)
@@ -127,6 +129,12 @@ static int open_host(struct hvt_session *ses)
 		s->host_cpu = a->cpus[i].cpu;
 		hvt_reader_open_ftrace_cpu(&s->rd, ses->ftrace, a->cpus[i].path, rel,
 					   a->cpus[i].cpu, &s->warnings);
+		/* a complete recording's manifest says how much the collector wrote */
+		if (!ses->host_trace && !ses->follow && a->complete && a->cpus[i].bytes >= 0 &&
+		    hvt_reader_opened(&s->rd) && !stat(a->cpus[i].path, &st)) {
+			s->expect_bytes = a->cpus[i].bytes;
+			s->file_bytes = st.st_size;
+		}
 	}
 	return 0;
 }
