@@ -396,8 +396,9 @@ install-lib: $(LIBHVTRACE_SO) $(LIBHVTRACE_A)
 	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 install: all install-lib
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(HVTRACE) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 # The guest side, as a VM owner installs it once (README, "In the guest"):
 # hvtrace-agent and libhvtrace (no host library needed to build them), a

@@ -44,3 +44,18 @@ int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 		return -1;
 	return 0;
 }
+
+bool hvt_cli_verbosity(int c)
+{
+	if (c == 'v')
+		hvt_log_set_verbose(1);
+	else if (c == 'q')
+		hvt_log_set_quiet(1);
+	return c == 'v' || c == 'q';
+}
+
+void hvt_cli_verbosity_reset(void)
+{
+	hvt_log_set_verbose(0);
+	hvt_log_set_quiet(0);
+}

@@ -8,6 +8,7 @@
 #ifndef HVT_LIB_CLI_H
 #define HVT_LIB_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HVT_EXIT_USAGE	2
@@ -27,5 +28,24 @@ int hvt_usage_bad_option(const char *cmd, char **argv);
  * no sign, blanks or trailing characters. 0, or -1 if it is not one.
  */
 int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+
+/*
+ * -v/--verbose and -q/--quiet, the same in every offline command: put
+ * HVT_CLI_VERBOSITY_OPTIONS in the getopt_long() table, "vq" in its short
+ * options, and pass each option to hvt_cli_verbosity() first: true when it
+ * was one of them (the log level is set), after hvt_cli_verbosity_reset()
+ * before the loop (a command may run more than once in a process).
+ * HVT_CLI_VERBOSITY_HELP is their
+ * lines of --help.
+ */
+#define HVT_CLI_VERBOSITY_OPTIONS \
+	{ "verbose", no_argument, NULL, 'v' }, { "quiet", no_argument, NULL, 'q' }
+#define HVT_CLI_VERBOSITY_HELP \
+	"  -v, --verbose     also say how each VM's clock was aligned, in detail\n" \
+	"  -q, --quiet       print no summary or information: warnings, errors and\n" \
+	"                    the results only\n"
+bool hvt_cli_verbosity(int c);
+/* Back to the default level, before a command parses its options. */
+void hvt_cli_verbosity_reset(void);
 
 #endif

@@ -7,10 +7,12 @@
 static const char *prog = "hvtrace";
 static int verbose;
 static int muted;
+static int quiet;
 
 void hvt_log_set_prog(const char *p) { prog = p; }
 void hvt_log_set_verbose(int v) { verbose = v; }
 int hvt_log_verbose(void) { return verbose; }
+void hvt_log_set_quiet(int q) { quiet = q; }
 void hvt_log_mute(void) { muted++; }
 void hvt_log_unmute(void) { muted--; }
 
@@ -46,7 +48,18 @@ void hvt_info(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (muted)
+	if (muted || quiet)
+		return;
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+}
+
+void hvt_detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (muted || quiet || !verbose)
 		return;
 	va_start(ap, fmt);
 	emit("", fmt, ap);

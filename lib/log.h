@@ -10,6 +10,11 @@ void hvt_log_set_prog(const char *prog);
 void hvt_log_set_verbose(int verbose);
 int hvt_log_verbose(void);
 /*
+ * Quiet: information (hvt_info, hvt_detail) is dropped; warnings and
+ * errors still print. The commands' -q.
+ */
+void hvt_log_set_quiet(int quiet);
+/*
  * While muted, warnings and information are dropped (errors still print):
  * for a pass over files that a later pass reads and reports on. Nests.
  */
@@ -19,6 +24,8 @@ void hvt_log_unmute(void);
 void hvt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hvt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hvt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Information a user asks for with -v: how a result was reached. */
+void hvt_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hvt_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -8,13 +8,19 @@
 #   - every function exported in vdso/libhvtrace.map has a page
 #     man/man3/NAME.3;
 #   - every page's NAME section (the linked page's, for a ".so" link)
-#     mentions the name the page is installed as.
+#     mentions the name the page is installed as;
+#   - every page's header names the project's version (tools/hvtrace.c);
+#   - given the hvtrace binary, man/man1 is what scripts/man-pages makes
+#     of its --help now: a page per command, none stale.
 # Prints one line per page and exits non-zero on any failure.
-# usage: tests/man_pages.sh   (from anywhere; needs man-db and groff-base)
+# usage: tests/man_pages.sh [HVTRACE]   (from anywhere; needs man-db and groff-base)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 man_dir=$top/man
 map=$top/vdso/libhvtrace.map
+hvtrace=${1:-}
+case $hvtrace in ''|/*) ;; *) hvtrace=$PWD/$hvtrace ;; esac	# the checks run in man/
+version=$(sed -n 's/^#define HVTRACE_VERSION "\(.*\)"/\1/p' "$top/tools/hvtrace.c")
 failed=0
 checked=0
 tmp=$(mktemp -d /tmp/hvtrace-man-XXXXXX) || exit 1
@@ -78,6 +84,10 @@ for page in man*/*.[1-9]; do
 		fail "man/$page" "the NAME section of man/$target does not mention $name"
 		continue
 	fi
+	if [ "$target" = "$page" ] && ! grep -q "^\.TH .* \"hvtrace $version\"" "$page"; then
+		fail "man/$page" "its .TH line does not name \"hvtrace $version\" (tools/hvtrace.c)"
+		continue
+	fi
 	if [ "$target" = "$page" ]; then
 		echo "ok   man/$page"
 	else
@@ -97,6 +107,17 @@ awk '/global:/ { g = 1; next } /local:|}/ { g = 0 }
 while read -r fn; do
 	[ -f "man3/$fn.3" ] || fail "$fn" "exported in vdso/libhvtrace.map but no man/man3/$fn.3"
 done < "$tmp/exported"
+
+# The command pages, made again from the binary's --help: the same files.
+if [ -n "$hvtrace" ]; then
+	if ! "$top/scripts/man-pages" "$hvtrace" "$tmp/man1" 2>"$tmp/err"; then
+		fail "scripts/man-pages" "$(tr '\n' ' ' < "$tmp/err")"
+	elif ! diff -r "$tmp/man1" man1 > "$tmp/diff"; then
+		fail "man/man1" "not what --help says now (run scripts/man-pages $hvtrace): $(head -c 600 "$tmp/diff" | tr '\n' ' ')"
+	else
+		echo "ok   man/man1: $(ls man1 | wc -l) pages, as $hvtrace --help says"
+	fi
+fi
 
 echo "man pages: $checked checked, $failed failed"
 [ "$failed" -eq 0 ]

@@ -56,6 +56,7 @@ static void usage(FILE *out)
 		"  --format FMT       text (default) or tsv: one row per vCPU or thread, state\n"
 		"                     and cause: vm kind id name state cause_id cause ns\n"
 		"                     slack_ns pieces\n"
+		HVT_CLI_VERBOSITY_HELP
 		"  -h, --help         this help\n"
 		"Exit status: 0 done, 1 the archive cannot be read or no VM can be analysed,\n"
 		"2 usage error (a --vm naming no VM of the archive included).\n");
@@ -64,7 +65,7 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct analyze_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "vm", required_argument, NULL, 'v' },
+		{ "vm", required_argument, NULL, 'V' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "tid", required_argument, NULL, 't' },
@@ -72,6 +73,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{ "top", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		HVT_CLI_VERBOSITY_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -79,12 +81,15 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, &i)) != -1) {
+	hvt_cli_verbosity_reset();
+	while ((c = getopt_long(argc, argv, "hvq", longopts, &i)) != -1) {
+		if (hvt_cli_verbosity(c))
+			continue;
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 1;
-		case 'v': case 'F': case 'T':
+		case 'V': case 'F': case 'T':
 			if (hvt_select_add(&o->sel, longopts[i].name, optarg))
 				return -1;
 			break;

@@ -18,7 +18,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace check ARCHIVE|TRACE.DAT [--guest-trace VM=TRACE.DAT]...\n\n"
+		"usage: hvtrace check ARCHIVE|TRACE.DAT [--guest-trace VM=TRACE.DAT]... [-v|-q]\n\n"
 		"Validates ARCHIVE: its descriptions parse, every stream decodes, the\n"
 		"guest clock exchanges stay causal after alignment, KVM's recorded TSC\n"
 		"parameters are used and agree among their sources, exchanges kept out\n"
@@ -33,7 +33,9 @@ static void usage(FILE *out)
 		"Prints PASS, FAIL or SKIP (cannot be checked here, and why) per check,\n"
 		"INFO lines with each VM's distribution of per-event error bounds and\n"
 		"whether the host's scheduling data is complete, then\n"
-		"\"N passed, M failed\" (\", K skipped\" if any).\n"
+		"\"N passed, M failed\" (\", K skipped\" if any).\n\n"
+		HVT_CLI_VERBOSITY_HELP
+		"  -h, --help        this help\n\n"
 		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
 		"2 usage error.\n");
 }
@@ -50,6 +52,7 @@ static int parse_args(int argc, char **argv, const char **archive, struct check_
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "guest-trace", required_argument, NULL, 'G' },
+		HVT_CLI_VERBOSITY_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *eq;
@@ -57,7 +60,10 @@ static int parse_args(int argc, char **argv, const char **archive, struct check_
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	hvt_cli_verbosity_reset();
+	while ((c = getopt_long(argc, argv, "hvq", longopts, NULL)) != -1) {
+		if (hvt_cli_verbosity(c))
+			continue;
 		if (c == 'h') {
 			usage(stdout);
 			return 1;

@@ -26,6 +26,7 @@
 #include "tools/out/merge_report.h"
 #include "tools/out/output.h"
 #include "tools/out/progress.h"
+#include "tools/out/selection_report.h"
 #include "tools/merge/select.h"
 #include "tools/util/text_buffer.h"
 #include "tools/merge/timeline.h"
@@ -42,7 +43,7 @@ static void usage(FILE *out)
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
 		"                     [--print-fmt] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
-		"                     [--stats]\n\n"
+		"                     [--stats] [-v|-q]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
 		"recording on its own, is read as an archive with a host layer only, on its\n"
@@ -52,7 +53,7 @@ static void usage(FILE *out)
 		"Output:\n");
 	hvt_output_formats_help(out);
 	fprintf(out,
-		"  --output PATH     write the events to the file PATH instead of standard\n"
+		"  -o, --output PATH write the events to the file PATH instead of standard\n"
 		"                    output (with ctf: into the directory PATH)\n"
 		"  --force           sqlite: replace the file --output names if it exists\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
@@ -88,6 +89,7 @@ static void usage(FILE *out)
 		"                    timestamp=on), as the vmm layer: their CLOCK_REALTIME\n"
 		"                    microseconds placed through the archive's host clock\n"
 		"                    pairs, the bound said; may be repeated\n\n"
+		HVT_CLI_VERBOSITY_HELP
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost (discarded or\n"
 		"                    overwritten), pkt-gaps (packets missing from the\n"
@@ -95,8 +97,11 @@ static void usage(FILE *out)
 		"                    aligned and how precisely\n\n"
 		"On a terminal, a merge that takes longer than a second shows its progress\n"
 		"on standard error. Unless --format=null, a summary goes to standard error.\n"
-		"Exit status: 0 merged (maybe with warnings), 1 the archive could not be\n"
-		"read, 2 usage error.\n");
+		"A selection that selects no event, or a --from or --to outside the events'\n"
+		"span, is a warning that shows what the archive holds.\n"
+		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
+		"archive, or a VM of it, could not be read (what could is still written),\n"
+		"2 usage error.\n");
 }
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
@@ -186,12 +191,15 @@ static const struct option longopts[] = {
 	{ "guest-trace", required_argument, NULL, 'G' },
 	{ "qemu-trace", required_argument, NULL, 'Q' },
 	{ "help", no_argument, NULL, 'h' },
+	HVT_CLI_VERBOSITY_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */
 static int parse_option(int c, int i, const char *value, char **argv, struct merge_opts *o)
 {
+	if (hvt_cli_verbosity(c))
+		return 0;
 	switch (c) {
 	case 'f':
 		if (!(o->format = hvt_output_format_find(value)))
@@ -286,7 +294,8 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	o->format = hvt_output_format_default();
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, &i)) != -1)
+	hvt_cli_verbosity_reset();
+	while ((c = getopt_long(argc, argv, "ho:vq", longopts, &i)) != -1)
 		if ((ret = parse_option(c, i, optarg, argv, o)))
 			return ret;
 	return finish_args(argc, argv, o);
@@ -305,9 +314,12 @@ static FILE *progress_out(const struct merge_opts *o)
 	return stderr;
 }
 
-/* Merges, selects and writes out; the count of events shown per source in @shown. */
+/*
+ * Merges, selects and writes out; the count of events shown per source in
+ * @shown, the span of the events read (selected or not) in @seen.
+ */
 static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct hvt_output *out,
-			 uint64_t *shown, struct hvt_progress *progress)
+			 uint64_t *shown, struct hvt_span *seen, struct hvt_progress *progress)
 {
 	bool selecting = hvt_select_any(sel);
 	struct hvt_source *s;
@@ -315,6 +327,7 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 
 	while ((s = hvt_timeline_next(tl))) {
 		hvt_progress_tick(progress);
+		hvt_span_add(seen, s->host_tsc);
 		if (selecting && (r = hvt_select_event(sel, &tl->ses->clock, s)) <= 0) {
 			if (r < 0)
 				break;		/* past --to */
@@ -326,10 +339,36 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 	hvt_progress_end(progress);
 }
 
+/* Whether no source showed an event. */
+static bool none_shown(const struct hvt_session *ses, const uint64_t *shown)
+{
+	size_t i;
+
+	for (i = 0; i < ses->nr_sources; i++)
+		if (shown[i])
+			return false;
+	return true;
+}
+
+/*
+ * The VMs whose description could not be read: their guest events are
+ * lost to this merge, an error (said when the session opened).
+ */
+static size_t unread_vms(const struct hvt_session *ses)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		n += !ses->vms[i].loaded;
+	return n;
+}
+
 /* The merge of @ses, written out with a summary; the exit status. */
-static int merge(struct hvt_session *ses, struct hvt_timeline *tl, struct merge_opts *o)
+static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
+		 struct hvt_timeline *tl, struct merge_opts *o)
 {
 	uint64_t *shown = calloc(ses->nr_sources + 1, sizeof(*shown));
+	struct hvt_span seen = { 0, 0, false };
 	struct hvt_progress progress;
 	struct hvt_output out;
 	int ret = 1;
@@ -341,12 +380,20 @@ static int merge(struct hvt_session *ses, struct hvt_timeline *tl, struct merge_
 	if (hvt_output_open(&out, o->format, ses, &o->out))
 		goto out;
 	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
-	merge_events(tl, &o->sel, &out, shown, &progress);
-	ret = hvt_output_close(&out) ? 1 : 0;
+	merge_events(tl, &o->sel, &out, shown, &seen, &progress);
+	ret = hvt_output_close(&out) || unread_vms(ses) ? 1 : 0;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
 		hvt_merge_summary(ses, shown);	/* null prints nothing but problems */
+	if (hvt_select_any(&o->sel) && none_shown(ses, shown))
+		hvt_selection_empty_report(ses, so, &o->sel);	/* says the span too */
+	else
+		hvt_selection_span_warn(&o->sel, &ses->clock, &seen);
+	if (unread_vms(ses))
+		hvt_err("%zu VM%s of the archive could not be read: %s guest events are not in "
+			"the output (see the errors above)", unread_vms(ses),
+			unread_vms(ses) == 1 ? "" : "s", unread_vms(ses) == 1 ? "its" : "their");
 out:
 	free(shown);
 	return ret;
@@ -355,6 +402,7 @@ out:
 int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
+	struct hvt_session_opts so;
 	struct hvt_session ses;
 	struct hvt_timeline tl;
 	int ret = parse_args(argc, argv, &o);
@@ -364,14 +412,15 @@ int hvt_cmd_merge(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	}
 	ret = 1;
-	if (hvt_session_open(&ses, o.archive, &(struct hvt_session_opts){
+	so = (struct hvt_session_opts){
 		.host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
 		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
-		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat }))
+		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat };
+	if (hvt_session_open(&ses, o.archive, &so))
 		goto out;
 	if (!hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel))
-		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 : merge(&ses, &tl, &o);
+		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 : merge(&ses, &so, &tl, &o);
 	hvt_timeline_close(&tl);
 	hvt_session_close(&ses);
 out:

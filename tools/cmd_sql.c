@@ -31,6 +31,8 @@ static void usage(FILE *out)
 		"With QUERY, runs it and prints the rows: a header, then tab-separated\n"
 		"columns (NULL as an empty field). Without, opens the sqlite3 shell on it.\n\n"
 		"  --path          print the database's path (built if need be), nothing else\n"
+		"  -v, --verbose   also say how each VM's clock was aligned, in detail\n"
+		"  -q, --quiet     print no information: warnings, errors and the rows only\n"
 		"  -h, --help      this help\n"
 		"Times are integer ns since the trace start on the host's clock; a guest row\n"
 		"carries the bound of its ends in ns.\n"
@@ -97,6 +99,7 @@ int hvt_cmd_sql(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "path", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		HVT_CLI_VERBOSITY_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool path_only = false;
@@ -105,7 +108,10 @@ int hvt_cmd_sql(int argc, char **argv)
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	hvt_cli_verbosity_reset();
+	while ((c = getopt_long(argc, argv, "hvq", longopts, NULL)) != -1) {
+		if (hvt_cli_verbosity(c))
+			continue;
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -34,13 +34,16 @@ static void usage(FILE *out)
 "\n"
 "  --vm NAME           only this VM\n"
 "  --format text|tsv   output format (default text)\n"
+"  -q, --quiet         print no information: warnings, errors and the\n"
+"                      results only\n"
 "  -h, --help          this text\n"
 "\n"
 "TSV columns: vm vcpu host_start offset ratio frac_bits source\n"
 "(offset signed decimal; source kvm_write_tsc_offset or debugfs)\n"
 "\n"
-"Exit status: 0, or 1 if the archive cannot be read. Disagreements are shown\n"
-"here; hvtrace check fails on them (kvm-tsc).\n");
+"Exit status: 0, 1 if the archive cannot be read, 2 usage error (a --vm\n"
+"naming no VM of the archive included). Disagreements are shown here;\n"
+"hvtrace check fails on them (kvm-tsc).\n");
 }
 
 static void print_disagreement(const struct hvt_kvm_vcpu *v)
@@ -123,13 +126,17 @@ static int parse_opts(struct tsc_opts *o, int argc, char **argv)
 		{ "vm", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		HVT_CLI_VERBOSITY_OPTIONS,
 		{ 0 }
 	};
 	int c;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	hvt_cli_verbosity_reset();
+	while ((c = getopt_long(argc, argv, "hvq", opts, NULL)) != -1) {
+		if (hvt_cli_verbosity(c))
+			continue;
 		switch (c) {
 		case 'n': o->vm = optarg; break;
 		case 'f':
@@ -184,8 +191,11 @@ int hvt_cmd_tsc(int argc, char **argv)
 			ret = 1;
 	}
 	if (!ret && o.vm && !shown) {
-		hvt_err("no VM named '%s' in %s", o.vm, argv[optind]);
-		ret = 1;
+		char names[256];
+
+		hvt_err("--vm %s: %s has no VM of that name (%s)", o.vm, argv[optind],
+			hvt_archive_vm_list(&a, names, sizeof(names)));
+		ret = HVT_EXIT_USAGE;	/* as merge and analyze */
 	}
 	hvt_kvm_changes_free(&changes);
 	if (ft)

@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "tools/commands.h"
 
+/* The project's one version: the Makefile, dkms and every man page take it from here. */
 #define HVTRACE_VERSION "0.1.0"
 
 struct command {
@@ -36,33 +37,103 @@ static void usage(FILE *out)
 		     "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'hvtrace COMMAND --help' for a command's options.\n");
+	fprintf(out, "\nRun 'hvtrace COMMAND --help' or 'hvtrace help COMMAND' for a command's "
+		     "options,\n'man hvtrace-COMMAND' for its manual; 'hvtrace --version'.\n");
+}
+
+#define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *command_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The edit distance of @a and @b (both short), for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[32], diag, up;
+
+	if (la >= 32 || lb >= 32)
+		return 32;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Says that @name is no command, with the nearest one if it is near. */
+static int unknown_command(const char *name)
+{
+	size_t i, best = 0, d, best_d = 99;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if ((d = distance(name, commands[i].name)) < best_d)
+			best_d = d, best = i;
+	if (best_d <= 2)
+		hvt_err("unknown command '%s'; did you mean '%s'? ('hvtrace --help' lists them)",
+			name, commands[best].name);
+	else
+		hvt_err("unknown command '%s'; run 'hvtrace --help' for the list", name);
+	return 2;
+}
+
+static int run(const struct command *cmd, int argc, char **argv)
+{
+	static char prog[64];
+
+	snprintf(prog, sizeof(prog), "hvtrace %s", cmd->name);
+	hvt_log_set_prog(prog);
+	return cmd->run(argc, argv);
+}
+
+/* `hvtrace help [COMMAND]`: the command's --help, or the list. */
+static int help(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	if (!(cmd = command_named(argv[2])))
+		return unknown_command(argv[2]);
+	return run(cmd, 2, (char *[]){ argv[2], "--help", NULL });
 }
 
 int main(int argc, char **argv)
 {
-	static char prog[64];
-	size_t i;
+	const struct command *cmd;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return usage(stdout), 0;
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("hvtrace %s\n", HVTRACE_VERSION);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(argv[1], commands[i].name))
-			continue;
-		snprintf(prog, sizeof(prog), "hvtrace %s", commands[i].name);
-		hvt_log_set_prog(prog);
-		return commands[i].run(argc - 1, argv + 1);
-	}
-	hvt_err("unknown command '%s'; run 'hvtrace --help' for the list", argv[1]);
-	return 2;
+	if (!(cmd = command_named(argv[1])))
+		return unknown_command(argv[1]);
+	return run(cmd, argc - 1, argv + 1);
 }

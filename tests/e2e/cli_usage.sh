@@ -9,6 +9,7 @@ build=$(cd "${1:?usage: cli_usage.sh BUILD}" && pwd) || exit 1
 . "$(dirname "$0")/lib.sh"
 
 hvtrace=$build/hvtrace
+top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/hvtrace-e2e-cli-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -31,7 +32,7 @@ usage_error() {
 
 usage_error merge "$hvtrace" merge
 usage_error merge "$hvtrace" merge --no-such-option A
-usage_error merge "$hvtrace" merge -q A
+usage_error merge "$hvtrace" merge -Z A
 usage_error merge "$hvtrace" merge A B
 usage_error merge "$hvtrace" merge --from 2 --to 1 A
 usage_error merge "$hvtrace" merge --layer guest A
@@ -100,7 +101,16 @@ for cmd in merge check tsc drift agent record; do
 	out=$("$hvtrace" "$cmd" --help 2>/dev/null)
 	check "hvtrace $cmd --help exits 0 with its usage on standard output" \
 		test $? -eq 0 -a -n "$out"
+	check "... as 'hvtrace help $cmd' prints it" test "$("$hvtrace" help "$cmd")" = "$out"
 done
+err=$("$hvtrace" mrege A 2>&1)
+check "a mistyped command: exit 2, the nearest named ($err)" test $? -eq 2 -a \
+	"$err" = "hvtrace: error: unknown command 'mrege'; did you mean 'merge'? ('hvtrace --help' lists them)"
+# The command pages say what --help says now, and the version is one.
+"$top/tests/man_pages.sh" "$hvtrace" > "$work/man.out" 2>&1
+check "man/man1 is what each command's --help says ($(tail -1 "$work/man.out"))" test $? -eq 0
+check "hvtrace --version names the man pages' version" grep -q "^\.TH HVTRACE-MERGE 1 .* \"$("$hvtrace" --version)\"" \
+	"$top/man/man1/hvtrace-merge.1"
 # Well-formed but not there: found only when the host layer starts, after the
 # archive was made; the archive must then say "failed", not "complete".
 if [ "$(id -u)" = 0 ]; then

@@ -90,8 +90,22 @@ check "analyze: vCPU 0 and the demo's threads have rows" \
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0
 check "check: every guest event inside its vCPU thread's host runs" \
 	grep -q "^PASS vcpu-threads\[demo\]" "$work/check.out"
-# What the vCPU threads' runs did for the bound: reported, not judged.
-"$hvtrace" merge --format=null --stats "$archive" 2>&1 | grep "clock from"
+# What the vCPU threads' runs did for the bound: reported, not judged; -v
+# says how they placed the guest, which is not said by default.
+"$hvtrace" merge --format=null --stats -v "$archive" 2>&1 | grep "clock from\|guest kernel events"
+"$hvtrace" check "$archive" 2>&1 >/dev/null | grep -q "guest kernel events, which give"
+check "check: the alignment's details only with -v ($?)" test $? -eq 1
+# A selection that selects nothing says what the archive holds; -q leaves
+# out the summary but not that.
+"$hvtrace" merge -q --event nosuch "$archive" > "$work/none.out" 2> "$work/none.err"
+check "merge --event nosuch: exit 0, no event ($?)" test $? -eq 0 -a ! -s "$work/none.out"
+check "... the archive's events, CPUs and span said" grep -q "warning: no event was selected \
+by --event nosuch; the archive holds $(wc -l < "$timeline") events .*CPUs: host .*, vm demo 0-1; " \
+	"$work/none.err"
+check "... and nothing else (-q)" test "$(wc -l < "$work/none.err")" -eq 1
+"$hvtrace" tsc --vm nosuch "$archive" > /dev/null 2> "$work/tsc.err"
+check "tsc --vm nosuch: a usage error ($?) listing the VMs" test $? -eq 2 -a \
+	"$(grep -c "has no VM of that name (its VMs: demo)" "$work/tsc.err")" -eq 1
 grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 sql_cookbook "$hvtrace" "$archive" "$work"

@@ -699,7 +699,7 @@ static void test_unreadable_and_empty(void **state)
 	/* Usage. */
 	assert_int_equal(capture_cmd(hvt_cmd_check, 1, argv, c->stdout_path, &text), 2);
 	free(text);
-	argv[1] = "--verbose";
+	argv[1] = "--no-such-option";
 	argv[2] = c->root;
 	assert_int_equal(capture_cmd(hvt_cmd_check, 3, argv, c->stdout_path, &text), 2);
 	free(text);

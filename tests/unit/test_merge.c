@@ -455,6 +455,80 @@ static void test_select_errors(void **state)
 	free(err);
 }
 
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+#define ASSERT_ERR_HAS(err, s) do { if (!strstr(err, s)) fail_msg("no '%s' in:\n%s", s, err); \
+} while (0)
+
+/*
+ * A selection that misses is said, with what the archive holds: 8 events
+ * from 0.001234567 to 0.2 s (realtime 1700000000.001234567 on), host CPU
+ * 1, vCPUs 0 and 1, sched_switch 6 times.
+ */
+static void test_selection_said(void **state)
+{
+	static const char holds[] = "; the archive holds 8 events (host 3, kernel 4, user 1) from "
+		"0.001234567 to 0.200000000 s since its start (realtime 1700000000.001234567 to "
+		"1700000000.200000000); CPUs: host 1, vm demo 0-1; 3 event names, most frequent: "
+		"sched_switch (6), hvdemo:send (1), test:far (1)\n";
+	struct ctx *c = *state;
+	char *text, *err;
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--event", "nosuch"), 0);
+	assert_string_equal(text, "");
+	ASSERT_ERR_HAS(err, "warning: no event was selected by --event nosuch; the archive holds");
+	ASSERT_ERR_HAS(err, holds);
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--cpu", "7", "-q"), 0);
+	ASSERT_ERR_HAS(err, "warning: no event was selected by --cpu 7; the archive holds 8 ");
+	assert_null(strstr(err, "0 events"));		/* -q: no summary */
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "100"), 0);
+	ASSERT_ERR_HAS(err, "selected by --from 100 (--from 100 lies after the end of the events; "
+		       "times are seconds since the trace's start)");
+	free(text);
+	free(err);
+	/* seconds since the start given as realtime: everything, and said */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--time=realtime", "--from", "7.6"), 0);
+	assert_int_equal(count_lines(text), 8);
+	ASSERT_ERR_HAS(err, "warning: --from 7.6 lies before the start of the events read, which "
+		       "span 1700000000.001234567 to 1700000000.200000000; with --time=realtime");
+	free(text);
+	free(err);
+	/* inside the span: nothing to say */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "0.1", "--to", "7"), 0);
+	if (strstr(err, "warning:"))
+		fail_msg("a warning in:\n%s", err);
+	free(text);
+	free(err);
+}
+
+/* A VM whose info.json is gone: the host's events, and exit status 1. */
+static void test_vm_unread(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err, path[128];
+
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_non_null(strstr(text, " host   -     cpu1 tid=4321 sched_switch "));
+	assert_null(strstr(text, " kernel "));
+	ASSERT_ERR_HAS(err, "error: 1 VM of the archive could not be read: its guest events are "
+		       "not in the output");
+	free(text);
+	free(err);
+}
+
 static json_t *json_of(const char *text)
 {
 	json_error_t jerr;
@@ -970,6 +1044,8 @@ int main(void)
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_integers),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_selection_said, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vm_unread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

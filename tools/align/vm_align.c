@@ -212,7 +212,7 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 				    nr_points, r))
 		return -1;
 	if (r->samples)
-		hvt_info("vm %s: %s place %zu guest kernel event%s, which give %zu bound%s at "
+		hvt_detail("vm %s: %s place %zu guest kernel event%s, which give %zu bound%s at "
 			 "their edges (%zu refit%s; %zu held out of a fit of the others, none "
 			 "contradicting it)", vm->name, r->windows ? "its vCPUs' kvm_entry -> "
 			 "kvm_exit windows" : "the host runs of its vCPU threads", r->events,

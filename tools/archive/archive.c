@@ -402,6 +402,17 @@ void hvt_archive_close(struct hvt_archive *a)
 	memset(a, 0, sizeof(*a));
 }
 
+const char *hvt_archive_vm_list(const struct hvt_archive *a, char *buf, size_t len)
+{
+	size_t i, used;
+
+	used = (size_t)snprintf(buf, len, "%s", a->nr_vms ? "its VMs: " : "it has no VM");
+	for (i = 0; i < a->nr_vms && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 a->vms[i].name);
+	return buf;
+}
+
 bool hvt_archive_touched_by(const char *root, const char *path)
 {
 	static const char *const parts[] = { "hvtrace.json", "host", "vm" };

@@ -139,6 +139,11 @@ void hvt_archive_close(struct hvt_archive *a);
  * @path gives it (docs/format.md; files beside them are not the archive's).
  */
 bool hvt_archive_touched_by(const char *root, const char *path);
+/*
+ * "its VMs: a, b" or "it has no VM" in @buf (truncated to @len): what an
+ * error about a VM name that is not in @a says. Returns @buf.
+ */
+const char *hvt_archive_vm_list(const struct hvt_archive *a, char *buf, size_t len);
 
 /*
  * Whether @vm was recorded with the host layer only (record --qemu-pid

@@ -297,18 +297,15 @@ void hvt_select_free(struct hvt_select *sel)
 
 int hvt_select_check_vms(const struct hvt_select *sel, const struct hvt_archive *a)
 {
-	char names[256] = "";
-	size_t i, j, len = 0;
+	char names[256];
+	size_t i, j;
 
-	for (j = 0; j < a->nr_vms && len < sizeof(names); j++)
-		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
-					a->vms[j].name);
 	for (i = 0; i < sel->nr_vms; i++) {
 		for (j = 0; j < a->nr_vms && strcmp(sel->vms[i], a->vms[j].name); j++)
 			;
 		if (j == a->nr_vms) {
-			hvt_err("--vm %s: %s has no VM of that name (%s%s)", sel->vms[i], a->root,
-				a->nr_vms ? "its VMs: " : "it has no VM", names);
+			hvt_err("--vm %s: %s has no VM of that name (%s)", sel->vms[i], a->root,
+				hvt_archive_vm_list(a, names, sizeof(names)));
 			return -1;
 		}
 	}

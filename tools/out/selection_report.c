@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * selection_report.c - a selection that misses the archive, said with what
+ * the archive holds (selection_report.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/merge/timeline.h"
+#include "tools/out/selection_report.h"
+
+#define NAMES_KEPT	512	/* distinct event names counted; more are "others" */
+#define NAMES_SHOWN	5
+#define CPUS_KEPT	1024	/* CPUs listed per machine; higher ones are counted */
+
+/* @tsc in @sel's unit as a signed number comparable with its --from/--to. */
+static int64_t time_value(const struct hvt_select *sel, struct hvt_host_clock *clock, uint64_t tsc)
+{
+	if (sel->mode == HVT_TIME_HOST_TSC)
+		return tsc > INT64_MAX ? INT64_MAX : (int64_t)tsc;
+	return sel->mode == HVT_TIME_REALTIME ? hvt_host_clock_realtime(clock, tsc) :
+	       hvt_host_clock_since_start(clock, tsc);
+}
+
+static int64_t from_value(const struct hvt_select *sel)
+{
+	return sel->mode == HVT_TIME_HOST_TSC ? (int64_t)(sel->from_tsc > INT64_MAX ? INT64_MAX :
+							   sel->from_tsc) : sel->from_ns;
+}
+
+static int64_t to_value(const struct hvt_select *sel)
+{
+	return sel->mode == HVT_TIME_HOST_TSC ? (int64_t)(sel->to_tsc > INT64_MAX ? INT64_MAX :
+							   sel->to_tsc) : sel->to_ns;
+}
+
+static const char *unit_hint(enum hvt_time_mode mode)
+{
+	switch (mode) {
+	case HVT_TIME_REALTIME:
+		return "; with --time=realtime a time is seconds since the epoch, as merge "
+		       "--time=realtime prints them";
+	case HVT_TIME_HOST_TSC:
+		return "; with --time=host-tsc a time is host TSC ticks";
+	default:
+		return "; times are seconds since the trace's start";
+	}
+}
+
+/* Which of --from and --to misses the span, said in @buf; NULL if neither does. */
+static const char *span_miss(const struct hvt_select *sel, int64_t first, int64_t last,
+			     char *buf, size_t len)
+{
+	bool natural = sel->mode == HVT_TIME_NS;	/* 0 and "past the end" are natural */
+	const char *opt = NULL, *text = NULL, *where = NULL;
+
+	if (sel->from_text && from_value(sel) > last)
+		opt = "--from", text = sel->from_text, where = "after the end";
+	else if (sel->to_text && to_value(sel) < first)
+		opt = "--to", text = sel->to_text, where = "before the start";
+	else if (!natural && sel->from_text && from_value(sel) < first)
+		opt = "--from", text = sel->from_text, where = "before the start";
+	else if (!natural && sel->to_text && to_value(sel) > last)
+		opt = "--to", text = sel->to_text, where = "after the end";
+	if (!opt)
+		return NULL;
+	snprintf(buf, len, "%s %s lies %s of the events", opt, text, where);
+	return buf;
+}
+
+void hvt_selection_span_warn(const struct hvt_select *sel, struct hvt_host_clock *clock,
+			     const struct hvt_span *seen)
+{
+	char a[HVT_TIME_TEXT_MAX], b[HVT_TIME_TEXT_MAX], why_buf[160];
+	const char *why;
+
+	if (!seen->any || (!sel->from_text && !sel->to_text))
+		return;
+	why = span_miss(sel, time_value(sel, clock, seen->first), time_value(sel, clock, seen->last),
+			why_buf, sizeof(why_buf));
+	if (!why)
+		return;
+	hvt_time_format(a, sel->mode, clock, seen->first);
+	hvt_time_format(b, sel->mode, clock, seen->last);
+	hvt_warn("%s read, which span %s to %s%s", why, a, b, unit_hint(sel->mode));
+}
+
+/* What one machine's events used: a CPU set. */
+struct machine_cpus {
+	uint8_t used[CPUS_KEPT / 8];
+	uint64_t beyond;		/* events on CPUs past CPUS_KEPT */
+	uint64_t events;
+};
+
+struct name_count {
+	char *name;			/* copied: the session's registries go first */
+	uint64_t n;
+};
+
+struct holdings {
+	uint64_t layer[HVT_NR_LAYERS];
+	struct machine_cpus *machines;	/* host, then each VM */
+	struct name_count names[NAMES_KEPT];
+	size_t nr_names;
+	uint64_t other_names;
+	struct hvt_span span;
+};
+
+static void count_name(struct holdings *h, const char *name)
+{
+	size_t i;
+
+	char *copy;
+
+	for (i = 0; i < h->nr_names; i++)
+		if (!strcmp(h->names[i].name, name)) {
+			h->names[i].n++;
+			return;
+		}
+	if (h->nr_names == NAMES_KEPT || !(copy = strdup(name))) {
+		h->other_names++;
+		return;
+	}
+	h->names[h->nr_names++] = (struct name_count){ copy, 1 };
+}
+
+static void count_event(struct holdings *h, const struct hvt_source *s)
+{
+	struct machine_cpus *m = &h->machines[s->vm_number];
+	uint32_t cpu = hvt_source_cpu(s);
+
+	h->layer[s->layer]++;
+	m->events++;
+	if (cpu < CPUS_KEPT)
+		m->used[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+	else if (cpu != HVT_NO_CPU)
+		m->beyond++;
+	count_name(h, hvt_source_event_name(s));
+	hvt_span_add(&h->span, s->host_tsc);
+}
+
+/* The CPUs of @m as ranges, "0-3,6", into @t. */
+static void print_cpus(FILE *t, const struct machine_cpus *m)
+{
+	unsigned int c = 0, start;
+	bool first = true;
+
+	while (c < CPUS_KEPT) {
+		if (!(m->used[c / 8] & (1u << (c % 8)))) {
+			c++;
+			continue;
+		}
+		for (start = c; c + 1 < CPUS_KEPT && (m->used[(c + 1) / 8] & (1u << ((c + 1) % 8)));)
+			c++;
+		fprintf(t, start == c ? "%s%u" : "%s%u-%u", first ? "" : ",", start, c);
+		first = false;
+		c++;
+	}
+	if (first)
+		fprintf(t, "none");
+	if (m->beyond)
+		fprintf(t, " (and %" PRIu64 " events on CPUs past %d)", m->beyond,
+				CPUS_KEPT - 1);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct name_count *x = a, *y = b;
+
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->name, y->name);
+}
+
+/* What @sel asks for, as options: " --cpu 7 --event nosuch". */
+static void print_selection(FILE *t, const struct hvt_select *sel)
+{
+	size_t i;
+	int l;
+
+	if (sel->layers) {
+		fprintf(t, " --layer ");
+		for (l = 0, i = 0; l < HVT_NR_LAYERS; l++)
+			if (sel->layers & (1u << l))
+				fprintf(t, "%s%s", i++ ? "," : "", hvt_layer_name((enum hvt_layer)l));
+	}
+	for (i = 0; i < sel->nr_vms; i++)
+		fprintf(t, "%s%s", i ? "," : " --vm ", sel->vms[i]);
+	for (i = 0; i < sel->nr_cpus && i < 16; i++)
+		fprintf(t, "%s%" PRIu32, i ? "," : " --cpu ", sel->cpus[i]);
+	if (sel->nr_cpus > 16)
+		fprintf(t, ",...");
+	for (i = 0; i < sel->nr_events; i++)
+		fprintf(t, "%s%s", i ? "," : " --event ", sel->events[i]);
+	if (sel->from_text)
+		fprintf(t, " --from %s", sel->from_text);
+	if (sel->to_text)
+		fprintf(t, " --to %s", sel->to_text);
+}
+
+static void print_holdings(FILE *t, struct holdings *h, const struct hvt_session *ses)
+{
+	char a[HVT_TIME_TEXT_MAX], b[HVT_TIME_TEXT_MAX];
+	struct hvt_host_clock *clock = (struct hvt_host_clock *)&ses->clock;
+	size_t i, shown;
+
+	fprintf(t, "the archive holds %" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64
+		", user %" PRIu64, h->layer[HVT_LAYER_HOST] + h->layer[HVT_LAYER_KERNEL] +
+		h->layer[HVT_LAYER_USER] + h->layer[HVT_LAYER_VMM], h->layer[HVT_LAYER_HOST],
+		h->layer[HVT_LAYER_KERNEL], h->layer[HVT_LAYER_USER]);
+	if (h->layer[HVT_LAYER_VMM])
+		fprintf(t, ", vmm %" PRIu64, h->layer[HVT_LAYER_VMM]);
+	fprintf(t, ")");
+	if (!h->span.any)
+		return;
+	hvt_time_format(a, HVT_TIME_NS, clock, h->span.first);
+	hvt_time_format(b, HVT_TIME_NS, clock, h->span.last);
+	fprintf(t, " from %s to %s s since its start (realtime ", a, b);
+	hvt_time_format(a, HVT_TIME_REALTIME, clock, h->span.first);
+	hvt_time_format(b, HVT_TIME_REALTIME, clock, h->span.last);
+	fprintf(t, "%s to %s); CPUs: ", a, b);
+	for (i = 0, shown = 0; i <= ses->archive.nr_vms; i++) {
+		if (!h->machines[i].events)
+			continue;
+		fprintf(t, "%s%s%s ", shown++ ? ", " : "", i ? "vm " : "host",
+			i ? ses->archive.vms[i - 1].name : "");
+		print_cpus(t, &h->machines[i]);
+	}
+	qsort(h->names, h->nr_names, sizeof(h->names[0]), by_count);
+	fprintf(t, "; %zu%s event name%s, most frequent: ", h->nr_names,
+		h->other_names ? " or more" : "", h->nr_names == 1 ? "" : "s");
+	for (i = 0; i < h->nr_names && i < NAMES_SHOWN; i++)
+		fprintf(t, "%s%s (%" PRIu64 ")", i ? ", " : "", h->names[i].name,
+				h->names[i].n);
+}
+
+void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_session_opts *so,
+				const struct hvt_select *sel)
+{
+	struct hvt_session again;
+	struct hvt_timeline tl;
+	struct hvt_source *s;
+	struct holdings *h = calloc(1, sizeof(*h));
+	struct hvt_host_clock *clock = (struct hvt_host_clock *)&ses->clock;
+	char *text = NULL, why_buf[160];
+	const char *why;
+	size_t i, len = 0;
+	FILE *t;
+
+	if (!h || !(h->machines = calloc(ses->archive.nr_vms + 1, sizeof(*h->machines)))) {
+		free(h);
+		hvt_warn("no event was selected (out of memory to say what the archive holds)");
+		return;
+	}
+	hvt_log_mute();		/* the first open said it all */
+	if (!hvt_session_open(&again, ses->archive.root, so)) {
+		if (!hvt_timeline_init(&tl, &again, NULL, NULL))
+			while ((s = hvt_timeline_next(&tl)))
+				count_event(h, s);
+		hvt_timeline_close(&tl);
+		hvt_session_close(&again);
+	}
+	hvt_log_unmute();
+	if ((t = open_memstream(&text, &len))) {
+		print_selection(t, sel);
+		if (h->span.any && (why = span_miss(sel, time_value(sel, clock, h->span.first),
+						    time_value(sel, clock, h->span.last),
+						    why_buf, sizeof(why_buf))))
+			fprintf(t, " (%s%s)", why, unit_hint(sel->mode));
+		fprintf(t, "; ");
+		print_holdings(t, h, ses);
+		fclose(t);
+	}
+	hvt_warn("no event was selected by%s", text ? text : "(out of memory)");
+	free(text);
+	for (i = 0; i < h->nr_names; i++)
+		free(h->names[i].name);
+	free(h->machines);
+	free(h);
+}
