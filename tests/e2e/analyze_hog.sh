@@ -14,6 +14,11 @@
 #      own: 10% either way.
 #   2. No hog: the spinning thread loses less than 10% of its time to
 #      preemption, and nothing to a task named like the hog.
+# CI shares the machine: other work may run on host CPU 0 too, take time
+# from vCPU 0 and be the task its thread gave way to instead of the hog.
+# That interference is measured in the same recording (hvtrace sql: the
+# time tasks other than the hog, vCPU 0's thread and the idle task ran on
+# host CPU 0 in the window judged) and widens each bound by exactly it.
 # usage: analyze_hog.sh BUILD
 set -uo pipefail
 build=${1:?usage: analyze_hog.sh BUILD}
@@ -53,6 +58,7 @@ run() {
 		sleep 0.1
 	done
 	check "$name: QEMU names its vCPU threads ($t0, $t1)" test -n "$t0" -a -n "$t1"
+	vcpu0_tid=$t0
 	taskset -p -c 0 "$t0" > /dev/null && taskset -p -c 1 "$t1" > /dev/null
 	check "$name: vCPU threads pinned to host CPUs 0 and 1" test $? -eq 0
 	start_bg rec "$hvtrace" record --channel "unix:$dir/guest.sock" --qemu-pid "$qemu" \
@@ -86,26 +92,53 @@ tsv() {
 		"$dir/analysis.tsv"
 }
 
+# others_on_cpu0 START_NS END_NS TID...: ns that tasks other than TIDs and
+# the idle task ran on host CPU 0 between START_NS and END_NS (sql's times)
+others_on_cpu0() {
+	local s=$1 e=$2
+	shift 2
+	"$hvtrace" sql -q "$dir/arc" "select coalesce(sum(min(s.ts + s.dur, $e) - max(s.ts, $s)), 0)
+		from sched s join thread t on s.utid = t.utid where s.machine_id = 0 and s.cpu = 0
+		and t.tid not in (0, $(IFS=,; echo "$*")) and s.ts < $e and s.ts + s.dur > $s" |
+		tail -n 1
+}
+
+# window_of SQL: "START END" in sql's ns of the rows SQL selects (ts, dur)
+window_of() {
+	"$hvtrace" sql -q "$dir/arc" "select min(ts), max(ts + dur) from ($1)" | tail -n 1 | tr '\t' ' '
+}
+
 run hog 1
 dir=$work/hog
 vcpu=$(( $(tsv vcpu 0 preempted-by "$hog_pid") + $(tsv vcpu 0 blocked-then-ran "$hog_pid") ))
 thread=$(( $(tsv thread "$spin_tid" preempted-by "$hog_pid") +
 	   $(tsv thread "$spin_tid" blocked-then-ran "$hog_pid") ))
-echo "hog: ran ${hog_ns} ns; vCPU 0 lost to it ${vcpu} ns, guest thread $spin_tid ${thread} ns"
+# shellcheck disable=SC2046
+other=$(others_on_cpu0 $(window_of "select s.ts, s.dur from sched s join thread t on
+	s.utid = t.utid where s.machine_id = 0 and t.tid = $hog_pid") "$hog_pid" "$vcpu0_tid")
+other=${other:-0}
+echo "hog: ran ${hog_ns} ns; vCPU 0 lost to it ${vcpu} ns, guest thread $spin_tid ${thread} ns;" \
+	"other tasks ran ${other} ns on host CPU 0 meanwhile"
 check "hog: it ran (${hog_ns} ns)" test "$hog_ns" -gt 100000000
-check "hog: vCPU 0's time lost to the hog ($vcpu ns) is its CPU time +/-10%" \
-	test "$vcpu" -ge $((hog_ns * 9 / 10)) -a "$vcpu" -le $((hog_ns * 11 / 10))
-check "hog: the spinning thread lost at least 80% of it ($thread ns)" \
-	test "$thread" -ge $((hog_ns * 8 / 10)) -a "$thread" -le "$vcpu"
+check "hog: vCPU 0's time lost to the hog ($vcpu ns) is its CPU time +/-10% (+/-$other ns of others)" \
+	test "$vcpu" -ge $((hog_ns * 9 / 10 - other)) -a "$vcpu" -le $((hog_ns * 11 / 10 + other))
+check "hog: the spinning thread lost at least 80% of it ($thread ns; $other ns to others)" \
+	test "$thread" -ge $((hog_ns * 8 / 10 - other)) -a "$thread" -le "$vcpu"
 check "hog: the text report names the hog" grep -q "\[$hog_pid\]" "$dir/analysis.txt"
 
 run quiet 0
 dir=$work/quiet
 guest=$(tsv thread "$spin_tid" guest)
 lost=$(tsv thread "$spin_tid" preempted)
-echo "quiet: guest thread $spin_tid ran ${guest} ns, preempted ${lost} ns"
+# shellcheck disable=SC2046
+other=$(others_on_cpu0 $(window_of "select v.ts, v.dur from vcpu_state v join thread t on
+	v.utid = t.utid where t.machine_id = 1 and t.tid = $spin_tid") "$vcpu0_tid")
+other=${other:-0}
+echo "quiet: guest thread $spin_tid ran ${guest} ns, preempted ${lost} ns;" \
+	"other tasks ran ${other} ns on host CPU 0 meanwhile"
 check "quiet: the spinning thread ran ($guest ns)" test "$guest" -gt 1000000000
-check "quiet: it lost under 10% to preemption ($lost ns)" test "$lost" -lt $((guest / 10))
+check "quiet: it lost under 10% to preemption, beyond the $other ns others ran ($lost ns)" \
+	test "$lost" -lt $((guest / 10 + other))
 
 if [ "$e2e_failed" -gt 0 ]; then
 	for f in hog/analysis.txt hog/rec.err hog/console.log quiet/analysis.txt quiet/rec.err; do

@@ -79,11 +79,19 @@ static void test_tcg_rows(void **state)
 		"demo\tvcpu\t1\t\tblocked\t-1\t\t65433\t0\t1\n"
 		"demo\tvcpu\t1\t\tunknown\t-1\t\t1234567\t0\t1\n"
 		"demo\tvcpu\t1\t\tblocked-then-ran\t0\tswapper/1\t65433\t0\t0\n"
-		"demo\tvcpu\t1\t\ttoo-short\t-1\t\t25\t0\t1\n");
+		"demo\tvcpu\t1\t\ttoo-short\t-1\t\t25\t0\t1\n"
+		"demo\tvcpu\t1\t\tunknown-because\t-1\tunseen\t1234567\t0\t0\n");
 	free(text);
 	assert_int_equal(analyze(c, "text", &text), 0);
 	assert_non_null(strstr(text, "VM demo: 2 vCPUs, TCG: the hypervisor state is not seen"));
 	assert_non_null(strstr(text, "\n  0     ?         its host thread is not known\n"));
+	/* the bound under the figure it bounds, none under exact ones; the unknown's why */
+	assert_non_null(strstr(text, "\n  1     4321             0.000      198.700        0.000 "
+				     "       0.000        0.065        1.235\n"
+				     "              +/-                  0.000026\n"
+				     "        unknown: 1.235 ms before its thread's first host "
+				     "sched_switch\n"));
+	assert_null(strstr(text, "+/-0.000"));
 	free(text);
 }
 

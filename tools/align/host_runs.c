@@ -22,6 +22,7 @@ struct hvt_tracked_thread {
 	bool guessed;
 	bool seen;			/* any sched_switch of it */
 	struct hvt_run_cause by;
+	enum hvt_run_unknown unknown;	/* state UNKNOWN: why */
 };
 
 /* Sorted (tid, index) pairs, for the lookup per sched_switch. */
@@ -114,7 +115,8 @@ static void change(struct hvt_host_runs *r, struct hvt_tracked_thread *t, uint64
 		   enum hvt_run_state state)
 {
 	struct hvt_run_segment seg = { .thread = (uint32_t)(t - r->threads), .state = t->state,
-		.start = t->since, .end = end, .cpu = t->cpu, .guessed = t->guessed, .by = t->by };
+		.start = t->since, .end = end, .cpu = t->cpu, .guessed = t->guessed, .by = t->by,
+		.unknown = t->unknown };
 
 	if (end > t->since) {
 		r->fn(r->ctx, &seg, false);
@@ -150,6 +152,7 @@ static void switch_out(struct hvt_host_runs *r, struct hvt_tracked_thread *t, ui
 	t->cpu = (int32_t)cpu;
 	if (r->nr_gone) {	/* it may run on a CPU the host lost, unseen */
 		change(r, t, ts, HVT_RUN_UNKNOWN);
+		t->unknown = HVT_UNKNOWN_CPU_GONE;
 		return;
 	}
 	change(r, t, ts, runnable ? HVT_RUN_PREEMPTED : HVT_RUN_BLOCKED);
@@ -216,8 +219,10 @@ void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, uint
 
 		if (t->state == HVT_RUN_RUNNING && t->cpu != (int32_t)cpu)
 			continue;	/* elsewhere, where nothing was lost */
-		if (t->state != HVT_RUN_UNKNOWN)
-			change(r, t, ts > t->since ? ts : t->since, HVT_RUN_UNKNOWN);
+		if (t->state == HVT_RUN_UNKNOWN)
+			continue;
+		change(r, t, ts > t->since ? ts : t->since, HVT_RUN_UNKNOWN);
+		t->unknown = until == UINT64_MAX ? HVT_UNKNOWN_CPU_GONE : HVT_UNKNOWN_HOST_LOST;
 	}
 	if (last)
 		last->valid = false;
@@ -230,6 +235,28 @@ void hvt_host_runs_finish(struct hvt_host_runs *r, uint64_t end)
 	for (i = 0; i < r->nr; i++)
 		if (r->tids[i] > 0)
 			change(r, &r->threads[i], end, HVT_RUN_UNKNOWN);
+}
+
+const char *hvt_run_unknown_text(enum hvt_run_unknown why)
+{
+	static const char *const texts[] = {
+		[HVT_UNKNOWN_UNSEEN] = "before its thread's first host sched_switch",
+		[HVT_UNKNOWN_HOST_LOST] = "where the host lost events",
+		[HVT_UNKNOWN_CPU_GONE] = "while a host CPU could not be read",
+	};
+
+	return why < HVT_NR_RUN_UNKNOWN ? texts[why] : "?";
+}
+
+const char *hvt_run_unknown_id(enum hvt_run_unknown why)
+{
+	static const char *const ids[] = {
+		[HVT_UNKNOWN_UNSEEN] = "unseen",
+		[HVT_UNKNOWN_HOST_LOST] = "host-lost",
+		[HVT_UNKNOWN_CPU_GONE] = "cpu-unreadable",
+	};
+
+	return why < HVT_NR_RUN_UNKNOWN ? ids[why] : "?";
 }
 
 const char *hvt_run_state_name(enum hvt_run_state s)

@@ -52,6 +52,13 @@ enum hvt_run_state {
 	HVT_NR_RUN_STATES
 };
 
+/* Why a thread's state is UNKNOWN. */
+enum hvt_run_unknown {
+	HVT_UNKNOWN_UNSEEN,		/* before its first sched_switch */
+	HVT_UNKNOWN_HOST_LOST,		/* the host lost events of its CPU */
+	HVT_UNKNOWN_CPU_GONE,		/* a host CPU could not be read on: it may run there */
+	HVT_NR_RUN_UNKNOWN
+};
 
 /* The task a thread was switched to: it had the CPU next. */
 struct hvt_run_cause {
@@ -66,6 +73,7 @@ struct hvt_run_segment {
 	int32_t cpu;			/* RUNNING: the host CPU; else where it left; -1 */
 	bool guessed;			/* RUNNING whose switch-in was not recorded */
 	struct hvt_run_cause by;	/* PREEMPTED, BLOCKED: the task switched to */
+	enum hvt_run_unknown unknown;	/* UNKNOWN: why */
 };
 
 /*
@@ -121,6 +129,9 @@ void hvt_host_runs_lost(struct hvt_host_runs *r, uint32_t cpu, uint64_t ts, uint
 /* The trace ends at @end: every thread's last segment closes there. */
 void hvt_host_runs_finish(struct hvt_host_runs *r, uint64_t end);
 /* "running", "preempted", ... */
+/* "before its first host sched_switch", ... */
+const char *hvt_run_unknown_text(enum hvt_run_unknown why);
+const char *hvt_run_unknown_id(enum hvt_run_unknown why);	/* "unseen", ... for TSV */
 const char *hvt_run_state_name(enum hvt_run_state s);
 
 #endif

@@ -25,10 +25,27 @@ static uint64_t lost_slack(const struct hvt_account *acc)
 	       acc->slack[HVT_VCPU_HYPERVISOR];
 }
 
+/*
+ * A bound in ms, rounded up (it must still hold as printed): to the us,
+ * or under 1 us to the ns (never "0.000"). Returns @text.
+ */
+static const char *bound_text(char text[32], const struct hvt_analysis_view *v, uint64_t ticks)
+{
+	double exact = (double)ticks * v->ns_per_tick;
+	uint64_t ns = (uint64_t)exact + ((double)(uint64_t)exact < exact), us = (ns + 999) / 1000;
+
+	if (ns < 1000)
+		snprintf(text, 32, "0.%06" PRIu64, ns);
+	else
+		snprintf(text, 32, "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
+	return text;
+}
+
 /* "name[tid] 1.234 ms, ..." of the first v->top causes. */
 static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analysis_view *v,
 			bool exits)
 {
+	char text[32];
 	size_t i;
 
 	hvt_causes_sort(c);
@@ -39,9 +56,10 @@ static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analys
 			fprintf(out, "%sexit reason %d %.3f ms", i ? ", " : "", x->tid,
 				ms(v, x->ticks));
 		else
-			fprintf(out, "%s%s[%d] %.3f ms +/-%.3f", i ? ", " : "",
-				x->comm[0] ? x->comm : "?", x->tid, ms(v, x->ticks),
-				ms(v, x->slack));
+			fprintf(out, "%s%s[%d] %.3f ms", i ? ", " : "",
+				x->comm[0] ? x->comm : "?", x->tid, ms(v, x->ticks));
+		if (!exits && x->slack)
+			fprintf(out, " +/-%s", bound_text(text, v, x->slack));
 	}
 	if (c->n > v->top) {
 		uint64_t rest = 0;
@@ -52,6 +70,53 @@ static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analys
 			ms(v, rest));
 	}
 	fputc('\n', out);
+}
+
+/*
+ * Under a row of @n figures of 13 columns each after @indent columns: the
+ * bound of each figure that has one ("+/-" in the margin); nothing if none.
+ */
+static void bounds_line(FILE *out, const struct hvt_analysis_view *v, int indent,
+			const uint64_t *slack, int n)
+{
+	char text[32];
+	int i, last = -1;
+
+	for (i = 0; i < n; i++)
+		if (slack[i])
+			last = i;
+	if (last < 0)
+		return;
+	fprintf(out, "%*s", indent, "+/-");
+	for (i = 0; i <= last; i++)
+		if (slack[i])
+			fprintf(out, " %12s", bound_text(text, v, slack[i]));
+		else
+			fprintf(out, " %12s", "");
+	fputc('\n', out);
+}
+
+/* Why the vCPU's unknown time is unknown, and what of its guest time was inferred. */
+static void vcpu_reasons(FILE *out, const struct hvt_account *acc,
+			 const struct hvt_analysis_view *v)
+{
+	const char *sep = "";
+	int w;
+
+	if (acc->ticks[HVT_VCPU_UNKNOWN]) {
+		fprintf(out, "        unknown: ");
+		for (w = 0; w < HVT_NR_RUN_UNKNOWN; w++)
+			if (acc->unknown_why[w]) {
+				fprintf(out, "%s%.3f ms %s", sep, ms(v, acc->unknown_why[w]),
+					hvt_run_unknown_text((enum hvt_run_unknown)w));
+				sep = ", ";
+			}
+		fputc('\n', out);
+	}
+	if (acc->guessed)
+		fprintf(out, "        inferred: of guest and guest-idle, %.3f ms in runs whose start "
+			"the host did not record (counted from the CPU's previous switch)\n",
+			ms(v, acc->guessed));
 }
 
 static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
@@ -74,10 +139,8 @@ static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 		for (s = 0; s < HVT_NR_VCPU_STATES; s++)
 			fprintf(out, " %12.3f", ms(v, acc->ticks[s]));
 		fputc('\n', out);
-		if (acc->guessed)
-			fprintf(out, "        of guest and guest-idle, %.3f ms in runs whose start "
-				"the host did not record (counted from the CPU's previous switch)\n",
-				ms(v, acc->guessed));
+		bounds_line(out, v, 17, acc->slack, HVT_NR_VCPU_STATES);
+		vcpu_reasons(out, acc, v);
 	}
 	for (i = 0; i < a->runs.nr; i++) {
 		struct hvt_account *acc = hvt_vm_analysis_vcpu(a, i);
@@ -154,20 +217,23 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 		fprintf(out, "  (out of memory)\n");
 		return;
 	}
-	fprintf(out, "  Guest threads%s (ms; +/- the bound of the total):\n", picked(v) ? "" :
+	fprintf(out, "  Guest threads%s (ms):\n", picked(v) ? "" :
 		", most time lost to the host first");
-	fprintf(out, "  %-8s %-16s %12s %18s %12s %12s %12s %18s %10s\n", "tid", "comm", "guest",
-		"lost to the host", "preempted", "blocked", "hypervisor", "runnable in guest",
-		"too short");
+	fprintf(out, "  %-8s %-16s %12s %12s %12s %12s %12s %12s %12s\n", "tid", "comm", "guest",
+		"lost to host", "preempted", "blocked", "hypervisor", "runnable", "too short");
 	for (i = 0; i < n; i++) {
 		struct hvt_account *acc = &list[i]->acc;
+		uint64_t slack[] = { acc->slack[HVT_VCPU_GUEST], lost_slack(acc),
+				     acc->slack[HVT_VCPU_PREEMPTED], acc->slack[HVT_VCPU_BLOCKED],
+				     acc->slack[HVT_VCPU_HYPERVISOR], acc->runnable_slack, 0 };
 
-		fprintf(out, "  %-8d %-16s %12.3f %11.3f +/-%-4.3f %12.3f %12.3f %12.3f %11.3f "
-			"+/-%-4.3f %10.3f\n", list[i]->tid, list[i]->comm[0] ? list[i]->comm : "?",
+		fprintf(out, "  %-8d %-16s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f\n",
+			list[i]->tid, list[i]->comm[0] ? list[i]->comm : "?",
 			ms(v, acc->ticks[HVT_VCPU_GUEST]), ms(v, hvt_account_lost(acc)),
-			ms(v, lost_slack(acc)), ms(v, acc->ticks[HVT_VCPU_PREEMPTED]),
-			ms(v, acc->ticks[HVT_VCPU_BLOCKED]), ms(v, acc->ticks[HVT_VCPU_HYPERVISOR]),
-			ms(v, acc->runnable), ms(v, acc->runnable_slack), ms(v, acc->short_ticks));
+			ms(v, acc->ticks[HVT_VCPU_PREEMPTED]), ms(v, acc->ticks[HVT_VCPU_BLOCKED]),
+			ms(v, acc->ticks[HVT_VCPU_HYPERVISOR]), ms(v, acc->runnable),
+			ms(v, acc->short_ticks));
+		bounds_line(out, v, 27, slack, 7);
 		if (acc->preempted_by.n) {
 			fprintf(out, "           preempted by: ");
 			causes_text(out, &acc->preempted_by, v, false);
@@ -180,6 +246,10 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 	if (!n)
 		fprintf(out, "  (none: no guest sched_switch of %s)\n",
 			picked(v) ? "these threads" : "this VM");
+	else if (!a->guest_wakeups)
+		fprintf(out, "  runnable: the guest recorded no sched_wakeup (not recorded by default: "
+			"add -e sched_wakeup to\n  the guest's agent), so only the waits after a "
+			"preemption in the guest are counted\n");
 	free(list);
 }
 
@@ -202,6 +272,9 @@ void hvt_analysis_text(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 			v->unread_cpus);
 	if (a->failed || r->failed)
 		fprintf(out, "  out of memory: some time is not counted\n");
+	fprintf(out, "  Times in ms. A figure's error bound, where it has one, is on the +/- line "
+		"under it;\n  the others are exact (both ends host events: the host tasks, and "
+		"preempted and\n  blocked, unless a guest task change cuts them).\n");
 	vcpu_table(out, a, v);
 	thread_table(out, a, v);
 }
@@ -252,6 +325,10 @@ static void account_rows(FILE *out, const struct hvt_vm_analysis *a, const char 
 		    acc->short_pieces);
 	if (acc->guessed)
 		row(out, a, kind, id, name, "start-not-recorded", -1, "", v, acc->guessed, 0, 0);
+	for (s = 0; s < HVT_NR_RUN_UNKNOWN; s++)
+		if (acc->unknown_why[s])
+			row(out, a, kind, id, name, "unknown-because", -1,
+			    hvt_run_unknown_id((enum hvt_run_unknown)s), v, acc->unknown_why[s], 0, 0);
 }
 
 void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)

@@ -63,6 +63,7 @@ struct hvt_account {
 	struct hvt_causes blocked_then;	/* BLOCKED by the task its CPU went to */
 	struct hvt_causes exits;	/* HYPERVISOR by exit reason */
 	uint64_t runnable, runnable_slack, runnable_pieces;	/* threads: waiting in the guest */
+	uint64_t unknown_why[HVT_NR_RUN_UNKNOWN];	/* vCPUs: UNKNOWN ticks by why */
 	bool failed;			/* out of memory: a cause is missing */
 };
 

@@ -165,6 +165,8 @@ static void piece(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 	memcpy(by.comm, seg->by.comm, sizeof(by.comm));
 	count(a, v, of_host[seg->state], p0, p1, b0 + b1, seg->state == HVT_RUN_UNKNOWN ? NULL : &by,
 	      false, tid);
+	if (seg->state == HVT_RUN_UNKNOWN && seg->unknown < HVT_NR_RUN_UNKNOWN)
+		v->acc.unknown_why[seg->unknown] += p1 - p0;
 }
 
 static void drop_spans(struct hvt_analysis_vcpu *v, uint64_t until)
@@ -367,6 +369,7 @@ void hvt_vm_analysis_guest_wakeup(struct hvt_vm_analysis *a, uint64_t ts, uint64
 {
 	struct hvt_guest_thread *t = thread(a, tid, comm);
 
+	a->guest_wakeups++;
 	if (!t || t->runnable || t->running)
 		return;
 	t->runnable = true;

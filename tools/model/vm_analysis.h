@@ -78,6 +78,7 @@ struct hvt_vm_analysis {
 	size_t nr_threads, cap_threads;
 	uint64_t from, to;		/* host TSC: only time within counts */
 	uint64_t guest_switches;
+	uint64_t guest_wakeups;		/* without any, "runnable" misses the waits after one */
 	hvt_vcpu_piece_fn on_piece;	/* each piece counted, if set (after init) */
 	void *piece_ctx;
 	int32_t seg_cpu;		/* the host CPU of the segment being cut */
