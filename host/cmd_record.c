@@ -75,7 +75,6 @@ static void usage(FILE *out)
 "                        for another PATH, give it to the programs in\n"
 "                        HVTRACE_AGENT_SOCKET). Any local process may connect:\n"
 "                        off unless given\n"
-"  --no-host-apps        do not serve host applications\n"
 "  --duration SECONDS    stop after this long (default: when every guest finished)\n"
 "  --sync-interval MS    period of clock exchanges (default 100)\n"
 "  --guest-timeout SECONDS  how long to wait for a guest agent (default 120)\n"
@@ -241,7 +240,7 @@ static int list_alone(const struct hvt_record_opts *o)
 }
 
 enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
-       O_NO_HOST, O_HOST_APPS, O_NO_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
+       O_NO_HOST, O_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
        O_MAX_STREAMS, O_RATE };
 
 static const struct option record_options[] = {
@@ -258,7 +257,6 @@ static const struct option record_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "no-host-trace", no_argument, NULL, O_NO_HOST },
 	{ "host-apps", required_argument, NULL, O_HOST_APPS },
-	{ "no-host-apps", no_argument, NULL, O_NO_HOST_APPS },
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "sync-interval", required_argument, NULL, O_SYNC },
 	{ "guest-timeout", required_argument, NULL, O_TIMEOUT },
@@ -331,8 +329,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_ALL: o->all = true; break;
 	case O_CONNECT: o->connect = arg; break;
 	case O_NO_HOST: o->host_trace = false; break;
-	case O_HOST_APPS: o->host_apps = arg; o->no_host_apps = false; break;
-	case O_NO_HOST_APPS: o->no_host_apps = true; o->host_apps = NULL; break;
+	case O_HOST_APPS: o->host_apps = arg; break;
 	case 'o': o->output = arg; break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); exit(0);

@@ -494,7 +494,7 @@ static int start_host_layer(struct hvt_recorder *r)
  */
 static int start_host_apps(struct hvt_recorder *r)
 {
-	if (r->o.no_host_apps || !r->o.host_apps)
+	if (!r->o.host_apps)
 		return 0;
 	return hvt_host_apps_start(&r->apps, &r->archive, r->o.host_apps, &r->o.limits) < 0 ?
 	       -1 : 0;

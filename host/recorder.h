@@ -40,7 +40,6 @@ struct hvt_record_opts {
 	int nr_events;
 	bool host_trace;
 	const char *host_apps;		/* --host-apps; NULL: the default, if any */
-	bool no_host_apps;
 	unsigned int duration_s;
 	unsigned int guest_timeout_s;
 	struct hvt_vm_limits limits;

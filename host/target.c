@@ -40,6 +40,12 @@ int hvt_target_open(struct hvt_target *t, struct hvt_archive_writer *ar,
 			memcpy(t->qemu.vcpu_tids, c->vcpu_tids, sizeof(t->qemu.vcpu_tids));
 			t->qemu.vcpu_source = "qmp";
 		}
+		if (!t->qemu.vcpu_source)
+			hvt_warn("VM %s: which QEMU threads run its vCPUs is not known: QEMU names "
+				 "them only with -name NAME,debug-threads=on, or give --qmp SOCKET "
+				 "(libvirt domains: found by themselves). Without them the guest's "
+				 "bound is some 30x wider and hvtrace analyze cannot run (threads "
+				 "named later are still used)", c->name);
 	}
 	if (c->listen) {
 		t->listen_fd = hvt_netaddr_listen(&t->listen_addr, 1, err, errlen);

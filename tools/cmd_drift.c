@@ -35,6 +35,11 @@ static void usage(FILE *out)
 "  --list             list the scenarios and exit\n"
 "  -h, --help         this text\n"
 "\n"
+"Columns: samples, the exchanges the estimator was given; err, what merge\n"
+"would get wrong at evenly spaced instants (ns); bound, the interval's\n"
+"half-width; violations; segs, the segments the estimator cut the clock\n"
+"into (one per change it found); recovery, how long after the last clock\n"
+"change the error took to stay under 1 us ('-': no change; 'never').\n"
 "TSV columns: scenario samples err_p50_ns err_p99_ns err_max_ns bound_p50_ns violations\n");
 }
 

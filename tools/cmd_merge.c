@@ -65,7 +65,7 @@ static void usage(FILE *out)
 		"Selection (LIST: comma-separated; each option may be repeated):\n"
 		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
 		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
-		"  --layer LIST      host, kernel, user\n"
+		"  --layer LIST      host, kernel, user, vmm (QEMU's own events)\n"
 		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
 		"                    them with --layer kernel,user)\n"
 		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column)\n"

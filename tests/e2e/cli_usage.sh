@@ -121,6 +121,15 @@ if [ "$(id -u)" = 0 ]; then
 	check "and its archive is marked failed" grep -q '"status": "failed"' "$work/a/hvtrace.json"
 	check "and it says why" grep -q 'cannot enable host event no_such_system:no_such_event' \
 		"$work/record.out"
+	# a "QEMU" with no thread named as a vCPU: said at the start, with the fix
+	sleep 30 & sleeper=$!
+	timeout 30 "$hvtrace" record --qemu-pid "$sleeper" --duration 1 -o "$work/novcpu" \
+		> "$work/novcpu.out" 2>&1
+	kill "$sleeper"
+	wait "$sleeper" 2> /dev/null
+	check "record --qemu-pid of a process with no vCPU thread: warned, with the fix" \
+		grep -q "warning: VM vm: which QEMU threads run its vCPUs is not known: QEMU names them only with -name NAME,debug-threads=on, or give --qmp SOCKET" \
+		"$work/novcpu.out"
 else
 	echo "SKIP record -e naming no host event: needs root (tracefs)"
 fi
