@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/out/sql_cache.h"
+#include "tools/archive/archive_path.h"
 
 static void usage(FILE *out)
 {
@@ -103,7 +105,7 @@ int hvt_cmd_sql(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool path_only = false;
-	char *db = NULL;
+	char *db = NULL, why[2 * PATH_MAX];
 	int c, ret;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
@@ -125,6 +127,10 @@ int hvt_cmd_sql(int argc, char **argv)
 	if (optind >= argc || argc - optind > 2 || (path_only && argc - optind > 1)) {
 		hvt_usage_error("sql", "expected an ARCHIVE directory and at most one QUERY");
 		return 2;
+	}
+	if (hvt_archive_path_misgiven(argv[optind], why, sizeof(why))) {
+		hvt_err("%s", why);	/* before a cache is made beside it */
+		return 1;
 	}
 	if (hvt_sql_cache(argv[optind], &db))
 		return 1;

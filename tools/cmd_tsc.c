@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/align/kvm_model.h"
+#include "tools/archive/archive_path.h"
 
 struct tsc_opts {
 	const char *vm;		/* NULL: every VM */
@@ -161,6 +163,7 @@ static int parse_opts(struct tsc_opts *o, int argc, char **argv)
 int hvt_cmd_tsc(int argc, char **argv)
 {
 	struct tsc_opts o = { 0 };
+	char why[2 * PATH_MAX];
 	struct hvt_archive a;
 	struct hvt_kvm_changes changes = { 0 };
 	struct hvt_ftrace *ft = NULL;
@@ -170,6 +173,10 @@ int hvt_cmd_tsc(int argc, char **argv)
 
 	if (parse_opts(&o, argc, argv))
 		return HVT_EXIT_USAGE;
+	if (hvt_archive_path_misgiven(argv[optind], why, sizeof(why))) {
+		hvt_err("%s", why);
+		return 1;
+	}
 	if (hvt_archive_open(&a, argv[optind]))
 		return 1;
 	if (a.ftrace_dir) {

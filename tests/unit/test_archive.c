@@ -15,6 +15,7 @@
 
 #include "tests/unit/archive_fixture.h"
 #include "tools/archive/archive.h"
+#include "tools/archive/archive_path.h"
 
 static int setup(void **state)
 {
@@ -288,6 +289,51 @@ static void test_json_why(void **state)
 	json_decref(j);
 }
 
+/* Says what a path given as an archive is: @expect in its text, or NULL: may be one. */
+static void assert_misgiven(const char *root, const char *rel, const char *expect)
+{
+	char path[256], why[8192];
+	const char *said;
+
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	said = hvt_archive_path_misgiven(path, why, sizeof(why));
+	if (!expect) {
+		if (said)
+			fail_msg("%s: said '%s'", path, said);
+		return;
+	}
+	if (!said || !strstr(said, expect))
+		fail_msg("%s: said '%s', not '%s'", path, said ? said : "(nothing)", expect);
+}
+
+static void test_misgiven_paths(void **state)
+{
+	const char *root = *state;
+	char real[4096], expect[4300];
+
+	assert_non_null(realpath(root, real));
+	assert_misgiven(root, "", NULL);
+	assert_misgiven(root, "nosuch", ": No such file or directory");
+	snprintf(expect, sizeof(expect), "is the folder vm/demo inside the archive %s: give the "
+		 "archive itself (its VM demo only: --vm demo)", real);
+	assert_misgiven(root, "vm/demo", expect);
+	snprintf(expect, sizeof(expect), "is the file vm/demo/kernel/stream-0 inside the archive "
+		 "%s: give the archive itself (its VM demo only: --vm demo)", real);
+	assert_misgiven(root, "vm/demo/kernel/stream-0", expect);
+	assert_misgiven(root, "host", "is the folder host inside the archive");
+	assert_misgiven(root, "vm/demo/kernel", "is the folder vm/demo/kernel inside the archive");
+	/* a trace.dat kept in the archive is one; a database, a CTF trace, a plain folder */
+	assert_int_equal(fx_write(root, "guest.dat", "\027\010\104tracing6\0", 15), 0);
+	assert_misgiven(root, "guest.dat", NULL);
+	assert_int_equal(fx_write(root, "out/x.db", "SQLite format 3\0...", 19), 0);
+	assert_misgiven(root, "out/x.db", "is an SQLite database (merge --format=sqlite writes "
+			"these): open it with sqlite3");
+	assert_int_equal(fx_write(root, "out/ctf/metadata", "/* CTF 1.8 */\n", 14), 0);
+	assert_misgiven(root, "out/ctf", "is a CTF trace, not an hvtrace archive");
+	assert_misgiven(root, "out/ctf/metadata", "is the metadata of a CTF trace");
+	assert_misgiven("/", "", "is a directory without hvtrace.json: not an hvtrace archive");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +343,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_manifests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_tsv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_info_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_misgiven_paths, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);

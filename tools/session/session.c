@@ -3,10 +3,12 @@
  * session.c - opening a recording and every input beside it, what the
  * session knows of them, and closing it (session.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
+#include "tools/archive/archive_path.h"
 #include "tools/session/sources.h"
 
 /* The archive's manifest and host clock; -1 after an error message. */
@@ -33,10 +35,15 @@ int hvt_session_open(struct hvt_session *ses, const char *root,
 		     const struct hvt_session_opts *o)
 {
 	static const struct hvt_session_opts defaults;
+	char why[2 * PATH_MAX];
 
 	if (!o)
 		o = &defaults;
 	memset(ses, 0, sizeof(*ses));
+	if (hvt_archive_path_misgiven(root, why, sizeof(why))) {
+		hvt_err("%s", why);
+		return -1;
+	}
 	ses->all_streams = o->all_streams;
 	ses->follow = o->follow;
 	if (hvt_session_is_file(root) ? hvt_session_open_tracedat(ses, root, o) :
