@@ -150,7 +150,7 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 
 	cookbook_run host-switched-in
 	"$ck_hv" merge "$ck_archive" --layer host --event sched_switch 2>/dev/null |
-		sed -n 's/.* next_comm=\(.*\) next_pid=.*/\1/p' | sort | uniq -c |
+		sed -n 's/.* next_comm=\(.*\) next_pid=.*/\1/p' | sed 's/^"\(.*\)"$/\1/' | sort | uniq -c |
 		awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' > "$ck_work/ref-switched-in"
 	sort "$ck_work/host-switched-in.tsv" > "$ck_work/switched-in"
 	sort "$ck_work/ref-switched-in" > "$ck_work/ref-switched-in.sorted"

@@ -216,7 +216,7 @@ static void test_field_kinds(void **state)
 
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ev[0].text,
-			    " a=7 b=-5 c=0xbeef d=-1 s=he\"llo\\n\\x01\\\\ arr=[1,2,65535]"
+			    " a=7 b=-5 c=0xbeef d=-1 s=\"he\\\"llo\\n\\x01\\\\\" arr=[1,2,65535]"
 			    " data=<3 bytes>");
 	/* Integer fields by name, signed ones sign-extended; arrays are not integers. */
 	assert_int_equal(r->ev[0].b_rc, 0);

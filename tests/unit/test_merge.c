@@ -25,6 +25,7 @@
 #include "tests/unit/open_timeline.h"
 #include "tools/commands.h"
 #include "tools/out/text_out.h"
+#include "tools/util/text_buffer.h"
 #include "tools/out/progress.h"
 
 struct ctx {
@@ -989,6 +990,40 @@ static void test_ctf(void **state)
 	free(text);
 }
 
+/* A field value as text: quoted when it is empty or has a blank or a quote. */
+static void test_field_value_text(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *out;
+	} cases[] = {
+		{ "hvdemo", 16, "hvdemo" },
+		{ "CPU 0/TCG", 16, "\"CPU 0/TCG\"" },
+		{ "", 16, "\"\"" },
+		{ "a\"b", 16, "\"a\\\"b\"" },
+		{ "tab\there", 16, "tab\\there" },
+		{ "x y", 1, "x" },		/* the blank is past max */
+		{ "\"", 1, "\"\\\"\"" },
+	};
+	char buf[64], out[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fmemopen(out, sizeof(out), "w");
+		struct hvt_text t;
+
+		assert_non_null(f);
+		hvt_text_init(&t, f, buf, sizeof(buf));
+		hvt_text_field_value(&t, (const unsigned char *)cases[i].in, cases[i].max);
+		hvt_text_flush(&t);
+		fputc('\0', f);
+		fclose(f);
+		assert_string_equal(out, cases[i].out);
+	}
+}
+
 static void test_time_text(void **state)
 {
 	const struct hvt_clock_pair pairs[] = {
@@ -1049,6 +1084,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),
+		cmocka_unit_test(test_field_value_text),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);

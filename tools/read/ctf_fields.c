@@ -101,7 +101,7 @@ static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
 			const unsigned char *p)
 {
 	if (f->flags & HVT_FIELD_F_TEXT)
-		hvt_text_escaped(t, p, f->length);
+		hvt_text_field_value(t, p, f->length);
 	else
 		write_ints(t, f, p, print_int);
 }
@@ -127,7 +127,7 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 			print_array(t, f, p);
 			break;
 		case HVT_FIELD_STRING:
-			hvt_text_escaped(t, p, (size_t)n);
+			hvt_text_field_value(t, p, (size_t)n);
 			break;
 		case HVT_FIELD_BLOB:
 			hvt_text_char(t, '<');

@@ -161,7 +161,7 @@ static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field 
 }
 
 
-static const struct field_writer text_writer = { text_number, hvt_text_escaped, "?" };
+static const struct field_writer text_writer = { text_number, hvt_text_field_value, "?" };
 
 void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 {

@@ -2,6 +2,8 @@
 /*
  * text_buffer.c - buffered pieces of text (text_buffer.h).
  */
+#include <stdbool.h>
+
 #include "tools/util/text_buffer.h"
 
 void hvt_text_init(struct hvt_text *t, FILE *out, char *buf, size_t size)
@@ -226,6 +228,31 @@ static void print_escaped(struct hvt_text *t, unsigned char c)
 static int plain(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7f && c != '\\';
+}
+
+void hvt_text_field_value(struct hvt_text *t, const unsigned char *p, size_t max)
+{
+	size_t n = 0, seg;
+	bool quote;
+
+	while (n < max && p[n] && p[n] != ' ' && p[n] != '"')
+		n++;
+	quote = !n || (n < max && p[n]);
+	if (!quote) {
+		hvt_text_escaped(t, p, max);
+		return;
+	}
+	hvt_text_char(t, '"');
+	for (n = 0; n < max && p[n];) {
+		for (seg = n; seg < max && p[seg] && p[seg] != '"'; seg++)
+			;
+		hvt_text_escaped(t, p + n, seg - n);
+		if (seg == max || !p[seg])
+			break;
+		hvt_text_mem(t, "\\\"", 2);
+		n = seg + 1;
+	}
+	hvt_text_char(t, '"');
 }
 
 void hvt_text_escaped(struct hvt_text *t, const unsigned char *p, size_t max)

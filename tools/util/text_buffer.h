@@ -64,6 +64,12 @@ void hvt_text_hex(struct hvt_text *t, uint64_t v);		/* 0x1f */
  * '\\', '\n' and '\t' escaped so, any other byte as \xNN.
  */
 void hvt_text_escaped(struct hvt_text *t, const unsigned char *p, size_t max);
+/*
+ * A field's text value: hvt_text_escaped(), in double quotes (a quote as
+ * \") when it is empty or holds a space or a quote, so that name=value
+ * pairs split on blanks: prev_comm="CPU 0/TCG".
+ */
+void hvt_text_field_value(struct hvt_text *t, const unsigned char *p, size_t max);
 
 /*
  * @s up to its first NUL or @max bytes as a JSON string, quotes included:
