@@ -2,9 +2,9 @@
 /*
  * cmd_merge.c - `hvtrace merge`: an archive as one time line, one line per event.
  *
- *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
- *       0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=...
- *       0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77
+ *       0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=...
+ *       0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=...
+ *       0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77
  *
  * time, layer, VM ('-' on the host), CPU, thread, event, fields. The order
  * and its tie-break are heap.h's.
@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"                     [--output PATH] [--force]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
-		"                     [--print-fmt] [--host-trace TRACE.DAT]\n"
+		"                     [--print-fmt] [--bounds] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
 		"                     [--stats] [-v|-q]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
@@ -61,7 +61,10 @@ static void usage(FILE *out)
 		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
 		"  --print-fmt       text: host events as ftrace and trace-cmd print them (their\n"
 		"                    format's print fmt: 'prev_state=S ==> next_comm=...'),\n"
-		"                    several times slower, instead of name=value per field\n\n"
+		"                    several times slower, instead of name=value per field\n"
+		"  --bounds          text: after the time, each event's error bound in us,\n"
+		"                    to the ns rounded up (+/-0.000: on the host TSC, exact;\n"
+		"                    +/-?: none guaranteed); its true time lies within it\n\n"
 		"Selection (LIST: comma-separated; each option may be repeated):\n"
 		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
 		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
@@ -187,6 +190,7 @@ static const struct option longopts[] = {
 	{ "stats", no_argument, NULL, 's' },
 	{ "force", no_argument, NULL, 'R' },
 	{ "print-fmt", no_argument, NULL, 'P' },
+	{ "bounds", no_argument, NULL, 'B' },
 	{ "host-trace", required_argument, NULL, 'H' },
 	{ "guest-trace", required_argument, NULL, 'G' },
 	{ "qemu-trace", required_argument, NULL, 'Q' },
@@ -222,6 +226,9 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		return 0;
 	case 'P':
 		o->out.print_fmt = true;
+		return 0;
+	case 'B':
+		o->out.bounds = true;
 		return 0;
 	case 'H':
 		o->host_trace = value;

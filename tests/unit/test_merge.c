@@ -62,20 +62,20 @@ static int teardown(void **state)
 					(c)->stdout_path, text)
 
 static const char expected[] =
-	"     0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"     0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
 	"prev_pid=4321 prev_prio=120 prev_state=1 next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n"
-	"     0.001240000 kernel demo  cpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
+	"     0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
 	"prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
-	"     0.001300000 host   -     cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
+	"     0.001300000 host   -     cpu1  tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
 	"prev_prio=120 prev_state=0 next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
-	"     0.001300000 kernel demo  cpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
+	"     0.001300000 kernel demo  vcpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
 	"prev_prio=120 prev_state=0x0 next_comm=hvdemo next_tid=77 next_prio=120\n"
-	"     0.001300000 kernel demo  cpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
+	"     0.001300000 kernel demo  vcpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
 	"prev_prio=120 prev_state=0x0 next_comm=swapper/1 next_tid=0 next_prio=120\n"
-	"     0.001300000 user   demo  cpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
-	"     0.100000000 kernel demo  cpu0 tid=77 test:far value=42\n"
-	"     0.200000000 host   -     cpu1 tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"     0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
+	"     0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"
+	"     0.200000000 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
 	"prev_pid=4321 prev_prio=120 prev_state=2 next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n";
 
@@ -186,10 +186,10 @@ static void test_time_modes(void **state)
 	char *text;
 
 	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
-	assert_true(!strncmp(text, "      1002469134 host   -     cpu1 tid=4321 sched_switch ", 57));
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  tid=4321 sched_switch ", 57));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--time=realtime", c->root), 0);
-	assert_true(!strncmp(text, "1700000000.001234567 host   -     cpu1 tid=4321 ", 48));
+	assert_true(!strncmp(text, "1700000000.001234567 host   -     cpu1  tid=4321 ", 48));
 	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--time=ns", c->root), 0);
@@ -204,11 +204,11 @@ static void test_print_fmt(void **state)
 	char *text;
 
 	assert_int_equal(MERGE(c, &text, "--print-fmt", c->root), 0);
-	assert_true(!strncmp(text, "     0.001234567 host   -     cpu1 tid=4321 sched_switch "
+	assert_true(!strncmp(text, "     0.001234567 host   -     cpu1  tid=4321 sched_switch "
 			     "prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=S "
 			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 150));
 	assert_non_null(strstr(text, " prev_state=R ==> next_comm=qemu-system-x86 "));
-	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  cpu0 tid=77 sched_switch "
+	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  vcpu0 tid=77 sched_switch "
 			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=0x1 "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--print-fmt", "--format=json", c->root), 2);
@@ -251,7 +251,7 @@ static void test_unreadable_and_damaged(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(fx_write(c->root, "vm/demo/user-1/stream-0", "garbage", 7), 0);
 	assert_int_equal(MERGE(c, &text, c->root), 0);
-	assert_non_null(strstr(text, "0.100000000 kernel demo  cpu0 tid=77 test:far value=42\n"));
+	assert_non_null(strstr(text, "0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"));
 	assert_null(strstr(text, " user "));
 	free(text);
 	/* A manifest that is not JSON. */
@@ -315,8 +315,8 @@ static void test_wild_timestamps(void **state)
 		const char *a = strstr(text, "\n4611686014."), *b;
 
 		assert_non_null(a);
-		assert_non_null(strstr(a, " kernel demo  cpu1 tid=0 test:far value=1\n"));
-		b = strstr(a + 1, "\n9223372036.854775807 kernel demo  cpu1 tid=0 test:far value=1");
+		assert_non_null(strstr(a, " kernel demo  vcpu1 tid=0 test:far value=1\n"));
+		b = strstr(a + 1, "\n9223372036.854775807 kernel demo  vcpu1 tid=0 test:far value=1");
 		assert_non_null(b);
 	}
 	free(text);
@@ -325,7 +325,7 @@ static void test_wild_timestamps(void **state)
 	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
 	/* the raw host TSC of a value near 2^64: printed, near 2^64 itself */
 	assert_non_null(strstr(text, "\n184467440"));
-	assert_non_null(strstr(strstr(text, "\n184467440"), " kernel demo  cpu1 tid=0 test:far "));
+	assert_non_null(strstr(strstr(text, "\n184467440"), " kernel demo  vcpu1 tid=0 test:far "));
 	free(text);
 	/*
 	 * CTF: babeltrace2 refuses a whole trace with a time past 2^63 ns since
@@ -402,11 +402,11 @@ static void test_select(void **state)
 	/* times in the unit of --time */
 	assert_int_equal(MERGE(c, &text, c->root, "--time=host-tsc", "--from", "1002469134",
 			       "--to", "1002469134"), 0);
-	assert_true(!strncmp(text, "      1002469134 host   -     cpu1 tid=4321 sched_switch ", 57));
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  tid=4321 sched_switch ", 57));
 	assert_int_equal(strchr(text, '\n')[1], '\0');
 	free(text);
 	assert_int_equal(MERGE(c, &text, c->root, "--time=realtime", "--from", "1700000000.1"), 0);
-	assert_true(!strncmp(text, "1700000000.100000000 kernel demo  cpu0 tid=77 test:far ", 55));
+	assert_true(!strncmp(text, "1700000000.100000000 kernel demo  vcpu0 tid=77 test:far ", 55));
 	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
 	free(text);
 }
@@ -513,6 +513,37 @@ static void test_selection_said(void **state)
 	free(err);
 }
 
+/*
+ * --bounds: a host event's is 0, a guest event's the fixture's estimate
+ * (some 50 ns), in us rounded up to the ns; JSON carries it as bound_ns.
+ */
+static void test_bounds(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err, *line;
+	unsigned int ns;
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--bounds"), 0);
+	assert_non_null(strstr(text, "     0.001234567 +/-0.000     host   -     cpu1  tid=4321 "
+				     "sched_switch "));
+	line = strstr(text, "\n     0.001240000 +/-");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "\n     0.001240000 +/-0.%u ", &ns), 1);
+	assert_true(ns > 0 && ns < 100);
+	assert_non_null(strstr(line, "     kernel demo  vcpu0 tid=77 sched_switch "));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--bounds", "--format=json"), 2);
+	ASSERT_ERR_HAS(err, "--bounds is for --format=text");
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=json"), 0);
+	assert_non_null(strstr(text, "\"tid\":77,\"bound_ns\":"));
+	assert_null(strstr(text, "\"tid\":4321,\"bound_ns\":"));	/* host: exact */
+	free(text);
+	free(err);
+}
+
 /* A VM whose info.json is gone: the host's events, and exit status 1. */
 static void test_vm_unread(void **state)
 {
@@ -522,7 +553,7 @@ static void test_vm_unread(void **state)
 	snprintf(path, sizeof(path), "%s/vm/demo/info.json", c->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
-	assert_non_null(strstr(text, " host   -     cpu1 tid=4321 sched_switch "));
+	assert_non_null(strstr(text, " host   -     cpu1  tid=4321 sched_switch "));
 	assert_null(strstr(text, " kernel "));
 	ASSERT_ERR_HAS(err, "error: 1 VM of the archive could not be read: its guest events are "
 		       "not in the output");
@@ -884,7 +915,8 @@ static int our_key(const char *line, char *key, size_t n)
 
 	if (sscanf(line, "%llu %*s %*s %23s tid=%d %95s", &tsc, cpu, &tid, name) != 4)
 		return 0;
-	snprintf(key, n, "%llu %s %s %d", tsc, name, cpu, tid);
+	/* the CTF has the CPU number, guest or host: vcpu0 is its cpu0 */
+	snprintf(key, n, "%llu %s %s %d", tsc, name, cpu + (cpu[0] == 'v'), tid);
 	return 1;
 }
 
@@ -1081,6 +1113,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_selection_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_unread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

@@ -175,6 +175,15 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 		hvt_text_u64(t, cpu);
 	TEXT_LIT(t, ",\"tid\":");
 	hvt_text_s64(t, task);
+	if (s->vm_number || s->layer == HVT_LAYER_VMM) {	/* the host's are exact */
+		int64_t bound = hvt_session_event_bound_ns(p->ses, s);
+
+		TEXT_LIT(t, ",\"bound_ns\":");
+		if (bound < 0)
+			TEXT_LIT(t, "null");
+		else
+			hvt_text_s64(t, bound);
+	}
 	hvt_source_json_fields(s, t);
 	TEXT_LIT(t, "}}");
 	if (s->layer == HVT_LAYER_HOST)

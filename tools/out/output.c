@@ -36,6 +36,7 @@ static int text_open(struct hvt_output *o, struct hvt_session *ses)
 	if (hvt_printer_init(&o->text, ses, o->opts->time, o->file))
 		return -1;
 	o->text.print_fmt = o->opts->print_fmt;
+	o->text.bounds = o->opts->bounds;
 	return 0;
 }
 
@@ -191,6 +192,9 @@ const char *hvt_output_refuses(const struct hvt_output_format *f,
 	if (opts->print_fmt && !f->print_fmt)
 		return "--print-fmt is for --format=text: the other formats keep every field "
 		       "on its own";
+	if (opts->bounds && !f->print_fmt)
+		return "--bounds is for --format=text: json has each guest event's bound in "
+		       "args.bound_ns, sqlite in event.bound";
 	if (f->to_directory && !opts->path) {
 		snprintf(buf, len, "--format=%s writes a directory: name it with --output DIR",
 			 f->name);

@@ -28,7 +28,7 @@ struct hvt_output_format {
 	bool to_directory;		/* writes a directory, which --output must name */
 	bool to_path;			/* writes a file by its name, which --output must give */
 	bool replaces;			/* refuses an existing --output without --force */
-	bool print_fmt;			/* takes --print-fmt */
+	bool print_fmt;			/* takes --print-fmt and --bounds */
 	bool writes;			/* writes anything at all (not: decode and merge only) */
 	int (*open)(struct hvt_output *o, struct hvt_session *ses);
 	void (*event)(struct hvt_output *o, struct hvt_source *s);
@@ -39,6 +39,7 @@ struct hvt_output_opts {
 	const char *path;		/* --output; NULL: standard output */
 	enum hvt_time_mode time;	/* --time */
 	bool print_fmt;			/* --print-fmt */
+	bool bounds;			/* --bounds: text shows each event's error bound */
 	bool force;			/* --force: replace an existing --output */
 };
 

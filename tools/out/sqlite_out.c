@@ -238,25 +238,11 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 	return o;
 }
 
-/* How far from its true host time an event of @s may be, in ns; -1: no guaranteed bound. */
-static int64_t bound_of(struct hvt_sql_out *o, struct hvt_source *s)
-{
-	uint64_t ticks;
-
-	if (s->layer == HVT_LAYER_VMM)
-		return s->realtime ? (int64_t)s->realtime->bound_ns : 0;
-	if (!s->vm_number)
-		return 0;	/* the host's, and the host applications', on the host TSC */
-	if (hvt_source_error_bound(&o->ses->vms[s->vm_number - 1], s, &ticks))
-		return -1;
-	return hvt_sql_ticks_ns(o, s->host_tsc, ticks);
-}
-
 void hvt_sql_out_event(struct hvt_sql_out *o, struct hvt_source *s)
 {
 	uint32_t cpu = hvt_source_cpu(s), machine = (uint32_t)s->vm_number;
 	int32_t tid = hvt_source_tid(s);
-	int64_t bound = bound_of(o, s), len = args_of(o, s), set = -1;
+	int64_t bound = hvt_session_event_bound_ns(o->ses, s), len = args_of(o, s), set = -1;
 	int64_t utid = tid >= 0 ? hvt_sql_utid(o, machine, tid,
 					      cpu == HVT_NO_CPU ? -1 : (int32_t)cpu, NULL) : -1;
 	int64_t ucpu = cpu != HVT_NO_CPU ? hvt_sql_ucpu(o, machine, cpu) : -1;

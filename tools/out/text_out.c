@@ -2,10 +2,13 @@
 /*
  * text_out.c - merged events as text, one line per event:
  *
- *       0.001234567 host   -     cpu1 tid=4321 sched_switch prev_comm=...
+ *       0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=...
+ *       0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=...
  *
- * time, layer, VM ('-' on the host), CPU, thread, event, fields.
+ * time (with --bounds, then its error bound), layer, VM ('-' on the host),
+ * CPU (a VM's events: the vCPU), thread, event, fields.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +17,8 @@
 #define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
 #define LAYER_WIDTH	6
 #define VM_WIDTH	5
-#define CPU_WIDTH	4
+#define CPU_WIDTH	5	/* vcpuN */
+#define BOUND_WIDTH	12	/* +/-1234.567 (us) */
 #define OUTPUT_BUFFER	(1u << 20)
 
 int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
@@ -32,6 +36,7 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 	}
 	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
 	p->mode = mode;
+	p->ses = ses;
 	p->clock = &ses->clock;
 	for (i = 0; i < ses->nr_sources; i++) {
 		const struct hvt_source *s = ses->sources[i];
@@ -51,6 +56,26 @@ void hvt_printer_free(struct hvt_printer *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * "+/-B " with B the event's error bound in us, to the ns rounded up:
+ * 0.000 on the host TSC, "?" where none is guaranteed.
+ */
+static void print_bound(struct hvt_printer *pr, struct hvt_source *s)
+{
+	int64_t ns = hvt_session_event_bound_ns(pr->ses, s);
+	char text[40];
+	int n;
+
+	if (ns < 0)
+		n = snprintf(text, sizeof(text), "+/-?");
+	else
+		n = snprintf(text, sizeof(text), "+/-%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+	while (n < BOUND_WIDTH)
+		text[n++] = ' ';
+	text[n++] = ' ';
+	hvt_text_mem(&pr->text, text, (size_t)n);
+}
+
 void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 {
 	struct hvt_text *t = &pr->text;
@@ -65,11 +90,16 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 	memcpy(p + pad, time, len);
 	p[pad + len] = ' ';
 	t->p += pad + len + 1;
+	if (pr->bounds)
+		print_bound(pr, s);
 	/* layer and VM: the same for every line of the source */
 	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
 	/* cpuN or -, then tid=N */
 	p = hvt_text_room(t, 48);
-	if (cpu != HVT_CTF_NO_CPU) {
+	if (cpu != HVT_CTF_NO_CPU && s->vm_number) {
+		memcpy(p, "vcpu", 4);
+		n = 4 + hvt_u64_text(p + 4, cpu);
+	} else if (cpu != HVT_CTF_NO_CPU) {
 		memcpy(p, "cpu", 3);
 		n = 3 + hvt_u64_text(p + 3, cpu);
 	} else {

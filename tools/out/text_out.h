@@ -24,6 +24,8 @@ struct hvt_printer {
 	struct hvt_text text;
 	enum hvt_time_mode mode;
 	bool print_fmt;			/* host fields as ftrace prints them */
+	bool bounds;			/* each event's error bound after its time */
+	struct hvt_session *ses;
 	struct hvt_host_clock *clock;
 	struct hvt_source_cols *cols;	/* one per source, by index */
 };
@@ -33,7 +35,7 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out);
 /* Frees the buffer; what it holds must have been flushed (hvt_text_flush()). */
 void hvt_printer_free(struct hvt_printer *p);
-/* One line: time, layer, VM, CPU, tid, event name, fields. */
+/* One line: time (and bound), layer, VM, CPU (vcpuN in a VM), tid, event name, fields. */
 void hvt_printer_print(struct hvt_printer *p, struct hvt_source *s);
 
 #endif

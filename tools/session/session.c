@@ -4,6 +4,7 @@
  * session knows of them, and closing it (session.h).
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,21 @@ size_t hvt_session_unread_host_cpus(const struct hvt_session *ses, char *buf, si
 		n++;
 	}
 	return n;
+}
+
+int64_t hvt_session_event_bound_ns(struct hvt_session *ses, const struct hvt_source *s)
+{
+	uint64_t ticks;
+	double ns;
+
+	if (s->layer == HVT_LAYER_VMM)
+		return s->realtime ? (int64_t)s->realtime->bound_ns : 0;
+	if (!s->vm_number)
+		return 0;	/* the host's, and the host applications', on the host TSC */
+	if (hvt_source_error_bound(&ses->vms[s->vm_number - 1], s, &ticks))
+		return -1;
+	ns = hvt_host_clock_ticks_us(&ses->clock, s->host_tsc, ticks) * 1e3;
+	return ns >= 9e18 ? INT64_MAX : (int64_t)ceil(ns);
 }
 
 uint64_t hvt_session_lost(const struct hvt_session *ses)

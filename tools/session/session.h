@@ -152,6 +152,12 @@ unsigned long hvt_session_warnings(const struct hvt_session *ses);
  * ("" if none; cut to @len); how many.
  */
 size_t hvt_session_unread_host_cpus(const struct hvt_session *ses, char *buf, size_t len);
+/*
+ * How far the current event of @s may be from its true host time, in ns
+ * rounded up: 0 on the host TSC, a guest event's error bound
+ * (hvt_source_error_bound()), a vmm event's; -1 where none is guaranteed.
+ */
+int64_t hvt_session_event_bound_ns(struct hvt_session *ses, const struct hvt_source *s);
 /* Events the producers reported lost (discarded, missed, lost packets). */
 uint64_t hvt_session_lost(const struct hvt_session *ses);
 /* The VM of source @s, or NULL for a source of the host. */
