@@ -57,7 +57,7 @@ check "the collector saw the guest clock change" \
 changes=$(jq '.sync.clock_changes' "$work/a/vm/pause/info.json" 2>/dev/null)
 sent=$(jq '.sync.params_sent' "$work/a/vm/pause/info.json" 2>/dev/null)
 check "info.json counts the change ($changes)" test "${changes:-0}" -ge 1
-"$hvtrace" merge "$work/a" > "$work/merge.txt" 2> "$work/merge.err"
+"$hvtrace" merge -v "$work/a" > "$work/merge.txt" 2> "$work/merge.err"	# -v: how it aligned
 check "merge succeeds" test $? -eq 0
 # The first transform arrives before tracing starts, as generation 1; each
 # later one must show as the next generation.

@@ -70,7 +70,7 @@ check "trace-cmd reads the guest's context switches ($n)" test "$n" -gt 100
 	> "$work/merge.txt" 2> "$work/merge.err"
 check "merge --guest-trace runs ($?)" test $? -eq 0
 # the file's events have trace-cmd's field names (next_pid), hvtrace.ko's its own (next_tid)
-sed -n 's/.* cpu\([0-9]*\) .* sched_switch .* next_pid=\([0-9]*\) .*/\1 \2/p' \
+sed -n 's/.* vcpu\([0-9]*\) .* sched_switch .* next_pid=\([0-9]*\) .*/\1 \2/p' \
 	"$work/merge.txt" > "$work/merged.txt"
 check "every event of the file is merged ($(wc -l < "$work/merged.txt") of $n)" \
 	test "$(wc -l < "$work/merged.txt")" -eq "$n"

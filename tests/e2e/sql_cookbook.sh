@@ -122,8 +122,8 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 		> "$ck_work/guest-switches"
 	check "sql longest-guest-slices: 10 rows, each from one guest switch to the next" awk -F'\t' '
 		BEGIN { while ((getline l < ARGV[2]) > 0) at[l] = 1; ARGV[2] = "" }
-		{ n++; if (!(sprintf("cpu%s %.0f", $5, $2) in at) ||
-			   !(sprintf("cpu%s %.0f", $5, $2 + $3) in at)) bad = 1 }
+		{ n++; if (!(sprintf("vcpu%s %.0f", $5, $2) in at) ||
+			   !(sprintf("vcpu%s %.0f", $5, $2 + $3) in at)) bad = 1 }
 		END { exit bad || n != 10 }' "$ck_work/longest-guest-slices.tsv" "$ck_work/guest-switches"
 
 	# every layer around event 2000: merge --from/--to prints as many
@@ -136,7 +136,8 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 
 	# every event's fields: merge --format=json's, event by event
 	"$ck_hv" merge "$ck_archive" --format=json 2>/dev/null | grep '"ph":"i"' |
-		sed 's/.*"args":{"cpu":[^,]*,"tid":-\{0,1\}[0-9]*,\{0,1\}//; s/}},\{0,1\}$//' \
+		sed 's/.*"args":{"cpu":[^,]*,"tid":-\{0,1\}[0-9]*,\{0,1\}//; s/^"bound_ns":[0-9a-z]*,\{0,1\}//
+			s/}},\{0,1\}$//' \
 		> "$ck_work/json-fields"
 	"$ck_hv" sql "$ck_archive" "SELECT coalesce(substr(a.args, 2, length(a.args) - 2), '')
 		FROM event e LEFT JOIN arg_set a ON a.id = e.arg_set_id ORDER BY e.id" 2>/dev/null |
