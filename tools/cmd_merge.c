@@ -396,7 +396,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 	if (hvt_select_any(&o->sel) && none_shown(ses, shown))
 		hvt_selection_empty_report(ses, so, &o->sel);	/* says the span too */
 	else
-		hvt_selection_span_warn(&o->sel, &ses->clock, &seen);
+		hvt_select_span_warn(&o->sel, &ses->clock, &seen);
 	if (unread_vms(ses))
 		hvt_err("%zu VM%s of the archive could not be read: %s guest events are not in "
 			"the output (see the errors above)", unread_vms(ses),

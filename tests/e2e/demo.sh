@@ -103,6 +103,10 @@ check "... the archive's events, CPUs and span said" grep -q "warning: no event 
 by --event nosuch; the archive holds $(wc -l < "$timeline") events .*CPUs: host .*, vm demo 0-1; " \
 	"$work/none.err"
 check "... and nothing else (-q)" test "$(wc -l < "$work/none.err")" -eq 1
+"$hvtrace" analyze --from 100 "$archive" > /dev/null 2> "$work/late.err"
+check "analyze --from past the end: said, with the span" grep -q \
+	"warning: --from 100 lies after the end of the events read, which span 0\.[0-9]* to " \
+	"$work/late.err"
 "$hvtrace" tsc --vm nosuch "$archive" > /dev/null 2> "$work/tsc.err"
 check "tsc --vm nosuch: a usage error ($?) listing the VMs" test $? -eq 2 -a \
 	"$(grep -c "has no VM of that name (its VMs: demo)" "$work/tsc.err")" -eq 1

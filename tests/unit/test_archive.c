@@ -315,10 +315,10 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven(root, "", NULL);
 	assert_misgiven(root, "nosuch", ": No such file or directory");
 	snprintf(expect, sizeof(expect), "is the folder vm/demo inside the archive %s: give the "
-		 "archive itself (its VM demo only: --vm demo)", real);
+		 "archive itself (merge and analyze take its VM alone with --vm demo)", real);
 	assert_misgiven(root, "vm/demo", expect);
 	snprintf(expect, sizeof(expect), "is the file vm/demo/kernel/stream-0 inside the archive "
-		 "%s: give the archive itself (its VM demo only: --vm demo)", real);
+		 "%s: give the archive itself (merge and analyze take its VM alone with --vm demo)", real);
 	assert_misgiven(root, "vm/demo/kernel/stream-0", expect);
 	assert_misgiven(root, "host", "is the folder host inside the archive");
 	assert_misgiven(root, "vm/demo/kernel", "is the folder vm/demo/kernel inside the archive");

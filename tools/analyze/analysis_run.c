@@ -8,6 +8,7 @@
 
 #include "lib/log.h"
 #include "tools/analyze/analysis_run.h"
+#include "tools/merge/select_span.h"
 #include "tools/model/vm_analyses.h"
 
 /* The first host TSC at or after @ns since the trace start. */
@@ -26,7 +27,8 @@ static uint64_t tsc_at(struct hvt_host_clock *clock, int64_t ns)
 	return lo;
 }
 
-static int merge(struct hvt_vm_analyses *va, struct hvt_timeline *tl)
+/* Feeds every event of @tl to the analyses; their span in @seen. */
+static int merge(struct hvt_vm_analyses *va, struct hvt_timeline *tl, struct hvt_span *seen)
 {
 	struct hvt_event_feed feed;
 	struct hvt_source *s;
@@ -36,6 +38,7 @@ static int merge(struct hvt_vm_analyses *va, struct hvt_timeline *tl)
 		return -1;
 	while ((s = hvt_timeline_next(tl))) {
 		hvt_event_feed(&feed, s);
+		hvt_span_add(seen, s->host_tsc);
 		last = s->host_tsc;
 	}
 	hvt_event_feed_free(&feed);
@@ -48,13 +51,20 @@ static int report(struct hvt_vm_analyses *va, const struct hvt_vm_analyses_opts 
 {
 	struct hvt_session *ses = va->ses;
 	const struct hvt_clock_pair *p = &ses->archive.pairs[0];
+	const struct hvt_clock_pair *q = &ses->archive.pairs[ses->archive.nr_pairs - 1];
+	uint64_t span = q->tsc > p->tsc ? q->tsc - p->tsc : 1000000;
 	struct hvt_analysis_view v = o->view;
 	char unread[256];
 	size_t i, done = 0;
 
 	if (hvt_session_unread_host_cpus(ses, unread, sizeof(unread)))
 		v.unread_cpus = unread;
-	v.ns_per_tick = hvt_host_clock_ticks_us(&ses->clock, p->tsc, 1000000) / 1e6 * 1e3;
+	/*
+	 * Totals are sums of tick intervals: at the recording's mean rate, as
+	 * merge's times are over its whole span (not the first pair's rate,
+	 * which differs by parts per million).
+	 */
+	v.ns_per_tick = hvt_host_clock_ticks_us(&ses->clock, p->tsc, span) / (double)span * 1e3;
 	if (o->tsv)
 		hvt_analysis_tsv_header(out);
 	for (i = 0; i < ses->archive.nr_vms; i++) {
@@ -82,6 +92,7 @@ int hvt_analyze_run(struct hvt_session *ses, struct hvt_timeline *tl,
 	struct hvt_vm_analyses_opts vo = { .vms = (const char *const *)o->sel->vms,
 					   .nr_vms = o->sel->nr_vms, .from = 0, .to = UINT64_MAX };
 	struct hvt_vm_analyses va;
+	struct hvt_span seen = { 0, 0, false };
 	int ret = 1;
 
 	if (o->sel->from_text)
@@ -92,10 +103,12 @@ int hvt_analyze_run(struct hvt_session *ses, struct hvt_timeline *tl,
 		hvt_err("out of memory");
 		return 1;
 	}
-	if (merge(&va, tl))
+	if (merge(&va, tl, &seen)) {
 		hvt_err("out of memory");
-	else
+	} else {
+		hvt_select_span_warn(o->sel, &ses->clock, &seen);	/* nothing counted */
 		ret = report(&va, &vo, o, out);
+	}
 	hvt_vm_analyses_free(&va);
 	return ret;
 }

@@ -67,7 +67,8 @@ static void vm_hint(const char *rel, char *buf, size_t len)
 	size_t n = name ? strcspn(name, "/") : 0;
 
 	if (n)
-		snprintf(buf, len, " (its VM %.*s only: --vm %.*s)", (int)n, name, (int)n, name);
+		snprintf(buf, len, " (merge and analyze take its VM alone with --vm %.*s)", (int)n,
+			 name);
 	else
 		buf[0] = '\0';
 }

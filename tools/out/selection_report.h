@@ -12,30 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tools/merge/select.h"
+#include "tools/merge/select_span.h"
 #include "tools/session/session.h"
 
-/* The host TSC of the first and last event a merge pulled, selected or not. */
-struct hvt_span {
-	uint64_t first, last;
-	bool any;
-};
-
-static inline void hvt_span_add(struct hvt_span *sp, uint64_t host_tsc)
-{
-	if (!sp->any)
-		sp->first = host_tsc;
-	sp->last = host_tsc;
-	sp->any = true;
-}
-
-/*
- * Warns when @sel's --from or --to lies outside @seen (in @sel's time
- * unit): after the end or before the start, or, in CLOCK_REALTIME or TSC
- * units, where a time from the wrong unit would fall. Shows the span.
- */
-void hvt_selection_span_warn(const struct hvt_select *sel, struct hvt_host_clock *clock,
-			     const struct hvt_span *seen);
 /*
  * After a merge of @ses that selected no event: reads the session's
  * archive again, every event, and says in one warning what it holds (its
