@@ -103,8 +103,8 @@ static void usage(FILE *out)
 		"A selection that selects no event, or a --from or --to outside the events'\n"
 		"span, is a warning that shows what the archive holds.\n"
 		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
-		"archive, or a VM of it, could not be read (what could is still written),\n"
-		"2 usage error.\n");
+		"archive, or a part of it (a VM's info.json, the host layer), could not be\n"
+		"read (what could is still written), 2 usage error.\n");
 }
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
@@ -388,7 +388,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		goto out;
 	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
 	merge_events(tl, &o->sel, &out, shown, &seen, &progress);
-	ret = hvt_output_close(&out) || unread_vms(ses) ? 1 : 0;
+	ret = hvt_output_close(&out) || unread_vms(ses) || hvt_session_host_unreadable(ses) ? 1 : 0;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
@@ -401,6 +401,10 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_err("%zu VM%s of the archive could not be read: %s guest events are not in "
 			"the output (see the errors above)", unread_vms(ses),
 			unread_vms(ses) == 1 ? "" : "s", unread_vms(ses) == 1 ? "its" : "their");
+	if (hvt_session_host_unreadable(ses))
+		hvt_err("the archive's host layer could not be decoded: its events are not in the "
+			"output, and the guests are aligned by their clock exchanges alone (see the "
+			"errors above)");
 out:
 	free(shown);
 	return ret;

@@ -58,8 +58,26 @@ static void print_row(sqlite3_stmt *st, int n, FILE *out)
 	fputc('\n', out);
 }
 
+/*
+ * Says, on every run, that database @h of @archive is incomplete and why
+ * (the warnings were printed once, when it was built).
+ */
+static void say_incomplete(sqlite3 *h, const char *archive)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE name = 'incomplete_reason' "
+			       "AND (SELECT value FROM meta WHERE name = 'complete') = 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		hvt_warn("the database of %s is incomplete: %s ('hvtrace merge --format=null %s' "
+			 "prints the warnings again)", archive, sqlite3_column_text(st, 0), archive);
+	sqlite3_finalize(st);
+}
+
 /* Runs each statement of @sql on @db, printing the rows of each; 0, or 1 after saying why. */
-static int run_query(const char *db, const char *sql)
+static int run_query(const char *db, const char *archive, const char *sql)
 {
 	sqlite3 *h;
 	sqlite3_stmt *st = NULL;
@@ -71,6 +89,7 @@ static int run_query(const char *db, const char *sql)
 		sqlite3_close(h);
 		return 1;
 	}
+	say_incomplete(h, archive);
 	while (!ret && next && *next) {
 		if (sqlite3_prepare_v2(h, next, -1, &st, &next) != SQLITE_OK) {
 			hvt_err("query: %s", sqlite3_errmsg(h));
@@ -138,7 +157,7 @@ int hvt_cmd_sql(int argc, char **argv)
 		printf("%s\n", db);
 		ret = 0;
 	} else if (argc - optind == 2) {
-		ret = run_query(db, argv[optind + 1]);
+		ret = run_query(db, argv[optind], argv[optind + 1]);
 	} else {
 		fflush(stdout);
 		execlp("sqlite3", "sqlite3", db, (char *)NULL);

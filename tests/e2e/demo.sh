@@ -113,6 +113,20 @@ check "tsc --vm nosuch: a usage error ($?) listing the VMs" test $? -eq 2 -a \
 grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 sql_cookbook "$hvtrace" "$archive" "$work"
+# A damaged copy: the host layer unreadable. check fails on it, merge
+# exits 1, and sql says on every run, not only the first, that its
+# database is incomplete.
+cp -a "$archive" "$work/damaged" && rm -rf "$work/damaged/.hvtrace-cache" &&
+	rm "$work/damaged/host/ftrace/header_page"
+"$hvtrace" check "$work/damaged" > "$work/damaged.check" 2>&1
+check "check: a host layer that cannot be decoded FAILs ($?)" \
+	grep -q "^FAIL stream-decodes\[host/ftrace\]: " "$work/damaged.check"
+"$hvtrace" merge -q "$work/damaged" > /dev/null 2>&1
+check "merge: exit 1 without the host layer ($?)" test $? -eq 1
+"$hvtrace" sql "$work/damaged" "SELECT 1" > /dev/null 2>&1
+"$hvtrace" sql "$work/damaged" "SELECT 1" > /dev/null 2> "$work/damaged.sql2"
+check "sql: the cached database still said incomplete" \
+	grep -q "warning: the database of $work/damaged is incomplete: " "$work/damaged.sql2"
 
 bt_user=0
 for dir in "$archive"/vm/demo/kernel "$archive"/vm/demo/user-*; do

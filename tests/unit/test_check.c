@@ -575,6 +575,25 @@ static void test_short_host_cpu(void **state)
 	free(text);
 }
 
+/* A host layer the manifest names that cannot be decoded: a failure, not "not recorded". */
+static void test_host_layer_unreadable(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text, path[256];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/header_page", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL stream-decodes[host/ftrace]: the manifest names a "
+				     "host layer, and it cannot be decoded (see the errors): its 2 "
+				     "CPU files are not read\n"));
+	assert_non_null(strstr(text, "\nSKIP vcpu-threads[demo]: the host layer was recorded but "
+				     "cannot be decoded (see the errors)\n"));
+	free(text);
+}
+
 /*
  * The host misses a switch-in (as this machine's kernel does for idle ->
  * task): the run is taken from the CPU's previous sched_switch, reported
@@ -768,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_layer_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_against_registry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),

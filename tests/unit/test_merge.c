@@ -559,6 +559,15 @@ static void test_vm_unread(void **state)
 		       "not in the output");
 	free(text);
 	free(err);
+	/* the host layer too: nothing of it, exit 1 */
+	snprintf(path, sizeof(path), "%s/host/ftrace/header_page", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_null(strstr(text, " host "));
+	ASSERT_ERR_HAS(err, "error: the archive's host layer could not be decoded: its events are "
+		       "not in the output");
+	free(text);
+	free(err);
 }
 
 static json_t *json_of(const char *text)

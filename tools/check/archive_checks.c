@@ -208,6 +208,11 @@ static void check_streams(struct hvt_tally *t, struct hvt_session *ses)
 	char name[512];
 	size_t i;
 
+	if (hvt_session_host_unreadable(ses))	/* no stream of it was even opened */
+		hvt_check_report(t, HVT_FAIL, "stream-decodes[host/ftrace]", "the manifest "
+				 "names a host layer, and it cannot be decoded (see the errors): "
+				 "its %zu CPU file%s are not read", ses->archive.nr_cpus,
+				 ses->archive.nr_cpus == 1 ? "" : "s");
 	for (i = 0; i < ses->nr_sources; i++) {
 		struct hvt_source *s = ses->sources[i];
 		unsigned long warnings;

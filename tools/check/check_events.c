@@ -29,7 +29,7 @@ static struct hvt_session_vm *windows_vm(struct hvt_session *ses, const char **w
 		return NULL;
 	}
 	if (found && !ses->ftrace)
-		*why = "the host layer was not recorded";
+		*why = hvt_session_host_missing(ses);
 	return found;
 }
 
@@ -86,7 +86,7 @@ static const char *threads_init(struct hvt_check_events *ce, size_t i)
 	if (!ref->nr_vcpu_tids)
 		return "the manifest does not name the VM's vCPU threads (vcpu_threads)";
 	if (!hvt_session_host_recorded(ses))
-		return "the host layer was not recorded";
+		return hvt_session_host_missing(ses);
 	if (hvt_vcpu_threads_init(&ce->vms[i].threads, ref->vcpu_tids, ref->nr_vcpu_tids,
 				  ses->archive.pairs[0].tsc))
 		return "out of memory";

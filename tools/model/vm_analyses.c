@@ -32,7 +32,7 @@ static const char *vm_init(struct hvt_vm_analyses *va, const struct hvt_vm_analy
 	if (!ref->nr_vcpu_tids)
 		return "the manifest does not name its vCPU threads (vcpu_threads)";
 	if (!hvt_session_host_recorded(ses))
-		return "the host layer was not recorded";
+		return hvt_session_host_missing(ses);
 	if (hvt_vm_analysis_init(&va->vms[i], ref->name, ref->vcpu_tids, ref->nr_vcpu_tids,
 				 ses->archive.pairs[0].tsc, o->from, o->to))
 		return "out of memory";

@@ -167,6 +167,21 @@ static inline struct hvt_session_vm *hvt_session_vm_of(const struct hvt_session 
 	return s->vm_number ? &ses->vms[s->vm_number - 1] : NULL;
 }
 /*
+ * Whether the manifest names a host layer (host/ftrace) that could not be
+ * decoded at all: recorded, and lost to this session (not "not recorded").
+ */
+static inline bool hvt_session_host_unreadable(const struct hvt_session *ses)
+{
+	return ses->archive.ftrace_dir && !ses->ftrace && !ses->host_trace;
+}
+/* "the host layer was not recorded", or "... cannot be decoded". */
+static inline const char *hvt_session_host_missing(const struct hvt_session *ses)
+{
+	return hvt_session_host_unreadable(ses) ?
+	       "the host layer was recorded but cannot be decoded (see the errors)" :
+	       "the host layer was not recorded";
+}
+/*
  * Whether the host layer is the recording's own, with the scheduling of
  * the VMs' vCPU threads: not missing, not from a trace.dat (--host-trace).
  */
