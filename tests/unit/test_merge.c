@@ -544,6 +544,23 @@ static void test_bounds(void **state)
 	free(err);
 }
 
+/* A host CPU file gone: the summary says why the vCPU threads' runs gave no edge. */
+static void test_runs_unused_said(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text, *err, path[128];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=null", "--stats"), 0);
+	ASSERT_ERR_HAS(err, "between the first and last exchange (no vCPU run edge: host CPU 0 "
+		       "could not be read, and a vCPU thread may have run there unseen)\n");
+	free(text);
+	free(err);
+}
+
 /* A VM whose info.json is gone: the host's events, and exit status 1. */
 static void test_vm_unread(void **state)
 {
@@ -1123,6 +1140,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_selection_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_unread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_unused_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

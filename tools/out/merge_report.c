@@ -10,6 +10,30 @@
 #include "lib/log.h"
 #include "tools/out/merge_report.h"
 
+/*
+ * Why a VM whose vCPU threads are known got no run edge: "" if it got
+ * some, or has none to get (no vCPU threads, no host layer).
+ */
+static const char *runs_unused(struct hvt_session *ses, const struct hvt_session_vm *st,
+			       char *buf, size_t len)
+{
+	size_t i = (size_t)(st - ses->vms);
+	char cpus[128];
+
+	if (st->al.runs.samples || !hvt_session_host_recorded(ses) || st->al.runs.rejected ||
+	    st->al.runs.vcpus_unused)
+		return "";	/* a warning said why */
+	if (i >= ses->archive.nr_vms || !ses->archive.vms[i].nr_vcpu_tids)
+		return "";
+	if (hvt_session_unread_host_cpus(ses, cpus, sizeof(cpus)))
+		snprintf(buf, len, " (no vCPU run edge: host CPU %s could not be read, and a vCPU "
+			 "thread may have run there unseen)", cpus);
+	else
+		snprintf(buf, len, " (no vCPU run edge: no guest event lies where a run of its "
+			 "vCPU's thread places it)");
+	return buf;
+}
+
 /* "; +/-X us (median) from the exchanges alone", if the runs tightened it. */
 static const char *runs_before(struct hvt_session *ses, const struct hvt_session_vm *st,
 			       char *buf, size_t len)
@@ -27,7 +51,7 @@ static const char *runs_before(struct hvt_session *ses, const struct hvt_session
 const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
 				  size_t len)
 {
-	char runs[128], samples[48] = "";
+	char runs[128], samples[48] = "", unused[256];
 	struct hvt_vm_clock_quality q;
 	size_t segs;
 
@@ -47,13 +71,14 @@ const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm
 	else
 		snprintf(buf, len, "clock from %zu exchanges%s%zu sync points%s%s, %zu segment%s; "
 			 "guest events are within +/-%.3f us of their host time (median; worst "
-			 "%.3f us%s) between the first and last exchange%s", st->vm.nr_sync,
+			 "%.3f us%s) between the first and last exchange%s%s", st->vm.nr_sync,
 			 st->al.runs.samples ? ", " : " and ", st->al.clock.nr_points,
 			 st->al.runs.samples ? " and " : "", samples, segs, segs == 1 ? "" : "s",
 			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_p50),
 			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_max),
 			 runs_before(ses, st, runs, sizeof(runs)),
-			 q.in_window ? ", except around each clock change" : "");
+			 q.in_window ? ", except around each clock change" : "",
+			 runs_unused(ses, st, unused, sizeof(unused)));
 	return buf;
 }
 
