@@ -61,6 +61,12 @@ done
 n=$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "vcpu" and .dur >= 0)] | length' \
 	"$work/timeline.json")
 check "JSON: the vCPUs' host states are tracks ($n states)" test "$n" -gt 0
+n=$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "sched" and .pid == 2)] | length' \
+	"$work/timeline.json")
+check "JSON: the guest's CPUs have who ran as slices ($n)" test "$n" -gt 0
+check "JSON: the guest's user threads are named after their task" test "$(jq -r \
+	'.traceEvents[] | select(.name == "thread_name" and .pid == 2 and .tid < 1073741823) |
+	.args.name' "$work/timeline.json" | grep -c '^hvdemo [0-9]*$')" -ge 2
 check "JSON: the VM is a process named 'vm demo'" test "$(jq -r \
 	'.traceEvents[] | select(.name == "process_name" and .pid == 2) | .args.name' \
 	"$work/timeline.json")" = "vm demo"

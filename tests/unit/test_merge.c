@@ -708,7 +708,8 @@ static void test_json_vcpu_tracks(void **state)
 	doc = json_of(text);
 	events = json_object_get(doc, "traceEvents");
 	json_array_foreach(events, i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "ph")), "X")) {
+		if (!strcmp(json_string_value(json_object_get(e, "ph")), "X") &&
+		    !strcmp(json_string_value(json_object_get(e, "cat")), "vcpu")) {
 			assert_true(n < 4);
 			x[n++] = e;
 		}
@@ -726,6 +727,53 @@ static void test_json_vcpu_tracks(void **state)
 			 198700000);
 	assert_string_equal(meta_name(events, "thread_name", 2, track), "vCPU 1 on the host");
 	assert_null(meta_name(events, "thread_name", 2, track - 1));	/* vCPU 0: unknown thread */
+	json_decref(doc);
+	free(text);
+}
+
+/*
+ * Who ran on each CPU, as slices named after the task: on host CPU 1 QEMU
+ * (4321) from its switch-in at 1.3 ms to its switch-out at 200 ms, asleep
+ * (D); its run before 1.234567 ms started before the trace, and the idle
+ * task gets none. On vCPU 0 hvdemo (77) from 1.3 ms to the end, its ends
+ * within their bounds. The user task's track, named by no switch, keeps
+ * "tid 78".
+ */
+static void test_json_sched_slices(void **state)
+{
+	struct ctx *c = *state;
+	json_t *doc, *events, *e, *x[4], *args;
+	size_t i, n = 0;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, c->root, "--format=json"), 0);
+	doc = json_of(text);
+	events = json_object_get(doc, "traceEvents");
+	json_array_foreach(events, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "ph")), "X") &&
+		    !strcmp(json_string_value(json_object_get(e, "cat")), "sched")) {
+			assert_true(n < 4);
+			x[n++] = e;
+		}
+	assert_int_equal(n, 2);
+	assert_string_equal(json_string_value(json_object_get(x[0], "name")), "qemu-system-x86");
+	assert_int_equal(json_integer_value(json_object_get(x[0], "pid")), 1);
+	assert_int_equal(json_integer_value(json_object_get(x[0], "tid")), (1 << 30) + 1);
+	assert_int_equal(llround(json_number_value(json_object_get(x[0], "ts")) * 1000), 1300000);
+	assert_int_equal(llround(json_number_value(json_object_get(x[0], "dur")) * 1000),
+			 198700000);
+	args = json_object_get(x[0], "args");
+	assert_int_equal(json_integer_value(json_object_get(args, "tid")), 4321);
+	assert_string_equal(json_string_value(json_object_get(args, "end_state")), "D");
+	assert_null(json_object_get(args, "start_bound_ns"));	/* the host's: exact */
+	assert_string_equal(json_string_value(json_object_get(x[1], "name")), "hvdemo");
+	assert_int_equal(json_integer_value(json_object_get(x[1], "pid")), 2);
+	assert_int_equal(json_integer_value(json_object_get(x[1], "tid")), 1 << 30);
+	args = json_object_get(x[1], "args");
+	assert_int_equal(json_integer_value(json_object_get(args, "tid")), 77);
+	assert_true(json_integer_value(json_object_get(args, "start_bound_ns")) > 0);
+	assert_true(json_is_null(json_object_get(args, "end_bound_ns")));	/* the trace's end */
+	assert_string_equal(meta_name(events, "thread_name", 2, 78), "tid 78");
 	json_decref(doc);
 	free(text);
 }
@@ -1141,6 +1189,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vm_unread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_unused_said, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_sched_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

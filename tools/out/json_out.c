@@ -61,7 +61,8 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out
 	process_meta(&p->text, HOST_PID, "host", NULL);
 	for (j = 0; j < ses->archive.nr_vms; j++)
 		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, ses->archive.vms[j].name);
-	if (hvt_json_vcpus_init(&p->vcpus, ses, &p->text, HOST_PID + 1)) {
+	if (hvt_json_vcpus_init(&p->vcpus, ses, &p->text, HOST_PID + 1) ||
+	    hvt_json_runs_init(&p->runs, ses, &p->text)) {
 		hvt_json_free(p);
 		return -1;
 	}
@@ -98,28 +99,29 @@ static bool track_is_new(struct hvt_json_printer *p, uint64_t key)
 	return true;
 }
 
-static void thread_meta(struct hvt_text *t, uint32_t pid, uint32_t tid, bool vm)
+/* Names track @tid of process @pid: a CPU's, or a task's (@comm: its name, or NULL). */
+static void thread_meta(struct hvt_text *t, uint32_t pid, uint32_t tid, bool vm, const char *comm)
 {
 	bool cpu = tid >= NO_CPU_TRACK;
+	char name[HVT_COMM_LEN + 32];
+	int n;
 
+	if (tid == NO_CPU_TRACK)
+		n = snprintf(name, sizeof(name), "no cpu");
+	else if (cpu)
+		n = snprintf(name, sizeof(name), "%scpu %u", vm ? "v" : "", tid - HVT_JSON_CPU_TRACK);
+	else if (comm)
+		n = snprintf(name, sizeof(name), "%s %u", comm, tid);
+	else
+		n = snprintf(name, sizeof(name), "tid %u", tid);
 	TEXT_LIT(t, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
 	hvt_text_u64(t, pid);
 	TEXT_LIT(t, ",\"tid\":");
 	hvt_text_u64(t, tid);
-	TEXT_LIT(t, ",\"args\":{\"name\":\"");
-	if (tid == NO_CPU_TRACK) {
-		TEXT_LIT(t, "no cpu");
-	} else if (cpu) {
-		if (vm)
-			hvt_text_char(t, 'v');
-		TEXT_LIT(t, "cpu ");
-		hvt_text_u64(t, tid - HVT_JSON_CPU_TRACK);
-	} else {
-		TEXT_LIT(t, "tid ");
-		hvt_text_u64(t, tid);
-	}
+	TEXT_LIT(t, ",\"args\":{\"name\":");
+	hvt_text_json_str(t, name, n > 0 ? (size_t)n : 0);
 	/* CPUs first, in order; tasks after them */
-	TEXT_LIT(t, "\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
+	TEXT_LIT(t, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
 	hvt_text_u64(t, pid);
 	TEXT_LIT(t, ",\"tid\":");
 	hvt_text_u64(t, tid);
@@ -156,8 +158,9 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 		tid = (uint32_t)task;
 	else
 		tid = cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + cpu : NO_CPU_TRACK;
-	if (track_is_new(p, (uint64_t)pid << 32 | tid))
-		thread_meta(t, pid, tid, s->vm != NULL);
+	/* a task's track is named at the end, by the name the switches gave it */
+	if (track_is_new(p, (uint64_t)pid << 32 | tid) && tid >= NO_CPU_TRACK)
+		thread_meta(t, pid, tid, s->vm != NULL, NULL);
 	TEXT_LIT(t, ",\n{\"name\":");
 	hvt_text_json_str(t, name, strlen(name));
 	TEXT_LIT(t, ",\"cat\":\"");
@@ -188,11 +191,28 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	TEXT_LIT(t, "}}");
 	if (s->layer == HVT_LAYER_HOST)
 		hvt_json_vcpus_host(&p->vcpus, s);
+	hvt_json_runs_event(&p->runs, pid, s);
+}
+
+/* The tracks of tasks, named "comm tid" where a switch named the task, else "tid N". */
+static void name_task_tracks(struct hvt_json_printer *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap_tracks; i++) {
+		uint32_t pid = (uint32_t)(p->tracks[i] >> 32), tid = (uint32_t)p->tracks[i];
+
+		if (p->tracks[i] && tid < NO_CPU_TRACK)
+			thread_meta(&p->text, pid, tid, pid != HOST_PID,
+				    hvt_json_runs_comm(&p->runs, pid - HOST_PID, (int32_t)tid));
+	}
 }
 
 void hvt_json_finish(struct hvt_json_printer *p)
 {
 	hvt_json_vcpus_finish(&p->vcpus);
+	hvt_json_runs_finish(&p->runs, HOST_PID);
+	name_task_tracks(p);
 	TEXT_LIT(&p->text, "\n]}\n");
 	hvt_text_flush(&p->text);
 }
@@ -203,5 +223,6 @@ void hvt_json_free(struct hvt_json_printer *p)
 	free(p->pid);
 	free(p->tracks);
 	hvt_json_vcpus_free(&p->vcpus);
+	hvt_json_runs_free(&p->runs);
 	memset(p, 0, sizeof(*p));
 }

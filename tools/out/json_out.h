@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "tools/session/session.h"
+#include "tools/out/json_runs.h"
 #include "tools/out/json_vcpus.h"
 #include "tools/util/text_buffer.h"
 
@@ -34,6 +35,7 @@ struct hvt_json_printer {
 	uint64_t *tracks;		/* threads named so far: pid << 32 | tid; 0 free */
 	size_t nr_tracks, cap_tracks;
 	struct hvt_json_vcpus vcpus;
+	struct hvt_json_runs runs;
 };
 
 /* The opening of the document, for @ses's sources, to @out; -1 if out of memory. */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * json_runs.c - each CPU's runs as slices in the trace-event JSON
+ * (json_runs.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/out/json_out.h"
+#include "tools/out/json_runs.h"
+
+#define TEXT_LIT(t, s)	hvt_text_mem(t, s, sizeof(s) - 1)
+#define MAX_CPUS	4096	/* per machine; a CPU past it gets no slices */
+
+/* The task running on a CPU since @start (host TSC). */
+struct hvt_json_cpu_run {
+	uint64_t start;
+	int64_t start_bound;		/* ns, -1: none */
+	int32_t tid;			/* 0: idle, no slice */
+	char comm[HVT_COMM_LEN];
+};
+
+struct hvt_json_comm {
+	uint64_t key;			/* machine << 32 | tid, + 1; 0: free */
+	char comm[HVT_COMM_LEN];
+};
+
+int hvt_json_runs_init(struct hvt_json_runs *r, struct hvt_session *ses, struct hvt_text *text)
+{
+	size_t machines = ses->archive.nr_vms + 1;
+
+	memset(r, 0, sizeof(*r));
+	r->text = text;
+	r->ses = ses;
+	r->cpus = calloc(machines, sizeof(*r->cpus));
+	r->nr_cpus = calloc(machines, sizeof(*r->nr_cpus));
+	r->cap_comms = 1024;
+	r->comms = calloc(r->cap_comms, sizeof(*r->comms));
+	if (!r->cpus || !r->nr_cpus || !r->comms ||
+	    hvt_event_decoder_init(&r->dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), true)) {
+		hvt_json_runs_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+static struct hvt_json_comm *comm_slot(struct hvt_json_comm *v, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
+
+	while (v[i].key && v[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+static int grow_comms(struct hvt_json_runs *r)
+{
+	size_t cap = r->cap_comms * 2, i;
+	struct hvt_json_comm *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (i = 0; i < r->cap_comms; i++)
+		if (r->comms[i].key)
+			*comm_slot(v, cap, r->comms[i].key) = r->comms[i];
+	free(r->comms);
+	r->comms = v;
+	r->cap_comms = cap;
+	return 0;
+}
+
+/* Task @tid of @machine is named @comm from now on. */
+static void name_task(struct hvt_json_runs *r, uint32_t machine, int32_t tid, const char *comm)
+{
+	uint64_t key = ((uint64_t)machine << 32 | (uint32_t)tid) + 1;
+	struct hvt_json_comm *c;
+
+	if (tid <= 0 || !comm[0])
+		return;
+	if (r->nr_comms * 2 >= r->cap_comms && grow_comms(r)) {
+		r->failed = true;
+		return;
+	}
+	c = comm_slot(r->comms, r->cap_comms, key);
+	if (!c->key) {
+		c->key = key;
+		r->nr_comms++;
+	}
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+}
+
+const char *hvt_json_runs_comm(const struct hvt_json_runs *r, uint32_t machine, int32_t tid)
+{
+	const struct hvt_json_comm *c;
+
+	if (tid <= 0)
+		return NULL;
+	c = comm_slot(r->comms, r->cap_comms, ((uint64_t)machine << 32 | (uint32_t)tid) + 1);
+	return c->key ? c->comm : NULL;
+}
+
+/* The run of CPU @cpu of @machine, grown to hold it; NULL past MAX_CPUS or out of memory. */
+static struct hvt_json_cpu_run *cpu_run(struct hvt_json_runs *r, uint32_t machine, uint32_t cpu)
+{
+	struct hvt_json_cpu_run *v;
+	uint32_t n;
+
+	if (cpu < r->nr_cpus[machine])
+		return &r->cpus[machine][cpu];
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	n = cpu + 1;
+	v = realloc(r->cpus[machine], n * sizeof(*v));
+	if (!v) {
+		r->failed = true;
+		return NULL;
+	}
+	memset(v + r->nr_cpus[machine], 0, (n - r->nr_cpus[machine]) * sizeof(*v));
+	r->cpus[machine] = v;
+	r->nr_cpus[machine] = n;
+	return &v[cpu];
+}
+
+static void write_us(struct hvt_text *t, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	char frac[4] = { '.', (char)('0' + mag % 1000u / 100u), (char)('0' + mag % 100u / 10u),
+			 (char)('0' + mag % 10u) };
+
+	if (ns < 0)
+		hvt_text_char(t, '-');
+	hvt_text_u64(t, mag / 1000u);
+	hvt_text_mem(t, frac, sizeof(frac));
+}
+
+static void write_bound(struct hvt_text *t, const char *key, size_t len, int64_t bound)
+{
+	hvt_text_mem(t, key, len);
+	if (bound < 0)
+		TEXT_LIT(t, "null");
+	else
+		hvt_text_s64(t, bound);
+}
+
+/* The slice of @run on CPU @cpu of process @pid, ending at @end (within @end_bound ns). */
+static void close_run(struct hvt_json_runs *r, uint32_t pid, bool vm, uint32_t cpu,
+		      const struct hvt_json_cpu_run *run, uint64_t end, int64_t end_bound,
+		      const char *end_state)
+{
+	struct hvt_text *t = r->text;
+	int64_t start = hvt_host_clock_since_start(&r->ses->clock, run->start);
+
+	if (!run->tid || end <= run->start)
+		return;
+	TEXT_LIT(t, ",\n{\"name\":");
+	hvt_text_json_str(t, run->comm, strnlen(run->comm, sizeof(run->comm)));
+	TEXT_LIT(t, ",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":");
+	write_us(t, start);
+	TEXT_LIT(t, ",\"dur\":");
+	write_us(t, hvt_host_clock_since_start(&r->ses->clock, end) - start);
+	TEXT_LIT(t, ",\"pid\":");
+	hvt_text_u64(t, pid);
+	TEXT_LIT(t, ",\"tid\":");
+	hvt_text_u64(t, HVT_JSON_CPU_TRACK + cpu);
+	TEXT_LIT(t, ",\"args\":{\"tid\":");
+	hvt_text_s64(t, run->tid);
+	if (end_state) {
+		TEXT_LIT(t, ",\"end_state\":");
+		hvt_text_json_str(t, end_state, strnlen(end_state, 8));
+	}
+	if (vm) {
+		write_bound(t, ",\"start_bound_ns\":", 18, run->start_bound);
+		write_bound(t, ",\"end_bound_ns\":", 16, end_bound);
+	}
+	TEXT_LIT(t, "}}");
+}
+
+void hvt_json_runs_event(struct hvt_json_runs *r, uint32_t pid, struct hvt_source *s)
+{
+	uint32_t machine = (uint32_t)s->vm_number, cpu = hvt_source_cpu(s);
+	struct hvt_json_cpu_run *run;
+	struct hvt_typed_event e;
+	int64_t bound;
+
+	if ((s->layer != HVT_LAYER_HOST && s->layer != HVT_LAYER_KERNEL) || cpu == HVT_NO_CPU ||
+	    hvt_decode_reader(&r->dec, &s->rd, &s->ev, &e) != HVT_EV_SCHED_SWITCH)
+		return;
+	r->last = s->host_tsc;
+	name_task(r, machine, e.sw.prev, e.sw.prev_comm);
+	name_task(r, machine, e.sw.next, e.sw.next_comm);
+	if (!(run = cpu_run(r, machine, cpu)))
+		return;
+	bound = machine ? hvt_session_event_bound_ns(r->ses, s) : 0;
+	if (run->tid == e.sw.prev)	/* a run seen from its start */
+		close_run(r, pid, machine != 0, cpu, run, s->host_tsc, bound, e.sw.end_state);
+	*run = (struct hvt_json_cpu_run){ .start = s->host_tsc, .start_bound = bound,
+					  .tid = e.sw.next };
+	snprintf(run->comm, sizeof(run->comm), "%s", e.sw.next_comm);
+}
+
+void hvt_json_runs_finish(struct hvt_json_runs *r, uint32_t first_pid)
+{
+	uint32_t m, c;
+
+	for (m = 0; m <= r->ses->archive.nr_vms; m++)
+		for (c = 0; c < r->nr_cpus[m]; c++)
+			close_run(r, first_pid + m, m != 0, c, &r->cpus[m][c], r->last, -1, NULL);
+}
+
+void hvt_json_runs_free(struct hvt_json_runs *r)
+{
+	size_t m;
+
+	for (m = 0; r->cpus && m <= r->ses->archive.nr_vms; m++)
+		free(r->cpus[m]);
+	free(r->cpus);
+	free(r->nr_cpus);
+	free(r->comms);
+	hvt_event_decoder_free(&r->dec);
+	memset(r, 0, sizeof(*r));
+}
