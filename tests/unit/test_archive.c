@@ -323,7 +323,7 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven(root, "host", "is the folder host inside the archive");
 	assert_misgiven(root, "vm/demo/kernel", "is the folder vm/demo/kernel inside the archive");
 	/* a trace.dat kept in the archive is one; a database, a CTF trace, a plain folder */
-	assert_int_equal(fx_write(root, "guest.dat", "\027\010\104tracing6\0", 15), 0);
+	assert_int_equal(fx_write(root, "guest.dat", "\027\010\104tracing6\0", 12), 0);
 	assert_misgiven(root, "guest.dat", NULL);
 	assert_int_equal(fx_write(root, "out/x.db", "SQLite format 3\0...", 19), 0);
 	assert_misgiven(root, "out/x.db", "is an SQLite database (merge --format=sqlite writes "
