@@ -9,6 +9,7 @@
 
 #include "lib/log.h"
 #include "tools/out/merge_report.h"
+#include "tools/util/time_text.h"
 
 /*
  * Why a VM whose vCPU threads are known got no run edge: "" if it got
@@ -122,23 +123,64 @@ static const char *stream_state(const struct hvt_source *s)
 	return s->unwanted ? "not selected" : "merged";
 }
 
+/* Whose events stream @s holds: "cpu 1", "vcpu 0", "pid 115 (hvdemo) tid 117", "-". */
+static const char *stream_owner(struct hvt_session *ses, const struct hvt_source *s, char *buf,
+				size_t len)
+{
+	const struct hvt_vm_info *vm;
+	size_t i;
+
+	if (s->host_cpu >= 0)
+		snprintf(buf, len, "cpu %d", s->host_cpu);
+	else if (s->guest_cpu >= 0)
+		snprintf(buf, len, "%scpu %d", s->vm_number ? "v" : "", s->guest_cpu);
+	else
+		snprintf(buf, len, "-");
+	vm = s->vm_number ? &ses->vms[s->vm_number - 1].vm : ses->host_apps.loaded ?
+	     &ses->host_apps.vm : NULL;
+	if (s->guest_cpu >= 0 || s->stream_id == UINT32_MAX || !vm)
+		return buf;
+	for (i = 0; i < vm->nr_streams && vm->streams[i].id != s->stream_id; i++)
+		;
+	if (i < vm->nr_streams && vm->streams[i].trace < vm->nr_traces) {
+		const struct hvt_trace_info *tr = &vm->traces[vm->streams[i].trace];
+
+		snprintf(buf, len, "pid %u (%s) tid %d", tr->pid, tr->comm[0] ? tr->comm : "?",
+			 vm->streams[i].tid);
+	}
+	return buf;
+}
+
+/* The time of @tsc as merge prints it, or "-" without events. */
+static const char *when(struct hvt_session *ses, const struct hvt_source *s, uint64_t tsc,
+			char buf[HVT_TIME_TEXT_MAX])
+{
+	if (!s->events || !s->aligned)
+		return "-";
+	hvt_time_format(buf, HVT_TIME_NS, &ses->clock, tsc);
+	return buf;
+}
+
 void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 {
+	char buf[512], first[HVT_TIME_TEXT_MAX], last[HVT_TIME_TEXT_MAX];
 	size_t i, width = 6;
-	char buf[512];
 
 	for (i = 0; i < ses->nr_sources; i++)
 		if (strlen(ses->sources[i]->name) > width)
 			width = strlen(ses->sources[i]->name);
-	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %s\n", (int)width, "stream",
-		"layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state");
+	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %-11s %14s %14s  %s\n", (int)width,
+		"stream", "layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state",
+		"first", "last", "of");
 	for (i = 0; i < ses->nr_sources; i++) {
 		const struct hvt_source *s = ses->sources[i];
 
 		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
-			" %8lu  %s\n", (int)width, s->name, hvt_layer_name(s->layer),
-			s->vm ? s->vm : "-", s->events, shown[s->index], hvt_source_lost(s),
-			hvt_source_missing_packets(s), hvt_source_warnings(s), stream_state(s));
+			" %8lu  %-11s %14s %14s  %s\n", (int)width, s->name,
+			hvt_layer_name(s->layer), s->vm ? s->vm : "-", s->events, shown[s->index],
+			hvt_source_lost(s), hvt_source_missing_packets(s), hvt_source_warnings(s),
+			stream_state(s), when(ses, s, s->first_tsc, first),
+			when(ses, s, s->host_tsc, last), stream_owner(ses, s, buf, sizeof(buf)));
 	}
 	for (i = 0; i < ses->archive.nr_vms; i++)
 		fprintf(out, "vm %s: %s\n", ses->archive.vms[i].name,

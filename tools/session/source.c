@@ -99,6 +99,8 @@ int hvt_source_next(struct hvt_source *s)
 			warn_backwards(s, t);
 			continue;
 		}
+		if (!s->events)
+			s->first_tsc = t;
 		s->host_tsc = t;
 		s->events++;
 		return 1;

@@ -51,6 +51,7 @@ struct hvt_source {
 					 * (session.h, hvt_session_refresh()) */
 	uint64_t shift;			/* ... the current event by so many ticks */
 	uint64_t events;		/* returned so far */
+	uint64_t first_tsc;		/* ... the first's host TSC (events > 0) */
 	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
 	int64_t expect_bytes;		/* a host CPU file: hvtrace.json's bytes, -1 unknown;
 					 * judged at the end, against ... */
