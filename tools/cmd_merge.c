@@ -40,7 +40,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"                     [--output PATH] [--force]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
-		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--event LIST]\n"
+		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--tid LIST]\n"
+		"                     [-e|--event LIST]\n"
 		"                     [--print-fmt] [--bounds] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
 		"                     [--stats] [-v|-q]\n\n"
@@ -71,8 +72,13 @@ static void usage(FILE *out)
 		"  --layer LIST      host, kernel, user, vmm (QEMU's own events)\n"
 		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
 		"                    them with --layer kernel,user)\n"
-		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column)\n"
-		"  --event LIST      event names or shell patterns, like 'sched_*,hvdemo:*'\n\n"
+		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column: a\n"
+		"                    host CPU, or a VM's vCPU)\n"
+		"  --tid LIST        thread ids (the tid column: the thread current when the\n"
+		"                    event was recorded, on the host or in a VM)\n"
+		"  -e, --event LIST  event names or shell patterns, like 'sched_*,hvdemo:*'\n"
+		"                    (host events by name alone: sched_switch, not\n"
+		"                    sched:sched_switch)\n\n"
 		"  --host-trace FILE the host layer from FILE, a trace.dat recorded by\n"
 		"                    'trace-cmd record -C x86-tsc' on the same host and boot,\n"
 		"                    instead of the archive's own (for a recording made\n"
@@ -189,6 +195,7 @@ static const struct option longopts[] = {
 	{ "vm", required_argument, NULL, 'V' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "event", required_argument, NULL, 'E' },
+	{ "tid", required_argument, NULL, 'I' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "force", no_argument, NULL, 'R' },
 	{ "print-fmt", no_argument, NULL, 'P' },
@@ -218,8 +225,10 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	case 'o':
 		o->out.path = value;
 		return 0;
-	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E':
+	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E': case 'I':
 		return hvt_select_add(&o->sel, longopts[i].name, value) ? -1 : 0;
+	case 'e':		/* -e, as record and agent take it */
+		return hvt_select_add(&o->sel, "event", value) ? -1 : 0;
 	case 's':
 		o->stats = true;
 		return 0;
@@ -304,7 +313,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	hvt_cli_verbosity_reset();
-	while ((c = getopt_long(argc, argv, "ho:vq", longopts, &i)) != -1)
+	while ((c = getopt_long(argc, argv, "ho:vqe:", longopts, &i)) != -1)
 		if ((ret = parse_option(c, i, optarg, argv, o)))
 			return ret;
 	return finish_args(argc, argv, o);

@@ -393,6 +393,10 @@ static void test_select(void **state)
 	ASSERT_SELECTS(c, LINES(6), "--event", "test:*");
 	ASSERT_SELECTS(c, LINES(5, 6), "--event", "hvdemo:send,test:far");
 	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "--event", "sched_switch");
+	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "-e", "sched_switch");
+	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "77");
+	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--tid", "4321,77", "--tid", "78");
+	ASSERT_SELECTS(c, LINES(1), "--tid", "77", "-e", "sched_*");
 	ASSERT_SELECTS(c, LINES(2, 3, 4, 5, 6), "--from", "0.0013", "--to", "0.1");
 	ASSERT_SELECTS(c, LINES(2, 3, 4, 5), "--from", "0.001300000", "--to", "0.0013");
 	ASSERT_SELECTS(c, LINES(0, 1), "--to", "0.00124");
@@ -423,6 +427,8 @@ static void test_select_errors(void **state)
 		{ "--cpu", "x", "--cpu: 'x' is not a CPU number or range" },
 		{ "--cpu", "3-1", "--cpu: '3-1' is not a CPU number or range" },
 		{ "--cpu", "1,,2", "--cpu: empty name in the list" },
+		{ "--tid", "-3", "--tid: '-3' is not a thread id" },
+		{ "--tid", "2147483648", "--tid: '2147483648' is not a thread id" },
 		{ "--from", "abc", "--from: 'abc' is not a time in seconds" },
 		{ "--to", "0.0000000001", "--to: '0.0000000001' is not a time in seconds" },
 		{ "--from", "99999999999", "--from: '99999999999' is not a time in seconds" },

@@ -92,6 +92,22 @@ static int add_cpus(struct hvt_select *sel, char *item)
 	return 0;
 }
 
+/* A thread id: "0" (the idle task) or more. */
+static int add_tid(struct hvt_select *sel, const char *item)
+{
+	uint32_t tid;
+	int32_t *tids;
+
+	if (parse_u32(item, &tid) || tid > INT32_MAX)
+		return bad_value(sel, "--tid: '%s' is not a thread id", item);
+	tids = realloc(sel->tids, (sel->nr_tids + 1) * sizeof(*tids));
+	if (!tids)
+		return -1;
+	sel->tids = tids;
+	tids[sel->nr_tids++] = (int32_t)tid;
+	return 0;
+}
+
 static int add_item(struct hvt_select *sel, const char *opt, char *item)
 {
 	if (!*item) {
@@ -101,6 +117,8 @@ static int add_item(struct hvt_select *sel, const char *opt, char *item)
 		return add_layer(sel, item);
 	if (!strcmp(opt, "cpu"))
 		return add_cpus(sel, item);
+	if (!strcmp(opt, "tid"))
+		return add_tid(sel, item);
 	if (!strcmp(opt, "vm"))
 		return add_name(&sel->vms, &sel->nr_vms, item);
 	return add_name(&sel->events, &sel->nr_events, item);
@@ -205,8 +223,8 @@ int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 
 bool hvt_select_any(const struct hvt_select *sel)
 {
-	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_events || sel->from_text ||
-	       sel->to_text;
+	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_tids || sel->nr_events ||
+	       sel->from_text || sel->to_text;
 }
 
 static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
@@ -215,6 +233,16 @@ static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
 
 	for (i = 0; i < sel->nr_cpus; i++)
 		if (sel->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+static bool tid_selected(const struct hvt_select *sel, int32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nr_tids; i++)
+		if (sel->tids[i] == tid)
 			return true;
 	return false;
 }
@@ -278,6 +306,8 @@ int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 	}
 	if (sel->nr_cpus && !cpu_selected(sel, hvt_source_cpu(s)))
 		return 0;
+	if (sel->nr_tids && !tid_selected(sel, hvt_source_tid(s)))
+		return 0;
 	return !sel->nr_events || name_selected(sel, hvt_source_event_name(s));
 }
 
@@ -292,6 +322,7 @@ void hvt_select_free(struct hvt_select *sel)
 	free(sel->vms);
 	free(sel->events);
 	free(sel->cpus);
+	free(sel->tids);
 	memset(sel, 0, sizeof(*sel));
 }
 

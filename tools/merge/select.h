@@ -33,6 +33,8 @@ struct hvt_select {
 	size_t nr_cpus;
 	char **events;			/* names matching one of these fnmatch() patterns only */
 	size_t nr_events;
+	int32_t *tids;			/* events of these threads only (the tid column) */
+	size_t nr_tids;
 	const char *from_text, *to_text;	/* as given; NULL: no such bound */
 	enum hvt_time_mode mode;
 	int64_t from_ns, to_ns;		/* mode ns or realtime */
@@ -44,8 +46,8 @@ struct hvt_select {
 };
 
 /*
- * Adds the value of option @opt ("layer", "vm", "cpu", "event", "from",
- * "to") to @sel; -1 after an error message naming the option and value.
+ * Adds the value of option @opt ("layer", "vm", "cpu", "tid", "event",
+ * "from", "to") to @sel; -1 after an error message naming the option and value.
  */
 int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
 /* Parses the times for time mode @mode; -1 after an error message. */

@@ -119,6 +119,8 @@ static void print_selection(FILE *t, const struct hvt_select *sel)
 		fprintf(t, "%s%" PRIu32, i ? "," : " --cpu ", sel->cpus[i]);
 	if (sel->nr_cpus > 16)
 		fprintf(t, ",...");
+	for (i = 0; i < sel->nr_tids; i++)
+		fprintf(t, "%s%" PRId32, i ? "," : " --tid ", sel->tids[i]);
 	for (i = 0; i < sel->nr_events; i++)
 		fprintf(t, "%s%s", i ? "," : " --event ", sel->events[i]);
 	if (sel->from_text)
