@@ -257,7 +257,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		usage(stdout);
 		return 1;
 	default:
-		hvt_usage_bad_option("merge", argv);
+		hvt_usage_bad_option("merge", argv, longopts);
 		return -1;
 	}
 bad_value:

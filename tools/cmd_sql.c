@@ -138,7 +138,7 @@ int hvt_cmd_sql(int argc, char **argv)
 			return 0;
 		}
 		if (c != 'p') {
-			hvt_usage_bad_option("sql", argv);
+			hvt_usage_bad_option("sql", argv, longopts);
 			return 2;
 		}
 		path_only = true;

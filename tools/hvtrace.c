@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 
@@ -53,38 +54,13 @@ static const struct command *command_named(const char *name)
 	return NULL;
 }
 
-/* The edit distance of @a and @b (both short), for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[32], diag, up;
-
-	if (la >= 32 || lb >= 32)
-		return 32;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* Says that @name is no command, with the nearest one if it is near. */
 static int unknown_command(const char *name)
 {
 	size_t i, best = 0, d, best_d = 99;
 
 	for (i = 0; i < NR_COMMANDS; i++)
-		if ((d = distance(name, commands[i].name)) < best_d)
+		if ((d = hvt_edit_distance(name, commands[i].name)) < best_d)
 			best_d = d, best = i;
 	if (best_d <= 2)
 		hvt_err("unknown command '%s'; did you mean '%s'? ('hvtrace --help' lists them)",

@@ -81,12 +81,15 @@ static int say_usage_error(char *format)
 static int say_bad_option(char *option)
 {
 	char *argv[] = { "merge", option, "A", NULL };
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+					      { "format", required_argument, NULL, 'f' },
+					      { "output", required_argument, NULL, 'o' }, { 0 } };
 
 	optind = 0;
 	opterr = 0;
-	assert_int_equal(getopt_long(3, argv, "h", opts, NULL), '?');
-	return hvt_usage_bad_option("merge", argv);
+	argv[2] = strcmp(option, "--format") && strcmp(option, "-o") ? "A" : NULL;
+	assert_int_equal(getopt_long(argv[2] ? 3 : 2, argv, "ho:", opts, NULL), '?');
+	return hvt_usage_bad_option("merge", argv, opts);
 }
 
 static void usage_errors_are_one_line(void **state)
@@ -102,12 +105,25 @@ static void usage_errors_are_one_line(void **state)
 			    "see 'hvtrace merge --help'\n");
 	err = stderr_of(say_bad_option, "--no-such", &ret);
 	assert_int_equal(ret, HVT_EXIT_USAGE);
-	assert_string_equal(err, "hvtrace merge: error: unknown option or missing value: "
-			    "'--no-such'; see 'hvtrace merge --help'\n");
+	assert_string_equal(err, "hvtrace merge: error: unknown option '--no-such'; "
+			    "see 'hvtrace merge --help'\n");
 	err = stderr_of(say_bad_option, "-q", &ret);
 	assert_int_equal(ret, HVT_EXIT_USAGE);
-	assert_string_equal(err, "hvtrace merge: error: unknown option or missing value: "
-			    "'-q'; see 'hvtrace merge --help'\n");
+	assert_string_equal(err, "hvtrace merge: error: unknown option '-q'; "
+			    "see 'hvtrace merge --help'\n");
+	/* a typo gets the nearest option; a missing value or an unwanted one is said so */
+	err = stderr_of(say_bad_option, "--fromat=json", &ret);
+	assert_string_equal(err, "hvtrace merge: error: unknown option '--fromat' (did you mean "
+			    "'--format'?); see 'hvtrace merge --help'\n");
+	err = stderr_of(say_bad_option, "--format", &ret);
+	assert_string_equal(err, "hvtrace merge: error: --format needs a value; "
+			    "see 'hvtrace merge --help'\n");
+	err = stderr_of(say_bad_option, "-o", &ret);
+	assert_string_equal(err, "hvtrace merge: error: -o needs a value (--output); "
+			    "see 'hvtrace merge --help'\n");
+	err = stderr_of(say_bad_option, "--help=1", &ret);
+	assert_string_equal(err, "hvtrace merge: error: --help takes no value: '--help=1'; "
+			    "see 'hvtrace merge --help'\n");
 }
 
 int main(void)
