@@ -48,7 +48,7 @@ LIBHVTRACE_SONAME := libhvtrace.so.1
 
 COMMON_SRC := $(wildcard lib/*.c)
 CLOCKSYNC_SRC := $(wildcard clocksync/*.c)
-VDSO_SRC := vdso/clock.c vdso/agent.c vdso/buffer.c vdso/debug.c vdso/event.c vdso/watch.c \
+VDSO_SRC := vdso/clock.c vdso/agent.c vdso/agent_trust.c vdso/buffer.c vdso/debug.c vdso/event.c vdso/watch.c \
 	lib/fdpass.c
 # The offline pipeline's stages below the checks, the analysis and the
 # outputs (tools/README): one library that the binary, the unit tests, the

@@ -150,6 +150,8 @@ static int hello(void)
 		hvt_debug_msg("the agent is not recording user events");
 		goto refused;
 	}
+	if (!hvt_agent_wake_fd_ok(fd))
+		goto refused;
 	/* Older agents send none: they drain on their timer only. */
 	if (!link_new(fd))
 		goto refused;
@@ -187,6 +189,8 @@ static int connect_agent(void)
 		hvt_debug_msg("no agent at %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (!hvt_agent_peer_trusted(sock, path))	/* before anything is sent */
+		goto fail;
 	if (getrandom(trace_uuid, sizeof(trace_uuid), 0) != sizeof(trace_uuid))
 		goto fail;
 	trace_uuid[6] = (trace_uuid[6] & 0x0f) | 0x40;

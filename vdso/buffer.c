@@ -146,6 +146,10 @@ static void *register_with_agent(struct hvt_thread_buf *tb, int memfd)
 		hvt_debug_msg("the agent refused a buffer for thread %d", tb->tid);
 		goto out;
 	}
+	if (!hvt_agent_page_fd_ok(cfd, sizeof(struct hvt_rb_cons))) {
+		hvt_agent_disconnect();	/* a broken or false agent: no more of it */
+		goto out;
+	}
 	cons = mmap(NULL, sizeof(struct hvt_rb_cons), PROT_READ, MAP_SHARED, cfd, 0);
 	if (cons == MAP_FAILED) {
 		cons = NULL;

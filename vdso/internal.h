@@ -5,6 +5,7 @@
  *   debug.c    hvt_debug_msg(): why tracing is off, with HVTRACE_DEBUG set
  *   clock.c    the clock page, hvt_clock_*() (clock.h)
  *   agent.c    the connection to the guest agent (app_proto.h)
+ *   agent_trust.c  what is taken from the agent: its credentials, its descriptors
  *   watch.c    the thread that waits for an agent and notices when it goes
  *   buffer.c   per-thread ring buffers in memfds
  *   event.c    event registration and the write path
@@ -92,5 +93,16 @@ HVT_HIDDEN void hvt_buffers_forget(void);	/* in a forked child: no buffer is our
 /* event.c */
 HVT_HIDDEN int hvt_events_send_registry(void);
 HVT_HIDDEN void hvt_events_set_enabled(int enabled);
+
+/*
+ * agent_trust.c: whether the listener on @sock (at @path) may have this
+ * process's events (root, this process's user, HVTRACE_AGENT_UID); whether
+ * a wakeup descriptor @fd (-1: none) is a non-blocking eventfd; whether a
+ * consumer page @fd is a sealed file of at least @size bytes. 1 or 0,
+ * after saying why with HVTRACE_DEBUG.
+ */
+HVT_HIDDEN int hvt_agent_peer_trusted(int sock, const char *path);
+HVT_HIDDEN int hvt_agent_wake_fd_ok(int fd);
+HVT_HIDDEN int hvt_agent_page_fd_ok(int fd, size_t size);
 
 #endif

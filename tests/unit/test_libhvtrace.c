@@ -679,6 +679,8 @@ static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t le
 static bool refuse_other_threads;
 /* The agent's eventfd at its highest count, so that every write to it fails. */
 static bool wake_counter_full;
+/* A false agent: an empty, unsealed consumer page; a pipe with no reader for wakeups. */
+static bool hostile_page, hostile_wake;
 
 static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p, int memfd)
 {
@@ -704,8 +706,14 @@ static void on_stream(struct conn *c, const struct hvt_app_hdr *h, const void *p
 	s->nr = m.nr_subbufs;
 	s->map = mmap(NULL, m.map_size, PROT_READ, MAP_SHARED, memfd, 0);
 	assert_true(s->map != MAP_FAILED);
-	cfd = memfd_create("test-consumer", MFD_CLOEXEC);
+	cfd = memfd_create("test-consumer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (hostile_page) {	/* too short and unsealed: it would SIGBUS a trusting reader */
+		reply(c->fd, HVT_A_STREAM_ACK, h->id, NULL, 0, cfd);
+		close(cfd);
+		return;
+	}
 	assert_int_equal(ftruncate(cfd, 4096), 0);
+	assert_int_equal(fcntl(cfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
 	reply(c->fd, HVT_A_STREAM_ACK, h->id, NULL, 0, cfd);
 	close(cfd);
 }
@@ -740,6 +748,15 @@ static int serve(struct conn *c)
 		assert_int_equal(hello.freq_hz, kernel_uses_tsc() ? 0 : 1000000000);
 		c->pid = hello.pid;
 		memcpy(c->uuid, hello.uuid, HVT_UUID_LEN);
+		if (hostile_wake) {	/* its first wakeup would raise SIGPIPE */
+			int pipefd[2];
+
+			assert_int_equal(pipe(pipefd), 0);
+			close(pipefd[0]);
+			reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), pipefd[1]);
+			close(pipefd[1]);
+			return 1;
+		}
 		reply(c->fd, HVT_A_WELCOME, 0, &w, sizeof(w), c->wake);
 	} else if (h.type == HVT_A_REGISTRY) {
 		assert_true(hvt_registry_add(&c->reg, b + sizeof(h), h.len, err,
@@ -1033,6 +1050,102 @@ static void test_wakeup_failure_keeps_errno(void **state)
 	free_conns(conns, nconn);
 }
 
+/*
+ * A false agent cannot harm the program (trace_to_agent() asserts that it
+ * exits 0): a consumer page that is empty and unsealed, which a trusting
+ * reader would fault on with SIGBUS, ends the connection; a wakeup
+ * descriptor that is a pipe with no reader, whose first write would raise
+ * SIGPIPE, is refused with the connection.
+ */
+static void test_false_agent_descriptors(void **state)
+{
+	struct conn conns[2];
+	unsigned int nconn;
+
+	(void)state;
+	hostile_page = true;
+	trace_to_agent("trace", conns, &nconn);
+	hostile_page = false;
+	assert_true(nconn >= 1);
+	assert_true(conns[0].nr_streams <= 1);	/* the first buffer offered, then no more */
+	free_conns(conns, nconn);
+	hostile_wake = true;
+	trace_to_agent("trace", conns, &nconn);
+	hostile_wake = false;
+	assert_true(nconn >= 1);
+	assert_int_equal(conns[0].nr_streams, 0);
+	free_conns(conns, nconn);
+}
+
+/*
+ * A listener of another user at the agent's path gets nothing at all: not
+ * one byte before its credentials are checked. HVTRACE_AGENT_UID names a
+ * user whose listener is taken. Needs root (to listen as another user).
+ */
+static void test_foreign_listener(void **state)
+{
+	static const uid_t nobody = 65534;
+	char tmpl[] = "/tmp/hvtrace-foreign-XXXXXX", path[PATH_MAX];
+	int round;
+
+	(void)state;
+	if (geteuid()) {
+		skip();
+		return;
+	}
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(chmod(tmpl, 0777), 0);
+	snprintf(path, sizeof(path), "%s/agent.sock", tmpl);
+	for (round = 0; round < 2; round++) {
+		int result[2], lfd, fd;
+		long got = 0;
+		pid_t listener, app;
+		char buf[4096];
+		ssize_t n;
+
+		assert_int_equal(pipe(result), 0);
+		listener = fork();
+		assert_true(listener >= 0);
+		if (listener == 0) {	/* another user's process at the agent's path */
+			struct sockaddr_un addr = { .sun_family = AF_UNIX };
+			struct pollfd p;
+
+			if (setgid(nobody) || setuid(nobody))
+				_exit(3);
+			memcpy(addr.sun_path, path, strlen(path) + 1);
+			lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+			if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 4))
+				_exit(4);
+			if (write(result[1], &got, sizeof(got)) != sizeof(got))	/* listening */
+				_exit(5);
+			p = (struct pollfd){ lfd, POLLIN, 0 };
+			if (poll(&p, 1, 10000) == 1 && (fd = accept(lfd, NULL, NULL)) >= 0) {
+				while ((n = read(fd, buf, sizeof(buf))) > 0)
+					got += n;
+				close(fd);
+			}
+			if (write(result[1], &got, sizeof(got)) != sizeof(got))
+				_exit(6);
+			_exit(0);
+		}
+		close(result[1]);
+		assert_int_equal(read(result[0], &got, sizeof(got)), sizeof(got));
+		if (round)
+			setenv("HVTRACE_AGENT_UID", "65534", 1);
+		app = spawn("trace", "/nonexistent", path);
+		unsetenv("HVTRACE_AGENT_UID");
+		assert_int_equal(wait_exit(app), 0);
+		assert_int_equal(read(result[0], &got, sizeof(got)), sizeof(got));
+		close(result[0]);
+		assert_int_equal(wait_exit(listener), 0);
+		if (round == 0)
+			assert_int_equal(got, 0);	/* refused before the HELLO */
+		else
+			assert_true(got > 0);		/* taken: it said HELLO */
+		unlink(path);
+	}
+	rmdir(tmpl);
+}
 
 /*
  * A fake agent's listening socket at @path, in a directory made for it,
@@ -1167,6 +1280,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_trace_to_agent),
 		cmocka_unit_test(test_wakeup_per_packet),
 		cmocka_unit_test(test_wakeup_failure_keeps_errno),
+		cmocka_unit_test(test_false_agent_descriptors),
+		cmocka_unit_test(test_foreign_listener),
 		cmocka_unit_test(test_buffer_cap),
 		cmocka_unit_test(test_refused_thread),
 		cmocka_unit_test(test_agent_comes_and_goes),
