@@ -177,6 +177,10 @@ static int parse_time_mode(const char *value, struct merge_opts *o)
 /* Adds one more input file of option @opt (its list @v, @n long); -1 after an error. */
 static int add_input(const char *opt, const char *value, const char **v, size_t *n)
 {
+	if (!*value) {
+		hvt_usage_error("merge", "--%s is empty: name a file", opt);
+		return -1;
+	}
 	if (*n == HVT_MERGE_MAX_GUEST_TRACES) {
 		hvt_usage_error("merge", "more than %d --%s", HVT_MERGE_MAX_GUEST_TRACES, opt);
 		return -1;
@@ -242,6 +246,10 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		o->out.bounds = true;
 		return 0;
 	case 'H':
+		if (!*value) {
+			hvt_usage_error("merge", "--host-trace is empty: name a trace.dat file");
+			return -1;
+		}
 		o->host_trace = value;
 		return 0;
 	case 'G':	/* too many first, then a spec that is not VM=TRACE.DAT */

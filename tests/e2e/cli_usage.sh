@@ -36,6 +36,8 @@ usage_error merge "$hvtrace" merge -Z A
 usage_error merge "$hvtrace" merge A B
 usage_error merge "$hvtrace" merge --from 2 --to 1 A
 usage_error merge "$hvtrace" merge --layer guest A
+usage_error merge "$hvtrace" merge --qemu-trace '' A
+usage_error merge "$hvtrace" merge --host-trace '' A
 usage_error check "$hvtrace" check
 usage_error check "$hvtrace" check --no-such-option A
 usage_error analyze "$hvtrace" analyze

@@ -309,7 +309,7 @@ static void assert_misgiven(const char *root, const char *rel, const char *expec
 static void test_misgiven_paths(void **state)
 {
 	const char *root = *state;
-	char real[4096], expect[4300];
+	char real[4096], expect[4300], why[256];
 
 	assert_non_null(realpath(root, real));
 	assert_misgiven(root, "", NULL);
@@ -332,6 +332,8 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven(root, "out/ctf", "is a CTF trace, not an hvtrace archive");
 	assert_misgiven(root, "out/ctf/metadata", "is the metadata of a CTF trace");
 	assert_misgiven("/", "", "is a directory without hvtrace.json: not an hvtrace archive");
+	assert_string_equal(hvt_archive_path_misgiven("", why, sizeof(why)),
+			    "the archive's path is empty: name an archive directory");
 }
 
 int main(void)

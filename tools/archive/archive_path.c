@@ -141,6 +141,10 @@ const char *hvt_archive_path_misgiven(const char *path, char *buf, size_t len)
 	char real[PATH_MAX];
 	struct stat st;
 
+	if (!*path) {
+		snprintf(buf, len, "the archive's path is empty: name an archive directory");
+		return buf;
+	}
 	if (stat(path, &st)) {
 		snprintf(buf, len, "%s: %s", path, hvt_file_strerror(errno));
 		return buf;

@@ -21,6 +21,7 @@
 static struct hvt_session_vm *aligned_vm(struct hvt_session *ses, const char *name,
 					  size_t len, const char *spec)
 {
+	char names[256];
 	size_t i;
 
 	for (i = 0; i < ses->archive.nr_vms; i++) {
@@ -43,8 +44,8 @@ static struct hvt_session_vm *aligned_vm(struct hvt_session *ses, const char *na
 		}
 		return st;
 	}
-	hvt_err("--guest-trace %s: %s has no VM named '%.*s' (hvtrace merge --stats lists "
-		"them)", spec, ses->archive.root, (int)len, name);
+	hvt_err("--guest-trace %s: %s has no VM named '%.*s' (%s)", spec, ses->archive.root,
+		(int)len, name, hvt_archive_vm_list(&ses->archive, names, sizeof(names)));
 	return NULL;
 }
 
@@ -60,6 +61,9 @@ static int open_guest_trace(struct hvt_session *ses, const char *spec)
 		return -1;
 	}
 	path = eq + 1;
+	st = aligned_vm(ses, spec, (size_t)(eq - spec), spec);	/* the VM first: a typo */
+	if (!st)
+		return -1;
 	ft = hvt_ftrace_open_tracedat(path, &clock, &ses->warnings);
 	if (!ft)
 		return -1;
@@ -67,11 +71,6 @@ static int open_guest_trace(struct hvt_session *ses, const char *spec)
 		hvt_err("%s: recorded with trace clock '%s'; placing a guest's recording on the "
 			"host needs the guest TSC: trace-cmd record -C x86-tsc in the guest",
 			path, clock);
-		hvt_ftrace_close(ft);
-		return -1;
-	}
-	st = aligned_vm(ses, spec, (size_t)(eq - spec), spec);
-	if (!st) {
 		hvt_ftrace_close(ft);
 		return -1;
 	}
