@@ -107,6 +107,11 @@ int hvt_capture_event_ok(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "bad event '%s': expected SYSTEM:EVENT", spec);
 		return -1;
 	}
+	if (strpbrk(spec, "*?[]^$.+(){}|\\")) {	/* tracefs would take them as a regex */
+		snprintf(err, errlen, "'%s': name each event, SYSTEM:EVENT; patterns are not "
+			 "taken", spec);
+		return -1;
+	}
 	return 0;
 }
 

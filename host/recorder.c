@@ -441,6 +441,16 @@ static bool kvm_events_available(void)
 	       !stat(path, &st);
 }
 
+static bool listed(const char *const *v, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return true;
+	return false;
+}
+
 static int start_host_layer(struct hvt_recorder *r)
 {
 	static const char *sched[] = { "sched:sched_switch", "sched:sched_wakeup" };
@@ -463,8 +473,9 @@ static int start_host_layer(struct hvt_recorder *r)
 	if (any_target(r, hvt_target_kvm) || (r->o.all && kvm_events_available()))
 		for (i = 0; i < 5; i++)
 			events[n++] = (char *)kvm[i];
-	for (i = 0; i < r->o.nr_events; i++)
-		events[n++] = r->o.events[i];
+	for (i = 0; i < r->o.nr_events; i++)	/* each once: -e of a default is no second */
+		if (!listed((const char *const *)events, n, r->o.events[i]))
+			events[n++] = r->o.events[i];
 	if (!n) {
 		hvt_warn("no host events to record: give --qemu-pid or -e SYSTEM:EVENT");
 		free(tids);

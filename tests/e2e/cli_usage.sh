@@ -95,6 +95,7 @@ usage_error record "$hvtrace" record --list --listen "unix:$work/s"
 usage_error record "$hvtrace" record --list --vm demo
 usage_error record "$hvtrace" record --listen "unix:$work/s" -o ''
 usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'no_colon'
+usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'sched:*'
 usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'sched:../../x'
 usage_error record "$hvtrace" record --listen "unix:$work/s" --no-host-trace -e sched:sched_switch
 usage_error record "$hvtrace" record --channel "unix:$work/s" --listen "unix:$work/t"
@@ -126,12 +127,14 @@ if [ "$(id -u)" = 0 ]; then
 	# a "QEMU" with no thread named as a vCPU: said at the start, with the fix
 	sleep 30 & sleeper=$!
 	timeout 30 "$hvtrace" record --qemu-pid "$sleeper" --duration 1 -o "$work/novcpu" \
-		> "$work/novcpu.out" 2>&1
+		-e sched:sched_switch > "$work/novcpu.out" 2>&1
 	kill "$sleeper"
 	wait "$sleeper" 2> /dev/null
 	check "record --qemu-pid of a process with no vCPU thread: warned, with the fix" \
 		grep -q "warning: VM vm: which QEMU threads run its vCPUs is not known: QEMU names them only with -name NAME,debug-threads=on, or give --qmp SOCKET" \
 		"$work/novcpu.out"
+	check "... and -e of a default event records it once" \
+		test "$(grep -c '"sched:sched_switch"' "$work/novcpu/hvtrace.json")" -eq 1
 else
 	echo "SKIP record -e naming no host event: needs root (tracefs)"
 fi
