@@ -544,6 +544,28 @@ static void test_lost_packets_are_counted(void **state)
 	free(bytes);
 }
 
+/* A count of discarded events that goes back, or past one per tick, is damage: said, not taken. */
+static void test_impossible_discarded_counts(void **state)
+{
+	struct ctx *c = *state;
+	size_t len, p2, p3, first;
+	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
+	struct result *r;
+
+	hvt_put_u64(bytes + p3 + offsetof(struct hvt_ctf_packet, events_discarded), UINT64_MAX);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 150);		/* every event still there */
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.lost_events, 0);
+	hvt_put_u64(bytes + p2 + offsetof(struct hvt_ctf_packet, events_discarded), 9);
+	hvt_put_u64(bytes + p3 + offsetof(struct hvt_ctf_packet, events_discarded), 5);
+	r = decode(c, bytes, len);
+	assert_int_equal(r->n, 150);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.lost_events, 9);
+	free(bytes);
+}
+
 static void test_registry_files(void **state)
 {
 	struct ctx *c = *state;
@@ -672,6 +694,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_packets_are_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_impossible_discarded_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_with_garbage_registry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzz_bytes, setup, teardown),

@@ -175,6 +175,33 @@ static bool out_of_line(struct hvt_ctf_stream *s, uint64_t off, uint64_t size,
 	return false;
 }
 
+/*
+ * The writer's count of events it discarded, cumulative: a count that goes
+ * back, or grows by more than one event per tick of the stream's clock
+ * since the packet before (since the clock's start for the first), cannot
+ * be a count (no event is written in less than a tick): damage, said, and
+ * the count kept as it was.
+ */
+static void count_discarded(struct hvt_ctf_stream *s, uint64_t off,
+			    const struct hvt_ctf_packet *pkt)
+{
+	uint64_t was = s->stats.lost_events, now = pkt->events_discarded;
+	uint64_t ticks = s->have_prev_end && pkt->timestamp_end >= s->prev_end ?
+			 pkt->timestamp_end - s->prev_end : pkt->timestamp_end;
+
+	if (now < was)
+		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": its "
+				"count of discarded events went back from %" PRIu64 " to %" PRIu64
+				": damaged; the count stays %" PRIu64, off, was, now, was);
+	else if (now - was > ticks + 1)
+		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": %"
+				PRIu64 " events discarded, more than the %" PRIu64 " clock ticks "
+				"since the packet before allow: damaged; the count stays %" PRIu64,
+				off, now, ticks, was);
+	else
+		s->stats.lost_events = now;
+}
+
 /* Reads and checks the packet at @off; 1 loaded, 0 skipped, -1 stream stopped. */
 static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 {
@@ -226,8 +253,7 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 			s->stats.lost_packets += pkt.packet_seq_num - s->next_seq;
 		s->next_seq = pkt.packet_seq_num + 1;
 		s->have_seq = true;
-		if (pkt.events_discarded > s->stats.lost_events)
-			s->stats.lost_events = pkt.events_discarded;
+		count_discarded(s, off, &pkt);
 		s->stats.packets++;
 		s->have_prev_end = true;
 		s->prev_end = pkt.timestamp_end;
