@@ -3,6 +3,7 @@
  * archive.c - the manifest, hvtrace.json, and the helpers every archive
  * reader shares (archive.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +363,33 @@ static void note_pairs(struct hvt_archive *a, const char *path)
 	a->warnings++;
 }
 
+/*
+ * A folder of vm/ that the manifest does not list is recorded data no
+ * reader will see (the manifest was edited, or its list damaged): said.
+ */
+static void note_unlisted_vms(struct hvt_archive *a)
+{
+	char *vm_dir = hvt_join(a->root, "vm");
+	struct dirent *e;
+	DIR *d = vm_dir ? opendir(vm_dir) : NULL;
+	size_t i;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		for (i = 0; i < a->nr_vms && strcmp(a->vms[i].name, e->d_name); i++)
+			;
+		if (i < a->nr_vms)
+			continue;
+		hvt_warn("%s/vm/%s: not in hvtrace.json's list of VMs, so not read (an edited or "
+			 "damaged manifest?)", a->root, e->d_name);
+		a->warnings++;
+	}
+	if (d)
+		closedir(d);
+	free(vm_dir);
+}
+
 int hvt_archive_open(struct hvt_archive *a, const char *root)
 {
 	char *clock_pairs = NULL;
@@ -376,6 +404,7 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 		goto fail;
 	note_pairs(a, clock_pairs);
 	free(clock_pairs);
+	note_unlisted_vms(a);
 	return 0;
 fail:
 	free(clock_pairs);
