@@ -117,3 +117,17 @@ uint64_t hvt_realtime_tsc(struct hvt_realtime_tsc *m, int64_t real_ns)
 		;
 	return p[i < n ? i : n - 1].tsc;
 }
+
+bool hvt_realtime_tsc_covers(const struct hvt_realtime_tsc *m, int64_t real_ns)
+{
+	int64_t lo = m->pairs[0].real_ns, hi = lo;
+	size_t i;
+
+	for (i = 1; i < m->n; i++) {	/* CLOCK_REALTIME may step: the pairs' whole range */
+		if (m->pairs[i].real_ns < lo)
+			lo = m->pairs[i].real_ns;
+		if (m->pairs[i].real_ns > hi)
+			hi = m->pairs[i].real_ns;
+	}
+	return real_ns >= lo - HVT_REALTIME_MARGIN_NS && real_ns <= hi + HVT_REALTIME_MARGIN_NS;
+}

@@ -17,6 +17,7 @@
 #ifndef HVT_CLOCKSYNC_REALTIME_TSC_H
 #define HVT_CLOCKSYNC_REALTIME_TSC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,5 +41,12 @@ int hvt_realtime_tsc_init(struct hvt_realtime_tsc *m, const struct hvt_clock_pai
 			  size_t n, uint64_t nominal_hz);
 /* The host TSC at which CLOCK_REALTIME read @real_ns; saturates at 0 and UINT64_MAX. */
 uint64_t hvt_realtime_tsc(struct hvt_realtime_tsc *m, int64_t real_ns);
+/*
+ * Whether @real_ns lies where the pairs bound its place: between the first
+ * and the last pair, or within HVT_REALTIME_MARGIN_NS of them. Beyond, the
+ * line is extended with no bound (another run's log, a clock set wrong).
+ */
+#define HVT_REALTIME_MARGIN_NS	1000000000ll
+bool hvt_realtime_tsc_covers(const struct hvt_realtime_tsc *m, int64_t real_ns);
 
 #endif

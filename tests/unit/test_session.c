@@ -752,6 +752,51 @@ static void test_qemu_trace(void **state)
 }
 
 /*
+ * A QEMU log line stamped a day before the recording (another run's) is
+ * placed by the clock's line extended, but claims no bound, and the lines
+ * so placed are said once; a line inside the recording keeps its bound.
+ */
+static void test_qemu_trace_outside(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	struct fx_opened tl;
+	struct hvt_session_opts opts = { 0 };
+	const char *paths[1];
+	char path[200], text[400];
+	int64_t inside, before;
+	struct hvt_source *s;
+	size_t n = 0;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	inside = hvt_host_clock_realtime(&tl.ses.clock, tl.ses.archive.pairs[0].tsc + 1234567);
+	before = inside - 86400ll * 1000000000;
+	fx_close(&tl);
+	snprintf(text, sizeof(text), "77@%lld.%06lld:virtio_notify vdev 0x1\n"
+		 "77@%lld.%06lld:virtio_notify vdev 0x2\n",
+		 (long long)(before / 1000000000), (long long)(before % 1000000000 / 1000),
+		 (long long)(inside / 1000000000), (long long)(inside % 1000000000 / 1000));
+	assert_int_equal(fx_write(root, "qemu.log", text, strlen(text)), 0);
+	snprintf(path, sizeof(path), "%s/qemu.log", root);
+	paths[0] = path;
+	opts.qemu_traces = paths;
+	opts.nr_qemu_traces = 1;
+	assert_int_equal(fx_open_with(&tl, root, &opts), 0);
+	while ((s = hvt_timeline_next(&tl.tl))) {
+		if (s->layer != HVT_LAYER_VMM)
+			continue;
+		if (n++ == 0)	/* the day-old line, first in time */
+			assert_int_equal(hvt_session_event_bound_ns(&tl.ses, s), -1);
+		else
+			assert_true(hvt_session_event_bound_ns(&tl.ses, s) >= 0);
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	fx_close(&tl);
+}
+
+/*
  * A stream file is judged against what info.json recorded of it: emptied
  * or cut short, the events it lost are a warning (before: silently gone);
  * holding another stream's packets (a copied or swapped file), those
@@ -950,6 +995,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_qemu_trace, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_qemu_trace_outside, fx_setup_root,
+						fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_host_apps, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_dropped_packets_warned, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_stream_grows, fx_setup_root, fx_teardown_root),

@@ -105,7 +105,7 @@ int64_t hvt_session_event_bound_ns(struct hvt_session *ses, const struct hvt_sou
 	double ns;
 
 	if (s->layer == HVT_LAYER_VMM)
-		return s->realtime ? (int64_t)s->realtime->bound_ns : 0;
+		return !s->realtime ? 0 : s->unbounded ? -1 : (int64_t)s->realtime->bound_ns;
 	if (!s->vm_number)
 		return 0;	/* the host's, and the host applications', on the host TSC */
 	if (hvt_source_error_bound(&ses->vms[s->vm_number - 1], s, &ticks))

@@ -57,6 +57,26 @@ static void check_packets(struct hvt_source *s)
 				"did not write", seen, seen == 1 ? "" : "s", want, seen - want);
 }
 
+/* A CLOCK_REALTIME stamp on the host TSC; one far outside the recording has no bound. */
+static uint64_t realtime_place(struct hvt_source *s)
+{
+	s->unbounded = !hvt_realtime_tsc_covers(s->realtime, (int64_t)s->ev.ts);
+	s->outside += s->unbounded;
+	return hvt_realtime_tsc(s->realtime, (int64_t)s->ev.ts);
+}
+
+/* At the end of a QEMU log: the lines placed from outside the recording, said once. */
+static void check_outside(struct hvt_source *s)
+{
+	if (!s->outside || s->outside == UINT64_MAX)
+		return;
+	hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " line%s stamped more than 1 s "
+			"before or after the recording's clock pairs (another run? a clock set "
+			"wrong?): placed by extending the clock's line, with no bound", s->outside,
+			s->outside == 1 ? "" : "s");
+	s->outside = UINT64_MAX;	/* said */
+}
+
 /*
  * At the end of a host CPU file: shorter than hvtrace.json records, its
  * last pages are missing (truncated or emptied since). Once.
@@ -81,13 +101,14 @@ int hvt_source_next(struct hvt_source *s)
 		if (!hvt_reader_next(&s->rd, &s->ev)) {
 			check_packets(s);
 			check_bytes(s);
+			check_outside(s);
 			return 0;
 		}
 		/* Every event through the cursor, in stream order, dropped ones too. */
 		if (s->guest_tl)
 			t = hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts);
 		else if (s->realtime)
-			t = hvt_realtime_tsc(s->realtime, (int64_t)s->ev.ts);
+			t = realtime_place(s);
 		else
 			t = s->ev.ts;
 		s->shift = 0;

@@ -39,6 +39,8 @@ struct hvt_source {
 						 * host or unaligned */
 	struct hvt_tsc_cursor cur;	/* where this stream is in its VM's timeline */
 	struct hvt_realtime_tsc *realtime;	/* ev.ts is CLOCK_REALTIME ns: its host TSC */
+	bool unbounded;			/* ... the current event's lies outside the pairs' reach */
+	uint64_t outside;		/* ... events so placed, said at the end */
 	bool aligned;			/* false: never part of a time line */
 	bool unwanted;			/* not part of this time line: not selected (set by
 					 * the time line that leaves it out) */
