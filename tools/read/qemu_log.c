@@ -354,7 +354,9 @@ int hvt_reader_open_qemu_log(struct hvt_reader *rd, const char *path, const char
 	}
 	if (q->len > UINT32_MAX || load(q, name, &q->stats.warnings)) {
 		hvt_stream_warn(warnings, name, "%s; skipping it", q->len > UINT32_MAX ?
-				"larger than 4 GiB" : "out of memory, or more than 65536 event names");
+				"larger than 4 GiB" : q->nr_names >= MAX_NAMES ?
+				"more than 65536 distinct event names: not a QEMU trace log?" :
+				"out of memory");
 		qemu_close(q);
 		return -1;
 	}
