@@ -131,6 +131,24 @@ static void test_sound_archive(void **state)
  * stream, and host-apps-clock, which judges the host agent's exchanges
  * against offset 0: one exchange read before it was sent fails it.
  */
+/* Makes info.json @rel record @to exchanges instead of @from, as for a sync.tsv rewritten so. */
+static void set_recorded_exchanges(const char *root, const char *rel, int from, int to)
+{
+	char path[256], key[64], *text, *at, *out;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	snprintf(key, sizeof(key), "\"exchanges\": %d", from);
+	at = strstr(text, key);
+	assert_non_null(at);
+	assert_true(asprintf(&out, "%.*s\"exchanges\": %d%s", (int)(at - text), text, to,
+			     at + strlen(key)) > 0);
+	assert_int_equal(fx_write(root, rel, out, strlen(out)), 0);
+	free(out);
+	free(text);
+}
+
 static void test_host_apps(void **state)
 {
 	struct ctx *c = *state;
@@ -152,6 +170,7 @@ static void test_host_apps(void **state)
 	assert_non_null(strstr(text, "\nPASS layers-present: host=3 kernel=4 user=3\n"));
 	free(text);
 	assert_int_equal(fx_write(c->root, "host/apps/sync.tsv", bad, sizeof(bad) - 1), 0);
+	set_recorded_exchanges(c->root, "host/apps/info.json", 3, 2);
 	assert_int_equal(check(c, &text), 1);
 	assert_non_null(strstr(text, "\nFAIL host-apps-clock: exchange seq 1 rules out offset "
 				     "0: the host agent's TSC is not the collector's"));
@@ -235,6 +254,28 @@ static void test_damaged_archive(void **state)
  * own (never converted through a clock it does not have), sync-causal fails
  * and nothing is merged.
  */
+/* sync.tsv with fewer exchanges than info.json records: cut short or trimmed, a failure. */
+static void test_sync_trimmed(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char path[256], *tsv, *text, *cut;
+	size_t len;
+	int lines;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", c->root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &tsv, &len), 0);
+	for (cut = tsv, lines = 0; lines < 4; lines++)	/* the header and 3 of the 5 */
+		cut = strchr(cut, '\n') + 1;
+	assert_int_equal(fx_write(c->root, "vm/demo/sync.tsv", tsv, (size_t)(cut - tsv)), 0);
+	free(tsv);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL sync-causal[demo]: sync.tsv: 1 problem (see the "
+				     "warnings)\n"));
+	free(text);
+}
+
 static void test_vm_without_exchanges(void **state)
 {
 	struct ctx *c = *state;
@@ -253,6 +294,7 @@ static void test_vm_without_exchanges(void **state)
 	/* sync.tsv with its header only */
 	assert_int_equal(fx_printf(c->root, "vm/demo/sync.tsv", "seq\thost_send\tguest_recv\t"
 				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
+	set_recorded_exchanges(c->root, "vm/demo/info.json", 5, 0);
 	assert_int_equal(check(c, &text), 1);
 	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
 		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
@@ -788,6 +830,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_layer_unreadable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_trimmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_against_registry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_without_exchanges, setup, teardown),

@@ -117,6 +117,7 @@ struct hvt_vm_info {
 	size_t nr_streams;
 	struct hvt_sync_rec *sync;	/* sync.tsv, in file order */
 	size_t nr_sync;
+	int64_t sync_recorded;		/* info.json's sync.exchanges; -1: not said */
 	bool finished;
 	bool tcg;			/* accel "tcg": no sync points to look for */
 	bool kvm;			/* accel "kvm": KVM TSC changes in the host layer */

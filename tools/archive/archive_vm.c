@@ -7,6 +7,7 @@
  * the streams that belong to it), so one bad entry does not hide the rest.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,10 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 		return -1;
 	}
 	vm->finished = finished;
+	vm->sync_recorded = json_is_integer(json_object_get(json_object_get(json, "sync"),
+							   "exchanges")) ?
+			    json_integer_value(json_object_get(json_object_get(json, "sync"),
+							       "exchanges")) : -1;
 	guest_cpus(vm, json);
 	vm->tcg = accel && !strcmp(accel, "tcg");
 	vm->kvm = accel && !strcmp(accel, "kvm");
@@ -291,6 +296,14 @@ int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 	/* Without exchanges the VM cannot be aligned, but it is still described. */
 	if (hvt_tsv_read_sync(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
 		vm->sync_warnings++;
+	else if (vm->sync_recorded > (int64_t)vm->nr_sync + (int64_t)vm->sync_warnings) {
+		/* lines gone, not damaged (those were said): cut short or trimmed since */
+		hvt_warn("%s/sync.tsv: %zu exchanges, where info.json records %" PRId64 ": %" PRId64
+			 " are missing (cut short or trimmed); the clock is aligned with fewer",
+			 vm->dir, vm->nr_sync, vm->sync_recorded,
+			 vm->sync_recorded - (int64_t)vm->nr_sync);
+		vm->sync_warnings++;
+	}
 	free(sync_path);
 	return 0;
 fail:
