@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"                     [--output PATH] [--force]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--tid LIST]\n"
-		"                     [-e|--event LIST]\n"
+		"                     [--comm LIST] [-e|--event LIST]\n"
 		"                     [--print-fmt] [--bounds] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
 		"                     [--stats] [-v|-q]\n\n"
@@ -76,6 +76,10 @@ static void usage(FILE *out)
 		"                    host CPU, or a VM's vCPU)\n"
 		"  --tid LIST        thread ids (the tid column: the thread current when the\n"
 		"                    event was recorded, on the host or in a VM)\n"
+		"  --comm LIST       thread names or shell patterns: the events of threads\n"
+		"                    named so by the last sched_switch of their machine\n"
+		"                    before the event (a user event: or by its process's\n"
+		"                    name), like 'hvdemo,CPU */KVM'\n"
 		"  -e, --event LIST  event names or shell patterns, like 'sched_*,hvdemo:*'\n"
 		"                    (host events by name alone: sched_switch, not\n"
 		"                    sched:sched_switch)\n\n"
@@ -200,6 +204,7 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "event", required_argument, NULL, 'E' },
 	{ "tid", required_argument, NULL, 'I' },
+	{ "comm", required_argument, NULL, 'M' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "force", no_argument, NULL, 'R' },
 	{ "print-fmt", no_argument, NULL, 'P' },
@@ -229,7 +234,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	case 'o':
 		o->out.path = value;
 		return 0;
-	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E': case 'I':
+	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E': case 'I': case 'M':
 		return hvt_select_add(&o->sel, longopts[i].name, value) ? -1 : 0;
 	case 'e':		/* -e, as record and agent take it */
 		return hvt_select_add(&o->sel, "event", value) ? -1 : 0;
@@ -449,6 +454,11 @@ int hvt_cmd_merge(int argc, char **argv)
 		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat };
 	if (hvt_session_open(&ses, o.archive, &so))
 		goto out;
+	if (hvt_select_bind(&o.sel, &ses)) {
+		hvt_err("out of memory");
+		hvt_session_close(&ses);
+		goto out;
+	}
 	if (!hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel))
 		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 : merge(&ses, &so, &tl, &o);
 	hvt_timeline_close(&tl);

@@ -397,6 +397,11 @@ static void test_select(void **state)
 	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "77");
 	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--tid", "4321,77", "--tid", "78");
 	ASSERT_SELECTS(c, LINES(1), "--tid", "77", "-e", "sched_*");
+	/* threads by name: as a switch named them, or a user event's process */
+	ASSERT_SELECTS(c, LINES(1, 5, 6), "--comm", "hvdemo");
+	ASSERT_SELECTS(c, LINES(0, 7), "--comm", "qemu*");
+	ASSERT_SELECTS(c, LINES(1, 6), "--comm", "hvdemo", "--layer", "kernel");
+	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--comm", "hvdemo,qemu-system-x86");
 	ASSERT_SELECTS(c, LINES(2, 3, 4, 5, 6), "--from", "0.0013", "--to", "0.1");
 	ASSERT_SELECTS(c, LINES(2, 3, 4, 5), "--from", "0.001300000", "--to", "0.0013");
 	ASSERT_SELECTS(c, LINES(0, 1), "--to", "0.00124");

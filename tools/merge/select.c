@@ -11,6 +11,7 @@
 #include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/merge/select.h"
+#include "tools/session/session.h"
 
 static int add_name(char ***list, size_t *n, const char *name)
 {
@@ -119,6 +120,8 @@ static int add_item(struct hvt_select *sel, const char *opt, char *item)
 		return add_cpus(sel, item);
 	if (!strcmp(opt, "tid"))
 		return add_tid(sel, item);
+	if (!strcmp(opt, "comm"))
+		return add_name(&sel->comms, &sel->nr_comms, item);
 	if (!strcmp(opt, "vm"))
 		return add_name(&sel->vms, &sel->nr_vms, item);
 	return add_name(&sel->events, &sel->nr_events, item);
@@ -223,8 +226,8 @@ int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 
 bool hvt_select_any(const struct hvt_select *sel)
 {
-	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_tids || sel->nr_events ||
-	       sel->from_text || sel->to_text;
+	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_tids || sel->nr_comms ||
+	       sel->nr_events || sel->from_text || sel->to_text;
 }
 
 static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
@@ -247,9 +250,9 @@ static bool tid_selected(const struct hvt_select *sel, int32_t tid)
 	return false;
 }
 
-bool hvt_select_source(const struct hvt_source *s, void *ctx)
+/* Whether @sel's --layer, --vm and a host CPU file's --cpu take source @s. */
+static bool source_selected(const struct hvt_select *sel, const struct hvt_source *s)
 {
-	const struct hvt_select *sel = ctx;
 	size_t i;
 
 	if (sel->layers && !(sel->layers & (1u << s->layer)))
@@ -264,6 +267,79 @@ bool hvt_select_source(const struct hvt_source *s, void *ctx)
 	if (sel->nr_cpus && s->host_cpu >= 0 && !cpu_selected(sel, (uint32_t)s->host_cpu))
 		return false;
 	return true;
+}
+
+bool hvt_select_source(const struct hvt_source *s, void *ctx)
+{
+	const struct hvt_select *sel = ctx;
+
+	/* --comm learns names from every scheduling event: those sources are read */
+	if (sel->nr_comms && (s->layer == HVT_LAYER_HOST || s->layer == HVT_LAYER_KERNEL))
+		return true;
+	return source_selected(sel, s);
+}
+
+int hvt_select_bind(struct hvt_select *sel, const struct hvt_session *ses)
+{
+	sel->ses = ses;
+	if (!sel->nr_comms || sel->names_on)
+		return 0;
+	if (hvt_comm_table_init(&sel->names))
+		return -1;
+	if (hvt_event_decoder_init(&sel->dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), true)) {
+		hvt_comm_table_free(&sel->names);
+		return -1;
+	}
+	sel->names_on = true;
+	return 0;
+}
+
+/* A user event's process name, as its trace recorded it; NULL if none. */
+static const char *trace_comm(const struct hvt_select *sel, const struct hvt_source *s)
+{
+	const struct hvt_vm_info *vm;
+	size_t i;
+
+	if (!sel->ses || s->layer != HVT_LAYER_USER || s->stream_id == UINT32_MAX)
+		return NULL;
+	vm = s->vm_number ? &sel->ses->vms[s->vm_number - 1].vm :
+	     sel->ses->host_apps.loaded ? &sel->ses->host_apps.vm : NULL;
+	for (i = 0; vm && i < vm->nr_streams; i++)
+		if (vm->streams[i].id == s->stream_id && vm->streams[i].trace < vm->nr_traces)
+			return vm->traces[vm->streams[i].trace].comm[0] ?
+			       vm->traces[vm->streams[i].trace].comm : NULL;
+	return NULL;
+}
+
+static bool comm_matches(const struct hvt_select *sel, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; comm && i < sel->nr_comms; i++)
+		if (!fnmatch(sel->comms[i], comm, 0))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the thread of @s's current event is named as --comm asks: by the
+ * last name a sched_switch of its machine gave it, or, for a user event,
+ * by its process's name. Every scheduling event teaches the names first.
+ */
+static bool comm_selected(struct hvt_select *sel, struct hvt_source *s)
+{
+	uint32_t machine = (uint32_t)s->vm_number;
+	struct hvt_typed_event e;
+
+	if (sel->names_on && (s->layer == HVT_LAYER_HOST || s->layer == HVT_LAYER_KERNEL) &&
+	    hvt_decode_reader(&sel->dec, &s->rd, &s->ev, &e) == HVT_EV_SCHED_SWITCH) {
+		hvt_comm_table_set(&sel->names, machine, e.sw.prev, e.sw.prev_comm);
+		hvt_comm_table_set(&sel->names, machine, e.sw.next, e.sw.next_comm);
+	}
+	if (!source_selected(sel, s))
+		return false;
+	return comm_matches(sel, hvt_comm_table_get(&sel->names, machine, hvt_source_tid(s))) ||
+	       comm_matches(sel, trace_comm(sel, s));
 }
 
 static bool name_selected(struct hvt_select *sel, const char *name)
@@ -294,8 +370,10 @@ static int time_place(const struct hvt_select *sel, struct hvt_host_clock *clock
 }
 
 int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
-		     const struct hvt_source *s)
+		     struct hvt_source *s)
 {
+	bool comm_ok = !sel->nr_comms || comm_selected(sel, s);	/* it learns from each */
+
 	if (sel->from_text || sel->to_text) {
 		int place = time_place(sel, clock, s->host_tsc);
 
@@ -304,6 +382,8 @@ int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 		if (place < 0)
 			return 0;
 	}
+	if (!comm_ok)
+		return 0;
 	if (sel->nr_cpus && !cpu_selected(sel, hvt_source_cpu(s)))
 		return 0;
 	if (sel->nr_tids && !tid_selected(sel, hvt_source_tid(s)))
@@ -323,6 +403,13 @@ void hvt_select_free(struct hvt_select *sel)
 	free(sel->events);
 	free(sel->cpus);
 	free(sel->tids);
+	for (i = 0; i < sel->nr_comms; i++)
+		free(sel->comms[i]);
+	free(sel->comms);
+	if (sel->names_on) {
+		hvt_comm_table_free(&sel->names);
+		hvt_event_decoder_free(&sel->dec);
+	}
 	memset(sel, 0, sizeof(*sel));
 }
 

@@ -19,8 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/read/event_decoder.h"
+#include "tools/util/comm_table.h"
 #include "tools/util/time_text.h"
 #include "tools/session/source.h"
+
+struct hvt_session;
 
 #define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */
 
@@ -35,6 +39,13 @@ struct hvt_select {
 	size_t nr_events;
 	int32_t *tids;			/* events of these threads only (the tid column) */
 	size_t nr_tids;
+	char **comms;			/* events of threads named so (fnmatch() patterns) */
+	size_t nr_comms;
+	/* --comm: the names the scheduling events give, and the session's (traces') */
+	const struct hvt_session *ses;
+	struct hvt_event_decoder dec;
+	struct hvt_comm_table names;
+	bool names_on;
 	const char *from_text, *to_text;	/* as given; NULL: no such bound */
 	enum hvt_time_mode mode;
 	int64_t from_ns, to_ns;		/* mode ns or realtime */
@@ -46,12 +57,17 @@ struct hvt_select {
 };
 
 /*
- * Adds the value of option @opt ("layer", "vm", "cpu", "tid", "event",
- * "from", "to") to @sel; -1 after an error message naming the option and value.
+ * Adds the value of option @opt ("layer", "vm", "cpu", "tid", "comm",
+ * "event", "from", "to") to @sel; -1 after an error message naming the option and value.
  */
 int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
 /* Parses the times for time mode @mode; -1 after an error message. */
 int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode);
+/*
+ * --comm needs the session's traces (a user event's process name): @ses,
+ * opened, before the time line. -1 if out of memory.
+ */
+int hvt_select_bind(struct hvt_select *sel, const struct hvt_session *ses);
 /* Whether any event can be left out. */
 bool hvt_select_any(const struct hvt_select *sel);
 /* Whether stream @s may hold selected events (@sel is a struct hvt_select). */
@@ -61,7 +77,7 @@ bool hvt_select_source(const struct hvt_source *s, void *sel);
  * later event of the time line can be (past --to).
  */
 int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
-		     const struct hvt_source *s);
+		     struct hvt_source *s);
 void hvt_select_free(struct hvt_select *sel);
 /* Every --vm names a VM of archive @a (a typo would select nothing): 0, or -1 after an error. */
 int hvt_select_check_vms(const struct hvt_select *sel, const struct hvt_archive *a);

@@ -20,11 +20,6 @@ struct hvt_json_cpu_run {
 	char comm[HVT_COMM_LEN];
 };
 
-struct hvt_json_comm {
-	uint64_t key;			/* machine << 32 | tid, + 1; 0: free */
-	char comm[HVT_COMM_LEN];
-};
-
 int hvt_json_runs_init(struct hvt_json_runs *r, struct hvt_session *ses, struct hvt_text *text)
 {
 	size_t machines = ses->archive.nr_vms + 1;
@@ -34,9 +29,7 @@ int hvt_json_runs_init(struct hvt_json_runs *r, struct hvt_session *ses, struct 
 	r->ses = ses;
 	r->cpus = calloc(machines, sizeof(*r->cpus));
 	r->nr_cpus = calloc(machines, sizeof(*r->nr_cpus));
-	r->cap_comms = 1024;
-	r->comms = calloc(r->cap_comms, sizeof(*r->comms));
-	if (!r->cpus || !r->nr_cpus || !r->comms ||
+	if (!r->cpus || !r->nr_cpus || hvt_comm_table_init(&r->comms) ||
 	    hvt_event_decoder_init(&r->dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), true)) {
 		hvt_json_runs_free(r);
 		return -1;
@@ -44,59 +37,16 @@ int hvt_json_runs_init(struct hvt_json_runs *r, struct hvt_session *ses, struct 
 	return 0;
 }
 
-static struct hvt_json_comm *comm_slot(struct hvt_json_comm *v, size_t cap, uint64_t key)
-{
-	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
-
-	while (v[i].key && v[i].key != key)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
-
-static int grow_comms(struct hvt_json_runs *r)
-{
-	size_t cap = r->cap_comms * 2, i;
-	struct hvt_json_comm *v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -1;
-	for (i = 0; i < r->cap_comms; i++)
-		if (r->comms[i].key)
-			*comm_slot(v, cap, r->comms[i].key) = r->comms[i];
-	free(r->comms);
-	r->comms = v;
-	r->cap_comms = cap;
-	return 0;
-}
-
 /* Task @tid of @machine is named @comm from now on. */
 static void name_task(struct hvt_json_runs *r, uint32_t machine, int32_t tid, const char *comm)
 {
-	uint64_t key = ((uint64_t)machine << 32 | (uint32_t)tid) + 1;
-	struct hvt_json_comm *c;
-
-	if (tid <= 0 || !comm[0])
-		return;
-	if (r->nr_comms * 2 >= r->cap_comms && grow_comms(r)) {
+	if (hvt_comm_table_set(&r->comms, machine, tid, comm))
 		r->failed = true;
-		return;
-	}
-	c = comm_slot(r->comms, r->cap_comms, key);
-	if (!c->key) {
-		c->key = key;
-		r->nr_comms++;
-	}
-	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 }
 
 const char *hvt_json_runs_comm(const struct hvt_json_runs *r, uint32_t machine, int32_t tid)
 {
-	const struct hvt_json_comm *c;
-
-	if (tid <= 0)
-		return NULL;
-	c = comm_slot(r->comms, r->cap_comms, ((uint64_t)machine << 32 | (uint32_t)tid) + 1);
-	return c->key ? c->comm : NULL;
+	return hvt_comm_table_get(&r->comms, machine, tid);
 }
 
 /* The run of CPU @cpu of @machine, grown to hold it; NULL past MAX_CPUS or out of memory. */
@@ -215,7 +165,7 @@ void hvt_json_runs_free(struct hvt_json_runs *r)
 		free(r->cpus[m]);
 	free(r->cpus);
 	free(r->nr_cpus);
-	free(r->comms);
+	hvt_comm_table_free(&r->comms);
 	hvt_event_decoder_free(&r->dec);
 	memset(r, 0, sizeof(*r));
 }

@@ -20,10 +20,10 @@
 
 #include "tools/read/event_decoder.h"
 #include "tools/session/session.h"
+#include "tools/util/comm_table.h"
 #include "tools/util/text_buffer.h"
 
 struct hvt_json_cpu_run;
-struct hvt_json_comm;
 
 struct hvt_json_runs {
 	struct hvt_text *text;
@@ -31,8 +31,7 @@ struct hvt_json_runs {
 	struct hvt_event_decoder dec;
 	struct hvt_json_cpu_run **cpus;	/* per machine (host, then each VM), by CPU */
 	uint32_t *nr_cpus;
-	struct hvt_json_comm *comms;	/* (machine, tid) -> last name, open addressing */
-	size_t nr_comms, cap_comms;
+	struct hvt_comm_table comms;	/* (machine, tid) -> the last name */
 	uint64_t last;			/* the latest host TSC taken */
 	bool failed;			/* out of memory: some slices or names are missing */
 };

@@ -121,6 +121,8 @@ static void print_selection(FILE *t, const struct hvt_select *sel)
 		fprintf(t, ",...");
 	for (i = 0; i < sel->nr_tids; i++)
 		fprintf(t, "%s%" PRId32, i ? "," : " --tid ", sel->tids[i]);
+	for (i = 0; i < sel->nr_comms; i++)
+		fprintf(t, "%s%s", i ? "," : " --comm ", sel->comms[i]);
 	for (i = 0; i < sel->nr_events; i++)
 		fprintf(t, "%s%s", i ? "," : " --event ", sel->events[i]);
 	if (sel->from_text)
