@@ -31,7 +31,8 @@ static void usage(FILE *out)
 "  --seed N           seed of every random draw (default 1)\n"
 "  --duration SECONDS length of every scenario (default: each its own)\n"
 "  --rate HZ          clock exchanges per second (default 10)\n"
-"  --format table|tsv output format (default table)\n"
+"  --format text|tsv  output format (default text, a table; 'table' is taken\n"
+"                     too)\n"
 "  --list             list the scenarios and exit\n"
 "  -h, --help         this text\n"
 "\n"
@@ -107,8 +108,8 @@ int hvt_cmd_drift(int argc, char **argv)
 				o.rate_hz = v;
 			break;
 		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "tsv")) {
-				return hvt_usage_error("drift", "--format is table or tsv, not '%s'",
+			if (strcmp(optarg, "text") && strcmp(optarg, "table") && strcmp(optarg, "tsv")) {
+				return hvt_usage_error("drift", "--format is text or tsv, not '%s'",
 						       optarg);
 			}
 			tsv = !strcmp(optarg, "tsv");

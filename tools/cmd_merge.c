@@ -42,7 +42,7 @@ static void usage(FILE *out)
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--tid LIST]\n"
 		"                     [--comm LIST] [-e|--event LIST]\n"
-		"                     [--print-fmt] [--bounds] [--host-trace TRACE.DAT]\n"
+		"                     [--print-fmt] [--bounds] [--delta] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
 		"                     [--stats] [-v|-q]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
@@ -65,7 +65,9 @@ static void usage(FILE *out)
 		"                    several times slower, instead of name=value per field\n"
 		"  --bounds          text: after the time, each event's error bound in us,\n"
 		"                    to the ns rounded up (+/-0.000: on the host TSC, exact;\n"
-		"                    +/-?: none guaranteed); its true time lies within it\n\n"
+		"                    +/-?: none guaranteed); its true time lies within it\n"
+		"  --delta           text: the time since the line before (+seconds, or\n"
+		"                    +ticks with --time=host-tsc) instead of since the start\n\n"
 		"Selection (LIST: comma-separated; each option may be repeated):\n"
 		"  --from T, --to T  events from T and up to T, both included, in the unit of\n"
 		"                    --time (seconds like 1.25, or TSC ticks with host-tsc)\n"
@@ -209,6 +211,7 @@ static const struct option longopts[] = {
 	{ "force", no_argument, NULL, 'R' },
 	{ "print-fmt", no_argument, NULL, 'P' },
 	{ "bounds", no_argument, NULL, 'B' },
+	{ "delta", no_argument, NULL, 'D' },
 	{ "host-trace", required_argument, NULL, 'H' },
 	{ "guest-trace", required_argument, NULL, 'G' },
 	{ "qemu-trace", required_argument, NULL, 'Q' },
@@ -249,6 +252,9 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		return 0;
 	case 'B':
 		o->out.bounds = true;
+		return 0;
+	case 'D':
+		o->out.delta = true;
 		return 0;
 	case 'H':
 		if (!*value) {

@@ -572,6 +572,21 @@ static void test_runs_unused_said(void **state)
 	free(err);
 }
 
+/* --delta: each line's time since the line before, in the unit of --time. */
+static void test_delta(void **state)
+{
+	struct ctx *c = *state;
+	char *text;
+
+	assert_int_equal(MERGE(c, &text, c->root, "--delta", "--layer", "host"), 0);
+	assert_true(!strncmp(text, "    +0.000000000 host   -     cpu1  tid=4321 sched_switch ", 58));
+	assert_non_null(strstr(text, "\n    +0.000065433 host   -     cpu1  tid=0 sched_switch "));
+	assert_non_null(strstr(text, "\n    +0.198700000 host   -     cpu1  tid=4321 sched_switch "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--delta", "--format=json"), 2);
+	free(text);
+}
+
 /* A VM whose info.json is gone: the host's events, and exit status 1. */
 static void test_vm_unread(void **state)
 {
@@ -1201,6 +1216,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_unused_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_sched_slices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

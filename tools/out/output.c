@@ -37,6 +37,7 @@ static int text_open(struct hvt_output *o, struct hvt_session *ses)
 		return -1;
 	o->text.print_fmt = o->opts->print_fmt;
 	o->text.bounds = o->opts->bounds;
+	o->text.delta = o->opts->delta;
 	return 0;
 }
 
@@ -192,6 +193,8 @@ const char *hvt_output_refuses(const struct hvt_output_format *f,
 	if (opts->print_fmt && !f->print_fmt)
 		return "--print-fmt is for --format=text: the other formats keep every field "
 		       "on its own";
+	if (opts->delta && !f->print_fmt)
+		return "--delta is for --format=text";
 	if (opts->bounds && !f->print_fmt)
 		return "--bounds is for --format=text: json has each guest event's bound in "
 		       "args.bound_ns, sqlite in event.bound";

@@ -40,6 +40,7 @@ struct hvt_output_opts {
 	enum hvt_time_mode time;	/* --time */
 	bool print_fmt;			/* --print-fmt */
 	bool bounds;			/* --bounds: text shows each event's error bound */
+	bool delta;			/* --delta: text shows the time since the line before */
 	bool force;			/* --force: replace an existing --output */
 };
 

@@ -81,7 +81,15 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 	struct hvt_text *t = &pr->text;
 	uint32_t cpu = hvt_source_cpu(s);
 	char time[HVT_TIME_TEXT_MAX], *p;
-	unsigned int len = hvt_time_format(time, pr->mode, pr->clock, s->host_tsc), pad, n;
+	unsigned int len, pad, n;
+
+	if (pr->delta) {
+		len = hvt_time_format_delta(time, pr->mode, pr->clock,
+					    pr->prev_tsc ? pr->prev_tsc : s->host_tsc, s->host_tsc);
+		pr->prev_tsc = s->host_tsc;
+	} else {
+		len = hvt_time_format(time, pr->mode, pr->clock, s->host_tsc);
+	}
 
 	/* time, right-aligned */
 	pad = len < TIME_WIDTH ? TIME_WIDTH - len : 0;

@@ -25,6 +25,8 @@ struct hvt_printer {
 	enum hvt_time_mode mode;
 	bool print_fmt;			/* host fields as ftrace prints them */
 	bool bounds;			/* each event's error bound after its time */
+	bool delta;			/* the time since the line before, not since the start */
+	uint64_t prev_tsc;		/* ... the line before's (0: none yet) */
 	struct hvt_session *ses;
 	struct hvt_host_clock *clock;
 	struct hvt_source_cols *cols;	/* one per source, by index */

@@ -34,3 +34,15 @@ unsigned int hvt_time_format(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mod
 		return format_ns(buf, hvt_host_clock_since_start(clock, host_tsc));
 	}
 }
+
+unsigned int hvt_time_format_delta(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+				   struct hvt_host_clock *clock, uint64_t prev, uint64_t host_tsc)
+{
+	int64_t d;
+
+	buf[0] = '+';
+	if (mode == HVT_TIME_HOST_TSC)
+		return 1 + hvt_u64_text(buf + 1, host_tsc >= prev ? host_tsc - prev : 0);
+	d = hvt_host_clock_since_start(clock, host_tsc) - hvt_host_clock_since_start(clock, prev);
+	return 1 + format_ns(buf + 1, d < 0 ? 0 : d);	/* the time line never steps back */
+}

@@ -21,5 +21,12 @@ enum hvt_time_mode {
 /* @host_tsc as text, NUL-terminated; returns its length. */
 unsigned int hvt_time_format(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
 			     struct hvt_host_clock *clock, uint64_t host_tsc);
+/*
+ * The time from @prev to @host_tsc, "+S.NNNNNNNNN" (seconds; TSC ticks in
+ * mode host-tsc), NUL-terminated; returns its length.
+ */
+unsigned int hvt_time_format_delta(char buf[HVT_TIME_TEXT_MAX], enum hvt_time_mode mode,
+				   struct hvt_host_clock *clock, uint64_t prev,
+				   uint64_t host_tsc);
 
 #endif
