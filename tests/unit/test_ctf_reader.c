@@ -332,10 +332,16 @@ static void test_sizes_past_the_end(void **state)
 	unsigned char *bytes = three_packets(&len, &p2, &p3, &first);
 	struct result *r;
 
-	/* The file ends in the middle of packet 2. */
+	/*
+	 * The file ends in the middle of packet 2: its whole events before the
+	 * cut are kept (said), the one cut in two ends it (said).
+	 */
 	r = decode(c, bytes, p2 + 100);
-	assert_int_equal(r->n, first);
-	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->n, first + (100 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE);
+	assert_int_equal(r->stats.warnings, 2);
+	r = decode(c, bytes, p2 + 500);
+	assert_int_equal(r->n, first + (500 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE);
+	assert_true((500 - HVT_CTF_PACKET_HEADER_SIZE) / SW_EVENT_SIZE > 0);
 	/* Fewer bytes than a packet header at the end. */
 	r = decode(c, bytes, p2 + 20);
 	assert_int_equal(r->n, first);

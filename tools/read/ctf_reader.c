@@ -202,6 +202,36 @@ static void count_discarded(struct hvt_ctf_stream *s, uint64_t off,
 		s->stats.lost_events = now;
 }
 
+/*
+ * The file ends inside the packet at @off, @left bytes in (a copy cut
+ * short, a disk that filled): a packet that is sound but for that keeps
+ * its whole events before the cut; the event cut in two ends it (with the
+ * decoder's warning). True if so, with *@pkt the packet as cut.
+ */
+static bool salvage_cut_packet(struct hvt_ctf_stream *s, uint64_t off, uint64_t left,
+			       struct hvt_ctf_packet *pkt)
+{
+	uint64_t content = hvt_get_u64(s->buf + offsetof(struct hvt_ctf_packet, content_size));
+	uint64_t packet = hvt_get_u64(s->buf + offsetof(struct hvt_ctf_packet, packet_size));
+
+	if (left < HVT_CTF_PACKET_HEADER_SIZE || content > packet || packet % 8 ||
+	    packet / 8 > HVT_CTF_MAX_PACKET)	/* a size no writer makes: damage, not a cut */
+		return false;
+	hvt_put_u64(s->buf + offsetof(struct hvt_ctf_packet, packet_size), left * 8);
+	hvt_put_u64(s->buf + offsetof(struct hvt_ctf_packet, content_size),
+		    content < left * 8 ? content : left * 8);
+	if (hvt_packet_check(s->buf, left, s->uuid, pkt)) {
+		hvt_put_u64(s->buf + offsetof(struct hvt_ctf_packet, packet_size), packet);
+		hvt_put_u64(s->buf + offsetof(struct hvt_ctf_packet, content_size), content);
+		return false;
+	}
+	if (content > left * 8)
+		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": the "
+				"file ends %" PRIu64 " of its %" PRIu64 " bytes in (cut short); its "
+				"events before the cut are kept", off, left, packet / 8);
+	return true;
+}
+
 /* Reads and checks the packet at @off; 1 loaded, 0 skipped, -1 stream stopped. */
 static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 {
@@ -230,6 +260,8 @@ static int read_packet(struct hvt_ctf_stream *s, uint64_t off)
 		return -1;
 	}
 	why = hvt_packet_check(s->buf, want, s->uuid, &pkt);
+	if (why && size > left && want == left && salvage_cut_packet(s, off, left, &pkt))
+		why = NULL;
 	if (!why && s->expect && (pkt.stream_instance_id != s->expect_instance ||
 				  pkt.cpu_id != s->expect_cpu)) {
 		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": of "
