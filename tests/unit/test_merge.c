@@ -1092,9 +1092,12 @@ static void test_ctf(void **state)
 	/* fields */
 	assert_non_null(strstr(bt, "prev_comm = \"qemu-system-x86\", prev_pid = 4321, "
 			       "prev_prio = 120, prev_state = 1, next_comm = \"swapper/1\""));
+	/* a guest event's context carries its bound (the fixture's: some 50 ns) */
 	assert_non_null(strstr(bt, "layer = ( \"kernel\" : container = 1 ), vm = ( \"demo\" : "
-			       "container = 1 ) }, { prev_comm = \"hvdemo\", prev_tid = 77, "
+			       "container = 1 ), bound_ns = 5"));
+	assert_non_null(strstr(bt, " }, { prev_comm = \"hvdemo\", prev_tid = 77, "
 			       "prev_prio = 120, prev_state = 0x1,"));
+	assert_non_null(strstr(bt, "vm = ( \"-\" : container = 0 ), bound_ns = 0 }"));
 	assert_non_null(strstr(bt, "{ round = 3, to_tid = 77 }"));
 	assert_non_null(strstr(bt, "{ name = \"hello\", ids_len = 3, ids = [ [0] = 1, [1] = 2, "
 			       "[2] = 3 ], ptr = 0xDEADBEEF, wide = [ [0] = 0xAB,"));

@@ -2,8 +2,9 @@
 /*
  * ctf_out.c - merged events as one CTF 1.8 trace (ctf_out.h).
  *
- * An event is a 12-byte header (u32 class id, u64 host TSC), an 11-byte
- * context (u32 CPU, s32 tid, u8 layer, u16 VM) and its payload. Packets
+ * An event is a 12-byte header (u32 class id, u64 host TSC), a 19-byte
+ * context (u32 CPU, s32 tid, u8 layer, u16 VM, s64 error bound in ns, -1:
+ * none guaranteed) and its payload. Packets
  * have the packet header and context of the guest streams (hvtrace/ctf.h).
  */
 #include <dirent.h>
@@ -21,7 +22,7 @@
 #include "lib/tsdl.h"
 #include "tools/out/ctf_out.h"
 
-#define EVENT_HEAD	(4u + 8u + 4u + 4u + 1u + 2u)
+#define EVENT_HEAD	(4u + 8u + 4u + 4u + 1u + 2u + 8u)
 #define HEAD		HVT_CTF_PACKET_HEADER_SIZE
 #define NO_CLASS	UINT32_MAX
 
@@ -316,6 +317,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 	hvt_put_u32(p + 16, (uint32_t)hvt_source_tid(s));
 	p[20] = (unsigned char)s->layer;
 	hvt_put_u16(p + 21, st->vm);
+	hvt_put_u64(p + 23, (uint64_t)hvt_session_event_bound_ns(o->ses, s));	/* -1: none */
 	st->used += EVENT_HEAD + len;
 	return;
 oom:
@@ -403,7 +405,8 @@ static void put_trace(FILE *f, const struct hvt_ctf_out *o)
 static void put_stream(FILE *f)
 {
 	fputs("typealias integer { size = 64; align = 8; signed = false; "
-	      "map = clock.host_tsc.value; } := uint64_clock_t;\n\n", f);
+	      "map = clock.host_tsc.value; } := uint64_clock_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n\n", f);
 	fprintf(f, "stream {\n\tid = %u;\n\tpacket.context := struct {\n"
 		"\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
 		"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
@@ -412,7 +415,8 @@ static void put_stream(FILE *f)
 		"\tevent.header := struct {\n\t\tuint32_t id;\n\t\tuint64_clock_t timestamp;\n"
 		"\t} align(8);\n"
 		"\tevent.context := struct {\n\t\tuint32_t _cpu_id;\n\t\tint32_t _tid;\n"
-		"\t\thvt_layer_t _layer;\n\t\thvt_vm_t _vm;\n\t} align(8);\n};\n\n",
+		"\t\thvt_layer_t _layer;\n\t\thvt_vm_t _vm;\n\t\tint64_t _bound_ns;\n"
+		"\t} align(8);\n};\n\n",
 		HVT_CTF_STREAM_EVENTS);
 }
 

@@ -197,7 +197,7 @@ const char *hvt_output_refuses(const struct hvt_output_format *f,
 		return "--delta is for --format=text";
 	if (opts->bounds && !f->print_fmt)
 		return "--bounds is for --format=text: json has each guest event's bound in "
-		       "args.bound_ns, sqlite in event.bound";
+		       "args.bound_ns, ctf in the event context's bound_ns, sqlite in event.bound";
 	if (f->to_directory && !opts->path) {
 		snprintf(buf, len, "--format=%s writes a directory: name it with --output DIR",
 			 f->name);
