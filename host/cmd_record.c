@@ -89,7 +89,10 @@ static void usage(FILE *out)
 "  -h, --help            this text\n"
 "\n"
 "Ctrl-C stops cleanly: each guest is asked to send what it has, the archive is\n"
-"completed, and a summary is printed per VM. Then: hvtrace merge DIR\n",
+"completed, and a summary is printed per VM. Then: hvtrace merge DIR\n"
+"Exit status: 0 every VM's recording finished, 1 a VM's did not (its link\n"
+"broke, its guest never came) or the recording could not start (the archive\n"
+"is then marked \"failed\"), 2 usage error.\n",
 		HVT_VM_MAX_STREAMS);
 }
 

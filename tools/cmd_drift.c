@@ -41,7 +41,10 @@ static void usage(FILE *out)
 "half-width; violations; segs, the segments the estimator cut the clock\n"
 "into (one per change it found); recovery, how long after the last clock\n"
 "change the error took to stay under 1 us ('-': no change; 'never').\n"
-"TSV columns: scenario samples err_p50_ns err_p99_ns err_max_ns bound_p50_ns violations\n");
+"TSV columns: scenario samples err_p50_ns err_p99_ns err_max_ns bound_p50_ns violations\n"
+"\n"
+"Exit status: 0 no violation in a scenario within the guarantee, 1 some,\n"
+"2 usage error or no such scenario.\n");
 }
 
 static int parse_num(const char *s, double *out)

@@ -105,7 +105,9 @@ static void usage(FILE *out)
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
 "  -h, --help          this text\n"
 "\n"
-"Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n");
+"Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n"
+"Exit status: 0 stopped cleanly, 1 the host or the module could not be\n"
+"reached or the link broke, 2 usage error.\n");
 }
 
 /*
