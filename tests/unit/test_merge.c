@@ -499,6 +499,10 @@ static void test_selection_said(void **state)
 	ASSERT_ERR_HAS(err, holds);
 	free(text);
 	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "-e", "hvdemo:*"), 0);
+	ASSERT_ERR_HAS(err, "hvtrace: 1 events (host 0, kernel 0, user 1) from 1 of 5 streams, ");
+	free(text);
+	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--cpu", "7", "-q"), 0);
 	ASSERT_ERR_HAS(err, "warning: no event was selected by --cpu 7; the archive holds 8 ");
 	assert_null(strstr(err, "0 events"));		/* -q: no summary */

@@ -83,26 +83,29 @@ const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm
 	return buf;
 }
 
-void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown)
+void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool selecting)
 {
 	uint64_t lost = hvt_session_lost(ses), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
-	char lost_text[96] = "", buf[512];
+	char lost_text[96] = "", buf[512], of[32] = "";
 	unsigned long warnings = hvt_session_warnings(ses);
-	size_t i, streams = 0;
+	size_t i, streams = 0, showing = 0;
 
 	for (i = 0; i < ses->nr_sources; i++) {
 		e[ses->sources[i]->layer] += shown[ses->sources[i]->index];
 		streams += hvt_source_merged(ses->sources[i]);
+		showing += hvt_source_merged(ses->sources[i]) && shown[ses->sources[i]->index];
 		gaps += hvt_source_missing_packets(ses->sources[i]);
 	}
+	if (selecting && showing != streams)	/* the streams the selected events came from */
+		snprintf(of, sizeof(of), "%zu of ", showing);
 	if (lost || gaps)
 		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
 			 gaps ? " (and packets missing: see --stats)" : "");
 	snprintf(buf, sizeof(buf), ", vmm %" PRIu64, e[HVT_LAYER_VMM]);
 	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
-		 "%s) from %zu streams%s, %lu warning%s",
+		 "%s) from %s%zu streams%s, %lu warning%s",
 		 e[0] + e[1] + e[2] + e[HVT_LAYER_VMM], e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
-		 e[HVT_LAYER_USER], e[HVT_LAYER_VMM] ? buf : "", streams, lost_text, warnings,
+		 e[HVT_LAYER_USER], e[HVT_LAYER_VMM] ? buf : "", of, streams, lost_text, warnings,
 		 warnings == 1 ? "" : "s");
 	for (i = 0; i < ses->archive.nr_vms; i++) {
 		struct hvt_session_vm *st = &ses->vms[i];

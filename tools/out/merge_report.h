@@ -8,13 +8,17 @@
 #ifndef HVT_TOOLS_OUT_MERGE_REPORT_H
 #define HVT_TOOLS_OUT_MERGE_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "tools/session/session.h"
 
-/* The summary, through hvt_info(); @shown as for hvt_merge_stats(). */
-void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown);
+/*
+ * The summary, through hvt_info(); @shown as for hvt_merge_stats(). With
+ * @selecting, the streams the shown events came from are counted apart.
+ */
+void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool selecting);
 /*
  * Per stream (@shown[source index]: events written out after selection)
  * its layer, VM, events read, shown and lost, warnings and whether it was
