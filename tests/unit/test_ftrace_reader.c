@@ -181,6 +181,38 @@ static void test_many_pages(void **state)
 		assert_int_equal(r->ev[i].ts, ev[i].ts);
 }
 
+/*
+ * One page of many stamped 2^64 - 1: that page is skipped, said; the pages
+ * after it, which it would have put "before" it, are all read.
+ */
+static void test_page_stamped_out_of_line(void **state)
+{
+	const char *root = *state;
+	static struct fx_host_switch ev[300];
+	char path[128], *data;
+	struct result *r;
+	size_t i, len;
+
+	for (i = 0; i < 300; i++) {
+		ev[i] = three[i % 2];
+		ev[i].ts = 100 + i * 37;
+	}
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
+	assert_int_equal(hvt_read_file(path, 1 << 22, &data, &len), 0);
+	assert_true(len >= 4 * 4096);
+	hvt_put_u64((unsigned char *)data + 2 * 4096, UINT64_MAX);	/* the third page's stamp */
+	assert_int_equal(fx_write(root, "host/ftrace/cpu0.raw", data, len), 0);
+	free(data);
+	r = decode(root, "cpu0.raw", 0, 4096);
+	assert_int_equal(r->stats.warnings, 1);
+	/* the one page's events only (a page holds at most 4080 / 68 of them), the last kept */
+	assert_true(r->n < 300 && r->n >= 300 - 4080 / 68);
+	assert_int_equal(r->ev[r->n - 1].ts, ev[299].ts);
+	for (i = 1; i < r->n; i++)
+		assert_true(r->ev[i].ts > r->ev[i - 1].ts);
+}
+
 static unsigned char *page_file(const char *root, size_t *len)
 {
 	char path[128], *data;
@@ -568,6 +600,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fields_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_stamped_out_of_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_outside_record, setup, teardown),

@@ -42,6 +42,7 @@ struct hvt_ftrace_cpu {
 	unsigned char *page;		/* page_size + PAGE_PAD bytes */
 	uint32_t data_size;		/* the loaded page's commit size */
 	uint64_t zero_pages, zero_from;	/* a run of pages of zeros, and where it began */
+	uint64_t last_page_ts;		/* the timestamp of the last page taken */
 	bool loaded, first;
 	unsigned char *scratch;		/* the current record, zero padded */
 	size_t scratch_used;

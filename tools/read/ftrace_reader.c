@@ -359,6 +359,24 @@ static bool zero_page(const struct hvt_ftrace_cpu *c)
 	return !c->data_size && !hvt_get_u64(c->page) && !hvt_get_u64(c->page + 8);
 }
 
+/*
+ * Whether the page just read is stamped out of line: later than the page
+ * after it, which itself follows the page before (one damaged stamp, say
+ * 2^64 - 1, would otherwise put every later page "before" it and drop
+ * them). Only the page between two that agree is judged.
+ */
+static bool page_out_of_line(struct hvt_ftrace_cpu *c)
+{
+	uint64_t ts = hvt_get_u64(c->page), next;
+	unsigned char b[8];
+
+	if (c->next_page + c->ft->page_size > c->file_size ||
+	    hvt_pread_all(c->fd, b, sizeof(b), (off_t)c->next_page))
+		return false;
+	next = hvt_get_u64(b);
+	return next && ts > next && next >= c->last_page_ts;
+}
+
 /* One page, from next_page: true if it has events (it is then loaded). */
 static bool load_next_page(struct hvt_ftrace_cpu *c)
 {
@@ -383,6 +401,13 @@ static bool load_next_page(struct hvt_ftrace_cpu *c)
 		return false;
 	}
 	zero_pages_end(c);
+	if (page_out_of_line(c)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": stamped %"
+				PRIu64 ", after the page that follows it: a damaged timestamp; "
+				"skipping the page", c->page_off, (uint64_t)hvt_get_u64(c->page));
+		return false;
+	}
+	c->last_page_ts = hvt_get_u64(c->page);
 	kbuffer_load_subbuffer(c->kbuf, c->page);
 	c->stats.pages++;
 	c->loaded = true;
