@@ -12,41 +12,44 @@
  * --tsc2nsec and host/guest time-sync data) are not applied.
  */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "lib/log.h"
 #include "tools/session/sources.h"
 
-/* The VM named @name, loaded and aligned; NULL after an error message. */
-static struct hvt_session_vm *aligned_vm(struct hvt_session *ses, const char *name,
-					  size_t len, const char *spec)
+/* The VM named @name; NULL after an error message listing the archive's VMs. */
+static struct hvt_session_vm *named_vm(struct hvt_session *ses, const char *name, size_t len,
+				       const char *spec)
 {
 	char names[256];
 	size_t i;
 
-	for (i = 0; i < ses->archive.nr_vms; i++) {
-		struct hvt_session_vm *st = &ses->vms[i];
-
-		if (strlen(ses->archive.vms[i].name) != len ||
-		    strncmp(ses->archive.vms[i].name, name, len))
-			continue;
-		if (!st->loaded) {
-			hvt_err("--guest-trace %s: the VM's info.json cannot be read", spec);
-			return NULL;
-		}
-		if (!st->al.aligned && !st->al.exact) {
-			hvt_err("--guest-trace %s: the VM's clock cannot be aligned with the host "
-				"(%s%s%s), so neither can its trace", spec,
-				st->vm.dir ? "no usable clock exchanges" : "",
-				st->al.kvm_why[0] && st->vm.dir ? "; " : "",
-				st->al.kvm_why[0] ? st->al.kvm_why : "");
-			return NULL;
-		}
-		return st;
-	}
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		if (strlen(ses->archive.vms[i].name) == len &&
+		    !strncmp(ses->archive.vms[i].name, name, len))
+			return &ses->vms[i];
 	hvt_err("--guest-trace %s: %s has no VM named '%.*s' (%s)", spec, ses->archive.root,
 		(int)len, name, hvt_archive_vm_list(&ses->archive, names, sizeof(names)));
 	return NULL;
+}
+
+/* Whether VM @st can place a trace: loaded and aligned; false after an error message. */
+static bool vm_aligned(const struct hvt_session_vm *st, const char *spec)
+{
+	if (!st->loaded) {
+		hvt_err("--guest-trace %s: the VM's info.json cannot be read", spec);
+		return false;
+	}
+	if (!st->al.aligned && !st->al.exact) {
+		hvt_err("--guest-trace %s: the VM's clock cannot be aligned with the host "
+			"(%s%s%s), so neither can its trace", spec,
+			st->vm.dir ? "no usable clock exchanges" : "",
+			st->al.kvm_why[0] && st->vm.dir ? "; " : "",
+			st->al.kvm_why[0] ? st->al.kvm_why : "");
+		return false;
+	}
+	return true;
 }
 
 static int open_guest_trace(struct hvt_session *ses, const char *spec)
@@ -61,7 +64,7 @@ static int open_guest_trace(struct hvt_session *ses, const char *spec)
 		return -1;
 	}
 	path = eq + 1;
-	st = aligned_vm(ses, spec, (size_t)(eq - spec), spec);	/* the VM first: a typo */
+	st = named_vm(ses, spec, (size_t)(eq - spec), spec);	/* the name first: a typo */
 	if (!st)
 		return -1;
 	ft = hvt_ftrace_open_tracedat(path, &clock, &ses->warnings);
@@ -71,6 +74,10 @@ static int open_guest_trace(struct hvt_session *ses, const char *spec)
 		hvt_err("%s: recorded with trace clock '%s'; placing a guest's recording on the "
 			"host needs the guest TSC: trace-cmd record -C x86-tsc in the guest",
 			path, clock);
+		hvt_ftrace_close(ft);
+		return -1;
+	}
+	if (!vm_aligned(st, spec)) {
 		hvt_ftrace_close(ft);
 		return -1;
 	}
