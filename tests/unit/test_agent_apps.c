@@ -717,6 +717,45 @@ static void test_registry_empty_or_repeated(void **state)
 	assert_no_host_frame(t);
 }
 
+/*
+ * A process that sends ever more event descriptions (each new, each large)
+ * is dropped once they pass AGENT_APP_REGISTRY_MAX, with a log; what came
+ * before was forwarded.
+ */
+static void test_registry_flood(void **state)
+{
+	static struct hvt_reg_field fields[HVT_REG_MAX_FIELDS];
+	static unsigned char msg[HVT_APP_MAX_MSG];
+	struct t *t = *state;
+	char name[32], fmt[HVT_REG_MAX_FMT];
+	uint32_t used, sent = 0, ev = 0, rec;
+	unsigned int i, forwarded = 0;
+
+	for (i = 0; i < HVT_REG_MAX_FIELDS; i++) {
+		snprintf(fields[i].name, sizeof(fields[i].name), "f%u", i);
+		fields[i].kind = HVT_FIELD_INT;
+		fields[i].int_bits = 64;
+	}
+	memset(fmt, 'x', sizeof(fmt) - 1);
+	fmt[sizeof(fmt) - 1] = '\0';
+	connect_app(t);
+	while (sent <= AGENT_APP_REGISTRY_MAX) {
+		for (used = 0; used + 8192 < sizeof(msg); used += rec) {
+			snprintf(name, sizeof(name), "flood:e%u", ++ev);
+			rec = hvt_reg_event_write(msg + used, ev, name, fields, HVT_REG_MAX_FIELDS,
+						  fmt);
+		}
+		app_send(t, HVT_A_REGISTRY, 0, msg, used, -1);
+		sent += used;
+		if (sent <= AGENT_APP_REGISTRY_MAX) {
+			host_frame(t, HVT_W_REGISTRY);
+			forwarded++;
+		}
+	}
+	assert_true(forwarded > 10);
+	expect_dropped_with_log(t, "of event descriptions (a flood?)");
+}
+
 /* HELLO with a clock the host would call implausible: refused, no TRACE_OPEN. */
 static void test_hello_implausible_frequency(void **state)
 {
@@ -882,6 +921,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_framing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_empty_or_repeated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hello_implausible_frequency, setup, teardown),

@@ -392,6 +392,11 @@ static int on_registry(struct agent_apps *a, struct app *app, const void *payloa
 
 	if (!app->hello || !app->trace_id || !len)	/* a REGISTRY frame is never empty */
 		return -1;
+	if (app->registry_bytes + len > AGENT_APP_REGISTRY_MAX) {
+		agent_log(a->link, "pid %u: more than %u KiB of event descriptions (a flood?); "
+			  "dropping the process", app->pid, AGENT_APP_REGISTRY_MAX >> 10);
+		return -1;
+	}
 	added = hvt_registry_add(&app->registry, payload, len, err, sizeof(err));
 	if (added < 0) {
 		agent_log(a->link, "pid %u: bad event registry: %s", app->pid, err);
@@ -400,6 +405,7 @@ static int on_registry(struct agent_apps *a, struct app *app, const void *payloa
 	hvt_debug("pid %u: registry update, new events: %d", app->pid, added);
 	if (!added)
 		return 0;	/* the host has every record already */
+	app->registry_bytes += len;
 	return agent_send(a->link, HVT_W_REGISTRY, app->trace_id, payload, len);
 }
 

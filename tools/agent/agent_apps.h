@@ -17,6 +17,12 @@
 
 #define AGENT_MAX_APPS		64
 #define AGENT_MAX_APP_STREAMS	256
+/*
+ * Event descriptions one process may send, in bytes: a program's few
+ * hundred events take tens of KiB; past this it is a flood (a host
+ * application's registry fills the archive as a guest's would).
+ */
+#define AGENT_APP_REGISTRY_MAX	(2u << 20)
 
 struct app_stream {
 	uint32_t id;			/* VM-wide stream id */
@@ -38,6 +44,7 @@ struct app {
 	uint8_t uuid[HVT_UUID_LEN];
 	bool hello;
 	struct hvt_registry registry;
+	uint64_t registry_bytes;	/* descriptions forwarded to the host */
 	struct app_stream *streams[AGENT_MAX_APP_STREAMS];
 	unsigned int nr_streams;
 };
