@@ -360,7 +360,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_RATE:
 		return take_number(o, c, name, arg);
 	default:
-		hvt_usage_bad_option("record", argv, record_options);
+		hvt_usage_bad_option("record", argv, "o:e:vh", record_options);
 		return -1;
 	}
 	return 0;

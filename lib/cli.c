@@ -80,8 +80,10 @@ static int unknown_long(const char *cmd, const char *arg, const struct option *o
 	return hvt_usage_error(cmd, "unknown option '%s'", arg);
 }
 
-int hvt_usage_bad_option(const char *cmd, char **argv, const struct option *opts)
+int hvt_usage_bad_option(const char *cmd, char **argv, const char *shortopts,
+			 const struct option *opts)
 {
+	const char *at;
 	const char *arg = optind > 0 ? argv[optind - 1] : "?";
 	const struct option *o;
 
@@ -96,8 +98,14 @@ int hvt_usage_bad_option(const char *cmd, char **argv, const struct option *opts
 	}
 	if (!optopt || arg[0] != '-')
 		return hvt_usage_error(cmd, "unknown option '%s'", arg);
-	if ((o = matched(opts, optopt, NULL, 0)) && o->has_arg != no_argument)
-		return hvt_usage_error(cmd, "-%c needs a value (--%s)", optopt, o->name);
+	/* a short option of @shortopts that takes a value, given none */
+	if ((at = strchr(shortopts, optopt)) && at[1] == ':') {
+		for (o = opts; o && o->name && !(o->val == optopt && o->has_arg != no_argument); o++)
+			;
+		if (o && o->name)
+			return hvt_usage_error(cmd, "-%c needs a value (--%s)", optopt, o->name);
+		return hvt_usage_error(cmd, "-%c needs a value", optopt);
+	}
 	return hvt_usage_error(cmd, "unknown option '-%c'", optopt);
 }
 

@@ -20,12 +20,14 @@
 int hvt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct option;
 /*
- * getopt_long() returned '?' or ':' (with opterr = 0) on its options @opts:
+ * getopt_long() returned '?' or ':' (with opterr = 0) on its options
+ * @shortopts and @opts:
  * says in one line what was wrong with argv[optind - 1] (an unknown option,
  * with the nearest known one if a typo is likely; a value missing, or
  * given to an option that takes none); returns HVT_EXIT_USAGE.
  */
-int hvt_usage_bad_option(const char *cmd, char **argv, const struct option *opts);
+int hvt_usage_bad_option(const char *cmd, char **argv, const char *shortopts,
+			 const struct option *opts);
 /* The edit distance of two short names (32 characters or more: "far"). */
 size_t hvt_edit_distance(const char *a, const char *b);
 /*

@@ -131,7 +131,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			o->tsv = !strcmp(optarg, "tsv");
 			break;
 		default:
-			hvt_usage_bad_option("analyze", argv, longopts);
+			hvt_usage_bad_option("analyze", argv, "hvq", longopts);
 			return -1;
 		}
 	}

@@ -69,7 +69,7 @@ static int parse_args(int argc, char **argv, const char **archive, struct check_
 			return 1;
 		}
 		if (c != 'G') {
-			hvt_usage_bad_option("check", argv, longopts);
+			hvt_usage_bad_option("check", argv, "hvq", longopts);
 			return -1;
 		}
 		eq = strchr(optarg, '=');

@@ -126,7 +126,7 @@ int hvt_cmd_drift(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return hvt_usage_bad_option("drift", argv, opts);
+			return hvt_usage_bad_option("drift", argv, "h", opts);
 		}
 	}
 	for (; optind < argc; optind++) {

@@ -122,6 +122,7 @@ static void usage(FILE *out)
 }
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
+#define MERGE_SHORT	"ho:vqe:"	/* getopt_long()'s short options */
 
 struct merge_opts {
 	const char *archive;
@@ -276,7 +277,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		usage(stdout);
 		return 1;
 	default:
-		hvt_usage_bad_option("merge", argv, longopts);
+		hvt_usage_bad_option("merge", argv, MERGE_SHORT, longopts);
 		return -1;
 	}
 bad_value:
@@ -332,7 +333,7 @@ static int parse_args(int argc, char **argv, struct merge_opts *o)
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
 	hvt_cli_verbosity_reset();
-	while ((c = getopt_long(argc, argv, "ho:vqe:", longopts, &i)) != -1)
+	while ((c = getopt_long(argc, argv, MERGE_SHORT, longopts, &i)) != -1)
 		if ((ret = parse_option(c, i, optarg, argv, o)))
 			return ret;
 	return finish_args(argc, argv, o);

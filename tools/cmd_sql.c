@@ -139,7 +139,7 @@ int hvt_cmd_sql(int argc, char **argv)
 			return 0;
 		}
 		if (c != 'p') {
-			hvt_usage_bad_option("sql", argv, longopts);
+			hvt_usage_bad_option("sql", argv, "hvq", longopts);
 			return 2;
 		}
 		path_only = true;

@@ -149,7 +149,7 @@ static int parse_opts(struct tsc_opts *o, int argc, char **argv)
 			o->tsv = !strcmp(optarg, "tsv");
 			break;
 		case 'h': usage(stdout); exit(0);
-		default: hvt_usage_bad_option("tsc", argv, opts); return -1;
+		default: hvt_usage_bad_option("tsc", argv, "hvq", opts); return -1;
 		}
 	}
 	if (optind != argc - 1) {

@@ -89,7 +89,7 @@ static int say_bad_option(char *option)
 	opterr = 0;
 	argv[2] = strcmp(option, "--format") && strcmp(option, "-o") ? "A" : NULL;
 	assert_int_equal(getopt_long(argv[2] ? 3 : 2, argv, "ho:", opts, NULL), '?');
-	return hvt_usage_bad_option("merge", argv, opts);
+	return hvt_usage_bad_option("merge", argv, "ho:", opts);
 }
 
 static void usage_errors_are_one_line(void **state)
@@ -120,6 +120,10 @@ static void usage_errors_are_one_line(void **state)
 			    "see 'hvtrace merge --help'\n");
 	err = stderr_of(say_bad_option, "-o", &ret);
 	assert_string_equal(err, "hvtrace merge: error: -o needs a value (--output); "
+			    "see 'hvtrace merge --help'\n");
+	/* the letter of a long option that is no short one: unknown, not "needs a value" */
+	err = stderr_of(say_bad_option, "-f", &ret);
+	assert_string_equal(err, "hvtrace merge: error: unknown option '-f'; "
 			    "see 'hvtrace merge --help'\n");
 	err = stderr_of(say_bad_option, "--help=1", &ret);
 	assert_string_equal(err, "hvtrace merge: error: --help takes no value: '--help=1'; "

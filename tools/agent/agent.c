@@ -563,7 +563,7 @@ static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
 		break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); return 0;
-	default: return hvt_usage_bad_option("agent", argv, agent_options);
+	default: return hvt_usage_bad_option("agent", argv, "e:vh", agent_options);
 	}
 	return -1;
 }

@@ -10,9 +10,9 @@ static unsigned int bucket(uint64_t v)
 
 	if (v < HVT_HIST_SUB)
 		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);	/* 4..63 */
-	return HVT_HIST_SUB + (e - 4) * HVT_HIST_SUB +
-	       (unsigned int)((v >> (e - 4)) & (HVT_HIST_SUB - 1));
+	e = 63u - (unsigned int)__builtin_clzll(v);	/* HVT_HIST_SUB_BITS..63 */
+	return HVT_HIST_SUB + (e - HVT_HIST_SUB_BITS) * HVT_HIST_SUB +
+	       (unsigned int)((v >> (e - HVT_HIST_SUB_BITS)) & (HVT_HIST_SUB - 1));
 }
 
 /* The largest value bucket @b holds. */
@@ -22,9 +22,10 @@ static uint64_t bucket_end(unsigned int b)
 
 	if (b < HVT_HIST_SUB)
 		return b;
-	e = (b - HVT_HIST_SUB) / HVT_HIST_SUB + 4;
+	e = (b - HVT_HIST_SUB) / HVT_HIST_SUB + HVT_HIST_SUB_BITS;
 	sub = (b - HVT_HIST_SUB) % HVT_HIST_SUB;
-	return ((uint64_t)(HVT_HIST_SUB + sub) << (e - 4)) + (((uint64_t)1 << (e - 4)) - 1);
+	return ((uint64_t)(HVT_HIST_SUB + sub) << (e - HVT_HIST_SUB_BITS)) +
+	       (((uint64_t)1 << (e - HVT_HIST_SUB_BITS)) - 1);
 }
 
 void hvt_hist_add(struct hvt_bound_hist *h, uint64_t v)

@@ -143,7 +143,8 @@ static void guest_event(struct hvt_check_events *ce, struct hvt_source *s)
 		b->unbounded++;
 		return;
 	}
-	hvt_hist_add(&b->hist, bound);
+	/* in ns at the event, rounded up: what merge --bounds, the JSON and SQL say */
+	hvt_hist_add(&b->hist, (uint64_t)hvt_session_event_bound_ns(ce->ses, s));
 	cpu = hvt_source_cpu(s);
 	if (!b->threads_why) {
 		if (cpu == HVT_CTF_NO_CPU)

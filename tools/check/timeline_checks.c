@@ -53,12 +53,18 @@ static void check_timeline(struct hvt_tally *t, const struct hvt_timeline *tl,
 			 r->events ? "" : " (no events at all)");
 }
 
-static void bounds_text(struct hvt_session *ses, const struct hvt_bound_hist *h, char *buf,
-			size_t len)
+/*
+ * The bounds are in ns, each rounded up at its event (as merge --bounds,
+ * the JSON and SQL give them); the quantiles are the histogram's bucket
+ * ends (bound_hist.h), up to 1/16 above the values in the bucket; the
+ * worst is exact.
+ */
+static void bounds_text(const struct hvt_bound_hist *h, char *buf, size_t len)
 {
 	snprintf(buf, len, "median +/-%.3f us, p90 +/-%.3f us, p99 +/-%.3f us, worst +/-%.3f us",
-		 hvt_check_us(ses, hvt_hist_quantile(h, 0.5)), hvt_check_us(ses, hvt_hist_quantile(h, 0.9)),
-		 hvt_check_us(ses, hvt_hist_quantile(h, 0.99)), hvt_check_us(ses, h->max));
+		 (double)hvt_hist_quantile(h, 0.5) / 1000.0,
+		 (double)hvt_hist_quantile(h, 0.9) / 1000.0,
+		 (double)hvt_hist_quantile(h, 0.99) / 1000.0, (double)h->max / 1000.0);
 }
 
 /*
@@ -80,7 +86,7 @@ static void report_error_bounds(struct hvt_tally *t, struct hvt_session *ses,
 			hvt_check_report(t, HVT_INFO, name, "no guest event of this VM was merged");
 			continue;
 		}
-		bounds_text(ses, &b->hist, dist, sizeof(dist));
+		bounds_text(&b->hist, dist, sizeof(dist));
 		hvt_check_report(t, HVT_INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
 		     "guaranteed bound", n, ses->vms[i].al.exact ? "exact by KVM's TSC parameters" :
 		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
