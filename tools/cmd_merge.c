@@ -228,12 +228,17 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		return 0;
 	switch (c) {
 	case 'f':
-		if (!(o->format = hvt_output_format_find(value)))
-			goto bad_value;
+		if (!(o->format = hvt_output_format_find(value))) {
+			hvt_usage_error("merge", "--format is text, json, ctf, sqlite or null, not "
+					"'%s'", value);
+			return -1;
+		}
 		return 0;
 	case 't':
-		if (parse_time_mode(value, o))
-			goto bad_value;
+		if (parse_time_mode(value, o)) {
+			hvt_usage_error("merge", "--time is ns, host-tsc or realtime, not '%s'", value);
+			return -1;
+		}
 		return 0;
 	case 'o':
 		o->out.path = value;
@@ -280,9 +285,6 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		hvt_usage_bad_option("merge", argv, MERGE_SHORT, longopts);
 		return -1;
 	}
-bad_value:
-	hvt_err("invalid value '%s' for %s; see 'hvtrace merge --help'", value, argv[optind - 1]);
-	return -1;
 }
 
 /* The inputs after the options, and whether the options fit together; -1 after an error. */
@@ -389,15 +391,22 @@ static bool none_shown(const struct hvt_session *ses, const uint64_t *shown)
 }
 
 /*
- * The VMs whose description could not be read: their guest events are
- * lost to this merge, an error (said when the session opened).
+ * The VMs lost to damage: a description that could not be read, or clock
+ * exchanges gone from sync.tsv (fewer than info.json records) so that the
+ * VM cannot be aligned. Their guest events are not merged: an error (the
+ * reason was said when the session opened). A VM that never had exchanges
+ * (a guest without the module) is not damage.
  */
 static size_t unread_vms(const struct hvt_session *ses)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < ses->archive.nr_vms; i++)
-		n += !ses->vms[i].loaded;
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		const struct hvt_session_vm *st = &ses->vms[i];
+
+		n += !st->loaded || (!st->al.aligned && !st->al.exact &&
+				     st->vm.sync_recorded > (int64_t)st->vm.nr_sync);
+	}
 	return n;
 }
 
@@ -430,7 +439,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_select_span_warn(&o->sel, &ses->clock, &seen);
 	if (unread_vms(ses))
 		hvt_err("%zu VM%s of the archive could not be read: %s guest events are not in "
-			"the output (see the errors above)", unread_vms(ses),
+			"the output (see the messages above)", unread_vms(ses),
 			unread_vms(ses) == 1 ? "" : "s", unread_vms(ses) == 1 ? "its" : "their");
 	if (hvt_session_host_unreadable(ses))
 		hvt_err("the archive's host layer could not be decoded: its events are not in the "

@@ -606,6 +606,15 @@ static void test_vm_unread(void **state)
 		       "not in the output");
 	free(text);
 	free(err);
+	/* its clock exchanges gone (info.json records 5): the VM is lost too, exit 1 */
+	assert_int_equal(fx_standard_archive(c->root, &(struct fx_options){ .ftrace = true }), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_null(strstr(text, " kernel "));
+	ASSERT_ERR_HAS(err, "error: 1 VM of the archive could not be read");
+	free(text);
+	free(err);
 	/* the host layer too: nothing of it, exit 1 */
 	snprintf(path, sizeof(path), "%s/host/ftrace/header_page", c->root);
 	assert_int_equal(unlink(path), 0);

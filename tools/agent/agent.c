@@ -90,9 +90,13 @@ static void usage(FILE *out)
 "                      applications on the host TSC only\n"
 "  --link-fd N         the link to the collector is descriptor N, already\n"
 "                      connected (how hvtrace record starts it)\n"
-"  -e, --event NAME    kernel event to record (repeatable; default sched_switch,\n"
-"                      cpu_idle and the module's own: hvtrace_sync_begin,\n"
-"                      _end, _unavailable, hvtrace_clock_change)\n"
+"  -e, --event NAME    also record kernel event NAME (repeatable), like\n"
+"                      sched_wakeup; always recorded: sched_switch, cpu_idle\n"
+"                      and the module's own (hvtrace_sync_begin, _end,\n"
+"                      _unavailable, hvtrace_clock_change)\n"
+"  --no-default-events not sched_switch and cpu_idle, only the module's own\n"
+"                      and -e's (the clock is then aligned without the vCPU\n"
+"                      runs, and analyze cannot explain the VM)\n"
 "  --subbuf-size BYTES sub-buffer size, power of two (default 65536)\n"
 "  --nr-subbufs N      sub-buffers per CPU, power of two (default 8)\n"
 "  --overwrite         kernel buffers in flight-recorder mode: when the host\n"
@@ -111,14 +115,17 @@ static void usage(FILE *out)
 }
 
 /*
- * Sync points and clock changes are what merge aligns each vCPU with;
- * cpu_idle, a vCPU's last event before it halts and its first after it
- * wakes, pins it to its host thread's runs (docs/clock-model.md).
+ * Sync points and clock changes are what merge aligns each vCPU with: the
+ * module's own events, always recorded. sched_switch and cpu_idle (a
+ * vCPU's last event before it halts and its first after it wakes) pin it
+ * to its host thread's runs (docs/clock-model.md) and make the analysis:
+ * recorded unless --no-default-events. -e adds to them.
  */
-static const char *const default_events[] = {
-	"sched_switch", "cpu_idle", "hvtrace_sync_begin", "hvtrace_sync_end",
-	"hvtrace_sync_unavailable", "hvtrace_clock_change", NULL
+static const char *const module_events[] = {
+	"hvtrace_sync_begin", "hvtrace_sync_end", "hvtrace_sync_unavailable",
+	"hvtrace_clock_change", NULL
 };
+static const char *const default_events[] = { "sched_switch", "cpu_idle", NULL };
 
 /* The module's clock page says what the guest clock is. */
 static void read_clock_page(struct agent *a)
@@ -468,9 +475,37 @@ struct agent_opts {
 	const char *socket_path;
 	bool host, overwrite;
 	uint32_t subbuf_size, nr_subbufs;
-	const char *events[AGENT_MAX_EVENTS];
+	const char *events[AGENT_MAX_EVENTS + 8];	/* -e's, then the final list */
 	unsigned int nr_events;
+	bool no_default_events;
 };
+
+static bool listed(const char *const *v, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return true;
+	return false;
+}
+
+/* The events to record: the module's, the defaults (unless refused), then -e's. */
+static void add_default_events(struct agent_opts *o)
+{
+	const char *given[AGENT_MAX_EVENTS];
+	unsigned int n = o->nr_events, i;
+
+	memcpy(given, o->events, n * sizeof(*given));
+	o->nr_events = 0;
+	for (i = 0; module_events[i]; i++)
+		o->events[o->nr_events++] = module_events[i];
+	for (i = 0; !o->no_default_events && default_events[i]; i++)
+		o->events[o->nr_events++] = default_events[i];
+	for (i = 0; i < n; i++)
+		if (!listed(o->events, o->nr_events, given[i]))
+			o->events[o->nr_events++] = given[i];
+}
 
 /* The options together, once each was taken; HVT_EXIT_USAGE after saying why not. */
 static int check_opts(const struct agent_opts *o)
@@ -501,6 +536,7 @@ static const struct option agent_options[] = {
 	{ "host", no_argument, NULL, 'H' },
 	{ "link-fd", required_argument, NULL, 'L' },
 	{ "event", required_argument, NULL, 'e' },
+	{ "no-default-events", no_argument, NULL, 'X' },
 	{ "subbuf-size", required_argument, NULL, 'S' },
 	{ "nr-subbufs", required_argument, NULL, 'N' },
 	{ "overwrite", no_argument, NULL, 'O' },
@@ -538,6 +574,9 @@ static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
 					       AGENT_MAX_EVENTS);
 		}
 		o->events[o->nr_events++] = arg;
+		break;
+	case 'X':
+		o->no_default_events = true;
 		break;
 	case 'O':
 		o->overwrite = true;
@@ -586,9 +625,7 @@ static int parse_opts(struct agent_opts *o, int argc, char **argv)
 		return hvt_usage_error("agent", "unexpected argument '%s'", argv[optind]);
 	if (check_opts(o))
 		return HVT_EXIT_USAGE;
-	if (!o->nr_events)
-		for (c = 0; default_events[c]; c++)
-			o->events[o->nr_events++] = default_events[c];
+	add_default_events(o);
 	return -1;
 }
 
