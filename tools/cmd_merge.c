@@ -75,7 +75,7 @@ static void usage(FILE *out)
 		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
 		"                    them with --layer kernel,user)\n"
 		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column: a\n"
-		"                    host CPU, or a VM's vCPU)\n"
+		"                    host CPU, or a VM's vCPU; cpu3 and vcpu3 are 3)\n"
 		"  --tid LIST        thread ids (the tid column: the thread current when the\n"
 		"                    event was recorded, on the host or in a VM)\n"
 		"  --comm LIST       thread names or shell patterns: the events of threads\n"

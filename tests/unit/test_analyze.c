@@ -130,8 +130,12 @@ static void test_kvm_rows(void **state)
 	assert_int_equal(analyze_picked(c, "hvdemo", &text), 0);
 	assert_non_null(strstr(text, "\n  77       hvdemo   "));
 	free(text);
+	assert_int_equal(analyze_picked(c, "hvd*", &text), 0);	/* a shell pattern */
+	assert_non_null(strstr(text, "\n  77       hvdemo   "));
+	free(text);
 	assert_int_equal(analyze_picked(c, "nosuch", &text), 0);
-	assert_non_null(strstr(text, "\n  (none: no guest sched_switch of these threads)\n"));
+	assert_non_null(strstr(text, "\n  (none: no guest sched_switch of these threads)\n"
+				     "  its threads: hvdemo[77]"));
 	free(text);
 }
 

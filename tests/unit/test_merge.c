@@ -395,6 +395,8 @@ static void test_select(void **state)
 	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "--event", "sched_switch");
 	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "-e", "sched_switch");
 	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "77");
+	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "tid=77");	/* as the text prints it */
+	ASSERT_SELECTS(c, LINES(1, 3, 6), "--cpu", "vcpu0");
 	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--tid", "4321,77", "--tid", "78");
 	ASSERT_SELECTS(c, LINES(1), "--tid", "77", "-e", "sched_*");
 	/* threads by name: as a switch named them, or a user event's process */
@@ -506,6 +508,11 @@ static void test_selection_said(void **state)
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--cpu", "7", "-q"), 0);
 	ASSERT_ERR_HAS(err, "warning: no event was selected by --cpu 7; the archive holds 8 ");
 	assert_null(strstr(err, "0 events"));		/* -q: no summary */
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "-e", "sched:sched_switch"), 0);
+	ASSERT_ERR_HAS(err, "; host events are named without their system: --event sched_switch, "
+		       "not sched:sched_switch");
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "100"), 0);

@@ -2,6 +2,7 @@
 /*
  * analysis_report.c - text and TSV of a VM's analysis (analysis_report.h).
  */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +173,8 @@ static bool wanted(const struct hvt_analysis_view *v, const struct hvt_guest_thr
 	for (i = 0; i < v->nr_tids; i++)
 		if (v->tids[i] == t->tid)
 			return true;
-	for (i = 0; i < v->nr_comms; i++)
-		if (!strncmp(v->comms[i], t->comm, sizeof(t->comm)))
+	for (i = 0; i < v->nr_comms; i++)	/* a name, or a shell pattern */
+		if (!fnmatch(v->comms[i], t->comm, 0))
 			return true;
 	return !picked(v);
 }
@@ -206,6 +207,19 @@ static struct hvt_guest_thread **shown_threads(struct hvt_vm_analysis *a,
 	if (!picked(v) && *n > v->top)
 		*n = v->top;
 	return list;
+}
+
+/* A few of the VM's thread names, for a --tid or --comm that picked none. */
+static void thread_names(FILE *out, const struct hvt_vm_analysis *a)
+{
+	size_t i, shown = 0;
+
+	fprintf(out, "  its threads:");
+	for (i = 0; i < a->cap_threads && shown < 12; i++)
+		if (a->threads[i].tid)
+			fprintf(out, "%s %s[%d]", shown++ ? "," : "",
+				a->threads[i].comm[0] ? a->threads[i].comm : "?", a->threads[i].tid);
+	fprintf(out, "%s\n", a->nr_threads > shown ? ", ..." : "");
 }
 
 static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
@@ -243,9 +257,12 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 			causes_text(out, &acc->blocked_then, v, false);
 		}
 	}
-	if (!n)
+	if (!n) {
 		fprintf(out, "  (none: no guest sched_switch of %s)\n",
 			picked(v) ? "these threads" : "this VM");
+		if (picked(v) && a->nr_threads)
+			thread_names(out, a);
+	}
 	else if (!a->guest_wakeups)
 		fprintf(out, "  runnable: the guest recorded no sched_wakeup (not recorded by default: "
 			"add -e sched_wakeup to\n  the guest's agent), so only the waits after a "

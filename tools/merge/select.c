@@ -71,12 +71,18 @@ static int parse_u32(const char *text, uint32_t *v)
 	return 0;
 }
 
-/* "3" or "0-7". */
+/* "3" or "0-7", or as the text output prints a CPU: "cpu3", "vcpu3". */
 static int add_cpus(struct hvt_select *sel, char *item)
 {
-	char *dash = strchr(item, '-');
+	char *dash, *number = item;
 	uint32_t lo, hi, c, *cpus;
 
+	if (!strncmp(number, "vcpu", 4))
+		number += 4;
+	else if (!strncmp(number, "cpu", 3))
+		number += 3;
+	item = number;
+	dash = strchr(item, '-');
 	if (dash)
 		*dash = '\0';
 	if (parse_u32(item, &lo) || (dash ? parse_u32(dash + 1, &hi) : (hi = lo, 0)) ||
@@ -99,6 +105,8 @@ static int add_tid(struct hvt_select *sel, const char *item)
 	uint32_t tid;
 	int32_t *tids;
 
+	if (!strncmp(item, "tid=", 4))	/* as the text output prints it */
+		item += 4;
 	if (parse_u32(item, &tid) || tid > INT32_MAX)
 		return bad_value(sel, "--tid: '%s' is not a thread id", item);
 	tids = realloc(sel->tids, (sel->nr_tids + 1) * sizeof(*tids));

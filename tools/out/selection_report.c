@@ -167,6 +167,26 @@ static void print_holdings(FILE *t, struct holdings *h, const struct hvt_session
 				h->names[i].n);
 }
 
+/*
+ * "--event sched:sched_switch" names a host event as record -e does: say
+ * that merge names it without its system, when the archive has it so.
+ */
+static void system_hint(FILE *t, const struct holdings *h, const struct hvt_select *sel)
+{
+	const char *tail;
+	size_t i, k;
+
+	for (i = 0; i < sel->nr_events; i++) {
+		if (!(tail = strchr(sel->events[i], ':')))
+			continue;
+		for (k = 0; k < h->nr_names && strcmp(h->names[k].name, tail + 1); k++)
+			;
+		if (k < h->nr_names)
+			fprintf(t, "; host events are named without their system: --event %s, "
+				"not %s", tail + 1, sel->events[i]);
+	}
+}
+
 void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_session_opts *so,
 				const struct hvt_select *sel)
 {
@@ -201,6 +221,7 @@ void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_
 			fprintf(t, " (%s%s)", why, hvt_select_unit_hint(sel->mode));
 		fprintf(t, "; ");
 		print_holdings(t, h, ses);
+		system_hint(t, h, sel);
 		fclose(t);
 	}
 	hvt_warn("no event was selected by%s", text ? text : "(out of memory)");

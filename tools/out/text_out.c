@@ -25,6 +25,7 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out)
 {
 	char *buf = malloc(OUTPUT_BUFFER);
+	int width = VM_WIDTH;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
@@ -38,11 +39,14 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 	p->mode = mode;
 	p->ses = ses;
 	p->clock = &ses->clock;
+	for (i = 0; i < ses->archive.nr_vms; i++)	/* the VM column fits the longest name */
+		if (strlen(ses->archive.vms[i].name) > (size_t)width)
+			width = (int)strlen(ses->archive.vms[i].name);
 	for (i = 0; i < ses->nr_sources; i++) {
 		const struct hvt_source *s = ses->sources[i];
 		struct hvt_source_cols *c = &p->cols[s->index];
 		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
-				 hvt_layer_name(s->layer), VM_WIDTH, s->vm ? s->vm : "-");
+				 hvt_layer_name(s->layer), width, s->vm ? s->vm : "-");
 
 		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
 	}
