@@ -287,6 +287,23 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	}
 }
 
+/* An --output named like another format's file than the one written: said. */
+static void warn_extension(const struct merge_opts *o)
+{
+	static const struct { const char *ext, *format; } known[] = {
+		{ ".json", "json" }, { ".db", "sqlite" }, { ".sqlite", "sqlite" },
+		{ ".ctf", "ctf" }, { ".txt", "text" },
+	};
+	const char *dot = o->out.path && o->format->writes ? strrchr(o->out.path, '.') : NULL;
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(dot, known[i].ext) && strcmp(o->format->name, known[i].format))
+			hvt_warn("--output %s: writing --format=%s, as asked (or by default); "
+				 "--format=%s would write what its name says", o->out.path,
+				 o->format->name, known[i].format);
+}
+
 /* The inputs after the options, and whether the options fit together; -1 after an error. */
 static int finish_args(int argc, char **argv, struct merge_opts *o)
 {
@@ -323,6 +340,7 @@ static int finish_args(int argc, char **argv, struct merge_opts *o)
 		hvt_err("%s", refused);
 		return -1;
 	}
+	warn_extension(o);
 	return hvt_select_finish(&o->sel, o->out.time);
 }
 
