@@ -347,6 +347,15 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven("/", "", "is a directory without hvtrace.json: not an hvtrace archive");
 	assert_string_equal(hvt_archive_path_misgiven("", why, sizeof(why)),
 			    "the archive's path is empty: name an archive directory");
+	/* a typo of an archive's name: the archive named */
+	{
+		char typo[300];
+
+		snprintf(typo, sizeof(typo), "%sx", root);
+		snprintf(expect, sizeof(expect), "%s: No such file or directory; did you mean %s?",
+			 typo, root);
+		assert_string_equal(hvt_archive_path_misgiven(typo, why, sizeof(why)), expect);
+	}
 }
 
 int main(void)

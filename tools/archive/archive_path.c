@@ -3,6 +3,7 @@
  * archive_path.c - a path given as an archive that is something else
  * (archive_path.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/cli.h"
 #include "lib/fileio.h"
 #include "tools/archive/archive_path.h"
 
@@ -94,6 +96,35 @@ static bool is_ctf_metadata(const char *path)
 	return head_of(path, head, sizeof(head)) >= 6 && !memcmp(head, "/* CTF", 6);
 }
 
+/*
+ * The archives in directory @dir: those named within two typos of @name
+ * (a name given that does not exist), or all of them (@name NULL: the
+ * directory given holds archives). Appended to @buf as "; did you mean
+ * DIR/a?" or "; it holds archives: a, b"; nothing if none.
+ */
+static void archives_near(const char *dir, const char *name, char *buf, size_t len)
+{
+	size_t used = strlen(buf), found = 0;
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d)) && used < len && found < 8) {
+		if (e->d_name[0] == '.' || (name && hvt_edit_distance(name, e->d_name) > 2) ||
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
+		    !has_file(sub, "hvtrace.json"))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s",
+					 found++ ? ", " : name ? "; did you mean " :
+					 "; it holds archives: ", name ? dir : "", name ? "/" : "",
+					 e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (found && name && used < len)
+		snprintf(buf + used, len - used, "?");
+}
+
 static const char *misgiven_dir(const char *path, const char *real, char *buf, size_t len)
 {
 	char metadata[PATH_MAX];
@@ -110,9 +141,11 @@ static const char *misgiven_dir(const char *path, const char *real, char *buf, s
 	    is_ctf_metadata(metadata))
 		snprintf(buf, len, "%s is a CTF trace, not an hvtrace archive (merge --format=ctf "
 			 "writes these): read it with babeltrace2 %s", path, path);
-	else if (!inside_archive(path, real, true, buf, len))
+	else if (!inside_archive(path, real, true, buf, len)) {
 		snprintf(buf, len, "%s is a directory without hvtrace.json: not an hvtrace archive "
 			 "('hvtrace record -o DIR' makes one)", path);
+		archives_near(real, NULL, buf, len);
+	}
 	return buf;
 }
 
@@ -146,7 +179,15 @@ const char *hvt_archive_path_misgiven(const char *path, char *buf, size_t len)
 		return buf;
 	}
 	if (stat(path, &st)) {
+		char dir[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+
 		snprintf(buf, len, "%s: %s", path, hvt_file_strerror(errno));
+		if (errno == ENOENT && (!slash || slash[1])) {	/* a typo of an archive's name? */
+			snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+				 slash ? (slash == path ? "/" : path) : ".");
+			archives_near(dir, slash ? slash + 1 : path, buf, len);
+		}
 		return buf;
 	}
 	if (!realpath(path, real))
