@@ -90,13 +90,15 @@ int hvt_usage_bad_option(const char *cmd, char **argv, const char *shortopts,
 	if (arg[0] == '-' && arg[1] == '-') {
 		size_t n = strcspn(arg + 2, "=");
 
-		if (!optopt || !(o = matched(opts, optopt, arg + 2, n)))
+		if (optopt && !(o = matched(opts, optopt, arg + 2, n)))	/* -Z in a group */
+			return hvt_usage_error(cmd, "unknown option '-%c'", optopt);
+		if (!optopt)
 			return unknown_long(cmd, arg, opts);
 		if (o->has_arg == no_argument && arg[2 + n] == '=')
 			return hvt_usage_error(cmd, "--%s takes no value: '%s'", o->name, arg);
 		return hvt_usage_error(cmd, "--%s needs a value", o->name);
 	}
-	if (!optopt || arg[0] != '-')
+	if (!optopt)
 		return hvt_usage_error(cmd, "unknown option '%s'", arg);
 	/* a short option of @shortopts that takes a value, given none */
 	if ((at = strchr(shortopts, optopt)) && at[1] == ':') {

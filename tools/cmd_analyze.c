@@ -106,7 +106,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			o->tids[o->nr_tids++] = (int32_t)v;
 			break;
 		case 'c':
-			if (!*optarg || strlen(optarg) >= HVT_COMM_LEN) {
+			if (!*optarg || (strlen(optarg) >= HVT_COMM_LEN && !strpbrk(optarg, "*?["))) {
 				hvt_usage_error("analyze", "--comm wants a thread name of 1 to %d "
 						"characters, not '%s'", HVT_COMM_LEN - 1, optarg);
 				return -1;

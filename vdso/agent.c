@@ -164,7 +164,7 @@ refused:
 
 const char *hvt_agent_path(void)
 {
-	const char *path = getenv(HVT_APP_SOCKET_ENV);
+	const char *path = secure_getenv(HVT_APP_SOCKET_ENV);	/* not in a setuid program */
 
 	return path && *path ? path : HVT_APP_SOCKET;
 }

@@ -33,7 +33,7 @@
 /* The uid HVTRACE_AGENT_UID names, or -1 (unset or not a uid). */
 static long configured_uid(void)
 {
-	const char *v = getenv("HVTRACE_AGENT_UID");
+	const char *v = secure_getenv("HVTRACE_AGENT_UID");	/* not in a setuid program */
 	char *end;
 	long uid;
 
@@ -95,17 +95,17 @@ int hvt_agent_wake_fd_ok(int fd)
 int hvt_agent_page_fd_ok(int fd, size_t size)
 {
 	struct stat st;
-	int seals;
+	int seals = fcntl(fd, F_GET_SEALS);
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size) {
-		hvt_debug_msg("refusing the agent's consumer page: not a file of at least %zu "
-			      "bytes", size);
-		return 0;
-	}
-	seals = fcntl(fd, F_GET_SEALS);
+	/* the seal first: once sealed it cannot shrink after the size is read */
 	if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
 		hvt_debug_msg("refusing the agent's consumer page: not a memfd sealed against "
 			      "shrinking");
+		return 0;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size) {
+		hvt_debug_msg("refusing the agent's consumer page: not a file of at least %zu "
+			      "bytes", size);
 		return 0;
 	}
 	return 1;

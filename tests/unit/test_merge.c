@@ -510,6 +510,11 @@ static void test_selection_said(void **state)
 	assert_null(strstr(err, "0 events"));		/* -q: no summary */
 	free(text);
 	free(err);
+	/* the largest CPU number there is (the range loop must not wrap) */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--cpu", "4294967290-4294967295"), 0);
+	ASSERT_ERR_HAS(err, "no event was selected by --cpu 4294967290,");
+	free(text);
+	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "-e", "sched:sched_switch"), 0);
 	ASSERT_ERR_HAS(err, "; host events are named without their system: --event sched_switch, "
 		       "not sched:sched_switch");

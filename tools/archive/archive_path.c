@@ -184,8 +184,9 @@ const char *hvt_archive_path_misgiven(const char *path, char *buf, size_t len)
 
 		snprintf(buf, len, "%s: %s", path, hvt_file_strerror(errno));
 		if (errno == ENOENT && (!slash || slash[1])) {	/* a typo of an archive's name? */
-			snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
-				 slash ? (slash == path ? "/" : path) : ".");
+			snprintf(dir, sizeof(dir), "%.*s",
+				 !slash ? 1 : slash == path ? 1 : (int)(slash - path),
+				 !slash ? "." : slash == path ? "/" : path);
 			archives_near(dir, slash ? slash + 1 : path, buf, len);
 		}
 		return buf;

@@ -94,8 +94,11 @@ static int add_cpus(struct hvt_select *sel, char *item)
 	if (!cpus)
 		return -1;
 	sel->cpus = cpus;
-	for (c = lo; c <= hi; c++)
+	for (c = lo;; c++) {	/* no c <= hi: hi may be UINT32_MAX */
 		cpus[sel->nr_cpus++] = c;
+		if (c == hi)
+			break;
+	}
 	return 0;
 }
 

@@ -55,11 +55,14 @@ static void count_name(struct holdings *h, const char *name)
 	h->names[h->nr_names++] = (struct name_count){ copy, 1 };
 }
 
-static void count_event(struct holdings *h, const struct hvt_source *s)
+static void count_event(struct holdings *h, const struct hvt_source *s, size_t nr_vms)
 {
-	struct machine_cpus *m = &h->machines[s->vm_number];
+	struct machine_cpus *m;
 	uint32_t cpu = hvt_source_cpu(s);
 
+	if (s->vm_number > nr_vms)	/* a VM the archive gained since the merge opened it */
+		return;
+	m = &h->machines[s->vm_number];
 	h->layer[s->layer]++;
 	m->events++;
 	if (cpu < CPUS_KEPT)
@@ -209,7 +212,7 @@ void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_
 	if (!hvt_session_open(&again, ses->archive.root, so)) {
 		if (!hvt_timeline_init(&tl, &again, NULL, NULL))
 			while ((s = hvt_timeline_next(&tl)))
-				count_event(h, s);
+				count_event(h, s, ses->archive.nr_vms);
 		hvt_timeline_close(&tl);
 		hvt_session_close(&again);
 	}

@@ -186,14 +186,14 @@ static void count_discarded(struct hvt_ctf_stream *s, uint64_t off,
 			    const struct hvt_ctf_packet *pkt)
 {
 	uint64_t was = s->stats.lost_events, now = pkt->events_discarded;
-	uint64_t ticks = s->have_prev_end && pkt->timestamp_end >= s->prev_end ?
-			 pkt->timestamp_end - s->prev_end : pkt->timestamp_end;
+	uint64_t ticks = !s->have_prev_end ? pkt->timestamp_end :
+			 pkt->timestamp_end >= s->prev_end ? pkt->timestamp_end - s->prev_end : 0;
 
 	if (now < was)
 		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": its "
 				"count of discarded events went back from %" PRIu64 " to %" PRIu64
 				": damaged; the count stays %" PRIu64, off, was, now, was);
-	else if (now - was > ticks + 1)
+	else if (now > was && now - was - 1 > ticks)	/* no ticks + 1: it may wrap */
 		hvt_stream_warn(&s->stats.warnings, s->name, "packet at offset %" PRIu64 ": %"
 				PRIu64 " events discarded, more than the %" PRIu64 " clock ticks "
 				"since the packet before allow: damaged; the count stays %" PRIu64,

@@ -370,7 +370,8 @@ static bool page_out_of_line(struct hvt_ftrace_cpu *c)
 	uint64_t ts = hvt_get_u64(c->page), next;
 	unsigned char b[8];
 
-	if (c->next_page + c->ft->page_size > c->file_size ||
+	if (!c->stats.pages ||	/* judged only after a page was taken */
+	    c->next_page + c->ft->page_size > c->file_size ||
 	    hvt_pread_all(c->fd, b, sizeof(b), (off_t)c->next_page))
 		return false;
 	next = hvt_get_u64(b);
