@@ -46,7 +46,7 @@ start_bg qemu qemu-system-x86_64 -nodefaults -display none -no-reboot -m 1024 -s
 	-device virtserialport,chardev=hvt0,name=org.hvtrace.0 2> "$work/qemu.err"
 
 # report: the console's last REPORT line; reported PATTERN: whether it matches
-report() { grep -a '^REPORT ' "$work/console.log" 2> /dev/null | tail -n 1; }
+report() { grep -a '^REPORT ' "$work/console.log" 2> /dev/null | tail -n 1 | tr -d '\r'; }
 reported() { report | grep -q "$1"; }
 check "the guest boots with systemd and reports its state" wait_for 300 reported '^REPORT '
 check "hvtrace.ko is loaded at boot" wait_for 60 reported ' module=1 '
