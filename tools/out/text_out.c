@@ -39,9 +39,13 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 	p->mode = mode;
 	p->ses = ses;
 	p->clock = &ses->clock;
-	for (i = 0; i < ses->archive.nr_vms; i++)	/* the VM column fits the longest name */
-		if (strlen(ses->archive.vms[i].name) > (size_t)width)
-			width = (int)strlen(ses->archive.vms[i].name);
+	/* the VM column fits the longest name of the VMs whose events are shown */
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
+
+		if (s->vm && s->aligned && !s->unwanted && strlen(s->vm) > (size_t)width)
+			width = (int)strlen(s->vm);
+	}
 	for (i = 0; i < ses->nr_sources; i++) {
 		const struct hvt_source *s = ses->sources[i];
 		struct hvt_source_cols *c = &p->cols[s->index];
