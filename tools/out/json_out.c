@@ -130,8 +130,7 @@ static void thread_meta(struct hvt_text *t, uint32_t pid, uint32_t tid, bool vm,
 	TEXT_LIT(t, "}}");
 }
 
-/* [-]microseconds.nnn */
-static void write_us(struct hvt_text *t, int64_t ns)
+void hvt_json_write_us(struct hvt_text *t, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, frac = mag % 1000u;
 	char *p;
@@ -166,7 +165,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	TEXT_LIT(t, ",\"cat\":\"");
 	hvt_text_mem(t, hvt_layer_name(s->layer), strlen(hvt_layer_name(s->layer)));
 	TEXT_LIT(t, "\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-	write_us(t, hvt_host_clock_since_start(&p->ses->clock, s->host_tsc));
+	hvt_json_write_us(t, hvt_host_clock_since_start(&p->ses->clock, s->host_tsc));
 	TEXT_LIT(t, ",\"pid\":");
 	hvt_text_u64(t, pid);
 	TEXT_LIT(t, ",\"tid\":");

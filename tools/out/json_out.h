@@ -41,6 +41,8 @@ struct hvt_json_printer {
 /* The opening of the document, for @ses's sources, to @out; -1 if out of memory. */
 int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out);
 void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s);
+/* @ns as [-]microseconds.nnn, exact to the ns: every "ts" and "dur" of the document. */
+void hvt_json_write_us(struct hvt_text *t, int64_t ns);
 /* Closes the document and writes out what the buffer holds. */
 void hvt_json_finish(struct hvt_json_printer *p);
 void hvt_json_free(struct hvt_json_printer *p);

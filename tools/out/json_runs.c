@@ -71,18 +71,6 @@ static struct hvt_json_cpu_run *cpu_run(struct hvt_json_runs *r, uint32_t machin
 	return &v[cpu];
 }
 
-static void write_us(struct hvt_text *t, int64_t ns)
-{
-	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	char frac[4] = { '.', (char)('0' + mag % 1000u / 100u), (char)('0' + mag % 100u / 10u),
-			 (char)('0' + mag % 10u) };
-
-	if (ns < 0)
-		hvt_text_char(t, '-');
-	hvt_text_u64(t, mag / 1000u);
-	hvt_text_mem(t, frac, sizeof(frac));
-}
-
 static void write_bound(struct hvt_text *t, const char *key, size_t len, int64_t bound)
 {
 	hvt_text_mem(t, key, len);
@@ -105,9 +93,9 @@ static void close_run(struct hvt_json_runs *r, uint32_t pid, bool vm, uint32_t c
 	TEXT_LIT(t, ",\n{\"name\":");
 	hvt_text_json_str(t, run->comm, strnlen(run->comm, sizeof(run->comm)));
 	TEXT_LIT(t, ",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":");
-	write_us(t, start);
+	hvt_json_write_us(t, start);
 	TEXT_LIT(t, ",\"dur\":");
-	write_us(t, hvt_host_clock_since_start(&r->ses->clock, end) - start);
+	hvt_json_write_us(t, hvt_host_clock_since_start(&r->ses->clock, end) - start);
 	TEXT_LIT(t, ",\"pid\":");
 	hvt_text_u64(t, pid);
 	TEXT_LIT(t, ",\"tid\":");

@@ -5,21 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/out/json_out.h"
 #include "tools/out/json_vcpus.h"
 
 #define TEXT_LIT(t, s)	hvt_text_mem(t, s, sizeof(s) - 1)
-
-static void write_us(struct hvt_text *t, int64_t ns)
-{
-	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	char frac[4] = { '.', (char)('0' + mag % 1000u / 100u), (char)('0' + mag % 100u / 10u),
-			 (char)('0' + mag % 10u) };
-
-	if (ns < 0)
-		hvt_text_char(t, '-');
-	hvt_text_u64(t, mag / 1000u);
-	hvt_text_mem(t, frac, sizeof(frac));
-}
 
 static void track_meta(struct hvt_text *t, uint32_t pid, uint32_t vcpu)
 {
@@ -53,9 +42,9 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
 	TEXT_LIT(t, ",\n{\"name\":\"");
 	hvt_text_mem(t, hvt_run_state_name(seg->state), strlen(hvt_run_state_name(seg->state)));
 	TEXT_LIT(t, "\",\"cat\":\"vcpu\",\"ph\":\"X\",\"ts\":");
-	write_us(t, start);
+	hvt_json_write_us(t, start);
 	TEXT_LIT(t, ",\"dur\":");
-	write_us(t, hvt_host_clock_since_start(clock, seg->end) - start);
+	hvt_json_write_us(t, hvt_host_clock_since_start(clock, seg->end) - start);
 	TEXT_LIT(t, ",\"pid\":");
 	hvt_text_u64(t, vm->pid);
 	TEXT_LIT(t, ",\"tid\":");
