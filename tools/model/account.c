@@ -8,7 +8,7 @@
 #include "lib/grow.h"
 #include "tools/model/account.h"
 
-static void causes_free(struct hvt_causes *c)
+void hvt_causes_free(struct hvt_causes *c)
 {
 	free(c->v);
 	free(c->slot);
@@ -16,9 +16,9 @@ static void causes_free(struct hvt_causes *c)
 
 void hvt_account_free(struct hvt_account *a)
 {
-	causes_free(&a->preempted_by);
-	causes_free(&a->blocked_then);
-	causes_free(&a->exits);
+	hvt_causes_free(&a->preempted_by);
+	hvt_causes_free(&a->blocked_then);
+	hvt_causes_free(&a->exits);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -56,32 +56,37 @@ static int grow_index(struct hvt_causes *c)
 	return 0;
 }
 
-static void add_cause(struct hvt_account *a, struct hvt_causes *c, const struct hvt_cause *x,
-		      uint64_t len, uint64_t slack)
+int hvt_causes_add(struct hvt_causes *c, const struct hvt_cause *x, uint64_t len, uint64_t slack)
 {
 	struct hvt_cause *grown;
 	uint32_t *slot;
 
-	if ((c->n + 1) * 2 > c->nr_slots && grow_index(c)) {
-		a->failed = true;
-		return;
-	}
+	if ((c->n + 1) * 2 > c->nr_slots && grow_index(c))
+		return -1;
 	slot = slot_of(c, x->tid);
 	if (*slot) {
 		c->v[*slot - 1].ticks += len;
 		c->v[*slot - 1].slack += slack;
-		return;
+		c->v[*slot - 1].count++;
+		return 0;
 	}
 	grown = hvt_grow(c->v, c->n, &c->cap, sizeof(*c->v));
-	if (!grown || c->n >= UINT32_MAX - 1) {
-		a->failed = true;
-		return;
-	}
+	if (!grown || c->n >= UINT32_MAX - 1)
+		return -1;
 	c->v = grown;
 	c->v[c->n] = *x;
 	c->v[c->n].ticks = len;
-	c->v[c->n++].slack = slack;
+	c->v[c->n].slack = slack;
+	c->v[c->n++].count = 1;
 	*slot = (uint32_t)c->n;
+	return 0;
+}
+
+static void add_cause(struct hvt_account *a, struct hvt_causes *c, const struct hvt_cause *x,
+		      uint64_t len, uint64_t slack)
+{
+	if (hvt_causes_add(c, x, len, slack))
+		a->failed = true;
 }
 
 void hvt_account_add(struct hvt_account *a, enum hvt_vcpu_state state, uint64_t len,

@@ -39,6 +39,7 @@ struct hvt_cause {
 	int32_t tid;
 	char comm[HVT_COMM_LEN];
 	uint64_t ticks, slack;
+	uint64_t count;			/* pieces (or waits) it caused */
 };
 
 /*
@@ -80,6 +81,12 @@ void hvt_account_add(struct hvt_account *a, enum hvt_vcpu_state state, uint64_t 
 void hvt_account_runnable(struct hvt_account *a, uint64_t len, uint64_t slack);
 /* The account's ticks in every state, short pieces included. */
 uint64_t hvt_account_total(const struct hvt_account *a);
+/*
+ * @len ticks (within @slack) to @x's task in @c, added if new; -1 if out of
+ * memory (then not counted).
+ */
+int hvt_causes_add(struct hvt_causes *c, const struct hvt_cause *x, uint64_t len, uint64_t slack);
+void hvt_causes_free(struct hvt_causes *c);
 /* The causes by ticks, largest first. */
 void hvt_causes_sort(struct hvt_causes *c);
 const char *hvt_vcpu_state_name(enum hvt_vcpu_state s);

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_wait_chain.c - wake chains (tools/model/wait_chain.h) and their sums
+ * (wait_account.h): the waker of each sleep, chains followed link by link
+ * while each waker's wait overlaps the first sleep, every way a chain ends
+ * (the waker ran, the idle task, a waker not seen, no wakeup, the depth
+ * limit), waits whose end or switch-in was not recorded, losses, and the
+ * sums cut to a span with their bounds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tools/model/wait_account.h"
+#include "tools/model/wait_chain.h"
+
+#define MAX_SEEN 64
+
+struct seen {
+	struct hvt_wait_chain c[MAX_SEEN];
+	size_t n;
+};
+
+static void on_wait(void *ctx, const struct hvt_wait_chain *c)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < MAX_SEEN);
+	s->c[s->n++] = *c;
+}
+
+/* The last wait told of @tid. */
+static const struct hvt_wait_chain *wait_of(const struct seen *s, int32_t tid)
+{
+	size_t i = s->n;
+
+	while (i--)
+		if (s->c[i].link[0].tid == tid)
+			return &s->c[i];
+	fail_msg("no wait of %d", tid);
+	return NULL;
+}
+
+static void sw(struct hvt_wait_chains *w, uint64_t ts, int32_t prev, bool runnable, int32_t next)
+{
+	struct hvt_sched_switch s = { .prev = prev, .next = next, .runnable = runnable };
+
+	snprintf(s.prev_comm, sizeof(s.prev_comm), "t%d", prev);
+	snprintf(s.next_comm, sizeof(s.next_comm), "t%d", next);
+	hvt_wait_chains_switch(w, ts, 0, &s);
+}
+
+/* @tid (on its own CPU) sleeps at @ts; runs again at @ran. */
+static void sleep_at(struct hvt_wait_chains *w, uint64_t ts, int32_t tid)
+{
+	sw(w, ts, tid, false, 0);
+}
+
+static void run_at(struct hvt_wait_chains *w, uint64_t ts, int32_t tid)
+{
+	sw(w, ts, 0, false, tid);
+}
+
+static void wake(struct hvt_wait_chains *w, uint64_t ts, int32_t tid, int32_t waker)
+{
+	hvt_wait_chains_wakeup(w, ts, 0, tid, "", waker);
+}
+
+/* T (10) sleeps at 100, W (20), running since 0, wakes it at 150; T runs at 160. */
+static void test_direct_waker(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 20);
+	run_at(&w, 1, 10);
+	sleep_at(&w, 100, 10);
+	wake(&w, 150, 10, 20);
+	run_at(&w, 160, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->depth, 1);
+	assert_int_equal(c->end, HVT_CHAIN_RAN);
+	assert_int_equal(c->link[0].asleep, 100);
+	assert_int_equal(c->link[0].woken, 150);
+	assert_int_equal(c->link[0].ran, 160);
+	assert_int_equal(c->link[0].waker, 20);
+	assert_string_equal(c->link[0].waker_comm, "t20");
+	assert_string_equal(c->link[0].comm, "t10");
+	assert_false(c->unended);
+	assert_false(c->ran_unseen);
+	hvt_wait_chains_free(&w);
+}
+
+/*
+ * Threads 1..10 run from 0 and fall asleep at 10, 11, ..., 19; X (99),
+ * running since 0, wakes 10 at 30, and each thread k, once running, wakes
+ * k - 1: thread 1's chain holds 2..10 after it, cut at 8 links; thread
+ * 9's is [9, 10], ending on X, which ran throughout.
+ */
+static void test_transitive_and_depth(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+	const char *comm;
+	uint64_t t = 30;
+	int32_t k;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 99);
+	for (k = 1; k <= 10; k++)
+		run_at(&w, 0, k);
+	for (k = 1; k <= 10; k++)
+		sleep_at(&w, 9 + (uint64_t)k, k);
+	wake(&w, t, 10, 99);
+	for (k = 10; k > 1; k--) {
+		run_at(&w, ++t, k);
+		wake(&w, ++t, k - 1, k);
+	}
+	run_at(&w, ++t, 1);
+
+	c = wait_of(&s, 9);
+	assert_int_equal(c->depth, 2);
+	assert_int_equal(c->link[1].tid, 10);
+	assert_int_equal(c->end, HVT_CHAIN_RAN);
+	assert_int_equal(hvt_wait_chain_root(c, &comm), 99);
+	assert_string_equal(comm, "t99");
+
+	c = wait_of(&s, 1);
+	assert_int_equal(c->depth, HVT_WAIT_CHAIN_MAX);
+	for (k = 0; k < HVT_WAIT_CHAIN_MAX; k++)
+		assert_int_equal(c->link[k].tid, k + 1);
+	assert_int_equal(c->end, HVT_CHAIN_DEPTH);
+	assert_int_equal(hvt_wait_chain_root(c, &comm), 9);	/* link 7 (thread 8)'s waker */
+	hvt_wait_chains_free(&w);
+}
+
+/* A waker whose last wait ended before the sleep began is what was waited on. */
+static void test_stops_where_waits_do_not_overlap(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 30);
+	run_at(&w, 0, 20);
+	run_at(&w, 0, 10);
+	sleep_at(&w, 50, 20);
+	wake(&w, 60, 20, 30);
+	run_at(&w, 70, 20);		/* 20's wait: 50 -> 70 */
+	sleep_at(&w, 80, 10);		/* after it */
+	wake(&w, 90, 10, 20);
+	run_at(&w, 91, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->depth, 1);
+	assert_int_equal(c->end, HVT_CHAIN_RAN);
+	hvt_wait_chains_free(&w);
+}
+
+/* Woken by the idle task; by a task not seen before the sleep; with no wakeup. */
+static void test_chain_ends(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+	const char *comm;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 10);
+	sleep_at(&w, 10, 10);
+	wake(&w, 20, 10, 0);
+	run_at(&w, 21, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->end, HVT_CHAIN_IDLE);
+	assert_int_equal(hvt_wait_chain_root(c, &comm), 0);
+	assert_string_equal(comm, "swapper");
+
+	sleep_at(&w, 30, 10);
+	wake(&w, 40, 10, 55);		/* 55: first seen at its wakeup */
+	run_at(&w, 41, 10);
+	assert_int_equal(wait_of(&s, 10)->end, HVT_CHAIN_UNKNOWN);
+
+	sleep_at(&w, 50, 10);
+	run_at(&w, 70, 10);		/* no wakeup recorded */
+	c = wait_of(&s, 10);
+	assert_int_equal(c->end, HVT_CHAIN_NO_WAKEUP);
+	assert_int_equal(c->link[0].waker, -1);
+	assert_int_equal(c->link[0].woken, 70);
+	assert_int_equal(hvt_wait_chain_root(c, &comm), -1);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(w.unended, 0);
+	hvt_wait_chains_free(&w);
+}
+
+/*
+ * Switch-ins not recorded: woken, the sleep is known and the latency not;
+ * not woken, nothing is known of its end. A loss ends the waits in
+ * progress unseen.
+ */
+static void test_unseen_ends(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 20);
+	run_at(&w, 0, 10);
+	sleep_at(&w, 10, 10);
+	wake(&w, 15, 10, 20);
+	sleep_at(&w, 30, 10);		/* its switch-in at 15..30 was not recorded */
+	c = wait_of(&s, 10);
+	assert_true(c->ran_unseen);
+	assert_false(c->unended);
+	assert_int_equal(c->link[0].woken, 15);
+	assert_int_equal(c->link[0].ran, 15);
+
+	sleep_at(&w, 40, 10);		/* asleep since 30, no wakeup, no switch-in */
+	c = wait_of(&s, 10);
+	assert_true(c->unended);
+	assert_int_equal(c->link[0].asleep, 30);
+	assert_int_equal(w.unended, 1);
+
+	hvt_wait_chains_lost(&w, 45);	/* asleep since 40: its wakeup may be lost */
+	assert_int_equal(w.unended, 2);
+	assert_true(wait_of(&s, 10)->unended);
+	run_at(&w, 50, 10);		/* nothing more told of that wait */
+	assert_int_equal(s.n, 3);
+	hvt_wait_chains_free(&w);
+}
+
+/*
+ * The sums, cut to [100, 200): a sleep 50 -> 150 woken by 20 (counted
+ * 50, its start exact at the cut), latency 150 -> 155 (bounds 2 + 3);
+ * a sleep 160 -> 190 woken by 30 at bound 2; a sleep with no wakeup
+ * 190 -> 260 (10 within); a wait whose end was not seen.
+ */
+static void test_account(void **state)
+{
+	struct hvt_wait_account a;
+	struct hvt_wait_chain c = { .depth = 1, .end = HVT_CHAIN_RAN };
+	struct hvt_wait_link *l = &c.link[0];
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	*l = (struct hvt_wait_link){ .tid = 10, .waker = 20, .asleep = 50, .asleep_bound = 1,
+				     .woken = 150, .woken_bound = 2, .ran = 155, .ran_bound = 3 };
+	snprintf(l->waker_comm, sizeof(l->waker_comm), "w20");
+	hvt_wait_account_add(&a, &c, 100, 200);
+	*l = (struct hvt_wait_link){ .tid = 10, .waker = 30, .asleep = 160, .woken = 190,
+				     .woken_bound = 2, .ran = 190 };
+	hvt_wait_account_add(&a, &c, 100, 200);
+	c.end = HVT_CHAIN_NO_WAKEUP;
+	*l = (struct hvt_wait_link){ .tid = 10, .waker = -1, .asleep = 190, .woken = 260,
+				     .ran = 260 };
+	hvt_wait_account_add(&a, &c, 100, 200);
+	c.unended = true;
+	hvt_wait_account_add(&a, &c, 100, 200);
+
+	assert_int_equal(a.asleep, 50 + 30);
+	assert_int_equal(a.asleep_slack, 2 + 2);
+	assert_int_equal(a.woken, 2);
+	assert_int_equal(a.latency, 5);
+	assert_int_equal(a.latency_slack, 5);
+	assert_int_equal(a.no_wakeup, 10);
+	assert_int_equal(a.no_wakeup_waits, 1);
+	assert_int_equal(a.unended, 1);
+	assert_int_equal(a.woken_by.n, 2);
+	assert_int_equal(a.ends[HVT_CHAIN_RAN], 2);
+	assert_int_equal(a.longest_ticks, 50);
+	assert_int_equal(a.longest.link[0].waker, 20);
+	hvt_causes_sort(&a.woken_by);
+	assert_int_equal(a.woken_by.v[0].tid, 20);
+	assert_int_equal(a.woken_by.v[0].ticks, 50);
+	assert_int_equal(a.woken_by.v[0].count, 1);
+	assert_string_equal(a.woken_by.v[0].comm, "w20");
+	hvt_wait_account_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_direct_waker),
+		cmocka_unit_test(test_transitive_and_depth),
+		cmocka_unit_test(test_stops_where_waits_do_not_overlap),
+		cmocka_unit_test(test_chain_ends),
+		cmocka_unit_test(test_unseen_ends),
+		cmocka_unit_test(test_account),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wait_account.h - where a thread's sleeps went: the waits of its wake
+ * chains (wait_chain.h) summed, within the analysed span [from, to).
+ *
+ * Each wait counts, cut to the span: its sleep (asleep -> woken) by the
+ * task that woke it (woken_by) and by the chain's waited-on task
+ * (waited_on: the last link's waker); then its wake latency (woken -> ran,
+ * waiting for a CPU). A wait with no wakeup recorded counts its whole
+ * sleep (asleep -> ran) in no_wakeup, by no waker. Each figure's slack is
+ * the sum of its ends' error bounds (0 on the host); an end cut by the
+ * span is exact. The longest sleep is kept with its whole chain. A wait
+ * whose end was not seen counts only in unended (its length is not known);
+ * one whose switch-in was not seen, its sleep, and in latency_unseen.
+ */
+#ifndef HVT_TOOLS_MODEL_WAIT_ACCOUNT_H
+#define HVT_TOOLS_MODEL_WAIT_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/model/account.h"
+#include "tools/model/wait_chain.h"
+
+struct hvt_wait_account {
+	uint64_t asleep, asleep_slack, woken;	/* ticks asleep until a wakeup; such waits */
+	uint64_t no_wakeup, no_wakeup_slack, no_wakeup_waits;
+	uint64_t latency, latency_slack;	/* woken until switched in */
+	uint64_t unended;		/* waits begun in the span whose end was not seen */
+	uint64_t latency_unseen;	/* woken waits whose switch-in was not recorded */
+	struct hvt_causes woken_by;	/* asleep ticks by waker */
+	struct hvt_causes waited_on;	/* ... by the chain's waited-on task */
+	uint64_t ends[HVT_NR_CHAIN_ENDS];	/* woken waits by how their chain ends */
+	uint64_t depth_sum;		/* links of the woken waits' chains */
+	unsigned int depth_max;
+	struct hvt_wait_chain longest;	/* the longest sleep's chain (depth 0: none) */
+	uint64_t longest_ticks;		/* ... its sleep within the span */
+	bool failed;			/* out of memory: a cause is missing */
+};
+
+/* Wait @c (of the account's thread) within [@from, @to). */
+void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chain *c,
+			  uint64_t from, uint64_t to);
+void hvt_wait_account_free(struct hvt_wait_account *a);
+
+#endif

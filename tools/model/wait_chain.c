@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wait_chain.c - each thread's waits and their wake chains, from a
+ * machine's scheduling events (wait_chain.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/model/wait_chain.h"
+
+enum thread_state {
+	T_UNSEEN,			/* not known: never seen, or since a loss */
+	T_RUNNING,
+	T_RUNNABLE,			/* switched out runnable */
+	T_ASLEEP,			/* switched out asleep, no wakeup yet */
+	T_WOKEN,			/* ... woken, not switched in yet */
+};
+
+struct hvt_wait_thread {
+	int32_t tid;			/* 0: an empty slot */
+	char comm[HVT_COMM_LEN];
+	enum thread_state st;
+	uint64_t seen_at;		/* its state is known since (not T_UNSEEN) */
+	uint64_t since, since_bound;	/* T_ASLEEP, T_WOKEN: fell asleep */
+	struct hvt_wait_chain pending;	/* T_WOKEN: the wait ending */
+	struct hvt_wait_chain last;	/* its last wait that ended (depth 0: none) */
+};
+
+void hvt_wait_chains_init(struct hvt_wait_chains *w, hvt_wait_fn on_wait, void *ctx)
+{
+	memset(w, 0, sizeof(*w));
+	w->on_wait = on_wait;
+	w->ctx = ctx;
+}
+
+void hvt_wait_chains_free(struct hvt_wait_chains *w)
+{
+	free(w->threads);
+	memset(w, 0, sizeof(*w));
+}
+
+/* --- threads by tid ------------------------------------------------------- */
+
+static size_t slot_of(int32_t tid, size_t cap)
+{
+	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+/* Room for two more threads, so that two looked up in turn both stay put. */
+static bool reserve(struct hvt_wait_chains *w)
+{
+	size_t cap, i, k;
+	struct hvt_wait_thread *t;
+
+	if ((w->nr_threads + 2) * 2 <= w->cap_threads)
+		return true;
+	cap = w->cap_threads ? w->cap_threads * 2 : 256;
+	t = calloc(cap, sizeof(*t));
+	if (!t) {
+		w->failed = true;
+		return false;
+	}
+	for (i = 0; i < w->cap_threads; i++) {
+		if (!w->threads[i].tid)
+			continue;
+		for (k = slot_of(w->threads[i].tid, cap); t[k].tid; k = (k + 1) & (cap - 1))
+			;
+		t[k] = w->threads[i];
+	}
+	free(w->threads);
+	w->threads = t;
+	w->cap_threads = cap;
+	return true;
+}
+
+/* Thread @tid (> 0; after reserve()), added if new, its comm from @comm if given. */
+static struct hvt_wait_thread *thread_of(struct hvt_wait_chains *w, int32_t tid, const char *comm)
+{
+	struct hvt_wait_thread *t;
+	size_t k;
+
+	if (tid <= 0)
+		return NULL;
+	for (k = slot_of(tid, w->cap_threads); w->threads[k].tid && w->threads[k].tid != tid;
+	     k = (k + 1) & (w->cap_threads - 1))
+		;
+	t = &w->threads[k];
+	if (!t->tid) {
+		t->tid = tid;
+		w->nr_threads++;
+	}
+	if (comm && *comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	return t;
+}
+
+/* --- chains --------------------------------------------------------------- */
+
+static bool in_chain(const struct hvt_wait_chain *c, int32_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->depth; i++)
+		if (c->link[i].tid == tid)
+			return true;
+	return false;
+}
+
+/*
+ * Chain @c (its link 0 woken by @waker, thread @wk if one) goes on with the
+ * waker's last wait and that wait's chain, while they overlap link 0's sleep.
+ */
+static void follow(struct hvt_wait_chain *c, int32_t waker, const struct hvt_wait_thread *wk)
+{
+	uint64_t asleep = c->link[0].asleep;
+	const struct hvt_wait_chain *from;
+	unsigned int j;
+
+	if (waker == 0) {
+		c->end = HVT_CHAIN_IDLE;
+		return;
+	}
+	if (!wk || wk->st == T_UNSEEN || wk->seen_at > asleep) {
+		c->end = HVT_CHAIN_UNKNOWN;
+		return;
+	}
+	from = &wk->last;
+	for (j = 0; j < from->depth; j++) {
+		const struct hvt_wait_link *l = &from->link[j];
+
+		if (l->ran <= asleep) {		/* the previous link's waker ran since */
+			c->end = HVT_CHAIN_RAN;
+			return;
+		}
+		if (in_chain(c, l->tid)) {
+			c->end = HVT_CHAIN_CYCLE;
+			return;
+		}
+		if (c->depth == HVT_WAIT_CHAIN_MAX) {
+			c->end = HVT_CHAIN_DEPTH;
+			return;
+		}
+		c->link[c->depth++] = *l;
+	}
+	c->end = from->depth ? from->end : HVT_CHAIN_RAN;
+}
+
+/* @t's wait in progress ended unseen: told, and nothing is known of its last. */
+static void wait_unended(struct hvt_wait_chains *w, struct hvt_wait_thread *t)
+{
+	struct hvt_wait_chain *c = &t->pending;
+
+	if (t->st == T_ASLEEP) {
+		c->link[0] = (struct hvt_wait_link){ .tid = t->tid, .waker = -1,
+						     .asleep = t->since,
+						     .asleep_bound = t->since_bound };
+		memcpy(c->link[0].comm, t->comm, sizeof(c->link[0].comm));
+	}
+	c->depth = 1;
+	c->unended = true;
+	w->waits++;
+	w->unended++;
+	if (w->on_wait)
+		w->on_wait(w->ctx, c);
+	t->last.depth = 0;
+}
+
+/* @t's wait, chain @c, ends: said, and kept as its last. */
+static void wait_ended(struct hvt_wait_chains *w, struct hvt_wait_thread *t,
+		       const struct hvt_wait_chain *c)
+{
+	w->waits++;
+	if (w->on_wait)
+		w->on_wait(w->ctx, c);
+	if (c != &t->last)
+		t->last = *c;
+}
+
+static void switch_out(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint64_t ts,
+		       uint64_t bound, bool runnable)
+{
+	if (t->st == T_WOKEN) {		/* its switch-in was not recorded */
+		t->pending.link[0].ran = t->pending.link[0].woken;
+		t->pending.link[0].ran_bound = t->pending.link[0].woken_bound;
+		t->pending.ran_unseen = true;
+		wait_ended(w, t, &t->pending);
+	} else if (t->st == T_ASLEEP) {
+		wait_unended(w, t);
+	}
+	if (t->st == T_UNSEEN)
+		t->seen_at = ts;
+	t->st = runnable ? T_RUNNABLE : T_ASLEEP;
+	t->since = ts;
+	t->since_bound = bound;
+}
+
+static void switch_in(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint64_t ts,
+		      uint64_t bound)
+{
+	struct hvt_wait_link *l;
+
+	if (t->st == T_WOKEN) {
+		l = &t->pending.link[0];
+		l->ran = ts;
+		l->ran_bound = bound;
+		wait_ended(w, t, &t->pending);
+	} else if (t->st == T_ASLEEP) {
+		t->pending.depth = 1;
+		t->pending.unended = t->pending.ran_unseen = false;
+		t->pending.end = HVT_CHAIN_NO_WAKEUP;
+		l = &t->pending.link[0];
+		*l = (struct hvt_wait_link){ .tid = t->tid, .waker = -1, .asleep = t->since,
+					     .asleep_bound = t->since_bound, .woken = ts,
+					     .woken_bound = bound, .ran = ts, .ran_bound = bound };
+		memcpy(l->comm, t->comm, sizeof(l->comm));
+		wait_ended(w, t, &t->pending);
+	} else if (t->st == T_UNSEEN) {
+		t->seen_at = ts;
+	}
+	t->st = T_RUNNING;
+}
+
+void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			    const struct hvt_sched_switch *sw)
+{
+	struct hvt_wait_thread *out, *in;
+
+	if (!reserve(w))
+		return;
+	out = thread_of(w, sw->prev, sw->prev_comm);
+	in = thread_of(w, sw->next, sw->next_comm);
+	if (out && out != in)
+		switch_out(w, out, ts, bound, sw->runnable);
+	if (in && in != out)
+		switch_in(w, in, ts, bound);
+}
+
+void hvt_wait_chains_wakeup(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound, int32_t tid,
+			    const char *comm, int32_t waker)
+{
+	struct hvt_wait_thread *t, *wk;
+	struct hvt_wait_link *l;
+
+	if (!reserve(w))
+		return;
+	wk = thread_of(w, waker, NULL);
+	t = thread_of(w, tid, comm);
+	if (wk && wk->st == T_UNSEEN) {		/* it runs now: known from here */
+		wk->st = T_RUNNING;
+		wk->seen_at = ts;
+	}
+	if (!t || t->st != T_ASLEEP || t == wk)
+		return;
+	t->pending.depth = 1;
+	t->pending.unended = t->pending.ran_unseen = false;
+	l = &t->pending.link[0];
+	*l = (struct hvt_wait_link){ .tid = tid, .waker = waker < 0 ? -1 : waker,
+				     .asleep = t->since, .asleep_bound = t->since_bound,
+				     .woken = ts, .woken_bound = bound };
+	memcpy(l->comm, t->comm, sizeof(l->comm));
+	if (wk)
+		memcpy(l->waker_comm, wk->comm, sizeof(l->waker_comm));
+	else if (!waker)
+		snprintf(l->waker_comm, sizeof(l->waker_comm), "swapper");
+	if (waker < 0)
+		t->pending.end = HVT_CHAIN_UNKNOWN;
+	else
+		follow(&t->pending, waker, wk);
+	t->st = T_WOKEN;
+}
+
+void hvt_wait_chains_lost(struct hvt_wait_chains *w, uint64_t until)
+{
+	size_t i;
+
+	for (i = 0; i < w->cap_threads; i++) {
+		struct hvt_wait_thread *t = &w->threads[i];
+
+		if (t->tid && (t->st == T_ASLEEP || t->st == T_WOKEN) && t->since < until) {
+			wait_unended(w, t);
+			t->st = T_UNSEEN;
+		}
+	}
+}
+
+int32_t hvt_wait_chain_root(const struct hvt_wait_chain *c, const char **comm)
+{
+	const struct hvt_wait_link *l = &c->link[c->depth ? c->depth - 1 : 0];
+
+	if (!c->depth || c->end == HVT_CHAIN_NO_WAKEUP) {
+		*comm = "";
+		return -1;
+	}
+	*comm = l->waker_comm;
+	return l->waker;
+}
+
+const char *hvt_chain_end_text(enum hvt_chain_end e)
+{
+	static const char *const text[] = {
+		[HVT_CHAIN_RAN] = "the last waker ran throughout",
+		[HVT_CHAIN_IDLE] = "woken from the idle task: an interrupt",
+		[HVT_CHAIN_UNKNOWN] = "the last waker was not seen before",
+		[HVT_CHAIN_NO_WAKEUP] = "no sched_wakeup recorded",
+		[HVT_CHAIN_CYCLE] = "a cycle: the next waker is already in the chain",
+		[HVT_CHAIN_DEPTH] = "more links than are followed",
+	};
+
+	return e < HVT_NR_CHAIN_ENDS ? text[e] : "?";
+}
+
+const char *hvt_chain_end_id(enum hvt_chain_end e)
+{
+	static const char *const id[] = {
+		[HVT_CHAIN_RAN] = "ran", [HVT_CHAIN_IDLE] = "idle",
+		[HVT_CHAIN_UNKNOWN] = "unknown", [HVT_CHAIN_NO_WAKEUP] = "no-wakeup",
+		[HVT_CHAIN_CYCLE] = "cycle", [HVT_CHAIN_DEPTH] = "depth",
+	};
+
+	return e < HVT_NR_CHAIN_ENDS ? id[e] : "?";
+}
