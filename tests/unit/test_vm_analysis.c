@@ -169,10 +169,10 @@ static void test_runnable(void **state)
 	hvt_vm_analysis_guest_switch(&a, 0, 10, 1, 0, true, "swapper/0", 77, "a");
 	hvt_vm_analysis_guest_switch(&a, 0, 20, 2, 77, true, "a", 78, "b");
 	hvt_vm_analysis_guest_switch(&a, 0, 50, 3, 78, false, "b", 77, "a");
-	hvt_vm_analysis_guest_wakeup(&a, 55, 1, 77, "a");	/* running: ignored */
-	hvt_vm_analysis_guest_wakeup(&a, 60, 1, 78, "b");
+	hvt_vm_analysis_guest_wakeup(&a, 55, 1, 77, "a", 5);	/* running: ignored */
+	hvt_vm_analysis_guest_wakeup(&a, 60, 1, 78, "b", 5);
 	hvt_vm_analysis_guest_switch(&a, 0, 70, 1, 77, false, "a", 78, "b");
-	hvt_vm_analysis_guest_wakeup(&a, 90, 2, 77, "a");
+	hvt_vm_analysis_guest_wakeup(&a, 90, 2, 77, "a", 5);
 	hvt_vm_analysis_finish(&a, 100);
 	t = find(&a, 77);
 	assert_int_equal(t->acc.runnable, 30 + 10);

@@ -8,10 +8,16 @@
 #include <string.h>
 
 #include "tools/analyze/analysis_report.h"
+#include "tools/analyze/wait_report.h"
+
+double hvt_analysis_ms(const struct hvt_analysis_view *v, uint64_t ticks)
+{
+	return (double)ticks * v->ns_per_tick / 1e6;
+}
 
 static double ms(const struct hvt_analysis_view *v, uint64_t ticks)
 {
-	return (double)ticks * v->ns_per_tick / 1e6;
+	return hvt_analysis_ms(v, ticks);
 }
 
 uint64_t hvt_account_lost(const struct hvt_account *acc)
@@ -30,7 +36,8 @@ static uint64_t lost_slack(const struct hvt_account *acc)
  * A bound in ms, rounded up (it must still hold as printed): to the us,
  * or under 1 us to the ns (never "0.000"). Returns @text.
  */
-static const char *bound_text(char text[32], const struct hvt_analysis_view *v, uint64_t ticks)
+const char *hvt_analysis_bound_text(char text[32], const struct hvt_analysis_view *v,
+				    uint64_t ticks)
 {
 	double exact = (double)ticks * v->ns_per_tick;
 	uint64_t ns = (uint64_t)exact + ((double)(uint64_t)exact < exact), us = (ns + 999) / 1000;
@@ -42,9 +49,8 @@ static const char *bound_text(char text[32], const struct hvt_analysis_view *v, 
 	return text;
 }
 
-/* "name[tid] 1.234 ms, ..." of the first v->top causes. */
-static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analysis_view *v,
-			bool exits)
+void hvt_analysis_causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analysis_view *v,
+			      bool exits)
 {
 	char text[32];
 	size_t i;
@@ -60,7 +66,7 @@ static void causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analys
 			fprintf(out, "%s%s[%d] %.3f ms", i ? ", " : "",
 				x->comm[0] ? x->comm : "?", x->tid, ms(v, x->ticks));
 		if (!exits && x->slack)
-			fprintf(out, " +/-%s", bound_text(text, v, x->slack));
+			fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, x->slack));
 	}
 	if (c->n > v->top) {
 		uint64_t rest = 0;
@@ -91,7 +97,7 @@ static void bounds_line(FILE *out, const struct hvt_analysis_view *v, int indent
 	fprintf(out, "%*s", indent, "+/-");
 	for (i = 0; i <= last; i++)
 		if (slack[i])
-			fprintf(out, " %12s", bound_text(text, v, slack[i]));
+			fprintf(out, " %12s", hvt_analysis_bound_text(text, v, slack[i]));
 		else
 			fprintf(out, " %12s", "");
 	fputc('\n', out);
@@ -118,6 +124,17 @@ static void vcpu_reasons(FILE *out, const struct hvt_account *acc,
 		fprintf(out, "        inferred: of guest and guest-idle, %.3f ms in runs whose start "
 			"the host did not record (counted from the CPU's previous switch)\n",
 			ms(v, acc->guessed));
+}
+
+/* What vCPU @i's thread slept on, on the host. */
+static void vcpu_waits(FILE *out, struct hvt_vm_analysis *a, size_t i,
+		       const struct hvt_analysis_view *v)
+{
+	char who[32];
+
+	snprintf(who, sizeof(who), "vCPU %zu", i);
+	if (a->host_wakeups)
+		hvt_wait_text(out, 2, who, "on the host", hvt_vm_analysis_vcpu_waits(a, i), v);
 }
 
 static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
@@ -148,17 +165,21 @@ static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 
 		if (acc->preempted_by.n) {
 			fprintf(out, "  vCPU %zu preempted by: ", i);
-			causes_text(out, &acc->preempted_by, v, false);
+			hvt_analysis_causes_text(out, &acc->preempted_by, v, false);
 		}
 		if (acc->blocked_then.n) {
 			fprintf(out, "  vCPU %zu blocked, its host CPU then ran: ", i);
-			causes_text(out, &acc->blocked_then, v, false);
+			hvt_analysis_causes_text(out, &acc->blocked_then, v, false);
 		}
 		if (acc->exits.n) {
 			fprintf(out, "  vCPU %zu in the hypervisor: ", i);
-			causes_text(out, &acc->exits, v, true);
+			hvt_analysis_causes_text(out, &acc->exits, v, true);
 		}
+		vcpu_waits(out, a, i, v);
 	}
+	if (!a->host_wakeups)
+		fprintf(out, "  woken by: the host recorded no sched_wakeup of a vCPU thread, so what "
+			"they slept on\n  is not known\n");
 }
 
 static bool picked(const struct hvt_analysis_view *v)
@@ -250,12 +271,14 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 		bounds_line(out, v, 27, slack, 7);
 		if (acc->preempted_by.n) {
 			fprintf(out, "           preempted by: ");
-			causes_text(out, &acc->preempted_by, v, false);
+			hvt_analysis_causes_text(out, &acc->preempted_by, v, false);
 		}
 		if (acc->blocked_then.n) {
 			fprintf(out, "           blocked, its host CPU then ran: ");
-			causes_text(out, &acc->blocked_then, v, false);
+			hvt_analysis_causes_text(out, &acc->blocked_then, v, false);
 		}
+		if (a->guest_wakeups)
+			hvt_wait_text(out, 11, "", "in the guest", &list[i]->waits, v);
 	}
 	if (!n) {
 		fprintf(out, "  (none: no guest sched_switch of %s)\n",
@@ -264,9 +287,10 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 			thread_names(out, a);
 	}
 	else if (!a->guest_wakeups)
-		fprintf(out, "  runnable: the guest recorded no sched_wakeup (not recorded by default: "
-			"add -e sched_wakeup to\n  the guest's agent), so only the waits after a "
-			"preemption in the guest are counted\n");
+		fprintf(out, "  runnable, woken by: the guest recorded no sched_wakeup (not recorded by "
+			"default: add\n  -e sched_wakeup to the guest's agent), so only the waits after "
+			"a preemption in the\n  guest are counted, and what its threads slept on is not "
+			"known\n");
 	free(list);
 }
 
@@ -301,39 +325,45 @@ void hvt_analysis_tsv_header(FILE *out)
 	fputs("vm\tkind\tid\tname\tstate\tcause_id\tcause\tns\tslack_ns\tpieces\n", out);
 }
 
-static void row(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
-		const char *name, const char *state, long long cause_id, const char *cause,
-		const struct hvt_analysis_view *v, uint64_t ticks, uint64_t slack, uint64_t pieces)
+void hvt_analysis_row(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
+		      const char *name, const char *state, long long cause_id, const char *cause,
+		      const struct hvt_analysis_view *v, uint64_t ticks, uint64_t slack,
+		      uint64_t pieces)
 {
 	fprintf(out, "%s\t%s\t%lld\t%s\t%s\t%lld\t%s\t%.0f\t%.0f\t%" PRIu64 "\n", a->name, kind, id,
 		name, state, cause_id, cause, (double)ticks * v->ns_per_tick,
 		(double)slack * v->ns_per_tick, pieces);
 }
 
+#define row hvt_analysis_row
+
+/* A row per cause of @c, by ticks (@exits: exit reasons, in order of first seen). */
+static void causes_rows(FILE *out, const struct hvt_vm_analysis *a, const char *kind,
+			long long id, const char *name, const char *state, struct hvt_causes *c,
+			const struct hvt_analysis_view *v, bool exits)
+{
+	size_t i;
+
+	if (!exits)
+		hvt_causes_sort(c);
+	for (i = 0; i < c->n; i++)
+		row(out, a, kind, id, name, state, c->v[i].tid, exits ? "" : c->v[i].comm, v,
+		    c->v[i].ticks, c->v[i].slack, 0);
+}
+
 static void account_rows(FILE *out, const struct hvt_vm_analysis *a, const char *kind,
 			 long long id, const char *name, struct hvt_account *acc,
 			 const struct hvt_analysis_view *v)
 {
-	size_t i;
 	int s;
 
 	for (s = 0; s < HVT_NR_VCPU_STATES; s++)
 		if (acc->pieces[s])
 			row(out, a, kind, id, name, hvt_vcpu_state_name(s), -1, "", v, acc->ticks[s],
 			    acc->slack[s], acc->pieces[s]);
-	hvt_causes_sort(&acc->preempted_by);
-	for (i = 0; i < acc->preempted_by.n; i++)
-		row(out, a, kind, id, name, "preempted-by", acc->preempted_by.v[i].tid,
-		    acc->preempted_by.v[i].comm, v, acc->preempted_by.v[i].ticks,
-		    acc->preempted_by.v[i].slack, 0);
-	hvt_causes_sort(&acc->blocked_then);
-	for (i = 0; i < acc->blocked_then.n; i++)
-		row(out, a, kind, id, name, "blocked-then-ran", acc->blocked_then.v[i].tid,
-		    acc->blocked_then.v[i].comm, v, acc->blocked_then.v[i].ticks,
-		    acc->blocked_then.v[i].slack, 0);
-	for (i = 0; i < acc->exits.n; i++)
-		row(out, a, kind, id, name, "exit-reason", acc->exits.v[i].tid, "", v,
-		    acc->exits.v[i].ticks, acc->exits.v[i].slack, 0);
+	causes_rows(out, a, kind, id, name, "preempted-by", &acc->preempted_by, v, false);
+	causes_rows(out, a, kind, id, name, "blocked-then-ran", &acc->blocked_then, v, false);
+	causes_rows(out, a, kind, id, name, "exit-reason", &acc->exits, v, true);
 	if (acc->runnable_pieces)
 		row(out, a, kind, id, name, "runnable", -1, "", v, acc->runnable,
 		    acc->runnable_slack, acc->runnable_pieces);
@@ -354,14 +384,19 @@ void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_ana
 	size_t i, n;
 
 	for (i = 0; i < a->runs.nr; i++)
-		if (a->runs.tids[i] > 0)
+		if (a->runs.tids[i] > 0) {
 			account_rows(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu(a, i), v);
+			hvt_wait_tsv(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu_waits(a, i),
+				     v);
+		}
 	list = shown_threads(a, v, &n);
 	if (!picked(v))		/* every thread in TSV */
 		for (n = 0, i = 0; list && i < a->cap_threads; i++)
 			if (a->threads[i].tid)
 				list[n++] = &a->threads[i];
-	for (i = 0; list && i < n; i++)
+	for (i = 0; list && i < n; i++) {
 		account_rows(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->acc, v);
+		hvt_wait_tsv(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->waits, v);
+	}
 	free(list);
 }

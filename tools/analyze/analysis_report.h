@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clocksync/host_clock.h"
 #include "tools/model/vm_analysis.h"
 
 struct hvt_analysis_view {
@@ -22,6 +23,7 @@ struct hvt_analysis_view {
 	size_t nr_tids;
 	char *const *comms;		/* ... or by name; neither: the top ones */
 	size_t nr_comms;
+	struct hvt_host_clock *clock;	/* for instants: seconds since the trace start */
 };
 
 /* The text summary of VM analysis @a on @out. */
@@ -32,5 +34,19 @@ void hvt_analysis_tsv_header(FILE *out);
 void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v);
 /* Ticks a guest thread lost to the host: its vCPU preempted, blocked or in the hypervisor. */
 uint64_t hvt_account_lost(const struct hvt_account *acc);
+
+/* For the report's parts: @ticks in ms. */
+double hvt_analysis_ms(const struct hvt_analysis_view *v, uint64_t ticks);
+/* A bound in ms, rounded up, as text in @text (returned). */
+const char *hvt_analysis_bound_text(char text[32], const struct hvt_analysis_view *v,
+				    uint64_t ticks);
+/* "name[tid] 1.234 ms, ..." of the first v->top causes (exit reasons if @exits), and a newline. */
+void hvt_analysis_causes_text(FILE *out, struct hvt_causes *c, const struct hvt_analysis_view *v,
+			      bool exits);
+/* One TSV row. */
+void hvt_analysis_row(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
+		      const char *name, const char *state, long long cause_id, const char *cause,
+		      const struct hvt_analysis_view *v, uint64_t ticks, uint64_t slack,
+		      uint64_t pieces);
 
 #endif

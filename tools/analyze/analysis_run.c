@@ -57,6 +57,7 @@ static int report(struct hvt_vm_analyses *va, const struct hvt_vm_analyses_opts 
 	char unread[256];
 	size_t i, done = 0;
 
+	v.clock = &ses->clock;
 	if (hvt_session_unread_host_cpus(ses, unread, sizeof(unread)))
 		v.unread_cpus = unread;
 	/*

@@ -53,6 +53,17 @@ static struct hvt_vm_analysis *kvm_vm(struct hvt_vm_analyses *va)
 	return n == 1 ? found : NULL;
 }
 
+/* A host wait ended: to each analysed VM, which counts it if a vCPU thread's. */
+static void on_host_wait(void *ctx, const struct hvt_wait_chain *c)
+{
+	struct hvt_vm_analyses *va = ctx;
+	size_t i;
+
+	for (i = 0; i < va->ses->archive.nr_vms; i++)
+		if (!va->why[i])
+			hvt_vm_analysis_host_wait(&va->vms[i], c);
+}
+
 int hvt_vm_analyses_init(struct hvt_vm_analyses *va, struct hvt_session *ses,
 			 const struct hvt_vm_analyses_opts *o)
 {
@@ -69,6 +80,7 @@ int hvt_vm_analyses_init(struct hvt_vm_analyses *va, struct hvt_session *ses,
 	for (i = 0; i < n; i++)
 		va->why[i] = vm_init(va, o, i);
 	va->kvm = kvm_vm(va);
+	hvt_wait_chains_init(&va->host_waits, on_host_wait, va);
 	return 0;
 }
 
@@ -81,6 +93,7 @@ void hvt_vm_analyses_free(struct hvt_vm_analyses *va)
 			hvt_vm_analysis_free(&va->vms[i]);
 	free(va->vms);
 	free(va->why);
+	hvt_wait_chains_free(&va->host_waits);
 	memset(va, 0, sizeof(*va));
 }
 
@@ -94,6 +107,30 @@ void hvt_vm_analyses_host_switch(void *ctx, const struct hvt_fed_event *e)
 		if (!va->why[i])
 			hvt_vm_analysis_host_switch(&va->vms[i], e->cpu, e->ts, sw->prev,
 						    sw->runnable, sw->next, sw->next_comm);
+	hvt_wait_chains_switch(&va->host_waits, e->ts, 0, sw);
+}
+
+/* Whether @tid is a vCPU thread of analysed VM @i. */
+static bool vcpu_thread(const struct hvt_vm_analyses *va, size_t i, int32_t tid)
+{
+	size_t v;
+
+	for (v = 0; !va->why[i] && v < va->vms[i].runs.nr; v++)
+		if (va->vms[i].runs.tids[v] == tid)
+			return true;
+	return false;
+}
+
+void hvt_vm_analyses_host_wakeup(void *ctx, const struct hvt_fed_event *e)
+{
+	struct hvt_vm_analyses *va = ctx;
+	size_t i;
+
+	for (i = 0; i < va->ses->archive.nr_vms; i++)
+		if (e->ev.wakeup.tid > 0 && vcpu_thread(va, i, e->ev.wakeup.tid))
+			va->vms[i].host_wakeups++;
+	hvt_wait_chains_wakeup(&va->host_waits, e->ts, 0, e->ev.wakeup.tid, e->ev.wakeup.comm,
+			       e->tid);
 }
 
 void hvt_vm_analyses_kvm_entry(void *ctx, const struct hvt_fed_event *e)
@@ -120,6 +157,7 @@ void hvt_vm_analyses_host_lost(void *ctx, uint32_t cpu, uint64_t from, uint64_t 
 	for (v = 0; v < va->ses->archive.nr_vms; v++)
 		if (!va->why[v])
 			hvt_vm_analysis_host_lost(&va->vms[v], cpu, from, until);
+	hvt_wait_chains_lost(&va->host_waits, until);
 }
 
 uint64_t hvt_vm_analyses_bound(const struct hvt_vm_analyses *va, const struct hvt_fed_event *e)
@@ -156,11 +194,12 @@ void hvt_vm_analyses_guest_wakeup(void *ctx, const struct hvt_fed_event *e)
 
 	if (a)
 		hvt_vm_analysis_guest_wakeup(a, e->ts, hvt_vm_analyses_bound(ctx, e),
-					     e->ev.wakeup.tid, e->ev.wakeup.comm);
+					     e->ev.wakeup.tid, e->ev.wakeup.comm, e->tid);
 }
 
 const struct hvt_event_listener hvt_vm_analyses_listener = {
 	.host = { [HVT_EV_SCHED_SWITCH] = hvt_vm_analyses_host_switch,
+		  [HVT_EV_SCHED_WAKEUP] = hvt_vm_analyses_host_wakeup,
 		  [HVT_EV_KVM_ENTRY] = hvt_vm_analyses_kvm_entry,
 		  [HVT_EV_KVM_EXIT] = hvt_vm_analyses_kvm_exit },
 	.guest = { [HVT_EV_SCHED_SWITCH] = hvt_vm_analyses_guest_switch,

@@ -2,7 +2,9 @@
 /*
  * vm_analyses.h - the analysis (vm_analysis.h) of each VM of a session
  * that can be analysed, fed a time line's scheduling and KVM events: the
- * host's sched_switch and losses to every VM's, the host's kvm_exit and
+ * host's sched_switch and losses to every VM's (and the host's wake chains,
+ * from its sched_switch and sched_wakeup, to each VM's vCPU threads), the
+ * host's kvm_exit and
  * kvm_entry to the archive's one KVM VM (they name no VM), each guest's
  * sched_switch and sched_wakeup, with their bounds, to its own.
  *
@@ -25,6 +27,7 @@ struct hvt_vm_analyses {
 	struct hvt_vm_analysis *vms;	/* one per VM of the archive */
 	const char **why;		/* per VM: not analysed, why (NULL: analysed) */
 	struct hvt_vm_analysis *kvm;	/* the one KVM VM the host's exits are of */
+	struct hvt_wait_chains host_waits;	/* the host's wake chains, for the vCPU threads' */
 };
 
 struct hvt_vm_analyses_opts {
@@ -42,6 +45,7 @@ bool hvt_vm_analyses_selects(const struct hvt_vm_analyses_opts *o, const char *n
 
 /* The feed's events, each to the analyses it concerns (@ctx: the analyses). */
 void hvt_vm_analyses_host_switch(void *ctx, const struct hvt_fed_event *e);
+void hvt_vm_analyses_host_wakeup(void *ctx, const struct hvt_fed_event *e);
 void hvt_vm_analyses_kvm_entry(void *ctx, const struct hvt_fed_event *e);
 void hvt_vm_analyses_kvm_exit(void *ctx, const struct hvt_fed_event *e);
 void hvt_vm_analyses_host_lost(void *ctx, uint32_t cpu, uint64_t from, uint64_t until);

@@ -26,6 +26,7 @@ struct hv_span {
 
 struct hvt_analysis_vcpu {
 	struct hvt_account acc;
+	struct hvt_wait_account waits;	/* its thread's sleeps on the host */
 	struct task_change cur;		/* tid -1: not known yet */
 	struct task_change *q;		/* later changes, q[head..n) */
 	size_t head, n, cap;
@@ -215,6 +216,15 @@ static void on_segment(void *ctx, const struct hvt_run_segment *seg, bool open)
 
 /* --- inputs --------------------------------------------------------------- */
 
+static void on_guest_wait(void *ctx, const struct hvt_wait_chain *c)
+{
+	struct hvt_vm_analysis *a = ctx;
+	struct hvt_guest_thread *t = thread(a, c->link[0].tid, NULL);
+
+	if (t)
+		hvt_wait_account_add(&t->waits, c, a->from, a->to);
+}
+
 int hvt_vm_analysis_init(struct hvt_vm_analysis *a, const char *name, const int32_t *tids,
 			 size_t nr, uint64_t start, uint64_t from, uint64_t to)
 {
@@ -232,6 +242,7 @@ int hvt_vm_analysis_init(struct hvt_vm_analysis *a, const char *name, const int3
 	}
 	for (i = 0; i < nr; i++)
 		a->vcpus[i].cur.tid = -1;
+	hvt_wait_chains_init(&a->guest_waits, on_guest_wait, a);
 	return 0;
 }
 
@@ -241,11 +252,15 @@ void hvt_vm_analysis_free(struct hvt_vm_analysis *a)
 
 	for (i = 0; a->vcpus && i < a->runs.nr; i++) {
 		hvt_account_free(&a->vcpus[i].acc);
+		hvt_wait_account_free(&a->vcpus[i].waits);
 		free(a->vcpus[i].q);
 		free(a->vcpus[i].hv);
 	}
-	for (i = 0; i < a->cap_threads; i++)
+	for (i = 0; i < a->cap_threads; i++) {
 		hvt_account_free(&a->threads[i].acc);
+		hvt_wait_account_free(&a->threads[i].waits);
+	}
+	hvt_wait_chains_free(&a->guest_waits);
 	free(a->threads);
 	free(a->vcpus);
 	hvt_host_runs_free(&a->runs);
@@ -340,6 +355,18 @@ static void queue_change(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 	v->q[v->n++] = (struct task_change){ ts, bound, tid };
 }
 
+/* The switch to the guest's wake chains: last, as a wait it ends is counted to a thread. */
+static void guest_waits_switch(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,
+			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
+			       const char *next_comm)
+{
+	struct hvt_sched_switch sw = { .prev = prev, .next = next, .runnable = runnable };
+
+	snprintf(sw.prev_comm, sizeof(sw.prev_comm), "%s", prev_comm ? prev_comm : "");
+	snprintf(sw.next_comm, sizeof(sw.next_comm), "%s", next_comm ? next_comm : "");
+	hvt_wait_chains_switch(&a->guest_waits, ts, bound, &sw);
+}
+
 void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64_t ts,
 				  uint64_t bound, int32_t prev, bool runnable,
 				  const char *prev_comm, int32_t next, const char *next_comm)
@@ -362,19 +389,30 @@ void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64
 		in->running = true;
 		stop_waiting(a, in, ts, bound);
 	}
+	guest_waits_switch(a, ts, bound, prev, runnable, prev_comm, next, next_comm);
 }
 
 void hvt_vm_analysis_guest_wakeup(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,
-				  int32_t tid, const char *comm)
+				  int32_t tid, const char *comm, int32_t waker)
 {
 	struct hvt_guest_thread *t = thread(a, tid, comm);
 
 	a->guest_wakeups++;
-	if (!t || t->runnable || t->running)
-		return;
-	t->runnable = true;
-	t->runnable_at = ts;
-	t->runnable_bound = bound;
+	if (t && !t->runnable && !t->running) {
+		t->runnable = true;
+		t->runnable_at = ts;
+		t->runnable_bound = bound;
+	}
+	hvt_wait_chains_wakeup(&a->guest_waits, ts, bound, tid, comm, waker);
+}
+
+void hvt_vm_analysis_host_wait(struct hvt_vm_analysis *a, const struct hvt_wait_chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < a->runs.nr; i++)
+		if (a->runs.tids[i] > 0 && a->runs.tids[i] == c->link[0].tid)
+			hvt_wait_account_add(&a->vcpus[i].waits, c, a->from, a->to);
 }
 
 void hvt_vm_analysis_finish(struct hvt_vm_analysis *a, uint64_t end)
@@ -390,4 +428,9 @@ void hvt_vm_analysis_finish(struct hvt_vm_analysis *a, uint64_t end)
 struct hvt_account *hvt_vm_analysis_vcpu(struct hvt_vm_analysis *a, size_t v)
 {
 	return &a->vcpus[v].acc;
+}
+
+struct hvt_wait_account *hvt_vm_analysis_vcpu_waits(struct hvt_vm_analysis *a, size_t v)
+{
+	return &a->vcpus[v].waits;
 }

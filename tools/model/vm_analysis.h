@@ -12,7 +12,11 @@
  *     archive's one KVM VM);
  *   - the guest's sched_switch per vCPU: which guest task was current on
  *     it, from which aligned instant, within which bound; and the guest's
- *     sched_wakeup, for the time a thread waited runnable in the guest.
+ *     sched_wakeup, for the time a thread waited runnable in the guest;
+ *   - the wake chains (wait_chain.h) of the vCPU threads' sleeps on the
+ *     host (from the caller: the host's chains are every VM's) and of the
+ *     guest threads' sleeps in the guest, summed per vCPU and per guest
+ *     thread (wait_account.h).
  *
  * Each host segment of vCPU v is cut at the guest's task changes on v and
  * at v's exits and entries, and each piece counted (account.h) for v and
@@ -35,6 +39,8 @@
 #include <stdint.h>
 
 #include "tools/model/account.h"
+#include "tools/model/wait_account.h"
+#include "tools/model/wait_chain.h"
 #include "tools/align/host_runs.h"
 
 struct hvt_guest_thread {
@@ -44,6 +50,7 @@ struct hvt_guest_thread {
 	bool runnable;			/* waiting in the guest since runnable_at */
 	uint64_t runnable_at, runnable_bound;
 	struct hvt_account acc;
+	struct hvt_wait_account waits;	/* its sleeps in the guest, by wake chain */
 };
 
 struct hvt_analysis_vcpu;
@@ -79,6 +86,8 @@ struct hvt_vm_analysis {
 	uint64_t from, to;		/* host TSC: only time within counts */
 	uint64_t guest_switches;
 	uint64_t guest_wakeups;		/* without any, "runnable" misses the waits after one */
+	uint64_t host_wakeups;		/* of the vCPU threads (counted by the caller) */
+	struct hvt_wait_chains guest_waits;	/* the guest threads' wake chains */
 	hvt_vcpu_piece_fn on_piece;	/* each piece counted, if set (after init) */
 	void *piece_ctx;
 	int32_t seg_cpu;		/* the host CPU of the segment being cut */
@@ -109,11 +118,16 @@ void hvt_vm_analysis_kvm(struct hvt_vm_analysis *a, uint32_t vcpu, bool entry, u
 void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t vcpu, uint64_t ts,
 				  uint64_t bound, int32_t prev, bool runnable,
 				  const char *prev_comm, int32_t next, const char *next_comm);
+/* A guest sched_wakeup of @tid, recorded while guest thread @waker ran. */
 void hvt_vm_analysis_guest_wakeup(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,
-				  int32_t tid, const char *comm);
+				  int32_t tid, const char *comm, int32_t waker);
+/* A host wait that ended, chain @c: counted if it is a vCPU thread's. */
+void hvt_vm_analysis_host_wait(struct hvt_vm_analysis *a, const struct hvt_wait_chain *c);
 /* The trace ends at host TSC @end. */
 void hvt_vm_analysis_finish(struct hvt_vm_analysis *a, uint64_t end);
 /* vCPU @v's account (v < runs.nr). */
 struct hvt_account *hvt_vm_analysis_vcpu(struct hvt_vm_analysis *a, size_t v);
+/* ... and its thread's sleeps on the host. */
+struct hvt_wait_account *hvt_vm_analysis_vcpu_waits(struct hvt_vm_analysis *a, size_t v);
 
 #endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wait_report.c - what a thread slept on, as text or TSV (wait_report.h).
+ */
+#include <inttypes.h>
+
+#include "tools/analyze/wait_report.h"
+
+/* "comm[tid]", or the idle task's, or "?[tid]". */
+static void task_text(FILE *out, int32_t tid, const char *comm)
+{
+	fprintf(out, "%s[%d]", *comm ? comm : tid ? "?" : "swapper", tid);
+}
+
+/* Seconds since the trace start of host TSC @tsc, as merge prints them. */
+static double seconds(const struct hvt_analysis_view *v, uint64_t tsc)
+{
+	return v->clock ? (double)hvt_host_clock_since_start(v->clock, tsc) / 1e9 : 0;
+}
+
+static void chain_text(FILE *out, int indent, const char *who, struct hvt_wait_account *w,
+		       const struct hvt_analysis_view *v)
+{
+	const struct hvt_wait_chain *c = &w->longest;
+	char text[32];
+	unsigned int i;
+
+	fprintf(out, "%*s%s%slongest sleep %.3f ms", indent, "", who, *who ? " " : "",
+		hvt_analysis_ms(v, w->longest_ticks));
+	if (c->link[0].asleep_bound + c->link[0].woken_bound)
+		fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, c->link[0].asleep_bound +
+								c->link[0].woken_bound));
+	fprintf(out, ", woken at %.6f s; its chain, %u link%s, ends: %s\n",
+		seconds(v, c->link[0].woken), c->depth, c->depth == 1 ? "" : "s",
+		hvt_chain_end_text(c->end));
+	for (i = 0; i < c->depth; i++) {
+		const struct hvt_wait_link *l = &c->link[i];
+
+		fprintf(out, "%*s  %u  ", indent, "", i);
+		task_text(out, l->tid, l->comm);
+		fprintf(out, " asleep %.3f ms from %.6f s, woken by ",
+			hvt_analysis_ms(v, l->woken - l->asleep), seconds(v, l->asleep));
+		task_text(out, l->waker, l->waker_comm);
+		if (i)
+			fprintf(out, ", ran %.3f ms later", hvt_analysis_ms(v, l->ran - l->woken));
+		fputc('\n', out);
+	}
+}
+
+void hvt_wait_text(FILE *out, int indent, const char *who, const char *where,
+		   struct hvt_wait_account *w, const struct hvt_analysis_view *v)
+{
+	const char *sp = *who ? " " : "";
+	char text[32];
+
+	if (!w->woken && !w->no_wakeup_waits && !w->unended)
+		return;
+	fprintf(out, "%*s%s%sasleep %s %.3f ms", indent, "", who, sp, where,
+		hvt_analysis_ms(v, w->asleep + w->no_wakeup));
+	if (w->asleep_slack + w->no_wakeup_slack)
+		fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, w->asleep_slack +
+								w->no_wakeup_slack));
+	fprintf(out, " in %" PRIu64 " wait%s", w->woken + w->no_wakeup_waits,
+		w->woken + w->no_wakeup_waits == 1 ? "" : "s");
+	if (w->no_wakeup_waits)
+		fprintf(out, " (%" PRIu64 " ending with no sched_wakeup recorded, %.3f ms)",
+			w->no_wakeup_waits, hvt_analysis_ms(v, w->no_wakeup));
+	fprintf(out, "; once woken, waited for a CPU %.3f ms", hvt_analysis_ms(v, w->latency));
+	if (w->latency_slack)
+		fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, w->latency_slack));
+	if (w->latency_unseen)
+		fprintf(out, " (not known for %" PRIu64 " waits whose switch-in was not recorded)",
+			w->latency_unseen);
+	if (w->unended)
+		fprintf(out, "; %" PRIu64 " more wait%s, of unknown length, whose end was not "
+			"recorded", w->unended, w->unended == 1 ? "" : "s");
+	fputc('\n', out);
+	if (!w->woken)
+		return;
+	fprintf(out, "%*s%s%swoken by: ", indent, "", who, sp);
+	hvt_analysis_causes_text(out, &w->woken_by, v, false);
+	fprintf(out, "%*s%s%swaited on (each wake chain's end, up to %d links): ", indent, "", who,
+		sp, HVT_WAIT_CHAIN_MAX);
+	hvt_analysis_causes_text(out, &w->waited_on, v, false);
+	chain_text(out, indent, who, w, v);
+	if (w->failed)
+		fprintf(out, "%*s(out of memory: some wakers are not counted)\n", indent, "");
+}
+
+void hvt_wait_tsv(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
+		  const char *name, struct hvt_wait_account *w, const struct hvt_analysis_view *v)
+{
+	const struct hvt_wait_chain *c = &w->longest;
+	size_t i;
+	int e;
+
+	if (w->woken)
+		hvt_analysis_row(out, a, kind, id, name, "asleep-woken", -1, "", v, w->asleep,
+				 w->asleep_slack, w->woken);
+	if (w->no_wakeup_waits)
+		hvt_analysis_row(out, a, kind, id, name, "asleep-no-wakeup", -1, "", v,
+				 w->no_wakeup, w->no_wakeup_slack, w->no_wakeup_waits);
+	if (w->latency)
+		hvt_analysis_row(out, a, kind, id, name, "wake-latency", -1, "", v, w->latency,
+				 w->latency_slack, w->woken);
+	if (w->unended)
+		hvt_analysis_row(out, a, kind, id, name, "wait-unended", -1, "", v, 0, 0,
+				 w->unended);
+	if (w->latency_unseen)
+		hvt_analysis_row(out, a, kind, id, name, "wake-latency-unseen", -1, "", v, 0, 0,
+				 w->latency_unseen);
+	hvt_causes_sort(&w->woken_by);
+	for (i = 0; i < w->woken_by.n; i++)
+		hvt_analysis_row(out, a, kind, id, name, "woken-by", w->woken_by.v[i].tid,
+				 w->woken_by.v[i].comm, v, w->woken_by.v[i].ticks,
+				 w->woken_by.v[i].slack, w->woken_by.v[i].count);
+	hvt_causes_sort(&w->waited_on);
+	for (i = 0; i < w->waited_on.n; i++)
+		hvt_analysis_row(out, a, kind, id, name, "waited-on", w->waited_on.v[i].tid,
+				 w->waited_on.v[i].comm, v, w->waited_on.v[i].ticks,
+				 w->waited_on.v[i].slack, w->waited_on.v[i].count);
+	for (e = 0; e < HVT_NR_CHAIN_ENDS; e++)
+		if (w->ends[e])
+			hvt_analysis_row(out, a, kind, id, name, "chain-end", -1,
+					 hvt_chain_end_id((enum hvt_chain_end)e), v, 0, 0, w->ends[e]);
+	for (i = 0; i < c->depth; i++)	/* the longest sleep's chain: pieces is the link */
+		hvt_analysis_row(out, a, kind, id, name, "longest-chain", c->link[i].tid,
+				 c->link[i].comm, v, c->link[i].woken - c->link[i].asleep,
+				 c->link[i].asleep_bound + c->link[i].woken_bound, i);
+}
