@@ -5,13 +5,16 @@
 # alignment, and babeltrace2 must read every guest stream, agreeing with
 # hvtrace on the number of events; the merge, as CTF, must read back in
 # the same order through babeltrace2. The SQL cookbook's queries agree with
-# analyze and merge on it.
+# analyze and merge on it, and so do analyze's wake chains (who woke each
+# vCPU thread and guest thread) with merge's sched_switch and sched_wakeup.
 set -uo pipefail
 build=${1:?usage: demo.sh BUILD}
 hvtrace=$build/hvtrace
 . "$(dirname "$0")/lib.sh"
 # sql_cookbook: docs/sql.md's queries checked against analyze and merge
 . "$(dirname "$0")/sql_cookbook.sh"
+# wake_chains: analyze's wakers checked against merge's sched events
+. "$(dirname "$0")/wake_chains.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -119,6 +122,7 @@ check "tsc --vm nosuch: a usage error ($?) listing the VMs" test $? -eq 2 -a \
 grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 sql_cookbook "$hvtrace" "$archive" "$work"
+wake_chains "$hvtrace" "$archive" "$work"
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.
