@@ -386,8 +386,9 @@ void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_ana
 	for (i = 0; i < a->runs.nr; i++)
 		if (a->runs.tids[i] > 0) {
 			account_rows(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu(a, i), v);
-			hvt_wait_tsv(out, a, "vcpu", (long long)i, "", hvt_vm_analysis_vcpu_waits(a, i),
-				     v);
+			if (a->host_wakeups)	/* else every wait would be "no wakeup" */
+				hvt_wait_tsv(out, a, "vcpu", (long long)i, "",
+					     hvt_vm_analysis_vcpu_waits(a, i), v);
 		}
 	list = shown_threads(a, v, &n);
 	if (!picked(v))		/* every thread in TSV */
@@ -396,7 +397,9 @@ void hvt_analysis_tsv(FILE *out, struct hvt_vm_analysis *a, const struct hvt_ana
 				list[n++] = &a->threads[i];
 	for (i = 0; list && i < n; i++) {
 		account_rows(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->acc, v);
-		hvt_wait_tsv(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->waits, v);
+		if (a->guest_wakeups)
+			hvt_wait_tsv(out, a, "thread", list[i]->tid, list[i]->comm, &list[i]->waits,
+				     v);
 	}
 	free(list);
 }
