@@ -5,8 +5,9 @@
 # switch-out asleep) woken by a sched_wakeup and then seen again (switched
 # in, or out where the switch-in was not recorded) is counted, by waker,
 # with its length from the switch-out to the wakeup. analyze's woken-by
-# rows must hold the same wakers, the same counts and the same time, and
-# its longest chain must start with the longest such sleep. The replica
+# rows must hold the same wakers, the same counts and the same time, its
+# longest chain must start with the longest such sleep, and what each
+# thread waited on (the chains' critical paths) must add up to its sleep. The replica
 # here is independent of tools/model/: awk over merge's text.
 # Sourced by demo.sh (wake_chains HVTRACE ARCHIVE WORK, with lib.sh's
 # check), or run on its own: tests/e2e/wake_chains.sh BUILD ARCHIVE.
@@ -113,6 +114,14 @@ wake_chains() {	# wake_chains HVTRACE ARCHIVE WORK
 		check "wake chains: no guest sched_wakeup, no guest waker said" \
 			test ! -s "$work/wc-guest-analyze"
 	fi
+	# every instant of a sleep goes to one task of its chain: the waited-on
+	# rows add up to the sleep (1 ns of rounding per row)
+	check "wake chains: what each thread waited on adds up to its sleep" awk -F'\t' '
+		$5 == "asleep-woken" { asleep[$2 " " $3] = $8 }
+		$5 == "waited-on" { sum[$2 " " $3] += $8; rows[$2 " " $3]++ }
+		END { for (k in asleep) { d = sum[k] - asleep[k]; if (d < 0) d = -d
+			if (d > rows[k] + 1) { print k ": " sum[k] " vs " asleep[k]; bad = 1 } }
+		      exit bad }' "$tsv"
 	check "wake chains: each vCPU's longest sleep printed with its chain" test \
 		"$(grep -c "^  vCPU [0-9]* longest sleep .*; its chain, [0-9] links*, ends: " \
 		"$work/wc-analysis.txt")" -eq "$(wc -w <<< "$tids")"

@@ -3,8 +3,8 @@
  * test_wait_chain.c - wake chains (tools/model/wait_chain.h) and their sums
  * (wait_account.h): the waker of each sleep, chains followed link by link
  * while each waker's wait overlaps the first sleep, every way a chain ends
- * (the waker ran, the idle task, a waker not seen, no wakeup, the depth
- * limit), waits whose end or switch-in was not recorded, losses, and the
+ * (the waker ran, was preempted, the idle task, a waker not seen, no
+ * wakeup, the depth limit), waits whose end or switch-in was not recorded, losses, and the
  * sums cut to a span with their bounds.
  */
 #include <setjmp.h>
@@ -167,6 +167,46 @@ static void test_stops_where_waits_do_not_overlap(void **state)
 	hvt_wait_chains_free(&w);
 }
 
+/*
+ * The waker ran throughout the sleep but was preempted by a hog (50) from
+ * 120 to 140 of it: the chain ends on that preemption, the hog waited on.
+ * A preemption before the sleep began is not a link.
+ */
+static void test_preempted_waker(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+	const char *comm;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 20);
+	run_at(&w, 0, 10);
+	sw(&w, 50, 20, true, 50);	/* 20 preempted 50 -> 60, before the sleep */
+	sw(&w, 60, 50, true, 20);
+	sleep_at(&w, 100, 10);
+	wake(&w, 110, 10, 20);
+	run_at(&w, 111, 10);
+	assert_int_equal(wait_of(&s, 10)->end, HVT_CHAIN_RAN);
+
+	sleep_at(&w, 115, 10);
+	sw(&w, 120, 20, true, 50);	/* 20 preempted by 50 */
+	sw(&w, 140, 50, true, 20);
+	wake(&w, 150, 10, 20);
+	run_at(&w, 151, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->depth, 2);
+	assert_int_equal(c->end, HVT_CHAIN_PREEMPTED);
+	assert_true(c->link[1].preempted);
+	assert_int_equal(c->link[1].tid, 20);
+	assert_int_equal(c->link[1].asleep, 120);
+	assert_int_equal(c->link[1].woken, 140);
+	assert_int_equal(hvt_wait_chain_root(c, &comm), 50);
+	assert_string_equal(comm, "t50");
+	hvt_wait_chains_free(&w);
+}
+
 /* Woken by the idle task; by a task not seen before the sleep; with no wakeup. */
 static void test_chain_ends(void **state)
 {
@@ -289,15 +329,65 @@ static void test_account(void **state)
 	hvt_wait_account_free(&a);
 }
 
+static uint64_t waited_on(struct hvt_wait_account *a, int32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < a->waited_on.n; i++)
+		if (a->waited_on.v[i].tid == tid)
+			return a->waited_on.v[i].ticks;
+	return 0;
+}
+
+/*
+ * The critical path: T sleeps 100 -> 200, woken by W, which slept 50 -> 150
+ * (woken by X, which ran throughout) and ran at 160: W has 160 -> 200 and
+ * its latency 150 -> 160, X 100 -> 150; they sum to the sleep. Then W
+ * preempted by Y 120 -> 140 instead: Y has those 20, W the other 80; and
+ * cut to [130, 170): Y 10, W 30.
+ */
+static void test_critical_path(void **state)
+{
+	struct hvt_wait_account a;
+	struct hvt_wait_chain c = { .depth = 2, .end = HVT_CHAIN_RAN };
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	c.link[0] = (struct hvt_wait_link){ .tid = 1, .waker = 2, .asleep = 100, .woken = 200,
+					    .ran = 201 };
+	c.link[1] = (struct hvt_wait_link){ .tid = 2, .waker = 3, .asleep = 50, .woken = 150,
+					    .ran = 160 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	assert_int_equal(waited_on(&a, 2), 50);
+	assert_int_equal(waited_on(&a, 3), 50);
+	assert_int_equal(a.asleep, 100);
+	hvt_wait_account_free(&a);
+
+	c.end = HVT_CHAIN_PREEMPTED;
+	c.link[1] = (struct hvt_wait_link){ .tid = 2, .preempted = true, .waker = 4, .asleep = 120,
+					    .woken = 140, .ran = 140 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	assert_int_equal(waited_on(&a, 4), 20);
+	assert_int_equal(waited_on(&a, 2), 80);
+	hvt_wait_account_free(&a);
+	hvt_wait_account_add(&a, &c, 130, 170);
+	assert_int_equal(waited_on(&a, 4), 10);
+	assert_int_equal(waited_on(&a, 2), 30);
+	assert_int_equal(a.asleep, 40);
+	hvt_wait_account_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct_waker),
 		cmocka_unit_test(test_transitive_and_depth),
 		cmocka_unit_test(test_stops_where_waits_do_not_overlap),
+		cmocka_unit_test(test_preempted_waker),
 		cmocka_unit_test(test_chain_ends),
 		cmocka_unit_test(test_unseen_ends),
 		cmocka_unit_test(test_account),
+		cmocka_unit_test(test_critical_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

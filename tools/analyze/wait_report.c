@@ -38,10 +38,11 @@ static void chain_text(FILE *out, int indent, const char *who, struct hvt_wait_a
 
 		fprintf(out, "%*s  %u  ", indent, "", i);
 		task_text(out, l->tid, l->comm);
-		fprintf(out, " asleep %.3f ms from %.6f s, woken by ",
+		fprintf(out, " %s %.3f ms from %.6f s, ", l->preempted ? "preempted" : "asleep",
 			hvt_analysis_ms(v, l->woken - l->asleep), seconds(v, l->asleep));
+		fprintf(out, l->preempted ? "its CPU running " : "woken by ");
 		task_text(out, l->waker, l->waker_comm);
-		if (i)
+		if (i && !l->preempted)
 			fprintf(out, ", ran %.3f ms later", hvt_analysis_ms(v, l->ran - l->woken));
 		fputc('\n', out);
 	}
@@ -79,7 +80,7 @@ void hvt_wait_text(FILE *out, int indent, const char *who, const char *where,
 		return;
 	fprintf(out, "%*s%s%swoken by: ", indent, "", who, sp);
 	hvt_analysis_causes_text(out, &w->woken_by, v, false);
-	fprintf(out, "%*s%s%swaited on (each wake chain's end, up to %d links): ", indent, "", who,
+	fprintf(out, "%*s%s%swaited on (along each wake chain, up to %d links): ", indent, "", who,
 		sp, HVT_WAIT_CHAIN_MAX);
 	hvt_analysis_causes_text(out, &w->waited_on, v, false);
 	chain_text(out, indent, who, w, v);

@@ -30,13 +30,76 @@ static void add_cause(struct hvt_wait_account *a, struct hvt_causes *c, int32_t 
 		a->failed = true;
 }
 
+/* Where the critical path is cut: link 0's sleep within the span, and its ends' bounds. */
+struct path_window {
+	uint64_t lo, lo_bound, hi, hi_bound;
+};
+
+/* [@p0, @p1) of the critical path (ends within @b0, @b1) to task @tid, within @win. */
+static void on_path(struct hvt_wait_account *a, const struct path_window *win, int32_t tid,
+		    const char *comm, uint64_t p0, uint64_t b0, uint64_t p1, uint64_t b1)
+{
+	if (p0 <= win->lo) {
+		p0 = win->lo;
+		b0 = win->lo_bound;
+	}
+	if (p1 >= win->hi) {
+		p1 = win->hi;
+		b1 = win->hi_bound;
+	}
+	if (p1 > p0)
+		add_cause(a, &a->waited_on, tid, comm, p1 - p0, b0 + b1);
+}
+
+/*
+ * Link 0's sleep along its chain, each instant to one task: the waker ran
+ * from its own wait's end (switch-in) to the wakeup, and waited for a CPU
+ * before that (its wake latency, its own); before its wakeup, its waker,
+ * and so on; the last waker (or, where it was preempted, the task that
+ * had its CPU) the rest, back to link 0's fall asleep.
+ */
+static void critical_path(struct hvt_wait_account *a, const struct hvt_wait_chain *c,
+			  uint64_t from, uint64_t to)
+{
+	const struct hvt_wait_link *l0 = &c->link[0];
+	struct path_window win = { l0->asleep, l0->asleep_bound, l0->woken, l0->woken_bound };
+	uint64_t end = l0->woken, end_bound = l0->woken_bound;
+	unsigned int k;
+
+	if (from > win.lo)
+		win = (struct path_window){ from, 0, win.hi, win.hi_bound };
+	if (to < win.hi)
+		win = (struct path_window){ win.lo, win.lo_bound, to, 0 };
+	for (k = 0; k < c->depth; k++) {
+		const struct hvt_wait_link *l = &c->link[k], *next = &c->link[k + 1];
+		const char *comm = l->waker < 0 ? "no-wakeup" : l->waker_comm;
+
+		if (k + 1 == c->depth) {
+			on_path(a, &win, l->waker, comm, l0->asleep, l0->asleep_bound, end, end_bound);
+		} else if (next->preempted) {	/* the last: the preemptor had its CPU */
+			on_path(a, &win, l->waker, comm, next->woken, next->woken_bound, end,
+				end_bound);
+			on_path(a, &win, next->waker, next->waker_comm, next->asleep,
+				next->asleep_bound, next->woken, next->woken_bound);
+			on_path(a, &win, l->waker, comm, l0->asleep, l0->asleep_bound,
+				next->asleep, next->asleep_bound);
+			return;
+		} else {			/* the waker ran, and before, waited */
+			on_path(a, &win, l->waker, comm, next->woken, next->woken_bound, end,
+				end_bound);
+			end = next->woken;
+			end_bound = next->woken_bound;
+			continue;
+		}
+		return;
+	}
+}
+
 void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chain *c,
 			  uint64_t from, uint64_t to)
 {
 	const struct hvt_wait_link *l = &c->link[0];
 	uint64_t sleep, slack, late, late_slack;
-	const char *root_comm;
-	int32_t root;
 
 	if (!c->depth)
 		return;
@@ -73,8 +136,7 @@ void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chai
 	if (c->depth > a->depth_max)
 		a->depth_max = c->depth;
 	add_cause(a, &a->woken_by, l->waker, l->waker_comm, sleep, slack);
-	root = hvt_wait_chain_root(c, &root_comm);
-	add_cause(a, &a->waited_on, root, root < 0 ? "no-wakeup" : root_comm, sleep, slack);
+	critical_path(a, c, from, to);
 	if (sleep > a->longest_ticks) {
 		a->longest = *c;
 		a->longest_ticks = sleep;

@@ -4,9 +4,12 @@
  * chains (wait_chain.h) summed, within the analysed span [from, to).
  *
  * Each wait counts, cut to the span: its sleep (asleep -> woken) by the
- * task that woke it (woken_by) and by the chain's waited-on task
- * (waited_on: the last link's waker); then its wake latency (woken -> ran,
- * waiting for a CPU). A wait with no wakeup recorded counts its whole
+ * task that woke it (woken_by) and along its chain's critical path
+ * (waited_on): each instant of the sleep to one task - the waker from its
+ * own switch-in to the wakeup (and its wake latency before that), then
+ * the waker's waker, ..., the last one back to the fall asleep, except
+ * where it was preempted (the preemptor's); so waited_on sums to the
+ * sleep. Then its wake latency (woken -> ran, waiting for a CPU). A wait with no wakeup recorded counts its whole
  * sleep (asleep -> ran) in no_wakeup, by no waker. Each figure's slack is
  * the sum of its ends' error bounds (0 on the host); an end cut by the
  * span is exact. The longest sleep is kept with its whole chain. A wait
@@ -29,7 +32,7 @@ struct hvt_wait_account {
 	uint64_t unended;		/* waits begun in the span whose end was not seen */
 	uint64_t latency_unseen;	/* woken waits whose switch-in was not recorded */
 	struct hvt_causes woken_by;	/* asleep ticks by waker */
-	struct hvt_causes waited_on;	/* ... by the chain's waited-on task */
+	struct hvt_causes waited_on;	/* ... along each chain's critical path */
 	uint64_t ends[HVT_NR_CHAIN_ENDS];	/* woken waits by how their chain ends */
 	uint64_t depth_sum;		/* links of the woken waits' chains */
 	unsigned int depth_max;

@@ -25,6 +25,9 @@ struct hvt_wait_thread {
 	uint64_t since, since_bound;	/* T_ASLEEP, T_WOKEN: fell asleep */
 	struct hvt_wait_chain pending;	/* T_WOKEN: the wait ending */
 	struct hvt_wait_chain last;	/* its last wait that ended (depth 0: none) */
+	int32_t preempted_by;		/* T_RUNNABLE: the task its CPU went to */
+	char preempted_by_comm[HVT_COMM_LEN];
+	struct hvt_wait_link preemption;	/* its last one that ended (tid 0: none) */
 };
 
 void hvt_wait_chains_init(struct hvt_wait_chains *w, hvt_wait_fn on_wait, void *ctx)
@@ -95,6 +98,19 @@ static struct hvt_wait_thread *thread_of(struct hvt_wait_chains *w, int32_t tid,
 	return t;
 }
 
+/* Thread @tid if seen, never added. */
+static struct hvt_wait_thread *thread_seen(struct hvt_wait_chains *w, int32_t tid)
+{
+	size_t k;
+
+	if (tid <= 0 || !w->cap_threads)
+		return NULL;
+	for (k = slot_of(tid, w->cap_threads); w->threads[k].tid; k = (k + 1) & (w->cap_threads - 1))
+		if (w->threads[k].tid == tid)
+			return &w->threads[k];
+	return NULL;
+}
+
 /* --- chains --------------------------------------------------------------- */
 
 static bool in_chain(const struct hvt_wait_chain *c, int32_t tid)
@@ -108,10 +124,29 @@ static bool in_chain(const struct hvt_wait_chain *c, int32_t tid)
 }
 
 /*
+ * Chain @c ends on its last waker, which did not sleep during link 0's
+ * sleep: if it was preempted during it, before it woke the last link, that
+ * preemption is the last link.
+ */
+static void ran_or_preempted(struct hvt_wait_chains *w, struct hvt_wait_chain *c)
+{
+	const struct hvt_wait_link *last = &c->link[c->depth - 1];
+	const struct hvt_wait_thread *r = thread_seen(w, last->waker);
+
+	c->end = HVT_CHAIN_RAN;
+	if (!r || !r->preemption.tid || c->depth == HVT_WAIT_CHAIN_MAX ||
+	    r->preemption.ran <= c->link[0].asleep || r->preemption.asleep >= last->woken)
+		return;
+	c->link[c->depth++] = r->preemption;
+	c->end = HVT_CHAIN_PREEMPTED;
+}
+
+/*
  * Chain @c (its link 0 woken by @waker, thread @wk if one) goes on with the
  * waker's last wait and that wait's chain, while they overlap link 0's sleep.
  */
-static void follow(struct hvt_wait_chain *c, int32_t waker, const struct hvt_wait_thread *wk)
+static void follow(struct hvt_wait_chains *w, struct hvt_wait_chain *c, int32_t waker,
+		   const struct hvt_wait_thread *wk)
 {
 	uint64_t asleep = c->link[0].asleep;
 	const struct hvt_wait_chain *from;
@@ -130,7 +165,7 @@ static void follow(struct hvt_wait_chain *c, int32_t waker, const struct hvt_wai
 		const struct hvt_wait_link *l = &from->link[j];
 
 		if (l->ran <= asleep) {		/* the previous link's waker ran since */
-			c->end = HVT_CHAIN_RAN;
+			ran_or_preempted(w, c);
 			return;
 		}
 		if (in_chain(c, l->tid)) {
@@ -143,7 +178,10 @@ static void follow(struct hvt_wait_chain *c, int32_t waker, const struct hvt_wai
 		}
 		c->link[c->depth++] = *l;
 	}
-	c->end = from->depth ? from->end : HVT_CHAIN_RAN;
+	if (from->depth && from->end != HVT_CHAIN_RAN)
+		c->end = from->end;
+	else
+		ran_or_preempted(w, c);
 }
 
 /* @t's wait in progress ended unseen: told, and nothing is known of its last. */
@@ -195,6 +233,19 @@ static void switch_out(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uin
 	t->since_bound = bound;
 }
 
+/* @t, switched out runnable, runs again at @ts: its preemption ended. */
+static void preemption_ended(struct hvt_wait_thread *t, uint64_t ts, uint64_t bound)
+{
+	struct hvt_wait_link *l = &t->preemption;
+
+	*l = (struct hvt_wait_link){ .tid = t->tid, .preempted = true, .waker = t->preempted_by,
+				     .asleep = t->since, .asleep_bound = t->since_bound,
+				     .woken = ts, .woken_bound = bound, .ran = ts,
+				     .ran_bound = bound };
+	memcpy(l->comm, t->comm, sizeof(l->comm));
+	memcpy(l->waker_comm, t->preempted_by_comm, sizeof(l->waker_comm));
+}
+
 static void switch_in(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint64_t ts,
 		      uint64_t bound)
 {
@@ -215,6 +266,8 @@ static void switch_in(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint
 					     .woken_bound = bound, .ran = ts, .ran_bound = bound };
 		memcpy(l->comm, t->comm, sizeof(l->comm));
 		wait_ended(w, t, &t->pending);
+	} else if (t->st == T_RUNNABLE) {
+		preemption_ended(t, ts, bound);
 	} else if (t->st == T_UNSEEN) {
 		t->seen_at = ts;
 	}
@@ -230,8 +283,12 @@ void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bou
 		return;
 	out = thread_of(w, sw->prev, sw->prev_comm);
 	in = thread_of(w, sw->next, sw->next_comm);
-	if (out && out != in)
+	if (out && out != in) {
 		switch_out(w, out, ts, bound, sw->runnable);
+		out->preempted_by = sw->next;
+		snprintf(out->preempted_by_comm, sizeof(out->preempted_by_comm), "%s",
+			 sw->next_comm);
+	}
 	if (in && in != out)
 		switch_in(w, in, ts, bound);
 }
@@ -266,7 +323,7 @@ void hvt_wait_chains_wakeup(struct hvt_wait_chains *w, uint64_t ts, uint64_t bou
 	if (waker < 0)
 		t->pending.end = HVT_CHAIN_UNKNOWN;
 	else
-		follow(&t->pending, waker, wk);
+		follow(w, &t->pending, waker, wk);
 	t->st = T_WOKEN;
 }
 
@@ -280,6 +337,8 @@ void hvt_wait_chains_lost(struct hvt_wait_chains *w, uint64_t until)
 		if (t->tid && (t->st == T_ASLEEP || t->st == T_WOKEN) && t->since < until) {
 			wait_unended(w, t);
 			t->st = T_UNSEEN;
+		} else if (t->tid && t->st == T_RUNNABLE && t->since < until) {
+			t->st = T_UNSEEN;	/* it may have run, and slept, unseen */
 		}
 	}
 }
@@ -300,6 +359,7 @@ const char *hvt_chain_end_text(enum hvt_chain_end e)
 {
 	static const char *const text[] = {
 		[HVT_CHAIN_RAN] = "the last waker ran throughout",
+		[HVT_CHAIN_PREEMPTED] = "the last waker was preempted",
 		[HVT_CHAIN_IDLE] = "woken from the idle task: an interrupt",
 		[HVT_CHAIN_UNKNOWN] = "the last waker was not seen before",
 		[HVT_CHAIN_NO_WAKEUP] = "no sched_wakeup recorded",
@@ -313,7 +373,8 @@ const char *hvt_chain_end_text(enum hvt_chain_end e)
 const char *hvt_chain_end_id(enum hvt_chain_end e)
 {
 	static const char *const id[] = {
-		[HVT_CHAIN_RAN] = "ran", [HVT_CHAIN_IDLE] = "idle",
+		[HVT_CHAIN_RAN] = "ran", [HVT_CHAIN_PREEMPTED] = "preempted",
+		[HVT_CHAIN_IDLE] = "idle",
 		[HVT_CHAIN_UNKNOWN] = "unknown", [HVT_CHAIN_NO_WAKEUP] = "no-wakeup",
 		[HVT_CHAIN_CYCLE] = "cycle", [HVT_CHAIN_DEPTH] = "depth",
 	};

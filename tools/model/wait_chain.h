@@ -18,6 +18,11 @@
  * The chain ends (enum hvt_chain_end):
  *   RAN        the last waker ran, or was runnable, since before T fell
  *              asleep: it is what T waited on;
+ *   PREEMPTED  ... and it was runnable, another task on its CPU, during
+ *              part of T's sleep: its last preemption before it woke the
+ *              previous link is the chain's last link (preempted, its
+ *              "waker" the task its CPU ran), and that task is what T
+ *              waited on;
  *   IDLE       the last waker is the idle task: an interrupt on an idle CPU;
  *   UNKNOWN    the last waker was not seen before T fell asleep;
  *   NO_WAKEUP  the last link ran again with no sched_wakeup recorded (not
@@ -49,6 +54,7 @@
 
 enum hvt_chain_end {
 	HVT_CHAIN_RAN,
+	HVT_CHAIN_PREEMPTED,
 	HVT_CHAIN_IDLE,
 	HVT_CHAIN_UNKNOWN,
 	HVT_CHAIN_NO_WAKEUP,
@@ -57,9 +63,14 @@ enum hvt_chain_end {
 	HVT_NR_CHAIN_ENDS
 };
 
-/* One thread's wait: asleep from @asleep, woken at @woken by @waker, ran at @ran. */
+/*
+ * One thread's wait: asleep from @asleep, woken at @woken by @waker, ran at
+ * @ran. A preemption (@preempted): runnable from @asleep to @ran (= @woken),
+ * its CPU running @waker.
+ */
 struct hvt_wait_link {
 	int32_t tid;
+	bool preempted;
 	int32_t waker;			/* -1: no wakeup recorded (then woken == ran) */
 	char comm[HVT_COMM_LEN], waker_comm[HVT_COMM_LEN];
 	uint64_t asleep, woken, ran;	/* host TSC */
