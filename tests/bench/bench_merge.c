@@ -418,6 +418,7 @@ int main(void)
 	const struct sizes n = sizes_for(events_wanted());
 	char root[64], ctf[80], db[80], ref_dir[80], ref_db[88], ref_sql[112], *hv = hvtrace_path();
 	char *null_argv[] = { hv, "merge", root, "--format=null", NULL };
+	char *analyze_argv[] = { hv, "analyze", "--format", "tsv", root, NULL };
 	char *text_argv[] = { hv, "merge", root, "--output", "/dev/null", NULL };
 	char *json_argv[] = { hv, "merge", root, "--format=json", "--output", "/dev/null", NULL };
 	char *ctf_argv[] = { hv, "merge", root, "--format=ctf", "--output", ctf, NULL };
@@ -427,6 +428,7 @@ int main(void)
 	char *bt_dummy[] = { "babeltrace2", ctf, "-o", "dummy", NULL };
 	char *bt_text[] = { "babeltrace2", ctf, NULL };
 	struct measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m, runs_m, sql_m, ref_m;
+	struct measure analyze_m;
 	uint64_t archive_bytes, db_bytes;
 	long kib;
 	int v;
@@ -468,6 +470,9 @@ int main(void)
 	runs_m = measure(null_argv, OUR_ROUNDS, n.total);
 	if (runs_m.ns <= 0)
 		die("hvtrace merge failed on the benchmark archive with vcpu_threads");
+	analyze_m = measure(analyze_argv, OUR_ROUNDS, n.total);
+	if (analyze_m.ns <= 0)
+		die("hvtrace analyze failed on the benchmark archive");
 
 	printf("\nmerge: %llu events in 16 streams (host: 4 CPUs; 2 VMs: 2 kernel and %d user "
 	       "streams each), ns per event\n", (unsigned long long)n.total, USER_THREADS);
@@ -487,6 +492,9 @@ int main(void)
 	 */
 	row("merge --format=null, vcpu_threads named (runs read)", runs_m,
 	    "merge --format=null", null_m);
+	/* the same pass, each VM analysed: states, pieces, wake chains */
+	row("analyze --format tsv (vCPU states, wake chains)", analyze_m,
+	    "merge --format=null, vcpu_threads", runs_m);
 	if (bt_dummy_m.ns <= 0 || bt_text_m.ns <= 0)
 		printf("(babeltrace2 did not run: no reference)\n");
 	printf("merge --format=sqlite: %.0f k events/s, the database %.1f MiB, %.2f x the archive's "
@@ -494,11 +502,11 @@ int main(void)
 	       db_bytes / 1048576.0, (double)db_bytes / (double)archive_bytes,
 	       archive_bytes / 1048576.0, sql_m.rss_mib, ref_m.rss_mib);
 	printf("peak RSS (VmHWM, sampled), MiB: merge --format=null %.1f, text %.1f, json %.1f, "
-	       "ctf %.1f, null with vcpu_threads %.1f; babeltrace2 -o dummy %.1f, text %.1f\n",
-	       null_m.rss_mib, text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, runs_m.rss_mib,
-	       bt_dummy_m.rss_mib, bt_text_m.rss_mib);
+	       "ctf %.1f, null with vcpu_threads %.1f, analyze %.1f; babeltrace2 -o dummy %.1f, "
+	       "text %.1f\n", null_m.rss_mib, text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib,
+	       runs_m.rss_mib, analyze_m.rss_mib, bt_dummy_m.rss_mib, bt_text_m.rss_mib);
 	printf("{\"bench\":\"merge\",\"events\":%llu,\"streams\":16,\"null_ns\":%.2f,"
-	       "\"runs_ns\":%.2f,"
+	       "\"runs_ns\":%.2f,\"analyze_ns\":%.2f,\"analyze_rss_mib\":%.1f,"
 	       "\"text_ns\":%.2f,\"json_ns\":%.2f,\"ctf_ns\":%.2f,\"bt2_dummy_ns\":%.2f,"
 	       "\"bt2_text_ns\":%.2f,\"sqlite_ns\":%.2f,\"sqlite_import_ns\":%.2f,"
 	       "\"sqlite_size_ratio\":%.3f,\"sqlite_rss_mib\":%.1f,"
@@ -506,6 +514,7 @@ int main(void)
 	       "\"json_rss_mib\":%.1f,\"ctf_rss_mib\":%.1f,\"runs_rss_mib\":%.1f,"
 	       "\"bt2_dummy_rss_mib\":%.1f,"
 	       "\"bt2_text_rss_mib\":%.1f}\n", (unsigned long long)n.total, null_m.ns, runs_m.ns,
+	       analyze_m.ns, analyze_m.rss_mib,
 	       text_m.ns, json_m.ns, ctf_m.ns, bt_dummy_m.ns, bt_text_m.ns, sql_m.ns, ref_m.ns,
 	       (double)db_bytes / (double)archive_bytes, sql_m.rss_mib, null_m.rss_mib,
 	       text_m.rss_mib, json_m.rss_mib, ctf_m.rss_mib, runs_m.rss_mib, bt_dummy_m.rss_mib,

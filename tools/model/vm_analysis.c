@@ -355,18 +355,6 @@ static void queue_change(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 	v->q[v->n++] = (struct task_change){ ts, bound, tid };
 }
 
-/* The switch to the guest's wake chains: last, as a wait it ends is counted to a thread. */
-static void guest_waits_switch(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,
-			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
-			       const char *next_comm)
-{
-	struct hvt_sched_switch sw = { .prev = prev, .next = next, .runnable = runnable };
-
-	snprintf(sw.prev_comm, sizeof(sw.prev_comm), "%s", prev_comm ? prev_comm : "");
-	snprintf(sw.next_comm, sizeof(sw.next_comm), "%s", next_comm ? next_comm : "");
-	hvt_wait_chains_switch(&a->guest_waits, ts, bound, &sw);
-}
-
 void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64_t ts,
 				  uint64_t bound, int32_t prev, bool runnable,
 				  const char *prev_comm, int32_t next, const char *next_comm)
@@ -389,7 +377,9 @@ void hvt_vm_analysis_guest_switch(struct hvt_vm_analysis *a, uint32_t id, uint64
 		in->running = true;
 		stop_waiting(a, in, ts, bound);
 	}
-	guest_waits_switch(a, ts, bound, prev, runnable, prev_comm, next, next_comm);
+	/* last: a wait it ends is counted to a thread of the table */
+	hvt_wait_chains_switch_to(&a->guest_waits, ts, bound, prev, runnable, prev_comm, next,
+				  next_comm);
 }
 
 void hvt_vm_analysis_guest_wakeup(struct hvt_vm_analysis *a, uint64_t ts, uint64_t bound,

@@ -138,7 +138,9 @@ void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chai
 	add_cause(a, &a->woken_by, l->waker, l->waker_comm, sleep, slack);
 	critical_path(a, c, from, to);
 	if (sleep > a->longest_ticks) {
-		a->longest = *c;
+		memcpy(a->longest.link, c->link, c->depth * sizeof(c->link[0]));
+		a->longest.depth = c->depth;
+		a->longest.end = c->end;
 		a->longest_ticks = sleep;
 	}
 }

@@ -77,6 +77,15 @@ static bool reserve(struct hvt_wait_chains *w)
 	return true;
 }
 
+/* Comm @from into @to (HVT_COMM_LEN): on every switch, so no printf. */
+static void comm_copy(char *to, const char *from)
+{
+	size_t n = strnlen(from, HVT_COMM_LEN - 1);
+
+	memcpy(to, from, n);
+	to[n] = '\0';
+}
+
 /* Thread @tid (> 0; after reserve()), added if new, its comm from @comm if given. */
 static struct hvt_wait_thread *thread_of(struct hvt_wait_chains *w, int32_t tid, const char *comm)
 {
@@ -94,7 +103,7 @@ static struct hvt_wait_thread *thread_of(struct hvt_wait_chains *w, int32_t tid,
 		w->nr_threads++;
 	}
 	if (comm && *comm)
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		comm_copy(t->comm, comm);
 	return t;
 }
 
@@ -204,6 +213,16 @@ static void wait_unended(struct hvt_wait_chains *w, struct hvt_wait_thread *t)
 	t->last.depth = 0;
 }
 
+/* @c into @to: its links only (a chain is mostly one link; a copy per wait). */
+static void chain_copy(struct hvt_wait_chain *to, const struct hvt_wait_chain *c)
+{
+	memcpy(to->link, c->link, c->depth * sizeof(c->link[0]));
+	to->depth = c->depth;
+	to->end = c->end;
+	to->unended = c->unended;
+	to->ran_unseen = c->ran_unseen;
+}
+
 /* @t's wait, chain @c, ends: said, and kept as its last. */
 static void wait_ended(struct hvt_wait_chains *w, struct hvt_wait_thread *t,
 		       const struct hvt_wait_chain *c)
@@ -212,7 +231,7 @@ static void wait_ended(struct hvt_wait_chains *w, struct hvt_wait_thread *t,
 	if (w->on_wait)
 		w->on_wait(w->ctx, c);
 	if (c != &t->last)
-		t->last = *c;
+		chain_copy(&t->last, c);
 }
 
 static void switch_out(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint64_t ts,
@@ -274,23 +293,30 @@ static void switch_in(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint
 	t->st = T_RUNNING;
 }
 
-void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
-			    const struct hvt_sched_switch *sw)
+void hvt_wait_chains_switch_to(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
+			       const char *next_comm)
 {
 	struct hvt_wait_thread *out, *in;
 
 	if (!reserve(w))
 		return;
-	out = thread_of(w, sw->prev, sw->prev_comm);
-	in = thread_of(w, sw->next, sw->next_comm);
+	out = thread_of(w, prev, prev_comm);
+	in = thread_of(w, next, next_comm);
 	if (out && out != in) {
-		switch_out(w, out, ts, bound, sw->runnable);
-		out->preempted_by = sw->next;
-		snprintf(out->preempted_by_comm, sizeof(out->preempted_by_comm), "%s",
-			 sw->next_comm);
+		switch_out(w, out, ts, bound, runnable);
+		out->preempted_by = next;
+		comm_copy(out->preempted_by_comm, next_comm ? next_comm : "");
 	}
 	if (in && in != out)
 		switch_in(w, in, ts, bound);
+}
+
+void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			    const struct hvt_sched_switch *sw)
+{
+	hvt_wait_chains_switch_to(w, ts, bound, sw->prev, sw->runnable, sw->prev_comm, sw->next,
+				  sw->next_comm);
 }
 
 void hvt_wait_chains_wakeup(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound, int32_t tid,

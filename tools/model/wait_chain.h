@@ -106,6 +106,10 @@ void hvt_wait_chains_free(struct hvt_wait_chains *w);
 /* A sched_switch at @ts (within @bound) from @sw->prev to @sw->next. */
 void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
 			    const struct hvt_sched_switch *sw);
+/* ... from @prev (@runnable or asleep) to @next, named @prev_comm, @next_comm (or NULL). */
+void hvt_wait_chains_switch_to(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
+			       const char *next_comm);
 /* A sched_wakeup of @tid (named @comm) at @ts (within @bound), recorded while @waker ran. */
 void hvt_wait_chains_wakeup(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound, int32_t tid,
 			    const char *comm, int32_t waker);
