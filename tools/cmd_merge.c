@@ -221,6 +221,20 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --format @value names no format: said, with the formats of the table. */
+static void format_error(const char *value)
+{
+	char list[128] = "";
+	FILE *f = fmemopen(list, sizeof(list) - 1, "w");	/* the last NUL stays */
+
+	if (f) {
+		hvt_output_formats_list(f);
+		fclose(f);
+	}
+	hvt_usage_error("merge", "--format is one of %s, not '%s'", f ? list : "--help's",
+			value);
+}
+
 /* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */
 static int parse_option(int c, int i, const char *value, char **argv, struct merge_opts *o)
 {
@@ -229,8 +243,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	switch (c) {
 	case 'f':
 		if (!(o->format = hvt_output_format_find(value))) {
-			hvt_usage_error("merge", "--format is text, json, ctf, sqlite or null, not "
-					"'%s'", value);
+			format_error(value);
 			return -1;
 		}
 		return 0;

@@ -38,6 +38,12 @@ usage_error merge "$hvtrace" merge --from 2 --to 1 A
 usage_error merge "$hvtrace" merge --layer guest A
 usage_error merge "$hvtrace" merge --qemu-trace '' A
 usage_error merge "$hvtrace" merge --host-trace '' A
+usage_error merge "$hvtrace" merge --format=xml A
+# The formats an unknown --format is told are the table's, as --help lists them.
+formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
+err=$("$hvtrace" merge --format=xml A 2>&1)
+check "merge --format=xml names the formats --help lists (${formats:-none found})" \
+	test -n "$formats" -a "${err/"$formats"/}" != "$err"
 usage_error check "$hvtrace" check
 usage_error check "$hvtrace" check --no-such-option A
 usage_error analyze "$hvtrace" analyze
