@@ -117,7 +117,14 @@ check "a mistyped command: exit 2, the nearest named ($err)" test $? -eq 2 -a \
 	"$err" = "hvtrace: error: unknown command 'mrege'; did you mean 'merge'? ('hvtrace --help' lists them)"
 # The command pages say what --help says now, and the version is one.
 "$top/tests/man_pages.sh" "$hvtrace" > "$work/man.out" 2>&1
-check "man/man1 is what each command's --help says ($(tail -1 "$work/man.out"))" test $? -eq 0
+rc=$?	# taken before the $(tail) of the message, which sets $? anew
+check "man/man1 is what each command's --help says ($(tail -1 "$work/man.out"))" test "$rc" -eq 0
+version=$("$hvtrace" --version)
+for v in "$build/hvtrace-agent --version" "$build/hvtrace-agent -V" "$hvtrace agent --version"; do
+	out=$($v 2>&1)
+	check "${v#"$build/"} prints hvtrace --version's '$version' ($out, exit $?)" \
+		test $? -eq 0 -a "$out" = "$version"
+done
 check "hvtrace --version names the man pages' version" grep -q "^\.TH HVTRACE-MERGE 1 .* \"$("$hvtrace" --version)\"" \
 	"$top/man/man1/hvtrace-merge.1"
 # Well-formed but not there: found only when the host layer starts, after the
