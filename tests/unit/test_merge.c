@@ -139,6 +139,70 @@ static int merge_err(struct ctx *c, char *format, char **err)
 	return ret;
 }
 
+/* The file --output names is still @was (or is not, !@kept). */
+static void assert_output(struct ctx *c, const char *was, bool kept)
+{
+	char *file;
+	size_t len;
+
+	assert_int_equal(hvt_read_file(c->out, 1 << 26, &file, &len), 0);
+	assert_true(!strcmp(file, was) == kept);
+	free(file);
+}
+
+/*
+ * One rule for every format (util/output_path.h): an existing --output is
+ * kept, and merge exits 1 naming it and --force, before reading the
+ * archive; --force replaces it; a device is written as it is; ctf replaces
+ * with --force a directory that holds a CTF trace, never anything else.
+ */
+static void test_output_exists(void **state)
+{
+	static char *const formats[] = { "--format=text", "--format=json", "--format=sqlite" };
+	struct ctx *c = *state;
+	char dir[128], *text, *err, force[] = "--force";
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		assert_int_equal(fx_printf(c->root, "merged.txt", "mine"), 0);
+		assert_int_equal(MERGE_ERR(c, &text, &err, c->root, formats[i], "-o", c->out), 1);
+		assert_non_null(strstr(err, "merged.txt exists: name a new file, or replace it "
+				       "with --force\n"));
+		assert_null(strstr(err, " events (host "));	/* nothing was merged */
+		assert_output(c, "mine", true);
+		free(text);
+		free(err);
+		assert_int_equal(MERGE(c, &text, c->root, formats[i], "-o", c->out, force), 0);
+		assert_output(c, "mine", false);
+		free(text);
+		unlink(c->out);
+	}
+	assert_int_equal(MERGE(c, &text, c->root, "-o", "/dev/null"), 0);
+	free(text);
+	/* ctf: a directory with a file of the user's is kept, even with --force */
+	snprintf(dir, sizeof(dir), "%s/ctf", c->root);
+	assert_int_equal(fx_printf(c->root, "ctf/notes", "mine"), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=ctf", "-o", dir), 1);
+	assert_non_null(strstr(err, "/ctf is not empty: name a new or empty directory, or "
+			       "replace the CTF trace in it with --force\n"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=ctf", "-o", dir, force), 1);
+	assert_non_null(strstr(err, "/ctf holds more than a CTF trace (no metadata file)"));
+	free(text);
+	free(err);
+	fx_rm_rf(dir);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir), 0);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir), 1);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir, force), 0);
+	free(text);
+	/* --force without an --output to replace */
+	assert_int_equal(MERGE(c, &text, c->root, force), 2);
+	free(text);
+}
+
 /*
  * --format=null prints nothing, not even the summary: that it decoded every
  * stream to its end shows in its warnings, which are the text format's, and
@@ -1224,6 +1288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_fmt, setup, teardown),

@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "tools/out/sql_private.h"
 #include "tools/out/sql_schema.h"
+#include "tools/util/output_path.h"
 #include "tools/util/partial_file.h"
 #include "tools/util/stream_warn.h"
 
@@ -155,28 +156,6 @@ static void finalize_statements(struct hvt_sql_out *o)
 	}
 }
 
-/* Whether @path may be written: new, or replaced with @force; false after saying why. */
-static bool may_write(const char *path, bool force)
-{
-	struct stat st;
-
-	if (stat(path, &st)) {
-		if (errno == ENOENT)
-			return true;
-		hvt_err("%s: %s", path, strerror(errno));
-		return false;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		hvt_err("%s is not a regular file: name a new file for the database", path);
-		return false;
-	}
-	if (!force) {
-		hvt_err("%s exists: name a new file, or replace it with --force", path);
-		return false;
-	}
-	return true;
-}
-
 static void out_free(struct hvt_sql_out *o)
 {
 	hvt_sql_rows_free(o);	/* the writer gone first: it uses the statements */
@@ -210,7 +189,7 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 {
 	struct hvt_sql_out *o;
 
-	if (!may_write(path, force))
+	if (hvt_output_path_check(path, HVT_OUTPUT_FILE, force) == HVT_OUTPUT_REFUSED)
 		return NULL;
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path)) || !(o->tmp = hvt_partial_name(path)) || args_init(o)) {
