@@ -44,6 +44,10 @@ formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p'
 err=$("$hvtrace" merge --format=xml A 2>&1)
 check "merge --format=xml names the formats --help lists (${formats:-none found})" \
 	test -n "$formats" -a "${err/"$formats"/}" != "$err"
+usage_error sql "$hvtrace" sql
+usage_error sql "$hvtrace" sql A .mode
+usage_error sql "$hvtrace" sql A '.tables pattern'
+usage_error sql "$hvtrace" sql A '.schema a b'
 usage_error check "$hvtrace" check
 usage_error check "$hvtrace" check --no-such-option A
 usage_error analyze "$hvtrace" analyze
