@@ -63,20 +63,20 @@ static int teardown(void **state)
 
 static const char expected[] =
 	"     0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=1 next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=S next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n"
 	"     0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
-	"prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
+	"prev_prio=120 prev_state=S next_comm=swapper/0 next_tid=0 next_prio=120\n"
 	"     0.001300000 host   -     cpu1  tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
-	"prev_prio=120 prev_state=0 next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
 	"     0.001300000 kernel demo  vcpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
-	"prev_prio=120 prev_state=0x0 next_comm=hvdemo next_tid=77 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=hvdemo next_tid=77 next_prio=120\n"
 	"     0.001300000 kernel demo  vcpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
-	"prev_prio=120 prev_state=0x0 next_comm=swapper/1 next_tid=0 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=swapper/1 next_tid=0 next_prio=120\n"
 	"     0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
 	"     0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"
 	"     0.200000000 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=2 next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=D next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n";
 
 static void test_text_to_stdout(void **state)
@@ -273,7 +273,7 @@ static void test_print_fmt(void **state)
 			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 150));
 	assert_non_null(strstr(text, " prev_state=R ==> next_comm=qemu-system-x86 "));
 	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  vcpu0 tid=77 sched_switch "
-			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=0x1 "));
+			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=S "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--print-fmt", "--format=json", c->root), 2);
 	free(text);
@@ -785,7 +785,11 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(args[0], "cpu")), 1);
 	assert_int_equal(json_integer_value(json_object_get(args[0], "tid")), 4321);
 	assert_string_equal(json_string_value(json_object_get(args[1], "prev_comm")), "hvdemo");
-	assert_string_equal(json_string_value(json_object_get(args[1], "prev_state")), "0x1");
+	/* prev_state: the kernel's letters, the same on the host and in the guest */
+	assert_string_equal(json_string_value(json_object_get(args[0], "prev_state")), "S");
+	assert_string_equal(json_string_value(json_object_get(args[1], "prev_state")), "S");
+	assert_string_equal(json_string_value(json_object_get(args[2], "prev_state")), "R");
+	assert_string_equal(json_string_value(json_object_get(args[3], "prev_state")), "R");
 	assert_int_equal(json_integer_value(json_object_get(args[1], "next_prio")), 120);
 	assert_int_equal(json_integer_value(json_object_get(args[5], "round")), 3);
 	assert_int_equal(json_integer_value(json_object_get(args[5], "to_tid")), 77);

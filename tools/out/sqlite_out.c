@@ -80,7 +80,7 @@ static int args_init(struct hvt_sql_out *o)
 
 	o->args_buf = malloc(ARGS_BUFFER);
 	o->args_sink = fopencookie(&o->args_overflow, "w", sink);
-	if (!o->args_buf || !o->args_sink)
+	if (!o->args_buf || !o->args_sink || hvt_sched_state_init(&o->states))
 		return -1;
 	setvbuf(o->args_sink, NULL, _IONBF, 0);
 	hvt_text_init(&o->args, o->args_sink, o->args_buf, ARGS_BUFFER);
@@ -92,7 +92,7 @@ static int64_t args_of(struct hvt_sql_out *o, struct hvt_source *s)
 {
 	o->args.p = o->args.buf;
 	o->args_overflow = false;
-	hvt_source_json_fields(s, &o->args);	/* ,"name":value per field */
+	hvt_source_json_fields(s, &o->args, hvt_sched_state_of(&o->states, s));	/* ,"name":value */
 	if (o->args_overflow || o->args.p == o->args.end)
 		return -1;
 	if (o->args.p == o->args.buf)
@@ -165,6 +165,7 @@ static void out_free(struct hvt_sql_out *o)
 	hvt_sql_models_free(o);
 	hvt_sql_ids_free(o);
 	hvt_sql_args_free(o);
+	hvt_sched_state_free(&o->states);
 	if (o->args_sink)
 		fclose(o->args_sink);
 	free(o->args_buf);
