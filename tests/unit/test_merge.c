@@ -179,6 +179,10 @@ static void test_output_exists(void **state)
 	}
 	assert_int_equal(MERGE(c, &text, c->root, "-o", "/dev/null"), 0);
 	free(text);
+	/* /dev/stdout, here a regular file: what the shell opened, written */
+	assert_int_equal(MERGE(c, &text, c->root, "-o", "/dev/stdout"), 0);
+	assert_string_equal(text, expected);
+	free(text);
 	/* ctf: a directory with a file of the user's is kept, even with --force */
 	snprintf(dir, sizeof(dir), "%s/ctf", c->root);
 	assert_int_equal(fx_printf(c->root, "ctf/notes", "mine"), 0);

@@ -90,9 +90,9 @@ enum hvt_output_state hvt_output_path_check(const char *path, enum hvt_output_ki
 		hvt_err("--output %s is a directory: name a file", path);
 		return HVT_OUTPUT_REFUSED;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		if (kind == HVT_OUTPUT_STREAM)
-			return HVT_OUTPUT_EXISTS;	/* /dev/null, a FIFO: nothing to lose */
+	if (!S_ISREG(st.st_mode) || (kind == HVT_OUTPUT_STREAM && !strncmp(path, "/dev/", 5))) {
+		if (kind == HVT_OUTPUT_STREAM)	/* /dev/null, a FIFO, /dev/stdout: as it is */
+			return HVT_OUTPUT_EXISTS;
 		hvt_err("--output %s is not a regular file: name a new file for the database",
 			path);
 		return HVT_OUTPUT_REFUSED;

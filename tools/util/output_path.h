@@ -5,8 +5,9 @@
  * database: a name where nothing is is written; something already there is
  * replaced only when the user said --force, since it may be work that no
  * new run gives back (a database with tables of the user's own, a trace
- * kept from an earlier recording). A device or FIFO (/dev/null, a pipe)
- * is written as it is: it holds nothing to lose. What merge reads is
+ * kept from an earlier recording). A device or FIFO (/dev/null, a pipe),
+ * or a name under /dev (/dev/stdout, whatever the shell opened there), is
+ * written as it is: it holds nothing to lose, or it is what was asked. What merge reads is
  * never an output, --force or not (cmd_merge.c checks that first).
  */
 #ifndef HVT_TOOLS_UTIL_OUTPUT_PATH_H
@@ -31,7 +32,7 @@ enum hvt_output_state {
  * there: an existing regular file only with @force; a directory with files
  * in it only with @force and only if they are one CTF trace's (a metadata
  * file, regular files only: what the CTF writer removes before writing);
- * a device or FIFO only as a stream.
+ * a device, FIFO or name under /dev/ only as a stream.
  */
 enum hvt_output_state hvt_output_path_check(const char *path, enum hvt_output_kind kind,
 					    bool force);
