@@ -86,6 +86,7 @@ echo trace > "$other/trace.dat"
 ln "$arch/hvtrace.json" "$other/hard.json"
 ln -s "$arch" "$other/alias"
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json" --force	# not even so
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/host/../hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$other/alias/hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$other/hard.json"
