@@ -406,7 +406,7 @@ install: all install-lib
 # (a udev rule gives the port a device unit), hvtrace.ko loaded at boot,
 # and the module's sources for DKMS, which rebuilds it for every guest
 # kernel: after the install, dkms install hvtrace/$(HVTRACE_VERSION).
-HVTRACE_VERSION := $(shell sed -n 's/^\#define HVTRACE_VERSION "\(.*\)"/\1/p' tools/hvtrace.c)
+HVTRACE_VERSION := $(shell sed -n 's/^\#define HVTRACE_VERSION "\(.*\)"/\1/p' lib/version.h)
 UNITDIR ?= /etc/systemd/system
 UDEVRULESDIR ?= /etc/udev/rules.d
 MODULESLOADDIR ?= /etc/modules-load.d

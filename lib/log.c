@@ -13,6 +13,7 @@ void hvt_log_set_prog(const char *p) { prog = p; }
 void hvt_log_set_verbose(int v) { verbose = v; }
 int hvt_log_verbose(void) { return verbose; }
 void hvt_log_set_quiet(int q) { quiet = q; }
+int hvt_log_quiet(void) { return quiet; }
 void hvt_log_mute(void) { muted++; }
 void hvt_log_unmute(void) { muted--; }
 

@@ -14,6 +14,7 @@ int hvt_log_verbose(void);
  * errors still print. The commands' -q.
  */
 void hvt_log_set_quiet(int quiet);
+int hvt_log_quiet(void);
 /*
  * While muted, warnings and information are dropped (errors still print):
  * for a pass over files that a later pass reads and reports on. Nests.

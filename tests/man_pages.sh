@@ -9,7 +9,7 @@
 #     man/man3/NAME.3;
 #   - every page's NAME section (the linked page's, for a ".so" link)
 #     mentions the name the page is installed as;
-#   - every page's header names the project's version (tools/hvtrace.c);
+#   - every page's header names the project's version (lib/version.h);
 #   - given the hvtrace binary, man/man1 is what scripts/man-pages makes
 #     of its --help now: a page per command, none stale.
 # Prints one line per page and exits non-zero on any failure.
@@ -20,7 +20,7 @@ man_dir=$top/man
 map=$top/vdso/libhvtrace.map
 hvtrace=${1:-}
 case $hvtrace in ''|/*) ;; *) hvtrace=$PWD/$hvtrace ;; esac	# the checks run in man/
-version=$(sed -n 's/^#define HVTRACE_VERSION "\(.*\)"/\1/p' "$top/tools/hvtrace.c")
+version=$(sed -n 's/^#define HVTRACE_VERSION "\(.*\)"/\1/p' "$top/lib/version.h")
 failed=0
 checked=0
 tmp=$(mktemp -d /tmp/hvtrace-man-XXXXXX) || exit 1
@@ -85,7 +85,7 @@ for page in man*/*.[1-9]; do
 		continue
 	fi
 	if [ "$target" = "$page" ] && ! grep -q "^\.TH .* \"hvtrace $version\"" "$page"; then
-		fail "man/$page" "its .TH line does not name \"hvtrace $version\" (tools/hvtrace.c)"
+		fail "man/$page" "its .TH line does not name \"hvtrace $version\" (lib/version.h)"
 		continue
 	fi
 	if [ "$target" = "$page" ]; then

@@ -34,7 +34,10 @@ static void usage(FILE *out)
 		"INFO lines with each VM's distribution of per-event error bounds and\n"
 		"whether the host's scheduling data is complete, then\n"
 		"\"N passed, M failed\" (\", K skipped\" if any).\n\n"
-		HVT_CLI_VERBOSITY_HELP
+		"  -v, --verbose     also say how each VM's clock was aligned, in detail\n"
+		"  -q, --quiet       print only the FAIL lines and the last line (\"N passed,\n"
+		"                    M failed\"); warnings and errors still go to standard\n"
+		"                    error\n"
 		"  -h, --help        this help\n\n"
 		"Exit status: 0 all passed, 1 a check failed or the archive cannot be read,\n"
 		"2 usage error.\n");

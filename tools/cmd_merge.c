@@ -56,7 +56,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"  -o, --output PATH write the events to the file PATH instead of standard\n"
 		"                    output (with ctf: into the directory PATH)\n"
-		"  --force           sqlite: replace the file --output names if it exists\n"
+		"  --force           replace what --output names if it exists (every format:\n"
+		"                    without it an existing file is refused, and kept); never\n"
+		"                    a file merge reads\n"
 		"  --time=ns         seconds.nanoseconds since the trace started (default)\n"
 		"  --time=host-tsc   the host TSC value\n"
 		"  --time=realtime   host CLOCK_REALTIME, seconds.nanoseconds since the epoch\n"
@@ -118,7 +120,8 @@ static void usage(FILE *out)
 		"span, is a warning that shows what the archive holds.\n"
 		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
 		"archive, or a part of it (a VM's info.json, the host layer), could not be\n"
-		"read (what could is still written), 2 usage error.\n");
+		"read (what could is still written), or --output not written (it exists\n"
+		"and --force was not given: said before anything is read), 2 usage error.\n");
 }
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
@@ -221,6 +224,20 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --format @value names no format: said, with the formats of the table. */
+static void format_error(const char *value)
+{
+	char list[128] = "";
+	FILE *f = fmemopen(list, sizeof(list) - 1, "w");	/* the last NUL stays */
+
+	if (f) {
+		hvt_output_formats_list(f);
+		fclose(f);
+	}
+	hvt_usage_error("merge", "--format is one of %s, not '%s'", f ? list : "--help's",
+			value);
+}
+
 /* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */
 static int parse_option(int c, int i, const char *value, char **argv, struct merge_opts *o)
 {
@@ -229,8 +246,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	switch (c) {
 	case 'f':
 		if (!(o->format = hvt_output_format_find(value))) {
-			hvt_usage_error("merge", "--format is text, json, ctf, sqlite or null, not "
-					"'%s'", value);
+			format_error(value);
 			return -1;
 		}
 		return 0;
@@ -481,6 +497,8 @@ int hvt_cmd_merge(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	}
 	ret = 1;
+	if (hvt_output_check(o.format, &o.out) == HVT_OUTPUT_REFUSED)
+		goto out;	/* before the archive is read: it may take long */
 	so = (struct hvt_session_opts){
 		.host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,

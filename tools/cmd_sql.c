@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmd_sql.c - `hvtrace sql ARCHIVE [QUERY]`: the archive's SQL database,
- * built once (out/sql_cache.h), asked a query, or opened in the sqlite3
- * shell. Options, help and the exit status; the tables are docs/sql.md's.
+ * cmd_sql.c - `hvtrace sql ARCHIVE|DATABASE [QUERY]`: the archive's SQL
+ * database, built once (out/sql_cache.h), or a database file hvtrace made,
+ * asked a query or .tables/.schema (out/sql_query.h), or opened in the
+ * sqlite3 shell. Options, help and the exit status; the tables are
+ * docs/sql.md's.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,102 +19,60 @@
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/out/sql_cache.h"
+#include "tools/out/sql_query.h"
 #include "tools/archive/archive_path.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hvtrace sql ARCHIVE [QUERY]\n"
-		"       hvtrace sql ARCHIVE --path\n\n"
+		"usage: hvtrace sql ARCHIVE|DATABASE [QUERY]\n"
+		"       hvtrace sql ARCHIVE|DATABASE --path\n\n"
 		"Builds ARCHIVE's SQLite database once (merge --format=sqlite: every event,\n"
 		"each machine's CPU slices and thread states, the vCPU states analyze counts,\n"
 		"the clock exchanges; docs/sql.md has the tables and a cookbook) and keeps it\n"
 		"in ARCHIVE/.hvtrace-cache, or in $XDG_CACHE_HOME/hvtrace (~/.cache/hvtrace)\n"
 		"where the archive cannot be written to; it is built again when the archive\n"
-		"changes.\n"
+		"changes. DATABASE, a file hvtrace made (merge --format=sqlite, or the\n"
+		"cache), is asked as it is.\n"
 		"With QUERY, runs it and prints the rows: a header, then tab-separated\n"
-		"columns (NULL as an empty field). Without, opens the sqlite3 shell on it.\n\n"
+		"columns (NULL as an empty field). Without, opens the sqlite3 shell on it.\n"
+		"Of the sqlite3 shell's dot commands QUERY may be .tables (the tables and\n"
+		"views, one a line) or .schema [TABLE] (their CREATE statements); for the\n"
+		"others run the shell: sqlite3 \"$(hvtrace sql ARCHIVE --path)\".\n\n"
 		"  --path          print the database's path (built if need be), nothing else\n"
 		"  -v, --verbose   also say how each VM's clock was aligned, in detail\n"
 		"  -q, --quiet     print no information: warnings, errors and the rows only\n"
 		"  -h, --help      this help\n"
 		"Times are integer ns since the trace start on the host's clock; a guest row\n"
 		"carries the bound of its ends in ns.\n"
-		"Exit status: 0 done, 1 the archive cannot be read or the query failed,\n"
-		"2 usage error.\n");
-}
-
-/* One row's columns, tab-separated. */
-static void print_row(sqlite3_stmt *st, int n, FILE *out)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		const unsigned char *v = sqlite3_column_text(st, i);
-
-		if (i)
-			fputc('\t', out);
-		for (; v && *v; v++)	/* one row, one line */
-			fputc(*v == '\t' || *v == '\n' ? ' ' : *v, out);
-	}
-	fputc('\n', out);
+		"Exit status: 0 done, 1 the archive or the database cannot be read (or is\n"
+		"not hvtrace's) or the query failed, 2 usage error.\n");
 }
 
 /*
- * Says, on every run, that database @h of @archive is incomplete and why
- * (the warnings were printed once, when it was built).
+ * The database of @arg in *@db (malloc'd): @arg itself if it is a database
+ * hvtrace made, else the archive's, built if need be. 0, or 1 after an
+ * error message.
  */
-static void say_incomplete(sqlite3 *h, const char *archive)
+static int database_of(const char *arg, char **db)
 {
-	sqlite3_stmt *st;
+	char why[2 * PATH_MAX];
+	int file = hvt_sql_db_file(arg);
 
-	if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE name = 'incomplete_reason' "
-			       "AND (SELECT value FROM meta WHERE name = 'complete') = 0", -1, &st,
-			       NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		hvt_warn("the database of %s is incomplete: %s ('hvtrace merge --format=null %s' "
-			 "prints the warnings again)", archive, sqlite3_column_text(st, 0), archive);
-	sqlite3_finalize(st);
-}
-
-/* Runs each statement of @sql on @db, printing the rows of each; 0, or 1 after saying why. */
-static int run_query(const char *db, const char *archive, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st = NULL;
-	const char *next = sql;
-	int ret = 0, i, n, r;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		hvt_err("%s: %s", db, sqlite3_errmsg(h));
-		sqlite3_close(h);
+	if (file < 0)
+		return 1;
+	if (file) {
+		if (!(*db = strdup(arg))) {
+			hvt_err("out of memory");
+			return 1;
+		}
+		return 0;
+	}
+	if (hvt_archive_path_misgiven(arg, why, sizeof(why))) {
+		hvt_err("%s", why);	/* before a cache is made beside it */
 		return 1;
 	}
-	say_incomplete(h, archive);
-	while (!ret && next && *next) {
-		if (sqlite3_prepare_v2(h, next, -1, &st, &next) != SQLITE_OK) {
-			hvt_err("query: %s", sqlite3_errmsg(h));
-			ret = 1;
-			break;
-		}
-		if (!st)	/* white space or a comment */
-			continue;
-		n = sqlite3_column_count(st);
-		for (i = 0; i < n; i++)
-			printf("%s%s", i ? "\t" : "", sqlite3_column_name(st, i));
-		if (n)
-			putchar('\n');
-		while ((r = sqlite3_step(st)) == SQLITE_ROW)
-			print_row(st, n, stdout);
-		if (r != SQLITE_DONE) {
-			hvt_err("query: %s", sqlite3_errmsg(h));
-			ret = 1;
-		}
-		sqlite3_finalize(st);
-	}
-	sqlite3_close(h);
-	return ret;
+	return hvt_sql_cache(arg, db) ? 1 : 0;
 }
 
 int hvt_cmd_sql(int argc, char **argv)
@@ -125,7 +84,7 @@ int hvt_cmd_sql(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool path_only = false;
-	char *db = NULL, why[2 * PATH_MAX];
+	char *db = NULL, why[512];
 	int c, ret;
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
@@ -145,20 +104,20 @@ int hvt_cmd_sql(int argc, char **argv)
 		path_only = true;
 	}
 	if (optind >= argc || argc - optind > 2 || (path_only && argc - optind > 1)) {
-		hvt_usage_error("sql", "expected an ARCHIVE directory and at most one QUERY");
+		hvt_usage_error("sql", "expected an ARCHIVE directory or a DATABASE, and at most one QUERY");
 		return 2;
 	}
-	if (hvt_archive_path_misgiven(argv[optind], why, sizeof(why))) {
-		hvt_err("%s", why);	/* before a cache is made beside it */
-		return 1;
+	if (argc - optind == 2 && hvt_sql_query_refused(argv[optind + 1], why, sizeof(why))) {
+		hvt_usage_error("sql", "%s", why);
+		return 2;
 	}
-	if (hvt_sql_cache(argv[optind], &db))
+	if (database_of(argv[optind], &db))
 		return 1;
 	if (path_only) {
 		printf("%s\n", db);
 		ret = 0;
 	} else if (argc - optind == 2) {
-		ret = run_query(db, argv[optind], argv[optind + 1]);
+		ret = hvt_sql_query(db, argv[optind], argv[optind + 1]);
 	} else {
 		fflush(stdout);
 		execlp("sqlite3", "sqlite3", db, (char *)NULL);

@@ -7,10 +7,8 @@
 
 #include "lib/cli.h"
 #include "lib/log.h"
+#include "lib/version.h"
 #include "tools/commands.h"
-
-/* The project's one version: the Makefile, dkms and every man page take it from here. */
-#define HVTRACE_VERSION "0.1.0"
 
 struct command {
 	const char *name;
@@ -106,7 +104,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return help(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("hvtrace %s\n", HVTRACE_VERSION);
+		fputs(HVT_VERSION_LINE, stdout);
 		return 0;
 	}
 	if (!(cmd = command_named(argv[1])))

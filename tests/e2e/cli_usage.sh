@@ -38,6 +38,16 @@ usage_error merge "$hvtrace" merge --from 2 --to 1 A
 usage_error merge "$hvtrace" merge --layer guest A
 usage_error merge "$hvtrace" merge --qemu-trace '' A
 usage_error merge "$hvtrace" merge --host-trace '' A
+usage_error merge "$hvtrace" merge --format=xml A
+# The formats an unknown --format is told are the table's, as --help lists them.
+formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
+err=$("$hvtrace" merge --format=xml A 2>&1)
+check "merge --format=xml names the formats --help lists (${formats:-none found})" \
+	test -n "$formats" -a "${err/"$formats"/}" != "$err"
+usage_error sql "$hvtrace" sql
+usage_error sql "$hvtrace" sql A .mode
+usage_error sql "$hvtrace" sql A '.tables pattern'
+usage_error sql "$hvtrace" sql A '.schema a b'
 usage_error check "$hvtrace" check
 usage_error check "$hvtrace" check --no-such-option A
 usage_error analyze "$hvtrace" analyze
@@ -76,6 +86,7 @@ echo trace > "$other/trace.dat"
 ln "$arch/hvtrace.json" "$other/hard.json"
 ln -s "$arch" "$other/alias"
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json"
+usage_error merge "$hvtrace" merge "$arch" -o "$arch/hvtrace.json" --force	# not even so
 usage_error merge "$hvtrace" merge "$arch" -o "$arch/host/../hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$other/alias/hvtrace.json"
 usage_error merge "$hvtrace" merge "$arch" -o "$other/hard.json"
@@ -111,7 +122,14 @@ check "a mistyped command: exit 2, the nearest named ($err)" test $? -eq 2 -a \
 	"$err" = "hvtrace: error: unknown command 'mrege'; did you mean 'merge'? ('hvtrace --help' lists them)"
 # The command pages say what --help says now, and the version is one.
 "$top/tests/man_pages.sh" "$hvtrace" > "$work/man.out" 2>&1
-check "man/man1 is what each command's --help says ($(tail -1 "$work/man.out"))" test $? -eq 0
+rc=$?	# taken before the $(tail) of the message, which sets $? anew
+check "man/man1 is what each command's --help says ($(tail -1 "$work/man.out"))" test "$rc" -eq 0
+version=$("$hvtrace" --version)
+for v in "$build/hvtrace-agent --version" "$build/hvtrace-agent -V" "$hvtrace agent --version"; do
+	out=$($v 2>&1)
+	check "${v#"$build/"} prints hvtrace --version's '$version' ($out, exit $?)" \
+		test $? -eq 0 -a "$out" = "$version"
+done
 check "hvtrace --version names the man pages' version" grep -q "^\.TH HVTRACE-MERGE 1 .* \"$("$hvtrace" --version)\"" \
 	"$top/man/man1/hvtrace-merge.1"
 # Well-formed but not there: found only when the host layer starts, after the

@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 
 work=$(mktemp -d /tmp/hvtrace-e2e-package-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-version=$(sed -n 's/^#define HVTRACE_VERSION "\(.*\)"/\1/p' "$root/tools/hvtrace.c")
+version=$(sed -n 's/^#define HVTRACE_VERSION "\(.*\)"/\1/p' "$root/lib/version.h")
 
 # 1. The layout, into a staging root as a package build would.
 make -s -C "$root" BUILD="$build" install-guest DESTDIR="$work/root" PREFIX=/usr \

@@ -81,7 +81,7 @@ $2 == "host" && ($6 == "sched_switch" || $6 == "sched_wakeup") {
 			else bad("switched out on " $4 " after", e)
 			delete pending[e]
 		}
-	asleep[prev] = (state % 256) != 0; asleep[nxt] = 0
+	asleep[prev] = state !~ /^R/; asleep[nxt] = 0	# prev_state in letters: R, R+ runnable
 	next
 }
 $2 == "user" {

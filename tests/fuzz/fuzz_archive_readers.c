@@ -121,8 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	i = data[0] % archive.nr;
 	put(i, data + 1, size - 1);
 	RUN(hvt_cmd_merge, "merge", "--qemu-trace", qemu_log, archive.root);
-	if (RUN(hvt_cmd_merge, "merge", "--format=json", "--output", json_path,
-		"--qemu-trace", qemu_log, archive.root) == 0)
+	if (RUN(hvt_cmd_merge, "merge", "--format=json", "--output", json_path, "--force",
+		"--qemu-trace", qemu_log, archive.root) == 0)	/* the last input's file */
 		json_must_parse();
 	RUN(hvt_cmd_merge, "merge", "--format=ctf", "--output", ctf_dir, "--qemu-trace",
 	    qemu_log, archive.root);

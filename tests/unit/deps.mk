@@ -50,4 +50,4 @@ $(BUILD)/tests/test_analyze: $(call obj_of,tools/cmd_analyze.c $(ANALYZE_SRC)) $
 $(BUILD)/tests/test_event_decoder: $(OFFLINE_TEST)
 $(BUILD)/tests/test_session: $(OFFLINE_TEST)
 $(BUILD)/tests/test_align: $(OFFLINE_TEST)
-$(BUILD)/tests/test_sql: $(call obj_of,tools/cmd_merge.c $(OUT_SRC)) $(OFFLINE_TEST)
+$(BUILD)/tests/test_sql: $(call obj_of,tools/cmd_merge.c tools/cmd_sql.c $(OUT_SRC)) $(OFFLINE_TEST)

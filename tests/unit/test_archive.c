@@ -340,7 +340,7 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven(root, "guest.dat", NULL);
 	assert_int_equal(fx_write(root, "out/x.db", "SQLite format 3\0...", 19), 0);
 	assert_misgiven(root, "out/x.db", "is an SQLite database (merge --format=sqlite writes "
-			"these): open it with sqlite3");
+			"these), not an archive: ask it with hvtrace sql ");
 	assert_int_equal(fx_write(root, "out/ctf/metadata", "/* CTF 1.8 */\n", 14), 0);
 	assert_misgiven(root, "out/ctf", "is a CTF trace, not an hvtrace archive");
 	assert_misgiven(root, "out/ctf/metadata", "is the metadata of a CTF trace");

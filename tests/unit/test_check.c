@@ -126,6 +126,30 @@ static void test_sound_archive(void **state)
 	free(text);
 }
 
+/* -q: only the FAIL lines and the last line; no PASS, SKIP or INFO. */
+static void test_quiet(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *argv[] = { "check", "-q", c->root, NULL }, *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(capture_cmd(hvt_cmd_check, 3, argv, c->stdout_path, &text), 0);
+	assert_string_equal(text, "14 passed, 0 failed, 2 skipped\n");
+	free(text);
+	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", "garbled", 7), 0);
+	assert_int_equal(capture_cmd(hvt_cmd_check, 3, argv, c->stdout_path, &text), 1);
+	assert_non_null(strstr(text, "FAIL metadata[vm/demo/kernel]: "));
+	assert_null(strstr(text, "PASS"));
+	assert_null(strstr(text, "INFO"));
+	assert_null(strstr(text, "SKIP"));
+	free(text);
+	/* the next check without -q prints every line again */
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "PASS manifest\n"));
+	free(text);
+}
+
 /*
  * Host applications (host/apps): their trace's registry and metadata, their
  * stream, and host-apps-clock, which judges the host agent's exchanges
@@ -826,6 +850,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),

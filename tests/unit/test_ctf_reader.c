@@ -115,7 +115,7 @@ static struct result *decode(struct ctx *c, const unsigned char *bytes, size_t l
 		d->arr_rc = hvt_ctf_field_u64(&ev, "arr", &d->b);
 		d->none_rc = hvt_ctf_field_u64(&ev, "no_such_field", &d->b);
 		hvt_text_init(&t, f, buf, sizeof(buf));	/* the smallest: flushed mid-event */
-		hvt_ctf_print_fields(&t, &ev);
+		hvt_ctf_print_fields(&t, &ev, NULL);
 		hvt_text_flush(&t);
 		fclose(f);
 	}

@@ -151,7 +151,7 @@ static void test_switch_states_old_kernel(void **state)
 {
 	static const int64_t states[] = { 0, 0x800, 0x100, 0x400, 1, 0x3 };
 	static const bool runnable[] = { true, true, false, false, false, false };
-	static const char *const text[] = { "R", "R+", "W", "N", "S", "SD" };
+	static const char *const text[] = { "R", "R+", "W", "N", "S", "S|D" };
 	struct hvt_typed_event e[MAX];
 	size_t i;
 

@@ -98,7 +98,7 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 		hvt_text_flush(&t);
 		fclose(f);
 		hvt_text_init(&t, g, buf, sizeof(buf));
-		hvt_ftrace_print_fields(c, &t);
+		hvt_ftrace_print_fields(c, &t, NULL);
 		hvt_text_flush(&t);
 		fclose(g);
 	}

@@ -63,20 +63,20 @@ static int teardown(void **state)
 
 static const char expected[] =
 	"     0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=1 next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=S next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n"
 	"     0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
-	"prev_prio=120 prev_state=0x1 next_comm=swapper/0 next_tid=0 next_prio=120\n"
+	"prev_prio=120 prev_state=S next_comm=swapper/0 next_tid=0 next_prio=120\n"
 	"     0.001300000 host   -     cpu1  tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
-	"prev_prio=120 prev_state=0 next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
 	"     0.001300000 kernel demo  vcpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
-	"prev_prio=120 prev_state=0x0 next_comm=hvdemo next_tid=77 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=hvdemo next_tid=77 next_prio=120\n"
 	"     0.001300000 kernel demo  vcpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
-	"prev_prio=120 prev_state=0x0 next_comm=swapper/1 next_tid=0 next_prio=120\n"
+	"prev_prio=120 prev_state=R next_comm=swapper/1 next_tid=0 next_prio=120\n"
 	"     0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
 	"     0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"
 	"     0.200000000 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
-	"prev_pid=4321 prev_prio=120 prev_state=2 next_comm=swapper/1 next_pid=0 "
+	"prev_pid=4321 prev_prio=120 prev_state=D next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n";
 
 static void test_text_to_stdout(void **state)
@@ -137,6 +137,74 @@ static int merge_err(struct ctx *c, char *format, char **err)
 
 	free(text);
 	return ret;
+}
+
+/* The file --output names is still @was (or is not, !@kept). */
+static void assert_output(struct ctx *c, const char *was, bool kept)
+{
+	char *file;
+	size_t len;
+
+	assert_int_equal(hvt_read_file(c->out, 1 << 26, &file, &len), 0);
+	assert_true(!strcmp(file, was) == kept);
+	free(file);
+}
+
+/*
+ * One rule for every format (util/output_path.h): an existing --output is
+ * kept, and merge exits 1 naming it and --force, before reading the
+ * archive; --force replaces it; a device is written as it is; ctf replaces
+ * with --force a directory that holds a CTF trace, never anything else.
+ */
+static void test_output_exists(void **state)
+{
+	static char *const formats[] = { "--format=text", "--format=json", "--format=sqlite" };
+	struct ctx *c = *state;
+	char dir[128], *text, *err, force[] = "--force";
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		assert_int_equal(fx_printf(c->root, "merged.txt", "mine"), 0);
+		assert_int_equal(MERGE_ERR(c, &text, &err, c->root, formats[i], "-o", c->out), 1);
+		assert_non_null(strstr(err, "merged.txt exists: name a new file, or replace it "
+				       "with --force\n"));
+		assert_null(strstr(err, " events (host "));	/* nothing was merged */
+		assert_output(c, "mine", true);
+		free(text);
+		free(err);
+		assert_int_equal(MERGE(c, &text, c->root, formats[i], "-o", c->out, force), 0);
+		assert_output(c, "mine", false);
+		free(text);
+		unlink(c->out);
+	}
+	assert_int_equal(MERGE(c, &text, c->root, "-o", "/dev/null"), 0);
+	free(text);
+	/* /dev/stdout, here a regular file: what the shell opened, written */
+	assert_int_equal(MERGE(c, &text, c->root, "-o", "/dev/stdout"), 0);
+	assert_string_equal(text, expected);
+	free(text);
+	/* ctf: a directory with a file of the user's is kept, even with --force */
+	snprintf(dir, sizeof(dir), "%s/ctf", c->root);
+	assert_int_equal(fx_printf(c->root, "ctf/notes", "mine"), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=ctf", "-o", dir), 1);
+	assert_non_null(strstr(err, "/ctf is not empty: name a new or empty directory, or "
+			       "replace the CTF trace in it with --force\n"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=ctf", "-o", dir, force), 1);
+	assert_non_null(strstr(err, "/ctf holds more than a CTF trace (no metadata file)"));
+	free(text);
+	free(err);
+	fx_rm_rf(dir);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir), 0);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir), 1);
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--format=ctf", "-o", dir, force), 0);
+	free(text);
+	/* --force without an --output to replace */
+	assert_int_equal(MERGE(c, &text, c->root, force), 2);
+	free(text);
 }
 
 /*
@@ -209,7 +277,7 @@ static void test_print_fmt(void **state)
 			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 150));
 	assert_non_null(strstr(text, " prev_state=R ==> next_comm=qemu-system-x86 "));
 	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  vcpu0 tid=77 sched_switch "
-			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=0x1 "));
+			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=S "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--print-fmt", "--format=json", c->root), 2);
 	free(text);
@@ -721,7 +789,11 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(args[0], "cpu")), 1);
 	assert_int_equal(json_integer_value(json_object_get(args[0], "tid")), 4321);
 	assert_string_equal(json_string_value(json_object_get(args[1], "prev_comm")), "hvdemo");
-	assert_string_equal(json_string_value(json_object_get(args[1], "prev_state")), "0x1");
+	/* prev_state: the kernel's letters, the same on the host and in the guest */
+	assert_string_equal(json_string_value(json_object_get(args[0], "prev_state")), "S");
+	assert_string_equal(json_string_value(json_object_get(args[1], "prev_state")), "S");
+	assert_string_equal(json_string_value(json_object_get(args[2], "prev_state")), "R");
+	assert_string_equal(json_string_value(json_object_get(args[3], "prev_state")), "R");
 	assert_int_equal(json_integer_value(json_object_get(args[1], "next_prio")), 120);
 	assert_int_equal(json_integer_value(json_object_get(args[5], "round")), 3);
 	assert_int_equal(json_integer_value(json_object_get(args[5], "to_tid")), 77);
@@ -1224,6 +1296,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_fmt, setup, teardown),

@@ -29,6 +29,7 @@
 
 #include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
+#include "tests/unit/cmd_capture.h"
 #include "tests/unit/open_timeline.h"
 #include "tools/commands.h"
 #include "tools/model/vm_analyses.h"
@@ -433,6 +434,65 @@ static void test_command(void **state)
 	unlink(db);
 }
 
+/* hvtrace sql's standard output of @query on @what, in *@out; its exit status. */
+static int sql_cmd(const char *root, char *what, char *query, char **out)
+{
+	char path[160], sql[] = "sql";
+	char *argv[] = { sql, what, query, NULL };
+
+	snprintf(path, sizeof(path), "%s/stdout.txt", root);
+	return capture_cmd(hvt_cmd_sql, query ? 3 : 2, argv, path, out);
+}
+
+/*
+ * hvtrace sql on a database file hvtrace made: asked as it is; another
+ * SQLite file refused; .tables and .schema [TABLE] run, the shell's other
+ * dot commands a usage error that says how to run the shell.
+ */
+static void test_sql_database(void **state)
+{
+	const struct fx_options o = { .ftrace = true };
+	char db[128], other[128], fmt[] = "--format=sqlite", out[] = "--output", merge[] = "merge",
+	     count[] = "SELECT count(*) FROM machine", tables[] = " .tables",
+	     schema[] = ".schema machine", none[] = ".schema nothing", mode[] = ".mode csv",
+	     *text_out;
+	char *argv[] = { merge, *state, fmt, out, db, NULL };
+	sqlite3 *h;
+
+	assert_int_equal(fx_standard_archive(*state, &o), 0);
+	snprintf(db, sizeof(db), "%s/out.db", (char *)*state);
+	assert_int_equal(hvt_cmd_merge(5, argv), 0);
+	assert_int_equal(sql_cmd(*state, db, count, &text_out), 0);
+	assert_string_equal(text_out, "count(*)\n2\n");
+	free(text_out);
+	assert_int_equal(sql_cmd(*state, db, tables, &text_out), 0);
+	assert_non_null(strstr(text_out, "\nevent\n"));
+	assert_non_null(strstr(text_out, "\nvcpu_state\n"));
+	assert_null(strstr(text_out, "sqlite_"));
+	free(text_out);
+	assert_int_equal(sql_cmd(*state, db, schema, &text_out), 0);
+	assert_true(!strncmp(text_out, "CREATE TABLE machine(", 21));
+	assert_null(strstr(text_out, "CREATE TABLE event("));
+	free(text_out);
+	assert_int_equal(sql_cmd(*state, db, none, &text_out), 1);
+	free(text_out);
+	assert_int_equal(sql_cmd(*state, db, mode, &text_out), 2);
+	free(text_out);
+	assert_int_equal(sql_cmd(*state, *state, tables, &text_out), 0);	/* the archive's */
+	assert_non_null(strstr(text_out, "\nevent\n"));
+	free(text_out);
+	/* an SQLite database of another's: said, not asked */
+	snprintf(other, sizeof(other), "%s/other.db", (char *)*state);
+	assert_int_equal(sqlite3_open(other, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(sql_cmd(*state, other, tables, &text_out), 1);
+	assert_string_equal(text_out, "");
+	free(text_out);
+	unlink(db);
+	unlink(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +505,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quiet_vcpu, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_damaged, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_command, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_sql_database, fx_setup_root, fx_teardown_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

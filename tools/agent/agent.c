@@ -38,6 +38,7 @@
 #include "lib/log.h"
 #include "lib/netaddr.h"
 #include "lib/tsc.h"
+#include "lib/version.h"
 #include "lib/wire_io.h"
 #include "tools/agent/agent_apps.h"
 #include "tools/agent/agent_kernel.h"
@@ -107,6 +108,7 @@ static void usage(FILE *out)
 "  --wait SECONDS      how long to wait for the host (default 120; 0: no limit,\n"
 "                      as the systemd unit runs it)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
+"  -V, --version       print hvtrace's version (as 'hvtrace --version') and exit\n"
 "  -h, --help          this text\n"
 "\n"
 "Stops on SIGINT or SIGTERM, or when the host asks; sends everything first.\n"
@@ -529,6 +531,8 @@ static int check_opts(const struct agent_opts *o)
 	return 0;
 }
 
+#define AGENT_SHORT	"e:vVh"	/* getopt_long()'s short options */
+
 static const struct option agent_options[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "connect", required_argument, NULL, 'c' },
@@ -543,6 +547,7 @@ static const struct option agent_options[] = {
 	{ "drain-interval", required_argument, NULL, 'D' },
 	{ "wait", required_argument, NULL, 'w' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -602,7 +607,8 @@ static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
 		break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); return 0;
-	default: return hvt_usage_bad_option("agent", argv, "e:vh", agent_options);
+	case 'V': fputs(HVT_VERSION_LINE, stdout); return 0;
+	default: return hvt_usage_bad_option("agent", argv, AGENT_SHORT, agent_options);
 	}
 	return -1;
 }
@@ -618,7 +624,7 @@ static int parse_opts(struct agent_opts *o, int argc, char **argv)
 	};
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "e:vh", agent_options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, AGENT_SHORT, agent_options, NULL)) != -1)
 		if ((ret = take_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	if (optind < argc)

@@ -159,8 +159,9 @@ static const char *misgiven_file(const char *path, const char *real, char *buf, 
 	    !memcmp(head, tracedat_magic, sizeof(tracedat_magic) - 1))
 		return NULL;	/* a trace-cmd trace.dat, wherever it lies */
 	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
-		snprintf(buf, len, "%s is an SQLite database (merge --format=sqlite writes these): "
-			 "open it with sqlite3 %s", path, path);
+		snprintf(buf, len, "%s is an SQLite database (merge --format=sqlite writes these), "
+			 "not an archive: ask it with hvtrace sql %s QUERY, or sqlite3 %s", path,
+			 path, path);
 	else if (is_ctf_metadata(real))
 		snprintf(buf, len, "%s is the metadata of a CTF trace: read the trace, its "
 			 "directory, with babeltrace2", path);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "lib/log.h"
 #include "tools/check/check_report.h"
 
 void hvt_check_report(struct hvt_tally *t, enum hvt_verdict v, const char *name,
@@ -13,14 +14,16 @@ void hvt_check_report(struct hvt_tally *t, enum hvt_verdict v, const char *name,
 	static const char *const word[] = { "FAIL", "PASS", "SKIP", "INFO" };
 	va_list ap;
 
-	printf("%s %s", word[v], name);
-	if (fmt) {
-		fputs(": ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
+	if (v == HVT_FAIL || !hvt_log_quiet()) {	/* -q: the failures only */
+		printf("%s %s", word[v], name);
+		if (fmt) {
+			fputs(": ", stdout);
+			va_start(ap, fmt);
+			vprintf(fmt, ap);
+			va_end(ap);
+		}
+		putchar('\n');
 	}
-	putchar('\n');
 	if (v == HVT_PASS)
 		t->passed++;
 	else if (v == HVT_FAIL)

@@ -3,7 +3,8 @@
  * check_report.h - `hvtrace check`'s output: one line per check, "PASS
  * name", "FAIL name: reason", "SKIP name: why" (it cannot be made on this
  * archive) or "INFO name: ..." (a report, counted neither way), then
- * exactly "N passed, M failed" (", K skipped" if any).
+ * exactly "N passed, M failed" (", K skipped" if any). Quiet (-q): the
+ * FAIL lines and the last line only.
  */
 #ifndef HVT_TOOLS_CHECK_CHECK_REPORT_H
 #define HVT_TOOLS_CHECK_CHECK_REPORT_H

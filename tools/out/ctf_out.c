@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "lib/tsdl.h"
 #include "tools/out/ctf_out.h"
+#include "tools/util/output_path.h"
 
 #define EVENT_HEAD	(4u + 8u + 4u + 4u + 1u + 2u + 8u)
 #define HEAD		HVT_CTF_PACKET_HEADER_SIZE
@@ -49,24 +50,32 @@ struct hvt_ctf_out_key {
 
 static int set_clock(struct hvt_ctf_out *o, const struct hvt_archive *a);
 
-static int dir_is_empty(const char *path)
+/* The files of the CTF trace in @dir, which --force replaces; -1 after an error message. */
+static int remove_trace(const char *dir)
 {
-	DIR *d = opendir(path);
+	DIR *d = opendir(dir);
 	struct dirent *e;
-	int empty = 1;
+	int ret = 0;
 
-	if (!d)
+	if (!d) {
+		hvt_err("cannot read %s: %s", dir, strerror(errno));
 		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			empty = 0;
+	}
+	while (!ret && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    unlinkat(dirfd(d), e->d_name, 0)) {
+			hvt_err("cannot remove %s/%s, of the trace --force replaces: %s", dir,
+				e->d_name, strerror(errno));
+			ret = -1;
+		}
 	closedir(d);
-	return empty;
+	return ret;
 }
 
-static int make_dir(const char *dir)
+/* @dir made, or there: empty, or a CTF trace replaced with @force (output_path.h). */
+static int make_dir(const char *dir, bool force)
 {
-	int empty;
+	enum hvt_output_state state;
 
 	if (!mkdir(dir, 0755))
 		return 0;
@@ -74,24 +83,18 @@ static int make_dir(const char *dir)
 		hvt_err("cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	empty = dir_is_empty(dir);
-	if (empty < 0) {
-		hvt_err("%s exists and cannot be read as a directory: %s", dir, strerror(errno));
+	state = hvt_output_path_check(dir, HVT_OUTPUT_DIR, force);
+	if (state == HVT_OUTPUT_REFUSED)
 		return -1;
-	}
-	if (!empty) {
-		hvt_err("%s is not empty: --format=ctf writes a trace into a new or empty "
-			"directory, so as to mix it with nothing", dir);
-		return -1;
-	}
-	return 0;
+	return state == HVT_OUTPUT_EXISTS ? remove_trace(dir) : 0;
 }
 
-int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir)
+int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir,
+		     bool force)
 {
 	memset(o, 0, sizeof(*o));
 	o->dirfd = -1;
-	if (make_dir(dir))
+	if (make_dir(dir, force))
 		return -1;
 	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->dirfd < 0) {

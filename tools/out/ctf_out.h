@@ -52,10 +52,12 @@ struct hvt_ctf_out {
 };
 
 /*
- * Creates @dir (it may exist if empty) for @ses's events; -1 after an error
- * message naming the problem.
+ * Creates @dir (it may exist if empty; with @force, if it holds a CTF trace,
+ * whose files are removed: util/output_path.h) for @ses's events; -1 after
+ * an error message naming the problem.
  */
-int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir);
+int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir,
+		     bool force);
 /* Appends the current event of @s. */
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s);
 /* Writes the last packets and the metadata and frees @o; -1 after an error message. */

@@ -43,7 +43,7 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out
 	p->pid = calloc(ses->nr_sources + 1, sizeof(*p->pid));
 	p->cap_tracks = 256;
 	p->tracks = calloc(p->cap_tracks, sizeof(*p->tracks));
-	if (!buf || !p->pid || !p->tracks) {
+	if (!buf || !p->pid || !p->tracks || hvt_sched_state_init(&p->states)) {
 		free(buf);
 		hvt_json_free(p);
 		return -1;
@@ -186,7 +186,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 		else
 			hvt_text_s64(t, bound);
 	}
-	hvt_source_json_fields(s, t);
+	hvt_source_json_fields(s, t, hvt_sched_state_of(&p->states, s));
 	TEXT_LIT(t, "}}");
 	if (s->layer == HVT_LAYER_HOST)
 		hvt_json_vcpus_host(&p->vcpus, s);
@@ -223,5 +223,6 @@ void hvt_json_free(struct hvt_json_printer *p)
 	free(p->tracks);
 	hvt_json_vcpus_free(&p->vcpus);
 	hvt_json_runs_free(&p->runs);
+	hvt_sched_state_free(&p->states);
 	memset(p, 0, sizeof(*p));
 }

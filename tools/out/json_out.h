@@ -23,6 +23,7 @@
 #include "tools/session/session.h"
 #include "tools/out/json_runs.h"
 #include "tools/out/json_vcpus.h"
+#include "tools/out/sched_state.h"
 #include "tools/util/text_buffer.h"
 
 #define HVT_JSON_CPU_TRACK	(1u << 30)	/* tid of CPU 0's thread; above any real tid */
@@ -36,6 +37,7 @@ struct hvt_json_printer {
 	size_t nr_tracks, cap_tracks;
 	struct hvt_json_vcpus vcpus;
 	struct hvt_json_runs runs;
+	struct hvt_sched_state states;	/* prev_state in letters */
 };
 
 /* The opening of the document, for @ses's sources, to @out; -1 if out of memory. */

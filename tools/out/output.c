@@ -13,16 +13,22 @@
 /*
  * Our own stream, also for standard output (on a duplicate of fd 1), and
  * unbuffered: lines are assembled in the printer's buffer, which goes out
- * in one write when full.
+ * in one write when full. A file that was not there (@state) is created
+ * only if it still is not: one made meanwhile is kept, as without --force.
  */
-static FILE *open_file(const char *path)
+static FILE *open_file(const char *path, enum hvt_output_state state)
 {
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
-		 fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (state == HVT_OUTPUT_NEW ? O_EXCL : O_TRUNC);
+	int fd = path ? open(path, flags, 0644) : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 
 	if (!out) {
-		hvt_err("cannot write %s: %s", path ? path : "standard output", strerror(errno));
+		if (errno == EEXIST)
+			hvt_err("--output %s appeared while merge started, and is kept: name a new "
+				"file, or replace it with --force", path);
+		else
+			hvt_err("cannot write %s: %s", path ? path : "standard output",
+				strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
@@ -72,7 +78,7 @@ static int json_close(struct hvt_output *o)
 
 static int ctf_open(struct hvt_output *o, struct hvt_session *ses)
 {
-	return hvt_ctf_out_open(&o->ctf, ses, o->opts->path);
+	return hvt_ctf_out_open(&o->ctf, ses, o->opts->path, o->opts->force);
 }
 
 static void ctf_event(struct hvt_output *o, struct hvt_source *s)
@@ -130,15 +136,16 @@ static const struct hvt_output_format formats[] = {
 	  .open = json_open, .event = json_event, .close = json_close },
 	{ .name = "ctf", .help = "a CTF 1.8 trace on one clock, the host TSC, for\n"
 		"babeltrace2 and Trace Compass: --output names its\n"
-		"directory, which must be new or empty",
+		"directory, new or empty (--force: or one that holds\n"
+		"a CTF trace only, replaced)",
 	  .own_time = "has its own clock: the host TSC", .to_directory = true, .writes = true,
 	  .open = ctf_open, .event = ctf_event, .close = ctf_close },
 	{ .name = "sqlite", .help = "an SQLite database (docs/sql.md): every event, each\n"
 		"machine's CPU slices and thread states, the vCPU\n"
 		"states analyze counts, the clock exchanges;\n"
-		"--output names its file, which --force replaces",
+		"--output names its file",
 	  .own_time = "has its own time: integer ns since the trace start",
-	  .to_path = true, .writes = true, .replaces = true,
+	  .to_path = true, .writes = true,
 	  .open = sqlite_open, .event = sqlite_event, .close = sqlite_close },
 	{ .name = "null", .help = "decode and merge, print nothing (benchmarks, --stats)",
 	  .open = null_open, .event = null_event, .close = null_close },
@@ -208,21 +215,33 @@ const char *hvt_output_refuses(const struct hvt_output_format *f,
 			 "FILE", f->name);
 		return buf;
 	}
-	if (opts->force && !f->replaces) {
-		snprintf(buf, len, "--force is for --format=sqlite: the other formats write over "
-			 "their --output as it is");
-		return buf;
-	}
+	if (opts->force && (!opts->path || !f->writes))
+		return "--force replaces an existing --output; without --output (or with "
+		       "--format=null) nothing is written to replace";
 	return NULL;
+}
+
+enum hvt_output_state hvt_output_check(const struct hvt_output_format *f,
+				       const struct hvt_output_opts *opts)
+{
+	if (!f->writes || !opts->path)
+		return HVT_OUTPUT_NEW;	/* standard output, or nothing */
+	return hvt_output_path_check(opts->path, f->to_directory ? HVT_OUTPUT_DIR :
+				     f->to_path ? HVT_OUTPUT_FILE : HVT_OUTPUT_STREAM, opts->force);
 }
 
 int hvt_output_open(struct hvt_output *o, const struct hvt_output_format *f,
 		    struct hvt_session *ses, const struct hvt_output_opts *opts)
 {
+	enum hvt_output_state state = hvt_output_check(f, opts);
+
 	memset(o, 0, sizeof(*o));
 	o->fmt = f;
 	o->opts = opts;
-	if (f->writes && !f->to_directory && !f->to_path && !(o->file = open_file(opts->path)))
+	if (state == HVT_OUTPUT_REFUSED)
+		return -1;
+	if (f->writes && !f->to_directory && !f->to_path && !(o->file = open_file(opts->path,
+										   state)))
 		return -1;
 	if (f->open(o, ses)) {
 		if (o->file) {

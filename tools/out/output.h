@@ -17,6 +17,7 @@
 #include "tools/out/sqlite_out.h"
 #include "tools/out/text_out.h"
 #include "tools/session/session.h"
+#include "tools/util/output_path.h"
 #include "tools/util/time_text.h"
 
 struct hvt_output;
@@ -27,7 +28,6 @@ struct hvt_output_format {
 	const char *own_time;		/* it has its own time base, said so: --time is refused */
 	bool to_directory;		/* writes a directory, which --output must name */
 	bool to_path;			/* writes a file by its name, which --output must give */
-	bool replaces;			/* refuses an existing --output without --force */
 	bool print_fmt;			/* takes --print-fmt and --bounds */
 	bool writes;			/* writes anything at all (not: decode and merge only) */
 	int (*open)(struct hvt_output *o, struct hvt_session *ses);
@@ -41,7 +41,7 @@ struct hvt_output_opts {
 	bool print_fmt;			/* --print-fmt */
 	bool bounds;			/* --bounds: text shows each event's error bound */
 	bool delta;			/* --delta: text shows the time since the line before */
-	bool force;			/* --force: replace an existing --output */
+	bool force;			/* --force: replace an existing --output (output_path.h) */
 };
 
 struct hvt_output {
@@ -70,6 +70,12 @@ void hvt_output_formats_help(FILE *out);
  */
 const char *hvt_output_refuses(const struct hvt_output_format *f,
 			       const struct hvt_output_opts *opts, char *buf, size_t len);
+/*
+ * Whether format @f may write its --output as @opts say, the rule of
+ * util/output_path.h: refused (said), new, or there to be replaced.
+ */
+enum hvt_output_state hvt_output_check(const struct hvt_output_format *f,
+				       const struct hvt_output_opts *opts);
 /* Opens output @o of format @f for @ses's events; -1 after an error message. */
 int hvt_output_open(struct hvt_output *o, const struct hvt_output_format *f,
 		    struct hvt_session *ses, const struct hvt_output_opts *opts);

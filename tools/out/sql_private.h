@@ -17,6 +17,7 @@
 #include "tools/merge/event_feed.h"
 #include "tools/model/sched_model.h"
 #include "tools/model/vm_analyses.h"
+#include "tools/out/sched_state.h"
 #include "tools/out/sqlite_out.h"
 #include "tools/util/text_buffer.h"
 
@@ -65,6 +66,7 @@ struct hvt_sql_out {
 	sqlite3 *db;
 	char *path, *tmp;		/* the file, and its name while written */
 	bool force;			/* replace a file at path */
+	struct hvt_sched_state states;	/* prev_state in letters, in the args */
 	sqlite3_stmt *stmt[SQL_NR_STMTS];	/* the pass's inserts, sql_rows.c's */
 	struct sql_rows *rows;
 	struct hvt_text args;		/* an event's fields, as JSON */

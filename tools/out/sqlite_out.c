@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "tools/out/sql_private.h"
 #include "tools/out/sql_schema.h"
+#include "tools/util/output_path.h"
 #include "tools/util/partial_file.h"
 #include "tools/util/stream_warn.h"
 
@@ -79,7 +80,7 @@ static int args_init(struct hvt_sql_out *o)
 
 	o->args_buf = malloc(ARGS_BUFFER);
 	o->args_sink = fopencookie(&o->args_overflow, "w", sink);
-	if (!o->args_buf || !o->args_sink)
+	if (!o->args_buf || !o->args_sink || hvt_sched_state_init(&o->states))
 		return -1;
 	setvbuf(o->args_sink, NULL, _IONBF, 0);
 	hvt_text_init(&o->args, o->args_sink, o->args_buf, ARGS_BUFFER);
@@ -91,7 +92,7 @@ static int64_t args_of(struct hvt_sql_out *o, struct hvt_source *s)
 {
 	o->args.p = o->args.buf;
 	o->args_overflow = false;
-	hvt_source_json_fields(s, &o->args);	/* ,"name":value per field */
+	hvt_source_json_fields(s, &o->args, hvt_sched_state_of(&o->states, s));	/* ,"name":value */
 	if (o->args_overflow || o->args.p == o->args.end)
 		return -1;
 	if (o->args.p == o->args.buf)
@@ -155,28 +156,6 @@ static void finalize_statements(struct hvt_sql_out *o)
 	}
 }
 
-/* Whether @path may be written: new, or replaced with @force; false after saying why. */
-static bool may_write(const char *path, bool force)
-{
-	struct stat st;
-
-	if (stat(path, &st)) {
-		if (errno == ENOENT)
-			return true;
-		hvt_err("%s: %s", path, strerror(errno));
-		return false;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		hvt_err("%s is not a regular file: name a new file for the database", path);
-		return false;
-	}
-	if (!force) {
-		hvt_err("%s exists: name a new file, or replace it with --force", path);
-		return false;
-	}
-	return true;
-}
-
 static void out_free(struct hvt_sql_out *o)
 {
 	hvt_sql_rows_free(o);	/* the writer gone first: it uses the statements */
@@ -186,6 +165,7 @@ static void out_free(struct hvt_sql_out *o)
 	hvt_sql_models_free(o);
 	hvt_sql_ids_free(o);
 	hvt_sql_args_free(o);
+	hvt_sched_state_free(&o->states);
 	if (o->args_sink)
 		fclose(o->args_sink);
 	free(o->args_buf);
@@ -210,7 +190,7 @@ struct hvt_sql_out *hvt_sql_out_open(struct hvt_session *ses, const char *path, 
 {
 	struct hvt_sql_out *o;
 
-	if (!may_write(path, force))
+	if (hvt_output_path_check(path, HVT_OUTPUT_FILE, force) == HVT_OUTPUT_REFUSED)
 		return NULL;
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path)) || !(o->tmp = hvt_partial_name(path)) || args_init(o)) {

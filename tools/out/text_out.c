@@ -30,9 +30,10 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 
 	memset(p, 0, sizeof(*p));
 	p->cols = calloc(ses->nr_sources + 1, sizeof(*p->cols));
-	if (!buf || !p->cols) {
+	if (!buf || !p->cols || hvt_sched_state_init(&p->states)) {
 		free(buf);
 		free(p->cols);
+		hvt_sched_state_free(&p->states);
 		return -1;
 	}
 	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
@@ -61,6 +62,7 @@ void hvt_printer_free(struct hvt_printer *p)
 {
 	free(p->text.buf);
 	free(p->cols);
+	hvt_sched_state_free(&p->states);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -129,6 +131,6 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 	hvt_text_s64(t, hvt_source_tid(s));
 	hvt_text_char(t, ' ');
 	hvt_source_print_name(s, t);
-	hvt_source_print_fields(s, t, pr->print_fmt);
+	hvt_source_print_fields(s, t, pr->print_fmt, hvt_sched_state_of(&pr->states, s));
 	hvt_text_char(t, '\n');
 }

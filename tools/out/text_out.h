@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/out/sched_state.h"
 #include "tools/util/text_buffer.h"
 #include "tools/util/time_text.h"
 #include "tools/session/session.h"
@@ -30,6 +31,7 @@ struct hvt_printer {
 	struct hvt_session *ses;
 	struct hvt_host_clock *clock;
 	struct hvt_source_cols *cols;	/* one per source, by index */
+	struct hvt_sched_state states;	/* prev_state in letters */
 };
 
 /* For @ses's sources, to @out; -1 if out of memory. */

@@ -106,7 +106,14 @@ static void print_array(struct hvt_text *t, const struct hvt_reg_field *f,
 		write_ints(t, f, p, print_int);
 }
 
-void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
+/* Whether field @f is the one @sub replaces. */
+static bool substituted(const struct hvt_reg_field *f, const struct hvt_field_subst *sub)
+{
+	return sub && !strncmp(f->name, sub->name, sizeof(f->name));
+}
+
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev,
+			  const struct hvt_field_subst *sub)
 {
 	const struct hvt_ctf_type *type = ev->type;
 	unsigned int prefix = 0;
@@ -119,6 +126,10 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 
 		hvt_text_mem(t, type->prefixes + prefix, type->prefix_end[w.i - 1] - prefix);
 		prefix = type->prefix_end[w.i - 1];
+		if (substituted(f, sub)) {
+			hvt_text_mem(t, sub->text, strlen(sub->text));
+			continue;
+		}
 		switch (f->kind) {
 		case HVT_FIELD_INT:
 			print_int(t, f, p);
@@ -208,7 +219,8 @@ static void json_array(struct hvt_text *t, const struct hvt_reg_field *f,
 		write_ints(t, f, p, json_int);
 }
 
-void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev,
+			 const struct hvt_field_subst *sub)
 {
 	struct field_walk w;
 
@@ -220,6 +232,10 @@ void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev)
 		hvt_text_mem(t, ",\"", 2);
 		hvt_text_mem(t, f->name, strlen(f->name));	/* an identifier */
 		hvt_text_mem(t, "\":", 2);
+		if (substituted(f, sub)) {
+			hvt_text_json_str(t, sub->text, strlen(sub->text));
+			continue;
+		}
 		switch (f->kind) {
 		case HVT_FIELD_INT:
 			json_int(t, f, p);

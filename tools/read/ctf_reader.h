@@ -29,6 +29,7 @@
 
 #include <hvtrace/ctf.h>
 #include "lib/event_registry.h"
+#include "tools/read/field_subst.h"
 #include "tools/util/text_buffer.h"
 
 #define HVT_REGISTRY_FILE_MAX	(64u << 20)
@@ -139,14 +140,17 @@ unsigned long hvt_ctf_registry_load_more(struct hvt_registry *reg, const char *p
 
 /* Payload fields (ctf_fields.c). */
 
-/* Writes " name=value" for each field, in registry order. */
-void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+/* Writes " name=value" for each field, in registry order; field @sub->name, if @sub, as @sub->text. */
+void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev,
+			  const struct hvt_field_subst *sub);
 /*
  * Writes ,"name":value for each field: integers as numbers (hex ones as
  * "0x.." strings), arrays as arrays, strings and text arrays as strings, a
- * blob as {"blob":"DECODER","bytes":N}.
+ * blob as {"blob":"DECODER","bytes":N}; field @sub->name, if @sub, as the
+ * string @sub->text.
  */
-void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev);
+void hvt_ctf_json_fields(struct hvt_text *t, const struct hvt_ctf_event *ev,
+			 const struct hvt_field_subst *sub);
 /*
  * The integer field @name of @ev (signed ones sign-extended): 0, or -1 if
  * the event has no integer field of that name.

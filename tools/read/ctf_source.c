@@ -30,15 +30,16 @@ static int ctf_next(void *r, struct hvt_reader_event *ev)
 }
 
 /* Guest events have no print format of their own: the same with @print_fmt. */
-static void ctf_print_fields(void *r, struct hvt_text *t, bool print_fmt)
+static void ctf_print_fields(void *r, struct hvt_text *t, bool print_fmt,
+			     const struct hvt_field_subst *sub)
 {
 	(void)print_fmt;
-	hvt_ctf_print_fields(t, &((struct ctf_source *)r)->ev);
+	hvt_ctf_print_fields(t, &((struct ctf_source *)r)->ev, sub);
 }
 
-static void ctf_json_fields(void *r, struct hvt_text *t)
+static void ctf_json_fields(void *r, struct hvt_text *t, const struct hvt_field_subst *sub)
 {
-	hvt_ctf_json_fields(t, &((struct ctf_source *)r)->ev);
+	hvt_ctf_json_fields(t, &((struct ctf_source *)r)->ev, sub);
 }
 
 static int ctf_field_text(void *r, const char *name, char *buf, size_t len)

@@ -56,7 +56,10 @@ struct hvt_event_format {
 static const struct hvt_task_states ctf_states = { .mask = UINT64_MAX, .idle = 0x402,
 						   .letter = "SDTtXZPX" };
 
-/* @state in letters, as its format says it (at most 7 of them). */
+/*
+ * @state in letters, as its format says it and as the kernel and trace-cmd
+ * print it: "R", "R+", "S", "D|W" (at most 4 letters, joined by '|').
+ */
 static void state_text(const struct hvt_task_states *ts, uint64_t state, char text[8])
 {
 	unsigned int bit, n = 0;
@@ -70,8 +73,11 @@ static void state_text(const struct hvt_task_states *ts, uint64_t state, char te
 		return;
 	}
 	for (bit = 0; bit < 64 && n < 7; bit++)
-		if ((state & ts->mask & (1ull << bit)) && ts->letter[bit])
+		if ((state & ts->mask & (1ull << bit)) && ts->letter[bit]) {
+			if (n)
+				text[n++] = '|';
 			text[n++] = ts->letter[bit];
+		}
 	if (!n)
 		text[n++] = '?';	/* a state bit the print fmt names no letter */
 	text[n] = '\0';

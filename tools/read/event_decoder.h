@@ -55,7 +55,7 @@ struct hvt_sched_switch {
 	uint64_t prev_state;		/* as recorded */
 	bool runnable;			/* prev left runnable (preempted), in this format's terms */
 	char end_state[8];		/* ... as the kernel prints it: "R", "R+", "S", "D", "I",
-					 * letters of each state bit set */
+					 * the letters of each state bit set joined by '|' ("D|W") */
 	char prev_comm[HVT_COMM_LEN], next_comm[HVT_COMM_LEN];
 };
 

@@ -163,7 +163,14 @@ static void text_number(struct hvt_ftrace_cpu *c, const struct tep_format_field 
 
 static const struct field_writer text_writer = { text_number, hvt_text_field_value, "?" };
 
-void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+/* Whether field @f is the one @sub replaces. */
+static bool substituted(const struct tep_format_field *f, const struct hvt_field_subst *sub)
+{
+	return sub && !strcmp(f->name, sub->name);
+}
+
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t,
+			     const struct hvt_field_subst *sub)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
 	const struct tep_format_field *f;
@@ -172,7 +179,10 @@ void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 		hvt_text_char(t, ' ');
 		hvt_text_mem(t, f->name, strlen(f->name));
 		hvt_text_char(t, '=');
-		write_field(c, f, t, &text_writer);
+		if (substituted(f, sub))
+			hvt_text_mem(t, sub->text, strlen(sub->text));
+		else
+			write_field(c, f, t, &text_writer);
 	}
 }
 
@@ -256,7 +266,8 @@ int hvt_ftrace_field_text(struct hvt_ftrace_cpu *c, const char *name, char *buf,
 	return f ? hvt_ftrace_text_field_read(c, f, buf, len) : -1;
 }
 
-void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t,
+			    const struct hvt_field_subst *sub)
 {
 	struct tep_event *type = tep_find_event_by_record(c->ft->tep, &c->record);
 	const struct tep_format_field *f;
@@ -265,7 +276,10 @@ void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t)
 		hvt_text_char(t, ',');
 		hvt_text_json_str(t, f->name, strlen(f->name));
 		hvt_text_char(t, ':');
-		write_field(c, f, t, &json_writer);
+		if (substituted(f, sub))
+			hvt_text_json_str(t, sub->text, strlen(sub->text));
+		else
+			write_field(c, f, t, &json_writer);
 	}
 }
 

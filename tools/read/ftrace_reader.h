@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/read/field_subst.h"
 #include "tools/util/text_buffer.h"
 
 struct hvt_ftrace;
@@ -123,9 +124,10 @@ void hvt_ftrace_task_states(struct hvt_ftrace *ft, int id, const struct tep_form
  * common ones): numbers in decimal, pointers and numbers of widths other
  * than 1, 2, 4 or 8 bytes in hex, char arrays and strings as text
  * (hvt_text_escaped()), other arrays as [a,b]; '?' for data outside its
- * record.
+ * record. Field @sub->name, if @sub, as @sub->text (field_subst.h).
  */
-void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+void hvt_ftrace_print_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t,
+			     const struct hvt_field_subst *sub);
 /*
  * Writes " " and the event last returned as its format's print fmt says,
  * on one line: ftrace's own text, through libtraceevent (some microseconds).
@@ -135,9 +137,11 @@ void hvt_ftrace_print_info(struct hvt_ftrace_cpu *c, struct hvt_text *t);
  * Writes ,"name":value for each field of the event last returned (not the
  * common ones): numbers, pointers as "0x.." strings, char arrays and strings
  * as strings, other arrays as arrays of numbers; a number of a width other
- * than 1, 2, 4 or 8 bytes, or data outside its record, as null.
+ * than 1, 2, 4 or 8 bytes, or data outside its record, as null; field
+ * @sub->name, if @sub, as the string @sub->text.
  */
-void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t);
+void hvt_ftrace_json_fields(struct hvt_ftrace_cpu *c, struct hvt_text *t,
+			    const struct hvt_field_subst *sub);
 /* CTF (merge --format=ctf, tools/ctf_out.h). */
 
 /* The ftrace id of the event last returned. */

@@ -25,17 +25,18 @@ static int ftrace_next(void *r, struct hvt_reader_event *ev)
 	return 1;
 }
 
-static void ftrace_print_fields(void *r, struct hvt_text *t, bool print_fmt)
+static void ftrace_print_fields(void *r, struct hvt_text *t, bool print_fmt,
+				const struct hvt_field_subst *sub)
 {
 	if (print_fmt)
-		hvt_ftrace_print_info(r, t);
+		hvt_ftrace_print_info(r, t);	/* the print fmt says every field its way */
 	else
-		hvt_ftrace_print_fields(r, t);
+		hvt_ftrace_print_fields(r, t, sub);
 }
 
-static void ftrace_json_fields(void *r, struct hvt_text *t)
+static void ftrace_json_fields(void *r, struct hvt_text *t, const struct hvt_field_subst *sub)
 {
-	hvt_ftrace_json_fields(r, t);
+	hvt_ftrace_json_fields(r, t, sub);
 }
 
 static int ftrace_field_u64(void *r, const char *name, uint64_t *v)

@@ -232,21 +232,25 @@ static int qemu_next(void *r, struct hvt_reader_event *ev)
 	return 1;
 }
 
-static void qemu_print_fields(void *r, struct hvt_text *t, bool print_fmt)
+/* QEMU's events are a line of text: no field to substitute. */
+static void qemu_print_fields(void *r, struct hvt_text *t, bool print_fmt,
+			      const struct hvt_field_subst *sub)
 {
 	const struct qemu_log *q = r;
 
 	(void)print_fmt;
+	(void)sub;
 	if (!q->cur->args_len)
 		return;
 	hvt_text_char(t, ' ');
 	hvt_text_escaped(t, (const unsigned char *)q->text + q->cur->args, q->cur->args_len);
 }
 
-static void qemu_json_fields(void *r, struct hvt_text *t)
+static void qemu_json_fields(void *r, struct hvt_text *t, const struct hvt_field_subst *sub)
 {
 	const struct qemu_log *q = r;
 
+	(void)sub;
 	hvt_text_mem(t, ",\"args\":", 8);
 	hvt_text_json_str(t, q->text + q->cur->args, q->cur->args_len);
 }

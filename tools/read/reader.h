@@ -61,9 +61,14 @@ struct hvt_reader_ops {
 	const char *format;		/* "ftrace", "ctf": for messages */
 	/* The next event in stream order: 1, or 0 at the end. */
 	int (*next)(void *r, struct hvt_reader_event *ev);
-	/* " name=value" per field; with @print_fmt as the format's producer prints it. */
-	void (*print_fields)(void *r, struct hvt_text *t, bool print_fmt);
-	void (*json_fields)(void *r, struct hvt_text *t);	/* ,"name":value per field */
+	/*
+	 * " name=value" per field; with @print_fmt as the format's producer
+	 * prints it. Field @sub->name (if @sub) as @sub->text.
+	 */
+	void (*print_fields)(void *r, struct hvt_text *t, bool print_fmt,
+			     const struct hvt_field_subst *sub);
+	/* ,"name":value per field; field @sub->name (if @sub) as the string @sub->text */
+	void (*json_fields)(void *r, struct hvt_text *t, const struct hvt_field_subst *sub);
 	/* A numeric field of the current event: 0, or -1 if it has none of that name. */
 	int (*field_u64)(void *r, const char *name, uint64_t *v);
 	/* A text field, cut to @len - 1 bytes and NUL-terminated: 0, or -1 if none. */

@@ -148,14 +148,16 @@ void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t)
 	hvt_text_mem(t, s->ev.name, s->ev.name_len);
 }
 
-void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt)
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt,
+			     const struct hvt_field_subst *sub)
 {
-	s->rd.ops->print_fields(s->rd.r, t, print_fmt);
+	s->rd.ops->print_fields(s->rd.r, t, print_fmt, sub);
 }
 
-void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t)
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t,
+			    const struct hvt_field_subst *sub)
 {
-	s->rd.ops->json_fields(s->rd.r, t);
+	s->rd.ops->json_fields(s->rd.r, t, sub);
 }
 
 int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v)

@@ -69,9 +69,14 @@ uint32_t hvt_source_cpu(const struct hvt_source *s);		/* HVT_NO_CPU: none */
 int32_t hvt_source_tid(const struct hvt_source *s);
 const char *hvt_source_event_name(const struct hvt_source *s);
 void hvt_source_print_name(const struct hvt_source *s, struct hvt_text *t);
-/* " name=value" per field; host events with @print_fmt: as ftrace prints them. */
-void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt);
-void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t);	/* ,"name":value */
+/*
+ * " name=value" per field; host events with @print_fmt: as ftrace prints
+ * them. Field @sub->name (if @sub) as @sub->text (read/field_subst.h).
+ */
+void hvt_source_print_fields(struct hvt_source *s, struct hvt_text *t, bool print_fmt,
+			     const struct hvt_field_subst *sub);
+void hvt_source_json_fields(struct hvt_source *s, struct hvt_text *t,
+			    const struct hvt_field_subst *sub);	/* ,"name":value */
 /* An integer field of the current event: 0, or -1 if it has none of that name. */
 int hvt_source_field_u64(struct hvt_source *s, const char *name, uint64_t *v);
 /* A text field of the current event in @buf (cut to @len - 1): 0, or -1 if none. */
