@@ -441,6 +441,18 @@ static bool kvm_events_available(void)
 	       !stat(path, &st);
 }
 
+/* Whether this kernel has host event @spec ("kvm:kvm_pio"). */
+static bool host_event_exists(const char *spec)
+{
+	const char *tracing = tracefs_tracing_dir(), *colon = strchr(spec, ':');
+	char path[HVT_PATH_LEN];
+	struct stat st;
+
+	return tracing && colon &&
+	       !hvt_path(path, sizeof(path), "%s/events/%.*s/%s", tracing, (int)(colon - spec), spec,
+			 colon + 1) && !stat(path, &st);
+}
+
 static bool listed(const char *const *v, int n, const char *name)
 {
 	int i;
@@ -451,11 +463,24 @@ static bool listed(const char *const *v, int n, const char *name)
 	return false;
 }
 
+/* The defaults (2 sched, 5 kvm, 6 kvm_io) and -e's fit the capture's table. */
+_Static_assert(2 + 5 + 6 + HVT_REC_MAX_EXTRA_EVENTS <= HVT_FTRACE_MAX_EVENTS,
+	       "the host events do not fit the capture's table");
+
 static int start_host_layer(struct hvt_recorder *r)
 {
 	static const char *sched[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	static const char *kvm[] = { "kvm:kvm_entry", "kvm:kvm_exit", "kvm:kvm_hypercall",
 				     "kvm:kvm_write_tsc_offset", "kvm:kvm_pvclock_update" };
+	/*
+	 * The I/O path through KVM, where this kernel has them: a guest's port
+	 * and MMIO accesses, the interrupts raised for it (irqfd, MSI) and
+	 * injected into a vCPU. One event per exit or interrupt, as cheap as
+	 * kvm_exit.
+	 */
+	static const char *kvm_io[] = { "kvm:kvm_pio", "kvm:kvm_mmio", "kvm:kvm_set_irq",
+					"kvm:kvm_msi_set_irq", "kvm:kvm_apic_accept_irq",
+					"kvm:kvm_inj_virq" };
 	char *events[HVT_FTRACE_MAX_EVENTS], dir[HVT_PATH_LEN], err[512];
 	bool follow = any_target(r, has_qemu) || r->o.all;
 	pid_t *tids = NULL;
@@ -470,9 +495,13 @@ static int start_host_layer(struct hvt_recorder *r)
 	if (follow)
 		for (i = 0; i < 2; i++)
 			events[n++] = (char *)sched[i];
-	if (any_target(r, hvt_target_kvm) || (r->o.all && kvm_events_available()))
+	if (any_target(r, hvt_target_kvm) || (r->o.all && kvm_events_available())) {
 		for (i = 0; i < 5; i++)
 			events[n++] = (char *)kvm[i];
+		for (i = 0; i < 6; i++)
+			if (host_event_exists(kvm_io[i]))
+				events[n++] = (char *)kvm_io[i];
+	}
 	for (i = 0; i < r->o.nr_events; i++)	/* each once: -e of a default is no second */
 		if (!listed((const char *const *)events, n, r->o.events[i]))
 			events[n++] = r->o.events[i];

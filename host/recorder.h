@@ -22,7 +22,7 @@
 
 #define HVT_REC_MAX_NAMES	64	/* --vm given this many times */
 #define HVT_REC_MAX_TARGETS	256	/* VMs in one recording */
-#define HVT_REC_MAX_EXTRA_EVENTS (HVT_FTRACE_MAX_EVENTS - 8)
+#define HVT_REC_MAX_EXTRA_EVENTS (HVT_FTRACE_MAX_EVENTS - 16)	/* room for the defaults (13) */
 
 struct hvt_record_opts {
 	bool list;			/* --list: only list the VMs of this host */

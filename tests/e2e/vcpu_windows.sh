@@ -38,6 +38,22 @@ check "kvm_entry and kvm_exit enabled in the host layer" \
 	test -f "$work/a/host/ftrace/events/kvm/kvm_entry/format" -a \
 	-f "$work/a/host/ftrace/events/kvm/kvm_exit/format"
 
+# The I/O path through KVM is recorded too, where the kernel has it: the
+# guest code's two "out" to port 0x10 a round are kvm_pio exits (as far as
+# this host's KVM fires its tracepoints at all).
+if [ -d /sys/kernel/tracing/events/kvm/kvm_pio ] || [ -d /sys/kernel/debug/tracing/events/kvm/kvm_pio ]; then
+	check "kvm_pio, kvm_inj_virq enabled in the host layer" \
+		test -f "$work/a/host/ftrace/events/kvm/kvm_pio/format" -a \
+		-f "$work/a/host/ftrace/events/kvm/kvm_inj_virq/format"
+	"$hvtrace" merge "$work/a" --layer host --event kvm_pio 2>/dev/null > "$work/pio.txt"
+	pio=$(wc -l < "$work/pio.txt")
+	if [ "$pio" -gt 0 ]; then
+		check "the rounds' port writes are kvm_pio events on port 0x10 ($pio)" \
+			test "$(grep -Ec ' port=(0x10|16) ' "$work/pio.txt")" -ge "$ROUNDS"
+	else
+		echo "vcpu windows: this host's KVM fired no kvm_pio"
+	fi
+fi
 cp -a "$work/a" "$work/forged"
 check "the guest side is written" \
 	"$vmm_bin" write "$work/a" kvmrun "$work/rounds.tsv"
