@@ -434,6 +434,8 @@ static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_
 		struct hvt_w_trace_open to;
 		struct hvt_w_stream_open so;
 		struct hvt_w_stream_close sc;
+		struct hvt_w_untraced u;
+		struct hvt_w_threads_untraced tu;
 
 		switch (type) {
 		case HVT_W_TRACE_OPEN:
@@ -449,6 +451,12 @@ static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_
 		case HVT_W_STREAM_CLOSE:
 			memcpy(&sc, p, sizeof(sc));
 			return hvt_vm_stream_close(vm, f->hdr.id, &sc);
+		case HVT_W_UNTRACED:
+			memcpy(&u, p, sizeof(u));
+			return hvt_vm_untraced(vm, &u);
+		case HVT_W_THREADS_UNTRACED:
+			memcpy(&tu, p, sizeof(tu));
+			return hvt_vm_threads_untraced(vm, f->hdr.id, &tu);
 		case HVT_W_FINISH:
 			on_finish(vm);
 			return 0;
