@@ -52,6 +52,9 @@ static int init_at(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char 
 	vm->rate_refilled_ns = now_ns();
 	vm->log_credit = HVT_LOG_BURST;
 	vm->log_refilled_ns = vm->rate_refilled_ns;
+	vm->untraced = NULL;		/* allocated at the first UNTRACED */
+	vm->nr_untraced_listed = 0;
+	vm->nr_untraced = 0;
 	hvt_offset_fit_init(&vm->fit);
 	if (hvt_frame_reader_init(&vm->reader)) {
 		snprintf(err, errlen, "out of memory");
