@@ -493,21 +493,17 @@ static int on_hello(struct agent_apps *a, struct app *app, const void *payload, 
 		agent_log(a->link, "pid %u: HELLO refused: %s", app->pid, why);
 		return -1;
 	}
-	if (a->tracing) {
-		if (!trace_id_free(a, app, to.comm, &id)) {
-			/* said */
-		} else {
-			app->trace_id = id;
-			w.enabled = 1;
-			hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
-				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
-				  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
-				  (unsigned long long)to.freq_hz);
-			if (agent_send(a->link, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
-				return -1;
-			/* none: its packets wait for the periodic drain */
-			app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		}
+	if (a->tracing && trace_id_free(a, app, to.comm, &id)) {	/* else said why not */
+		app->trace_id = id;
+		w.enabled = 1;
+		hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
+			  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
+			  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
+			  (unsigned long long)to.freq_hz);
+		if (agent_send(a->link, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
+			return -1;
+		/* none: its packets wait for the periodic drain */
+		app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	}
 	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), app->wake_fd);
 }
