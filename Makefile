@@ -184,7 +184,7 @@ LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
 $(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(OFFLINE_LIBS) | $(HVTRACE)
-$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o archive_writer.o host_tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o vm_untraced.o archive_writer.o host_tsc.o ftrace_capture.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
@@ -241,7 +241,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 3000
 FUZZ_TARGETS := guest_link archive_readers
-FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c \
+FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c host/vm_untraced.c \
 	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
 # merge, check, analyze and tsc: the commands but main, the agent and drift,
 # with the offline library built for fuzzing

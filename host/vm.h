@@ -46,6 +46,11 @@
  */
 #define HVT_LOG_PER_S		20
 #define HVT_LOG_BURST		100
+/*
+ * Processes a guest said went untraced (UNTRACED) that info.json lists; the
+ * others are only counted, so a flood of refused connections cannot grow it.
+ */
+#define HVT_VM_UNTRACED_LISTED	256
 /* Bytes of packets a guest may have waiting for their event ids. */
 #define HVT_VM_PENDING_MAX	(4u << 20)
 
@@ -79,6 +84,7 @@ struct hvt_vm_trace {
 	bool metadata_dirty;		/* metadata lags the registry */
 	uint64_t metadata_bytes;	/* of the file, which only grows */
 	unsigned char declared[HVT_TSDL_DECLARED_BYTES];	/* events in it, by id */
+	uint64_t threads_untraced;	/* the guest's count (THREADS_UNTRACED) */
 };
 
 /*
@@ -154,6 +160,10 @@ struct hvt_vm {
 	uint64_t bytes;			/* packets and registry records stored */
 	uint64_t pending_bytes;		/* of packets waiting for their ids */
 	uint32_t nr_streams;		/* opened */
+	/* processes that went untraced (UNTRACED): the first ones, and how many */
+	struct hvt_w_untraced *untraced;	/* HVT_VM_UNTRACED_LISTED, once one came */
+	uint32_t nr_untraced_listed;
+	uint64_t nr_untraced;
 	bool info_dirty;		/* info.json lags */
 	bool stop_requested;
 	bool no_link;			/* host layer only: ending is not a failure */
@@ -197,6 +207,16 @@ int hvt_vm_registry(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_open *so);
 int hvt_vm_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len);
 int hvt_vm_stream_close(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream_close *sc);
+
+/* vm_untraced.c: what went untraced in the guest, for info.json */
+int hvt_vm_untraced(struct hvt_vm *vm, const struct hvt_w_untraced *u);
+int hvt_vm_threads_untraced(struct hvt_vm *vm, uint32_t trace,
+			    const struct hvt_w_threads_untraced *t);
+/* Adds untraced_processes, untraced_processes_total to @info; -1 if out of memory. */
+int hvt_vm_untraced_json(const struct hvt_vm *vm, json_t *info);
+/* Threads the guest said went untraced, over every trace. */
+uint64_t hvt_vm_threads_untraced_total(const struct hvt_vm *vm);
+void hvt_vm_untraced_free(struct hvt_vm *vm);
 /*
  * Brings metadata and info.json up to date if they lag; called every tick.
  * -1 with vm->why set if a file cannot be written.

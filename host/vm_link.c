@@ -52,6 +52,9 @@ static int init_at(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char 
 	vm->rate_refilled_ns = now_ns();
 	vm->log_credit = HVT_LOG_BURST;
 	vm->log_refilled_ns = vm->rate_refilled_ns;
+	vm->untraced = NULL;		/* allocated at the first UNTRACED */
+	vm->nr_untraced_listed = 0;
+	vm->nr_untraced = 0;
 	hvt_offset_fit_init(&vm->fit);
 	if (hvt_frame_reader_init(&vm->reader)) {
 		snprintf(err, errlen, "out of memory");
@@ -434,6 +437,8 @@ static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_
 		struct hvt_w_trace_open to;
 		struct hvt_w_stream_open so;
 		struct hvt_w_stream_close sc;
+		struct hvt_w_untraced u;
+		struct hvt_w_threads_untraced tu;
 
 		switch (type) {
 		case HVT_W_TRACE_OPEN:
@@ -449,6 +454,12 @@ static int on_frame(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t recv_
 		case HVT_W_STREAM_CLOSE:
 			memcpy(&sc, p, sizeof(sc));
 			return hvt_vm_stream_close(vm, f->hdr.id, &sc);
+		case HVT_W_UNTRACED:
+			memcpy(&u, p, sizeof(u));
+			return hvt_vm_untraced(vm, &u);
+		case HVT_W_THREADS_UNTRACED:
+			memcpy(&tu, p, sizeof(tu));
+			return hvt_vm_threads_untraced(vm, f->hdr.id, &tu);
 		case HVT_W_FINISH:
 			on_finish(vm);
 			return 0;

@@ -531,11 +531,11 @@ static json_t *traces_json(const struct hvt_vm *vm)
 			continue;
 		hvt_uuid_format(t->uuid, uuid);
 		json_array_append_new(a, json_pack(
-			"{s:i, s:s, s:s, s:s, s:I, s:s, s:I, s:s}", "id", (int)i,
+			"{s:i, s:s, s:s, s:s, s:I, s:s, s:I, s:s, s:I}", "id", (int)i,
 			"layer", t->layer == HVT_LAYER_KERNEL ? "kernel" : "user", "dir", t->dir,
 			"domain", hvt_domain_name(t->domain),
 			"freq_hz", (json_int_t)t->freq_hz, "uuid", uuid, "pid", (json_int_t)t->pid,
-			"comm", t->comm));
+			"comm", t->comm, "untraced_threads", (json_int_t)t->threads_untraced));
 	}
 	return a;
 }
@@ -601,6 +601,10 @@ static int write_info(struct hvt_vm *vm)
 			 "end_reason", vm->end_reason[0] ? vm->end_reason : NULL);
 	if (!info)
 		return -1;
+	if (hvt_vm_untraced_json(vm, info)) {
+		json_decref(info);
+		return -1;
+	}
 	ret = hvt_path(path, sizeof(path), "%s/info.json", vm->dir) ? -1 :
 	      hvt_write_json_atomic(path, info);
 	json_decref(info);
@@ -690,6 +694,7 @@ void hvt_vm_free(struct hvt_vm *vm)
 		free(vm->streams[i]);
 		vm->streams[i] = NULL;
 	}
+	hvt_vm_untraced_free(vm);
 }
 
 json_t *hvt_vm_manifest_entry(const struct hvt_vm *vm)
@@ -724,6 +729,10 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 			i == HVT_LAYER_KERNEL ? "kernel" : "user", streams[i],
 			(unsigned long long)packets[i], (unsigned long long)bytes[i] / 1024,
 			(unsigned long long)lost[i]);
+	if (vm->nr_untraced || hvt_vm_threads_untraced_total(vm))
+		fprintf(out, "    untraced %llu processes, %llu threads (info.json)\n",
+			(unsigned long long)vm->nr_untraced,
+			(unsigned long long)hvt_vm_threads_untraced_total(vm));
 	if (!hvt_offset_fit_result(&vm->fit, &est) && est.consistent && est.bounded)
 		fprintf(out, "    sync   %llu exchanges, %s TSC - host TSC = %lld +/- %llu ticks%s\n",
 			(unsigned long long)vm->sync_seq, vm->host_apps ? "agent" : "guest",

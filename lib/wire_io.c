@@ -38,6 +38,8 @@ static const struct type_rule rules[HVT_W_TYPE_MAX] = {
 	[HVT_W_GOODBYE] = { "GOODBYE", 0, 0, 0 },
 	[HVT_W_STOP] = { "STOP", 0, 0, 0 },
 	[HVT_W_LOG] = { "LOG", 1, 1, HVT_W_LOG_MAX },
+	[HVT_W_UNTRACED] = FIXED("UNTRACED", 1, struct hvt_w_untraced),
+	[HVT_W_THREADS_UNTRACED] = FIXED("THREADS_UNTRACED", 1, struct hvt_w_threads_untraced),
 };
 
 const char *hvt_wire_type_name(unsigned int type)
@@ -104,6 +106,26 @@ const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open
 	if (to->pid > INT32_MAX || (to->layer == HVT_LAYER_KERNEL && to->pid != 0))
 		return reason(why, len, "trace %u: invalid pid %u for a %s trace", id, to->pid,
 			      to->layer == HVT_LAYER_KERNEL ? "kernel" : "user");
+	return NULL;
+}
+
+const char *hvt_untraced_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case HVT_UNTRACED_IDS: return "trace ids used";
+	case HVT_UNTRACED_UID_SHARE: return "uid share of trace ids";
+	case HVT_UNTRACED_CONNECTIONS: return "connections full";
+	case HVT_UNTRACED_UID_CONNECTIONS: return "uid share of connections";
+	default: return NULL;
+	}
+}
+
+const char *hvt_wire_untraced_check(const struct hvt_w_untraced *u, char *why, size_t len)
+{
+	if (!hvt_untraced_reason_name(u->reason))
+		return reason(why, len, "untraced process %u: unknown reason %u", u->pid, u->reason);
+	if (u->pid > INT32_MAX)
+		return reason(why, len, "untraced process: invalid pid %u", u->pid);
 	return NULL;
 }
 

@@ -56,6 +56,13 @@ const char *hvt_wire_type_name(unsigned int type);
 const char *hvt_domain_name(uint32_t domain);
 const char *hvt_wire_trace_open_check(uint32_t id, const struct hvt_w_trace_open *to,
 				      char *why, size_t len);
+/*
+ * Why a process went untraced (enum hvt_untraced_reason) as the archive
+ * spells it ("trace ids used", ...), or NULL for an unknown reason.
+ */
+const char *hvt_untraced_reason_name(uint32_t reason);
+/* UNTRACED: a known reason, a pid readers can take as signed 32-bit. */
+const char *hvt_wire_untraced_check(const struct hvt_w_untraced *u, char *why, size_t len);
 /* STREAM_OPEN @id: id range, trace id range, either a CPU (< HVT_W_MAX_CPUS) or a tid > 0. */
 const char *hvt_wire_stream_open_check(uint32_t id, const struct hvt_w_stream_open *so,
 				       char *why, size_t len);

@@ -467,6 +467,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
 		hvt_merge_summary(ses, shown, hvt_select_any(&o->sel));	/* null: only problems */
+	hvt_merge_untraced_warn(ses);
 	if (hvt_select_any(&o->sel) && none_shown(ses, shown))
 		hvt_selection_empty_report(ses, so, &o->sel);	/* says the span too */
 	else

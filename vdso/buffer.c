@@ -9,8 +9,9 @@
  * 16 x 128 KiB by default: 2 MiB of address space per thread, of which only
  * the pages written become memory. HVTRACE_BUFFER_CAP_MB (default 256)
  * caps the sub-buffers of all of a process's live buffers together: past
- * it a new thread gets fewer sub-buffers, down to two, and past that none
- * (it stays untraced; HVTRACE_DEBUG=1 says so). The memfd is sealed
+ * it a new thread gets fewer sub-buffers, down to two, and past that none:
+ * it stays untraced, and the agent is told (THREAD_UNTRACED), so that the
+ * archive counts it (HVTRACE_DEBUG=1 says so too). The memfd is sealed
  * against resizing before it is shared.
  *
  * The writer that closes a full packet wakes the agent through the eventfd
@@ -90,6 +91,18 @@ static int budget_take(uint32_t size, uint32_t *nr)
 			      "HVTRACE_BUFFER_CAP_MB=%llu", gettid(), *nr, asked,
 			      (unsigned long long)(cap >> 20));
 	return ok;
+}
+
+/* Tells the agent this thread stays untraced: the cap left it no buffer. */
+static void tell_untraced(void)
+{
+	struct hvt_a_thread_untraced m = { .tid = gettid(), .reason = HVT_A_UNTRACED_BUFFER_CAP };
+
+	pthread_mutex_lock(&hvt_lock);
+	if (hvt_agent_connected() &&
+	    hvt_agent_send(HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1))
+		hvt_agent_disconnect();
+	pthread_mutex_unlock(&hvt_lock);
 }
 
 static void budget_give(uint64_t bytes)
@@ -175,8 +188,10 @@ struct hvt_thread_buf *hvt_thread_buf_create(void)
 
 	hvt_clock_setup();
 	geometry(&size, &nr);
-	if (!budget_take(size, &nr))
+	if (!budget_take(size, &nr)) {
+		tell_untraced();
 		return NULL;
+	}
 	tb = calloc(1, sizeof(*tb));
 	if (!tb) {
 		budget_give((uint64_t)size * nr);

@@ -14,6 +14,8 @@
  *                         (struct hvt_rb_cons), which only the agent writes;
  *                         without a memfd: refused, the thread stays untraced
  *   app STREAM_END        the thread flushed its buffer and exited
+ *   app THREAD_UNTRACED   a thread the library could not trace (its
+ *                         buffers' cap, HVTRACE_BUFFER_CAP_MB): counted
  *   app BYE               optional: closing the socket says the same
  *
  * The agent maps an application's buffer read-only and validates everything
@@ -26,7 +28,7 @@
 #include <hvtrace/ctf.h>
 
 #define HVT_APP_MAGIC		0x41545648u	/* "HVTA" */
-#define HVT_APP_VERSION		1u
+#define HVT_APP_VERSION		2u	/* 2: THREAD_UNTRACED */
 #define HVT_APP_SOCKET		"/run/hvtrace/agent.sock"
 #define HVT_APP_SOCKET_ENV	"HVTRACE_AGENT_SOCKET"
 #define HVT_APP_MAX_MSG		65536u
@@ -48,6 +50,7 @@ enum hvt_app_type {
 	HVT_A_STREAM_ACK,	/* empty + memfd */
 	HVT_A_STREAM_END,	/* empty */
 	HVT_A_BYE,		/* empty */
+	HVT_A_THREAD_UNTRACED,	/* struct hvt_a_thread_untraced; version 2 */
 	HVT_A_TYPE_MAX
 };
 
@@ -72,6 +75,14 @@ struct hvt_a_stream {
 	__u32 nr_subbufs;
 	__u32 reserved;
 	__u64 map_size;		/* HVT_APP_PROD_PAGE + nr_subbufs * subbuf_size */
+};
+
+/* Why a thread went untraced (struct hvt_a_thread_untraced.reason). */
+#define HVT_A_UNTRACED_BUFFER_CAP	1u	/* HVTRACE_BUFFER_CAP_MB reached */
+
+struct hvt_a_thread_untraced {
+	__s32 tid;
+	__u32 reason;		/* HVT_A_UNTRACED_* */
 };
 
 #endif /* HVTRACE_APP_PROTO_H */

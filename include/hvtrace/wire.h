@@ -14,6 +14,7 @@
  *   host PARAMS        -> guest publishes them in its clock page
  *   host START         -> guest starts tracing; then TRACE_OPEN, REGISTRY,
  *                         STREAM_OPEN, PACKET, STREAM_CLOSE as data comes
+ *   guest UNTRACED, THREADS_UNTRACED   what went untraced, as it happens
  *   guest FINISH       (its tracing is over, every packet sent)
  *   host GOODBYE       (after the final sync burst)
  *   host STOP          asks the guest to finish early (Ctrl-C on the host)
@@ -26,7 +27,7 @@
 #include <hvtrace/ctf.h>
 
 #define HVT_WIRE_MAGIC		0x57545648u	/* "HVTW" */
-#define HVT_WIRE_VERSION	1u
+#define HVT_WIRE_VERSION	2u	/* 2: UNTRACED, THREADS_UNTRACED; 1024 traces */
 #define HVT_WIRE_MAX_PAYLOAD	(1u << 20)	/* a whole packet fits */
 #define HVT_WIRE_PORT_NAME	"org.hvtrace.0"	/* virtio-serial port name */
 
@@ -54,6 +55,8 @@ enum hvt_wire_type {
 	HVT_W_GOODBYE,		/* h->g empty */
 	HVT_W_STOP,		/* h->g empty */
 	HVT_W_LOG,		/* g->h text, at most HVT_W_LOG_MAX bytes */
+	HVT_W_UNTRACED,		/* g->h struct hvt_w_untraced: a process refused */
+	HVT_W_THREADS_UNTRACED,	/* g->h id = trace, struct hvt_w_threads_untraced */
 	HVT_W_TYPE_MAX
 };
 
@@ -64,8 +67,11 @@ enum hvt_wire_type {
  * Per-VM limits of the protocol: trace ids below HVT_W_MAX_TRACES, stream ids
  * below HVT_W_MAX_STREAMS, CPU numbers (guest vCPUs, host CPUs in the
  * archive) below HVT_W_MAX_CPUS. A guest must not send an id past them.
+ * Ids are never reused in a recording (a trace's directory, metadata and
+ * registry are one process's), so there are as many trace ids as stream
+ * ids: every traced process that writes an event takes at least one of each.
  */
-#define HVT_W_MAX_TRACES	64
+#define HVT_W_MAX_TRACES	1024
 #define HVT_W_MAX_STREAMS	1024
 #define HVT_W_MAX_CPUS		4096
 
@@ -148,6 +154,27 @@ struct hvt_w_stream_open {
 struct hvt_w_stream_close {
 	__u64 lost;		/* events the producer discarded, total */
 	__u64 packets;		/* packets sent */
+};
+
+/* Why a process went untraced (struct hvt_w_untraced.reason). */
+enum hvt_untraced_reason {
+	HVT_UNTRACED_IDS = 1,		/* every trace id of the recording taken */
+	HVT_UNTRACED_UID_SHARE,		/* its user took its share of the trace ids */
+	HVT_UNTRACED_CONNECTIONS,	/* the agent's connections all taken */
+	HVT_UNTRACED_UID_CONNECTIONS,	/* its user holds its share of the connections */
+	HVT_UNTRACED_REASON_MAX
+};
+
+struct hvt_w_untraced {
+	__u32 pid;		/* in the agent's pid namespace; 0 if unknown */
+	__u32 uid;		/* its user, as the kernel says (SO_PEERCRED) */
+	__u32 reason;		/* enum hvt_untraced_reason */
+	__u32 reserved;
+	char  comm[16];		/* informational, "" if unknown */
+};
+
+struct hvt_w_threads_untraced {
+	__u64 threads;		/* the trace's threads that went untraced so far, in all */
 };
 
 struct hvt_w_finish {

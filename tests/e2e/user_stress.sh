@@ -156,4 +156,69 @@ check "in packets of about 4 KiB, not a few large ones ($(jq '[.streams[].packet
 	"$work/c/vm/local/info.json"))" \
 	test "$(jq '[.streams[].packets] | add' "$work/c/vm/local/info.json")" -ge 8
 
+# 4. What goes untraced is counted where users look. More short-lived
+# processes than the 63 trace ids a recording used to have, all traced, up
+# to their user's share (--uid-share 10: 102 of the 1024 trace ids); past
+# it, each process refused is in info.json with its pid, uid and reason,
+# and another user is still traced. Each process only loads the library
+# (-w writes a clock page and exits): it greets the agent and takes a trace
+# id, and no stream.
+agent_args=(--uid-share 10)
+start_link "$work" d
+agent_args=()
+chmod 755 "$work"	# for the other user: the agent's socket is 0666 in it
+ran=0
+for i in $(seq 110); do
+	HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -w "$work/page-$i" && ran=$((ran + 1))
+done
+check "110 short-lived processes ran ($ran)" test "$ran" -eq 110
+setpriv --reuid nobody --regid nogroup --clear-groups \
+	env HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -t 1 -n 100 > /dev/null
+check "another user's process is traced once root's share is taken (status $?)" test $? -eq 0
+kill -TERM "$agent"
+reap "$agent" 10
+check "fourth agent exits cleanly" test $? -eq 0
+reap "$rec" 20
+check "fourth collector exits cleanly" test $? -eq 0
+info=$work/d/vm/local/info.json
+traced=$(jq '[.traces[] | select(.layer == "user" and .pid != 0)] | length' "$info")
+check "102 of root's processes and the other user's are traced ($traced)" test "$traced" -eq 103
+check "the 8 refused are counted" test "$(jq .untraced_processes_total "$info")" -eq 8
+check "... and listed: pid, uid 0, comm, the uid's share as the reason" \
+	test "$(jq '[.untraced_processes[] | select(.uid == 0 and .pid > 0 and
+		.comm == "hvtrace-ust-str" and .reason == "uid share of trace ids")] | length' \
+		"$info")" -eq 8
+"$hvtrace" merge "$work/d" > /dev/null 2> "$work/d.merge"
+check "merge warns that 8 processes went untraced" \
+	grep -q "warning: vm local: 8 processes and 0 threads went untraced" "$work/d.merge"
+"$hvtrace" check "$work/d" > "$work/d.check" 2>&1
+check "check fails (status $?) ..." test $? -ne 0
+check "... on untraced[local], with the numbers" \
+	grep -q "^FAIL untraced\[local\].*8 processes and 0 threads" "$work/d.check"
+
+# 5. Threads past the library's cap (HVTRACE_BUFFER_CAP_MB=1, 64 KiB a
+# thread: 16 at once) are counted: the library tells the agent, the archive
+# holds the process's count, and streams + untraced threads = threads.
+start_link "$work" e
+start_bg app5 env HVTRACE_AGENT_SOCKET="$work/e-agent.sock" HVTRACE_DEVICE="$work/clock-page" \
+	HVTRACE_SUBBUF_SIZE=4096 HVTRACE_NR_SUBBUFS=16 HVTRACE_BUFFER_CAP_MB=1 \
+	"$stress" -t 60 -n 20000 -m 97 > "$work/e.emitted"
+reap "$app5" 120
+check "60 threads ran (status $?)" test "$(grep -c emitted "$work/e.emitted")" -eq 60
+kill -TERM "$agent"
+reap "$agent" 10
+check "fifth agent exits cleanly" test $? -eq 0
+reap "$rec" 20
+check "fifth collector exits cleanly" test $? -eq 0
+info=$work/e/vm/local/info.json
+untraced=$(jq '[.traces[].untraced_threads] | add' "$info")
+streams=$(jq '[.streams[] | select(.tid != 0)] | length' "$info")
+check "threads past the cap are counted ($untraced untraced, $streams streams)" \
+	test "$untraced" -gt 0 -a "$((untraced + streams))" -eq 61
+"$hvtrace" merge "$work/e" > /dev/null 2> "$work/e.merge"
+check "merge warns of the untraced threads" \
+	grep -q "warning: vm local: 0 processes and $untraced threads went untraced" "$work/e.merge"
+"$hvtrace" check "$work/e" > "$work/e.check" 2>&1
+check "check fails on untraced[local]" grep -q "^FAIL untraced\[local\]" "$work/e.check"
+
 summary "user stress"

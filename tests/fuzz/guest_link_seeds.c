@@ -66,6 +66,23 @@ static void tracing(int fd)
 	send_or_die(fd, HVT_W_FINISH, 0, &fin, sizeof(fin));
 }
 
+/* A user trace, its untraced threads, and processes the agent refused. */
+static void untraced(int fd)
+{
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 77, .comm = "app" };
+	struct hvt_w_untraced u = { .pid = 78, .uid = 1000, .reason = HVT_UNTRACED_UID_SHARE,
+				    .comm = "worker" };
+	struct hvt_w_threads_untraced t = { 3 };
+
+	memcpy(to.uuid, uuid, HVT_UUID_LEN);
+	send_or_die(fd, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	send_or_die(fd, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	send_or_die(fd, HVT_W_UNTRACED, 0, &u, sizeof(u));
+	u.reason = HVT_UNTRACED_CONNECTIONS;
+	send_or_die(fd, HVT_W_UNTRACED, 0, &u, sizeof(u));
+}
+
 /*
  * A packet of event id 2, registered only after it came (it waits, then is
  * stored), one of id 3, never registered (dropped at the end), and one of
@@ -108,6 +125,9 @@ int main(int argc, char **argv)
 	close(fd);
 	fd = open_seed(argv[1], "session", GL_TRACING);
 	tracing(fd);
+	close(fd);
+	fd = open_seed(argv[1], "untraced", GL_TRACING);
+	untraced(fd);
 	close(fd);
 	fd = open_seed(argv[1], "late-and-garbage-events", GL_TRACING);
 	late_and_garbage_events(fd);

@@ -219,6 +219,40 @@ int fx_append(const char *root, const char *rel, const void *data, size_t len)
 	return write_flags(root, rel, data, len, O_APPEND);
 }
 
+/* Replaces the first @from in file @rel with @to; -1 if it is not there. */
+static int replace_in(const char *root, const char *rel, const char *from, const char *to)
+{
+	char path[512], *text, *at, *out;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (hvt_read_file(path, 1 << 20, &text, &len))
+		return -1;
+	at = strstr(text, from);
+	if (!at || asprintf(&out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) < 0) {
+		free(text);
+		return -1;
+	}
+	ret = fx_write(root, rel, out, strlen(out));
+	free(out);
+	free(text);
+	return ret;
+}
+
+int fx_mark_untraced(const char *root, unsigned int processes, unsigned int threads)
+{
+	char to[256];
+
+	snprintf(to, sizeof(to), "\"comm\": \"hvdemo\", \"untraced_threads\": %u }", threads);
+	if (replace_in(root, "vm/demo/info.json", "\"comm\": \"hvdemo\" }", to))
+		return -1;
+	snprintf(to, sizeof(to), "\"untraced_processes\": [ { \"pid\": 4711, \"uid\": 1000, "
+		 "\"comm\": \"worker\", \"reason\": \"uid share of trace ids\" } ],\n"
+		 "  \"untraced_processes_total\": %u, \"finished\"", processes);
+	return replace_in(root, "vm/demo/info.json", "\"finished\"", to);
+}
+
 int fx_printf(const char *root, const char *rel, const char *fmt, ...)
 {
 	char *text = NULL;

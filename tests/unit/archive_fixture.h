@@ -117,6 +117,11 @@ int fx_write(const char *root, const char *rel, const void *data, size_t len);
 int fx_printf(const char *root, const char *rel, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int fx_append(const char *root, const char *rel, const void *data, size_t len);
+/*
+ * The standard archive's vm/demo/info.json as a collector writes it when
+ * @processes were refused (one listed) and hvdemo's trace lost @threads.
+ */
+int fx_mark_untraced(const char *root, unsigned int processes, unsigned int threads);
 
 /*
  * Packets from the real producer: @n events into sub-buffers of

@@ -22,12 +22,14 @@ $(BUILD)/tests/test_cli: $(COMMON_LIB)
 $(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/cmd_drift.o $(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \
+	$(BUILD)/obj/host/vm_untraced.o \
 	$(BUILD)/obj/tests/common/wire_packet.o \
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/host_tsc.o \
 	$(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
-$(BUILD)/tests/test_agent_apps: $(addprefix $(BUILD)/obj/tools/agent/,agent_apps.o agent_link.o) \
+$(BUILD)/tests/test_agent_apps: \
+	$(addprefix $(BUILD)/obj/tools/agent/,agent_apps.o agent_link.o agent_uids.o) \
 	$(COMMON_LIB)
 # test_dlclose loads $(BUILD)/libhvtrace.so.1: built first, in both builds
 $(BUILD)/tests/test_libhvtrace: $(BUILD)/obj/tests/common/tmpdir.o $(LIBHVTRACE_A) $(COMMON_LIB) \

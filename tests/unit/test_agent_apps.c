@@ -4,7 +4,8 @@
  * (tools/agent/agent_apps.c): a well-behaved application's packets reach the host
  * link, a dead one's last events are recovered, and buffers or messages an
  * application could use to hurt the agent are refused while the agent
- * carries on.
+ * carries on. What goes untraced (a process past the ids or its user's
+ * share, a thread refused) is said to the host.
  *
  * The test plays the host as host/vm_store.c does: every frame the agent
  * sends must pass the host's checks (the shared ones of lib/wire_io.c and
@@ -221,6 +222,17 @@ static void host_accepts(struct t *t, const struct hvt_frame *f)
 		}
 		break;
 	}
+	case HVT_W_UNTRACED: {
+		struct hvt_w_untraced u;
+
+		memcpy(&u, f->payload, sizeof(u));
+		why = hvt_wire_untraced_check(&u, err, sizeof(err));
+		break;
+	}
+	case HVT_W_THREADS_UNTRACED:
+		if (id >= HVT_W_MAX_TRACES || !t->traces[id].open)
+			why = "untraced threads of an unknown trace";
+		break;
 	case HVT_W_PACKET:
 	case HVT_W_STREAM_CLOSE:
 		if (id >= HVT_W_MAX_STREAMS || !t->streams[id].open || t->streams[id].closed) {
@@ -824,11 +836,30 @@ static void test_packet_of_another_thread(void **state)
 	assert_int_equal(slot_of_app(t), -1);
 }
 
-/* The recording's last trace id is used; the next application is told tracing is off. */
+/* The next frame to the host is UNTRACED for this process, for @reason. */
+static void assert_untraced(struct t *t, uint32_t reason, const char *comm)
+{
+	struct hvt_w_untraced u;
+	struct hvt_frame f;
+
+	f = host_frame(t, HVT_W_LOG);
+	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
+	f = host_frame(t, HVT_W_UNTRACED);
+	memcpy(&u, f.payload, sizeof(u));
+	assert_int_equal(u.pid, (uint32_t)getpid());
+	assert_int_equal(u.uid, (uint32_t)getuid());
+	assert_int_equal(u.reason, reason);
+	assert_string_equal(u.comm, comm);
+}
+
+/*
+ * The recording's last trace id is used; the next application is told
+ * tracing is off, and the host is told it went untraced (once: the same
+ * process trying again is refused without another word).
+ */
 static void test_trace_ids_run_out(void **state)
 {
 	struct t *t = *state;
-	struct hvt_frame f;
 
 	t->link.next_trace_id = HVT_W_MAX_TRACES - 1;
 	connect_app(t);				/* gets the last id */
@@ -836,10 +867,148 @@ static void test_trace_ids_run_out(void **state)
 	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
 	app_connect(t);
 	assert_int_equal(app_hello(t, 2000000000), 0);
-	f = host_frame(t, HVT_W_LOG);
-	assert_non_null(memmem(f.payload, f.hdr.len, "not traced", 10));
+	assert_untraced(t, HVT_UNTRACED_IDS, "testapp");
 	assert_no_host_frame(t);
 	assert_int_equal(t->link.next_trace_id, HVT_W_MAX_TRACES);
+	close(t->app);
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+	app_connect(t);
+	assert_int_equal(app_hello(t, 2000000000), 0);
+	assert_no_host_frame(t);
+}
+
+/* Ends the application's connection (as its exit does) and lets the agent see it. */
+static void app_exit(struct t *t)
+{
+	close(t->app);
+	t->app = -1;
+	agent_apps_handle(&t->a, (unsigned int)slot_of_app(t));
+	assert_int_equal(slot_of_app(t), -1);
+}
+
+/*
+ * Far more short-lived processes than the 63 a recording used to trace,
+ * one after the other, of several users: all traced, each with a trace
+ * id of its own (ids are never reused), up to each user's share.
+ */
+static void test_many_processes_traced(void **state)
+{
+	struct t *t = *state;
+	uint32_t i, share = agent_uid_share(&t->a.uids, HVT_W_MAX_TRACES);
+	struct hvt_w_trace_open to;
+	struct hvt_frame f;
+
+	assert_int_equal(share, HVT_W_MAX_TRACES / 4);
+	for (i = 1; i <= share; i++) {
+		app_connect(t);
+		assert_int_equal(app_hello(t, 2000000000), 1);
+		f = host_frame(t, HVT_W_TRACE_OPEN);
+		assert_int_equal(f.hdr.id, i);		/* a fresh id each */
+		memcpy(&to, f.payload, sizeof(to));
+		assert_int_equal(to.pid, (uint32_t)getpid());
+		app_exit(t);
+	}
+	assert_true(share > 63);
+	assert_int_equal(t->link.next_trace_id, share + 1);
+}
+
+/*
+ * One user cannot leave the others untraced: past its share of trace ids
+ * its processes are refused (and said), another user's is traced.
+ */
+static void test_uid_share_of_trace_ids(void **state)
+{
+	struct t *t = *state;
+	uint32_t me = (uint32_t)getuid();
+	struct agent_uids *u = &t->a.uids;
+
+	u->percent = 1;			/* 10 of the 1024 */
+	assert_int_equal(agent_uid_share(u, HVT_W_MAX_TRACES), 10);
+	while (!agent_uid_take(u, me, AGENT_UID_TRACES, HVT_W_MAX_TRACES))
+		;			/* this user's share taken */
+	app_connect(t);
+	assert_int_equal(app_hello(t, 2000000000), 0);
+	assert_untraced(t, HVT_UNTRACED_UID_SHARE, "testapp");
+	assert_no_host_frame(t);
+	assert_int_equal(t->link.next_trace_id, 1);	/* the others' ids are left */
+	/* another user still takes ids, and gives connections back */
+	assert_int_equal(agent_uid_take(u, me + 1, AGENT_UID_TRACES, HVT_W_MAX_TRACES), 0);
+	assert_int_equal(agent_uid_take(u, me + 1, AGENT_UID_CONNECTIONS, 4), 0);
+	assert_int_equal(agent_uid_take(u, me + 1, AGENT_UID_CONNECTIONS, 4), -1);
+	agent_uid_put(u, me + 1, AGENT_UID_CONNECTIONS);
+	assert_int_equal(agent_uid_take(u, me + 1, AGENT_UID_CONNECTIONS, 4), 0);
+}
+
+/* Past its user's share of the connections, a connection is refused at once, and said. */
+static void test_uid_share_of_connections(void **state)
+{
+	struct t *t = *state;
+	uint32_t i, share = agent_uid_share(&t->a.uids, AGENT_MAX_APPS);
+	int *fds = calloc(share, sizeof(*fds));
+
+	assert_non_null(fds);
+	for (i = 0; i < share; i++) {
+		app_connect(t);
+		fds[i] = t->app;
+	}
+	app_connect(t);			/* one too many */
+	assert_int_equal(app_recv(t, HVT_A_WELCOME, NULL, 0, NULL), -1);
+	assert_untraced(t, HVT_UNTRACED_UID_CONNECTIONS, "test_agent_apps");
+	close(t->app);
+	t->app = -1;
+	for (i = 0; i < share; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+/* THREAD_UNTRACED (the library's cap) and the agent's own refusals: one count, sent once. */
+static void test_untraced_threads_counted(void **state)
+{
+	struct t *t = *state;
+	struct hvt_a_thread_untraced m = { 101, HVT_A_UNTRACED_BUFFER_CAP };
+	struct hvt_w_threads_untraced n;
+	struct hvt_frame f;
+
+	connect_app(t);
+	app_send(t, HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1);
+	m.tid = 102;
+	app_send(t, HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1);
+	make_buffer(t, 1, HVT_APP_PROD_PAGE + SUBBUF * NR);
+	t->link.next_stream_id = HVT_W_MAX_STREAMS;	/* the agent refuses the next */
+	assert_int_equal(register_buffer_as(t, 99), 0);
+	host_frame(t, HVT_W_LOG);
+	assert_no_host_frame(t);			/* counted, sent at the drain */
+	agent_apps_drain(&t->a);
+	f = host_frame(t, HVT_W_THREADS_UNTRACED);
+	assert_int_equal(f.hdr.id, 1);
+	memcpy(&n, f.payload, sizeof(n));
+	assert_int_equal(n.threads, 3);
+	agent_apps_drain(&t->a);
+	assert_no_host_frame(t);			/* unchanged: not sent again */
+	m.tid = 103;
+	app_send(t, HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1);
+	app_exit(t);					/* the count goes with the process */
+	f = host_frame(t, HVT_W_THREADS_UNTRACED);
+	memcpy(&n, f.payload, sizeof(n));
+	assert_int_equal(n.threads, 4);
+}
+
+/* THREAD_UNTRACED from a process that is not traced, or malformed: a violation. */
+static void test_thread_untraced_violations(void **state)
+{
+	struct t *t = *state;
+	struct hvt_a_thread_untraced m = { 0, HVT_A_UNTRACED_BUFFER_CAP };
+
+	connect_app(t);
+	app_send(t, HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1);	/* tid 0 */
+	host_frame(t, HVT_W_LOG);
+	assert_int_equal(slot_of_app(t), -1);
+	close(t->app);
+	app_connect(t);
+	m.tid = 5;
+	app_send(t, HVT_A_THREAD_UNTRACED, 0, &m, sizeof(m), -1);	/* before HELLO */
+	host_frame(t, HVT_W_LOG);
+	assert_int_equal(slot_of_app(t), -1);
 }
 
 /* The recording's last stream id is used; the next thread is refused, the application stays. */
@@ -862,6 +1031,7 @@ static void test_stream_ids_run_out(void **state)
 	write_events(t, 3);
 	hvt_rb_close_packet(&t->rb);
 	agent_apps_drain(&t->a);
+	host_frame(t, HVT_W_THREADS_UNTRACED);		/* the refused thread, counted */
 	host_frame(t, HVT_W_PACKET);
 }
 
@@ -929,6 +1099,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_of_another_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_ids_run_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_ids_run_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_processes_traced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uid_share_of_trace_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uid_share_of_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_threads_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_untraced_violations, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("agent_apps", tests, NULL, NULL);

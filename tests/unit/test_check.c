@@ -103,6 +103,7 @@ static void test_sound_archive(void **state)
 	assert_string_equal(text,
 			    "PASS manifest\n"
 			    "PASS info-json[demo]\n"
+			    "PASS untraced[demo]\n"
 			    "PASS sync-causal[demo]\n"
 			    HELD_OUT_5
 			    "PASS registry[vm/demo/kernel]\n"
@@ -122,7 +123,7 @@ static void test_sound_archive(void **state)
 			    "+/-0.050 us, p90 +/-0.050 us, p99 +/-0.050 us, worst +/-0.050 us; "
 			    "0 without a guaranteed bound\n"
 			    VCPU_THREADS_UNNAMED
-			    "14 passed, 0 failed, 2 skipped\n");
+			    "15 passed, 0 failed, 2 skipped\n");
 	free(text);
 }
 
@@ -188,6 +189,7 @@ static void test_host_apps(void **state)
 	assert_non_null(strstr(text, "\nPASS info-json[host/apps]\n"
 				     "PASS host-apps-clock: 3 exchanges with the host agent, each "
 				     "causal at offset 0\n"
+				     "PASS untraced[host/apps]\n"
 				     "PASS registry[host/apps/user-1]\n"
 				     "PASS metadata[host/apps/user-1]\n"));
 	assert_non_null(strstr(text, "\nPASS stream-decodes[host/apps/user-1/stream-0]\n"));
@@ -198,6 +200,31 @@ static void test_host_apps(void **state)
 	assert_int_equal(check(c, &text), 1);
 	assert_non_null(strstr(text, "\nFAIL host-apps-clock: exchange seq 1 rules out offset "
 				     "0: the host agent's TSC is not the collector's"));
+	free(text);
+}
+
+/*
+ * Processes the guest refused and threads it could not trace fail
+ * untraced[VM], with the numbers: their events are in no stream.
+ */
+static void test_untraced(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(fx_mark_untraced(c->root, 37, 96), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nPASS info-json[demo]\nFAIL untraced[demo]: 37 processes "
+				     "and 96 threads went untraced: their events are in no stream"));
+	assert_non_null(strstr(text, "\n14 passed, 1 failed, 2 skipped\n"));
+	free(text);
+	/* threads alone fail it too */
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(fx_mark_untraced(c->root, 0, 1), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL untraced[demo]: 1 process and 1 thread went "));
 	free(text);
 }
 
@@ -214,7 +241,7 @@ static void test_inconsistent_sync(void **state)
 	/* the exchanges split the clock into segments too short to bound it */
 	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, estimated: "
 				     "5 without a guaranteed bound\n"));
-	assert_non_null(strstr(text, "\n11 passed, 1 failed, 2 skipped\n"));
+	assert_non_null(strstr(text, "\n12 passed, 1 failed, 2 skipped\n"));
 	free(text);
 }
 
@@ -320,7 +347,7 @@ static void test_vm_without_exchanges(void **state)
 				   "guest_send\thost_recv\tcpu_recv\tcpu_send\n"), 0);
 	set_recorded_exchanges(c->root, "vm/demo/info.json", 5, 0);
 	assert_int_equal(check(c, &text), 1);
-	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
+	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\nPASS untraced[demo]\n"
 		 "FAIL sync-causal[demo]: no clock exchanges: the guest cannot be aligned\n"
 		 "SKIP sync-held-out[demo]: 0 exchanges; at least 16 are needed to keep some "
 		 "out of the fit\n"
@@ -328,14 +355,14 @@ static void test_vm_without_exchanges(void **state)
 		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
 		 "SKIP vcpu-threads[demo]: the VM's guest events cannot be aligned\n"
-		 "13 passed, 1 failed, 2 skipped\n", streams);
+		 "14 passed, 1 failed, 2 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 	/* no sync.tsv at all */
 	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", c->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(check(c, &text), 1);
-	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\n"
+	snprintf(want, sizeof(want), "PASS manifest\nPASS info-json[demo]\nPASS untraced[demo]\n"
 		 "FAIL sync-causal[demo]: sync.tsv: 1 problem (see the warnings)\n"
 		 "SKIP sync-held-out[demo]: 0 exchanges; at least 16 are needed to keep some "
 		 "out of the fit\n"
@@ -343,7 +370,7 @@ static void test_vm_without_exchanges(void **state)
 		 "PASS registry[vm/demo/user-1]\nPASS metadata[vm/demo/user-1]\n%s"
 		 "INFO error-bound[demo]: no guest event of this VM was merged\n"
 		 "SKIP vcpu-threads[demo]: the VM's guest events cannot be aligned\n"
-		 "13 passed, 1 failed, 2 skipped\n", streams);
+		 "14 passed, 1 failed, 2 skipped\n", streams);
 	assert_string_equal(text, want);
 	free(text);
 }
@@ -414,7 +441,7 @@ static void test_vcpu_windows(void **state)
 	vcpu0_runs(c, outside, 6);
 	assert_int_equal(check(c, &text), 1);
 	assert_string_equal(strchr(line_of(text, "FAIL vcpu-windows[demo]"), '\n'),
-			    "\n" VCPU_THREADS_UNNAMED "15 passed, 1 failed, 2 skipped\n");
+			    "\n" VCPU_THREADS_UNNAMED "16 passed, 1 failed, 2 skipped\n");
 	assert_non_null(strstr(text, "\nFAIL vcpu-windows[demo]: 1 of 5 guest events lie outside "
 				     "every kvm_entry -> kvm_exit window of their vCPU by more "
 				     "than their error bound; the first is event 3 of "
@@ -514,7 +541,7 @@ static void test_vcpu_windows_skipped(void **state)
 	assert_int_equal(check(c, &text), 0);
 	assert_non_null(strstr(text, "\nSKIP vcpu-windows[demo]: the host layer has no kvm_entry "
 				     "or kvm_exit event\n" VCPU_THREADS_UNNAMED
-				     "15 passed, 0 failed, 3 skipped\n"));
+				     "16 passed, 0 failed, 3 skipped\n"));
 	free(text);
 	/* A TCG VM: no line at all. */
 	assert_int_equal(fx_standard_archive(c->root, &(struct fx_options){ .ftrace = true }), 0);
@@ -851,6 +878,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_tsc, setup, teardown),

@@ -668,6 +668,8 @@ struct conn {
 	struct hvt_registry reg;
 	struct stream streams[8];
 	unsigned int nr_streams;
+	unsigned int untraced;		/* THREAD_UNTRACED messages */
+	int32_t untraced_tid;		/* the last one's thread */
 };
 
 static void reply(int fd, uint16_t type, uint32_t id, const void *p, uint32_t len, int pass)
@@ -763,6 +765,15 @@ static int serve(struct conn *c)
 					     sizeof(err)) >= 0);
 	} else if (h.type == HVT_A_STREAM) {
 		on_stream(c, &h, b + sizeof(h), fd);
+	} else if (h.type == HVT_A_THREAD_UNTRACED) {
+		struct hvt_a_thread_untraced m;
+
+		assert_int_equal(h.len, sizeof(m));
+		memcpy(&m, b + sizeof(h), sizeof(m));
+		assert_int_equal(m.reason, HVT_A_UNTRACED_BUFFER_CAP);
+		assert_true(m.tid > 0);
+		c->untraced++;
+		c->untraced_tid = m.tid;
 	} else if (h.type == HVT_A_STREAM_END) {
 		unsigned int i;
 
@@ -1007,7 +1018,10 @@ static void test_wakeup_per_packet(void **state)
 	free_conns(conns, nconn);
 }
 
-/* The process's buffers stay under HVTRACE_BUFFER_CAP_MB: fewer sub-buffers, then none. */
+/*
+ * The process's buffers stay under HVTRACE_BUFFER_CAP_MB: fewer sub-buffers,
+ * then none, and the thread left without one is told to the agent.
+ */
 static void test_buffer_cap(void **state)
 {
 	struct conn conns[2];
@@ -1019,6 +1033,10 @@ static void test_buffer_cap(void **state)
 	unsetenv("HVTRACE_BUFFER_CAP_MB");
 	assert_int_equal(nconn, 1);
 	assert_int_equal(conns[0].nr_streams, 3);	/* main, first, second; not third */
+	/* the thread left without a buffer is told to the agent, once */
+	assert_int_equal(conns[0].untraced, 1);
+	for (i = 0; i < 3; i++)
+		assert_int_not_equal(conns[0].untraced_tid, conns[0].streams[i].tid);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(conns[0].streams[i].subbuf, 128 * 1024);
 		assert_int_equal(conns[0].streams[i].nr, i == 0 ? 16 : 8);

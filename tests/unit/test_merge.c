@@ -208,6 +208,25 @@ static void test_output_exists(void **state)
 }
 
 /*
+ * Processes and threads that went untraced are warned of, with the numbers,
+ * whatever the format (--format=null too: only problems), the exit status 0.
+ */
+static void test_untraced_warned(void **state)
+{
+	struct ctx *c = *state;
+	char *err;
+
+	assert_int_equal(fx_mark_untraced(c->root, 37, 96), 0);
+	assert_int_equal(merge_err(c, "--format=null", &err), 0);
+	assert_non_null(strstr(err, "warning: vm demo: 37 processes and 96 threads went "
+				    "untraced: their events are in no stream"));
+	free(err);
+	assert_int_equal(merge_err(c, "--format=text", &err), 0);
+	assert_non_null(strstr(err, "warning: vm demo: 37 processes and 96 threads went "));
+	free(err);
+}
+
+/*
  * --format=null prints nothing, not even the summary: that it decoded every
  * stream to its end shows in its warnings, which are the text format's, and
  * in their absence on a sound archive.
@@ -1298,6 +1317,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_warned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_fmt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),

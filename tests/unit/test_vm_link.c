@@ -317,6 +317,58 @@ static void test_stream_id_out_of_range(void **state)
 	expect_ended(f, "out of range");
 }
 
+/*
+ * What went untraced reaches info.json: each refused process (the first
+ * HVT_VM_UNTRACED_LISTED of them listed, all counted), each user trace's
+ * count of untraced threads.
+ */
+static void test_untraced_recorded(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 77, .comm = "app" };
+	struct hvt_w_untraced u = { .pid = 4711, .uid = 1000, .reason = HVT_UNTRACED_UID_SHARE,
+				    .comm = "wor\tker" };
+	struct hvt_w_threads_untraced t = { 872 };
+	char path[512], *info;
+	unsigned int i;
+	size_t len;
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	guest_send(f, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	for (i = 0; i < HVT_VM_UNTRACED_LISTED + 3; i++)
+		guest_send(f, HVT_W_UNTRACED, 0, &u, sizeof(u));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	hvt_vm_tick(&f->vm);	/* info.json brought up to date */
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	assert_non_null(strstr(info, "\"untraced_threads\": 872"));
+	assert_non_null(strstr(info, "\"untraced_processes\": ["));
+	assert_non_null(strstr(info, "\"pid\": 4711,"));
+	assert_non_null(strstr(info, "\"uid\": 1000,"));
+	assert_non_null(strstr(info, "\"comm\": \"wor?ker\","));	/* sanitised */
+	assert_non_null(strstr(info, "\"reason\": \"uid share of trace ids\""));
+	assert_non_null(strstr(info, "\"untraced_processes_total\": 259"));
+	assert_int_equal(f->vm.nr_untraced_listed, HVT_VM_UNTRACED_LISTED);
+	free(info);
+	/* an unknown reason ends the link, as any violation does */
+	u.reason = HVT_UNTRACED_REASON_MAX;
+	guest_send(f, HVT_W_UNTRACED, 0, &u, sizeof(u));
+	expect_ended(f, "untraced process 4711: unknown reason");
+}
+
+/* Untraced threads of a trace never opened (or the kernel's): a violation. */
+static void test_untraced_threads_of_unknown_trace(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_threads_untraced t = { 1 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_THREADS_UNTRACED, 0, &t, sizeof(t));	/* the kernel's */
+	expect_ended(f, "untraced threads of unknown trace 0");
+}
+
 /* A pid readers would take for negative, or a pid on the kernel trace. */
 static void test_trace_pid(void **state)
 {
@@ -1344,6 +1396,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_packet_for_unknown_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_id_out_of_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_threads_of_unknown_trace, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_claims_host_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps_link, setup, teardown),

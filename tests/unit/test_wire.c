@@ -168,6 +168,36 @@ static const char *packet_why(const void *p, size_t len, const __u8 *uuid, uint3
 	return hvt_wire_packet_check(p, len, uuid, cpu, tid, out, why, sizeof(why));
 }
 
+/* UNTRACED: a known reason and a pid readers take as signed; its frame exact, guest to host. */
+static void test_untraced_check(void **state)
+{
+	struct hvt_w_untraced u = { 4711, 1000, HVT_UNTRACED_IDS, 0, "worker" };
+	struct hvt_wire_hdr h;
+	uint32_t r;
+
+	(void)state;
+	for (r = HVT_UNTRACED_IDS; r < HVT_UNTRACED_REASON_MAX; r++) {
+		u.reason = r;
+		assert_null(hvt_wire_untraced_check(&u, why, sizeof(why)));
+		assert_non_null(hvt_untraced_reason_name(r));
+	}
+	u.reason = 0;
+	assert_non_null(strstr(hvt_wire_untraced_check(&u, why, sizeof(why)), "reason"));
+	u.reason = HVT_UNTRACED_REASON_MAX;
+	assert_non_null(hvt_wire_untraced_check(&u, why, sizeof(why)));
+	u.reason = HVT_UNTRACED_IDS;
+	u.pid = 0x80000000u;
+	assert_non_null(strstr(hvt_wire_untraced_check(&u, why, sizeof(why)), "pid"));
+	hvt_wire_hdr_init(&h, HVT_W_UNTRACED, 0, sizeof(u));
+	assert_null(hvt_wire_check(&h, 1));
+	assert_non_null(hvt_wire_check(&h, 0));		/* never from the host */
+	h.len = sizeof(u) - 1;
+	assert_non_null(hvt_wire_check(&h, 1));
+	hvt_wire_hdr_init(&h, HVT_W_THREADS_UNTRACED, 1, sizeof(struct hvt_w_threads_untraced));
+	assert_null(hvt_wire_check(&h, 1));
+	assert_string_equal(hvt_wire_type_name(HVT_W_THREADS_UNTRACED), "THREADS_UNTRACED");
+}
+
 static void test_trace_open_check(void **state)
 {
 	struct hvt_w_trace_open ok = { HVT_LAYER_USER, HVT_DOMAIN_GUEST_TSC, 2000000000, 1, 0,
@@ -258,6 +288,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_delivery),
+		cmocka_unit_test(test_untraced_check),
 		cmocka_unit_test(test_malformed_headers),
 		cmocka_unit_test(test_send_and_read_over_a_socket),
 		cmocka_unit_test(test_send_gives_up_on_a_peer_that_does_not_read),

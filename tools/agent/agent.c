@@ -105,6 +105,10 @@ static void usage(FILE *out)
 "  --drain-interval MS also forward every buffer's complete packets this often\n"
 "                      (default 100); packets are forwarded as they complete\n"
 "                      whatever it is, this only catches stragglers\n"
+"  --uid-share PERCENT what one user's processes may take of the recording's\n"
+"                      trace ids and stream ids and of the agent's connections\n"
+"                      (default 25); past it its processes and threads go\n"
+"                      untraced, counted in the archive\n"
 "  --wait SECONDS      how long to wait for the host (default 120; 0: no limit,\n"
 "                      as the systemd unit runs it)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
@@ -477,6 +481,7 @@ struct agent_opts {
 	const char *socket_path;
 	bool host, overwrite;
 	uint32_t subbuf_size, nr_subbufs;
+	uint32_t uid_share;		/* percent */
 	const char *events[AGENT_MAX_EVENTS + 8];	/* -e's, then the final list */
 	unsigned int nr_events;
 	bool no_default_events;
@@ -546,6 +551,7 @@ static const struct option agent_options[] = {
 	{ "overwrite", no_argument, NULL, 'O' },
 	{ "drain-interval", required_argument, NULL, 'D' },
 	{ "wait", required_argument, NULL, 'w' },
+	{ "uid-share", required_argument, NULL, 'U' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -599,6 +605,11 @@ static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
 					       "(milliseconds, at least 1)", arg);
 		}
 		break;
+	case 'U':
+		if (parse_size(arg, &o->uid_share) || o->uid_share > 100)
+			return hvt_usage_error("agent", "invalid --uid-share: %s (percent, "
+					       "1..100)", arg);
+		break;
 	case 'w':
 		if (!strcmp(arg, "0"))
 			o->wait_s = 0;	/* no limit */
@@ -620,7 +631,7 @@ static int parse_opts(struct agent_opts *o, int argc, char **argv)
 
 	*o = (struct agent_opts){
 		.link_fd = -1, .wait_s = 120, .drain_ms = TICK_MS, .socket_path = HVT_APP_SOCKET,
-		.subbuf_size = 65536, .nr_subbufs = 8,
+		.subbuf_size = 65536, .nr_subbufs = 8, .uid_share = AGENT_UID_SHARE_DEFAULT,
 	};
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
@@ -650,7 +661,7 @@ static int agent_init(struct agent *a, const struct agent_opts *o)
 			    .subbuf_size = o->subbuf_size, .nr_subbufs = o->nr_subbufs,
 			    .overwrite = o->overwrite, .session = -1 },
 		.apps = { .link = &a->link, .socket_path = o->socket_path, .listen_fd = -1,
-			  .host = o->host },
+			  .host = o->host, .uids = { .percent = o->uid_share } },
 	};
 	a->have_rdtscp = hvt_tsc_have_rdtscp();
 	a->dev = o->host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);

@@ -11,6 +11,13 @@
  * Each traced application gets an eventfd with its WELCOME; its writers
  * add 1 to it whenever one closes a full packet, and the agent drains that
  * application's streams then, not only on its periodic drain.
+ *
+ * What goes untraced is said to the host, never only dropped: a process
+ * refused (no connection free, no trace id free, its user's share taken,
+ * agent_uids.h) in an UNTRACED frame, with its pid, uid and comm; a
+ * thread refused (here, or by the library at its buffers' cap) in the
+ * process's count, sent as THREADS_UNTRACED when it changed, at most once
+ * per drain.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,38 +87,120 @@ static int app_reply(struct app *app, uint16_t type, uint32_t id, const void *pa
 	return hvt_app_send(app->fd, type, id, payload, len, fd, MSG_DONTWAIT);
 }
 
-/* The kernel's word for who connected (in our pid namespace); 0 if unknown. */
-static uint32_t peer_pid(int fd)
+/*
+ * The kernel's word for who connected (in our pid namespace): its pid, 0 if
+ * unknown, and its uid, (uint32_t)-1 if unknown (one user, for the shares).
+ */
+static void peer_cred(int fd, uint32_t *pid, uint32_t *uid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
-		return 0;
-	return (uint32_t)cred.pid;
+	*pid = 0;
+	*uid = UINT32_MAX;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return;
+	*pid = cred.pid > 0 ? (uint32_t)cred.pid : 0;
+	*uid = (uint32_t)cred.uid;
+}
+
+/* /proc/PID/comm of a process refused before its HELLO, "" if it cannot be read. */
+static void proc_comm(uint32_t pid, char comm[16])
+{
+	char path[32];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fd = pid ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	if (fd >= 0) {
+		n = read(fd, comm, 15);
+		close(fd);
+	}
+	comm[n > 0 ? n : 0] = '\0';
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+}
+
+/*
+ * Whether process @pid was said to be untraced already; if not, it is
+ * remembered as said (while there is room: then it may be said again).
+ */
+static bool untraced_said(struct agent_apps *a, uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; pid && i < a->nr_untraced_pids; i++)
+		if (a->untraced_pids[i] == pid)
+			return true;
+	if (!pid || a->nr_untraced_pids == AGENT_UNTRACED_PIDS)
+		return false;
+	if (!a->untraced_pids &&
+	    !(a->untraced_pids = calloc(AGENT_UNTRACED_PIDS, sizeof(*a->untraced_pids))))
+		return false;
+	a->untraced_pids[a->nr_untraced_pids++] = pid;
+	return false;
+}
+
+/* Says process @pid of @uid went untraced, and why: here and in the archive; once. */
+static void say_untraced(struct agent_apps *a, uint32_t pid, uint32_t uid, const char *comm,
+			 uint32_t reason)
+{
+	struct hvt_w_untraced u = { .pid = pid, .uid = uid, .reason = reason };
+
+	if (untraced_said(a, pid))
+		return;
+
+	snprintf(u.comm, sizeof(u.comm), "%s", comm);
+	agent_log(a->link, "pid %u (%s, uid %u) not traced: %s", pid, u.comm, uid,
+		  hvt_untraced_reason_name(reason));
+	agent_send(a->link, HVT_W_UNTRACED, 0, &u, sizeof(u));
+}
+
+/* A connection the agent cannot take: said with its reason, and closed. */
+static void refuse_connection(struct agent_apps *a, int fd, uint32_t pid, uint32_t uid,
+			      uint32_t reason)
+{
+	char comm[16];
+
+	proc_comm(pid, comm);
+	say_untraced(a, pid, uid, comm, reason);
+	close(fd);
 }
 
 void agent_apps_accept(struct agent_apps *a)
 {
 	unsigned int slot;
+	uint32_t pid, uid;
 	int fd;
 
 	fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
+	peer_cred(fd, &pid, &uid);
 	for (slot = 0; slot < AGENT_MAX_APPS; slot++)
 		if (!a->apps[slot])
 			break;
-	if (slot == AGENT_MAX_APPS || !(a->apps[slot] = calloc(1, sizeof(struct app)))) {
-		agent_log(a->link, "too many traced applications; one refused");
+	if (slot == AGENT_MAX_APPS) {
+		refuse_connection(a, fd, pid, uid, HVT_UNTRACED_CONNECTIONS);
+		return;
+	}
+	if (agent_uid_take(&a->uids, uid, AGENT_UID_CONNECTIONS, AGENT_MAX_APPS)) {
+		refuse_connection(a, fd, pid, uid, HVT_UNTRACED_UID_CONNECTIONS);
+		return;
+	}
+	if (!(a->apps[slot] = calloc(1, sizeof(struct app)))) {
+		agent_uid_put(&a->uids, uid, AGENT_UID_CONNECTIONS);
+		agent_log(a->link, "out of memory; an application refused");
 		close(fd);
 		return;
 	}
 	a->apps[slot]->fd = fd;
 	a->apps[slot]->wake_fd = -1;
-	a->apps[slot]->pid = peer_pid(fd);
+	a->apps[slot]->pid = pid;
+	a->apps[slot]->uid = uid;
 	hvt_registry_init(&a->apps[slot]->registry);
-	hvt_debug("pid %u: application connected", a->apps[slot]->pid);
+	hvt_debug("pid %u (uid %u): application connected", pid, uid);
 }
 
 /*
@@ -294,6 +383,24 @@ static void stream_close(struct agent_apps *a, struct app *app, unsigned int i, 
 	app->streams[i] = app->streams[--app->nr_streams];
 }
 
+/* The host's count of @app's untraced threads, if it lags. */
+static void send_threads_untraced(struct agent_apps *a, struct app *app)
+{
+	struct hvt_w_threads_untraced t = { app->threads_untraced };
+
+	if (!app->threads_untraced_dirty)
+		return;
+	app->threads_untraced_dirty = false;
+	agent_send(a->link, HVT_W_THREADS_UNTRACED, app->trace_id, &t, sizeof(t));
+}
+
+/* One more of @app's threads untraced (@app is traced). */
+static void thread_untraced(struct app *app)
+{
+	app->threads_untraced++;
+	app->threads_untraced_dirty = true;
+}
+
 static void app_drop(struct agent_apps *a, unsigned int slot)
 {
 	struct app *app = a->apps[slot];
@@ -301,6 +408,8 @@ static void app_drop(struct agent_apps *a, unsigned int slot)
 	hvt_debug("pid %u: application gone; closing its %u streams", app->pid, app->nr_streams);
 	while (app->nr_streams)
 		stream_close(a, app, 0, false, true);
+	send_threads_untraced(a, app);
+	agent_uid_put(&a->uids, app->uid, AGENT_UID_CONNECTIONS);
 	close(app->fd);
 	if (app->wake_fd >= 0)
 		close(app->wake_fd);
@@ -333,6 +442,23 @@ static int app_domain(struct agent_apps *a, const struct app *app, const struct 
 	return 0;
 }
 
+/*
+ * A trace id for @app (comm @comm), within its user's share: 1, or 0 after
+ * saying why not (the recording's ids all used, or the user's share).
+ */
+static int trace_id_free(struct agent_apps *a, struct app *app, const char *comm, uint32_t *id)
+{
+	if (a->link->next_trace_id >= HVT_W_MAX_TRACES) {
+		say_untraced(a, app->pid, app->uid, comm, HVT_UNTRACED_IDS);
+		return 0;
+	}
+	if (agent_uid_take(&a->uids, app->uid, AGENT_UID_TRACES, HVT_W_MAX_TRACES)) {
+		say_untraced(a, app->pid, app->uid, comm, HVT_UNTRACED_UID_SHARE);
+		return 0;
+	}
+	return !agent_new_trace_id(a->link, id);
+}
+
 static int on_hello(struct agent_apps *a, struct app *app, const void *payload, uint32_t len)
 {
 	struct hvt_a_welcome w = { HVT_APP_VERSION, 0 };
@@ -344,9 +470,11 @@ static int on_hello(struct agent_apps *a, struct app *app, const void *payload, 
 	if (app->hello || len != sizeof(h))
 		return -1;
 	memcpy(&h, payload, sizeof(h));
-	if (h.version != HVT_APP_VERSION)
+	if (h.version != 1 && h.version != HVT_APP_VERSION)	/* 1: no THREAD_UNTRACED */
 		return -1;
 	app->hello = true;
+	app->hello_version = h.version;
+	w.version = h.version;
 	if (!app->pid)
 		app->pid = h.pid;	/* no SO_PEERCRED: its own word */
 	memcpy(app->uuid, h.uuid, HVT_UUID_LEN);
@@ -365,22 +493,17 @@ static int on_hello(struct agent_apps *a, struct app *app, const void *payload, 
 		agent_log(a->link, "pid %u: HELLO refused: %s", app->pid, why);
 		return -1;
 	}
-	if (a->tracing) {
-		if (agent_new_trace_id(a->link, &id)) {
-			agent_log(a->link, "pid %u (%s) not traced: all %u trace ids of this "
-				  "recording used", app->pid, to.comm, HVT_W_MAX_TRACES);
-		} else {
-			app->trace_id = id;
-			w.enabled = 1;
-			hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
-				  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
-				  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
-				  (unsigned long long)to.freq_hz);
-			if (agent_send(a->link, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
-				return -1;
-			/* none: its packets wait for the periodic drain */
-			app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		}
+	if (a->tracing && trace_id_free(a, app, to.comm, &id)) {	/* else said why not */
+		app->trace_id = id;
+		w.enabled = 1;
+		hvt_debug("pid %u (%s): trace %u, %s clock at %llu Hz", app->pid, to.comm, id,
+			  to.domain == HVT_DOMAIN_GUEST_TSC ? "guest TSC" :
+			  to.domain == HVT_DOMAIN_TSC ? "host TSC" : "monotonic_raw",
+			  (unsigned long long)to.freq_hz);
+		if (agent_send(a->link, HVT_W_TRACE_OPEN, app->trace_id, &to, sizeof(to)))
+			return -1;
+		/* none: its packets wait for the periodic drain */
+		app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	}
 	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), app->wake_fd);
 }
@@ -446,6 +569,18 @@ static void stream_free(struct app_stream *s)
 	free(s);
 }
 
+/* A stream id for a thread of @app, within the limits; else why not. */
+static const char *stream_id_free(struct agent_apps *a, struct app *app, uint32_t *id)
+{
+	if (app->nr_streams == AGENT_MAX_APP_STREAMS)
+		return "too many threads of one application";
+	if (a->link->next_stream_id >= HVT_W_MAX_STREAMS)
+		return "all stream ids of this recording used";
+	if (agent_uid_take(&a->uids, app->uid, AGENT_UID_STREAMS, HVT_W_MAX_STREAMS))
+		return "its user's share of the stream ids used";
+	return agent_new_stream_id(a->link, id) ? "all stream ids of this recording used" : NULL;
+}
+
 /*
  * A thread's buffer. Inconsistent ones are violations; at a limit (this
  * application's streams, the recording's stream ids) the stream is refused
@@ -491,11 +626,12 @@ static int on_stream(struct agent_apps *a, struct app *app, uint32_t app_id,
 	s->subbuf_size = m.subbuf_size;
 	s->nr_subbufs = m.nr_subbufs;
 	so = (struct hvt_w_stream_open){ app->trace_id, HVT_CTF_NO_CPU, m.tid, 0 };
-	why = app->nr_streams == AGENT_MAX_APP_STREAMS ? "too many threads of one application" :
-	      agent_new_stream_id(a->link, &s->id) ? "all stream ids of this recording used" :
-	      hvt_wire_stream_open_check(s->id, &so, a->link->why, sizeof(a->link->why));
+	why = stream_id_free(a, app, &s->id);
+	if (!why)
+		why = hvt_wire_stream_open_check(s->id, &so, a->link->why, sizeof(a->link->why));
 	if (why) {
 		agent_log(a->link, "pid %u thread %d not traced: %s", app->pid, m.tid, why);
+		thread_untraced(app);
 		close(cfd);
 		stream_free(s);
 		return app_reply(app, HVT_A_STREAM_ACK, app_id, NULL, 0, -1);
@@ -524,6 +660,21 @@ static int on_stream_end(struct agent_apps *a, struct app *app, uint32_t app_id)
 	return -1;
 }
 
+/* The library could not trace one of its threads (version 2): counted. */
+static int on_thread_untraced(struct app *app, const void *payload, uint32_t len)
+{
+	struct hvt_a_thread_untraced m;
+
+	if (!app->hello || !app->trace_id || app->hello_version < 2 || len != sizeof(m))
+		return -1;
+	memcpy(&m, payload, sizeof(m));
+	if (m.tid <= 0 || m.reason != HVT_A_UNTRACED_BUFFER_CAP)
+		return -1;
+	hvt_debug("pid %u thread %d not traced: the library's buffer cap", app->pid, m.tid);
+	thread_untraced(app);
+	return 0;
+}
+
 /* Dispatches one message; -1 on a violation. *bye is set by BYE. */
 static int on_message(struct agent_apps *a, struct app *app, const struct hvt_app_hdr *h,
 		      const void *payload, int fd, bool *bye)
@@ -537,6 +688,8 @@ static int on_message(struct agent_apps *a, struct app *app, const struct hvt_ap
 		return on_stream(a, app, h->id, payload, h->len, fd);
 	case HVT_A_STREAM_END:
 		return on_stream_end(a, app, h->id);
+	case HVT_A_THREAD_UNTRACED:
+		return on_thread_untraced(app, payload, h->len);
 	case HVT_A_BYE:
 		*bye = true;
 		return 0;
@@ -574,6 +727,8 @@ void agent_apps_handle(struct agent_apps *a, unsigned int slot)
 static void drain_app(struct agent_apps *a, struct app *app)
 {
 	unsigned int i;
+
+	send_threads_untraced(a, app);
 
 	for (i = 0; i < app->nr_streams;)
 		if (drain_stream(a, app, app->streams[i]))
@@ -614,4 +769,8 @@ void agent_apps_close_all(struct agent_apps *a)
 	for (slot = 0; slot < AGENT_MAX_APPS; slot++)
 		if (a->apps[slot])
 			app_drop(a, slot);
+	agent_uids_free(&a->uids);
+	free(a->untraced_pids);
+	a->untraced_pids = NULL;
+	a->nr_untraced_pids = 0;
 }

@@ -14,9 +14,11 @@
 
 #include "lib/event_registry.h"
 #include "tools/agent/agent_link.h"
+#include "tools/agent/agent_uids.h"
 
-#define AGENT_MAX_APPS		64
+#define AGENT_MAX_APPS		256	/* connections at once; a user's share of them */
 #define AGENT_MAX_APP_STREAMS	256
+#define AGENT_UNTRACED_PIDS	4096
 /*
  * Event descriptions one process may send, in bytes: a program's few
  * hundred events take tens of KiB; past this it is a flood (a host
@@ -41,12 +43,16 @@ struct app {
 	int wake_fd;			/* eventfd its writers add 1 to per packet; -1 if none */
 	uint32_t trace_id;
 	uint32_t pid;
+	uint32_t uid;			/* the kernel's word (SO_PEERCRED) */
+	uint32_t hello_version;		/* the application protocol it speaks */
 	uint8_t uuid[HVT_UUID_LEN];
 	bool hello;
 	struct hvt_registry registry;
 	uint64_t registry_bytes;	/* descriptions forwarded to the host */
 	struct app_stream *streams[AGENT_MAX_APP_STREAMS];
 	unsigned int nr_streams;
+	uint64_t threads_untraced;	/* threads refused, here or by the library */
+	bool threads_untraced_dirty;	/* the host's count lags */
 };
 
 struct agent_apps {
@@ -57,6 +63,13 @@ struct agent_apps {
 	uint64_t tsc_hz;		/* the rate of an application's TSC without the clock page */
 	bool tracing;			/* between the host's START and STOP: traces open */
 	struct app *apps[AGENT_MAX_APPS];
+	struct agent_uids uids;		/* each user's share (--uid-share) */
+	/*
+	 * Processes said to be untraced: a refused process tries again (its
+	 * library's watcher) and is said once. At most AGENT_UNTRACED_PIDS.
+	 */
+	uint32_t *untraced_pids;
+	unsigned int nr_untraced_pids;
 	unsigned char *pkt;		/* scratch: one application packet, HVT_RB_MAX_SUBBUF bytes */
 	unsigned char *msg;		/* scratch: one application message */
 };

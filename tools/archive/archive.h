@@ -77,6 +77,7 @@ struct hvt_trace_info {
 	uint32_t pid;
 	char comm[16];			/* its process's name, as the guest said it ("": none) */
 	uint64_t freq_hz;		/* of its clock, as the collector rendered it */
+	uint64_t untraced_threads;	/* its threads the guest could not trace */
 };
 
 struct hvt_stream_info {
@@ -123,6 +124,8 @@ struct hvt_vm_info {
 	bool kvm;			/* accel "kvm": KVM TSC changes in the host layer */
 	size_t nr_cpus;			/* the guest's (info.json guest.nr_cpus); 0: unknown */
 	char *end_reason;		/* NULL if absent */
+	/* what went untraced: processes refused, threads of traced ones (all traces) */
+	uint64_t untraced_processes, untraced_threads;
 	unsigned long warnings;		/* about info.json */
 	unsigned long sync_warnings;	/* about sync.tsv */
 };
@@ -152,6 +155,12 @@ const char *hvt_archive_vm_list(const struct hvt_archive *a, char *buf, size_t l
  * (docs/format.md). It has nothing to align.
  */
 bool hvt_vm_info_host_only(const struct hvt_vm_info *vm);
+/*
+ * What went untraced in @vm while it was recorded, as merge and check say
+ * it ("3 processes and 872 threads went untraced (the agent's limits; ...)"),
+ * in @buf; NULL when nothing did.
+ */
+const char *hvt_vm_info_untraced_text(const struct hvt_vm_info *vm, char *buf, size_t len);
 /* Reads a VM's info.json and sync.tsv; -1 after an error message. */
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref);
 /*

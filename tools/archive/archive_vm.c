@@ -47,20 +47,24 @@ static const char *member_why(json_t *j, const char *spec)
 static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char **dir)
 {
 	const char *layer, *domain, *uuid, *comm = "";
-	json_int_t id, pid = 0, freq = 0;
+	json_int_t id, pid = 0, freq = 0, untraced = 0;
 	json_error_t jerr;
 
 	/*
 	 * freq_hz is informational (alignment works in ticks, from the
 	 * exchanges); check compares the metadata with what it renders.
 	 */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I, s?s}", "id", &id,
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:s, s:s, s:s, s:s, s?I, s?I, s?s, s?I}", "id", &id,
 			   "layer", &layer, "dir", dir, "domain", &domain, "uuid", &uuid,
-			   "pid", &pid, "freq_hz", &freq, "comm", &comm))
+			   "pid", &pid, "freq_hz", &freq, "comm", &comm,
+			   "untraced_threads", &untraced))
 		return member_why(j, "id:I layer:s dir:s domain:s uuid:s ?pid:I ?freq_hz:I "
-				  "?comm:s");
+				  "?comm:s ?untraced_threads:I");
 	if (freq < 0)
 		return "freq_hz out of range";
+	if (untraced < 0)
+		return "untraced_threads out of range";
+	t->untraced_threads = (uint64_t)untraced;
 	t->freq_hz = (uint64_t)freq;
 	if (id < 0 || id >= HVT_MAX_TRACES)
 		return "id out of range";
@@ -126,6 +130,7 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 		t->rel = vm_rel(vm, dir);
 		if (!t->dir || !t->rel)
 			return -1;
+		vm->untraced_threads += t->untraced_threads;
 		vm->nr_traces++;
 	}
 	return 0;
@@ -211,6 +216,27 @@ static void guest_cpus(struct hvt_vm_info *vm, json_t *json)
 		vm->nr_cpus = (size_t)json_integer_value(n);
 }
 
+/*
+ * untraced_processes_total (absent before the collector counted them: 0),
+ * at least as many as untraced_processes lists.
+ */
+static void untraced_processes(struct hvt_vm_info *vm, json_t *json)
+{
+	json_t *total = json_object_get(json, "untraced_processes_total");
+	json_t *listed = json_object_get(json, "untraced_processes");
+	size_t n = json_is_array(listed) ? json_array_size(listed) : 0;
+
+	if (total && (!json_is_integer(total) || json_integer_value(total) < 0)) {
+		hvt_warn("%s/info.json: untraced_processes_total is not a count; counting the "
+			 "%zu listed", vm->dir, n);
+		vm->warnings++;
+		total = NULL;
+	}
+	vm->untraced_processes = total ? (uint64_t)json_integer_value(total) : 0;
+	if (vm->untraced_processes < n)
+		vm->untraced_processes = n;
+}
+
 static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 {
 	const char *name, *sync_file, *end_reason = NULL, *accel = NULL;
@@ -245,6 +271,7 @@ static int parse_info(struct hvt_vm_info *vm, json_t *json, char **sync_path)
 			    json_integer_value(json_object_get(json_object_get(json, "sync"),
 							       "exchanges")) : -1;
 	guest_cpus(vm, json);
+	untraced_processes(vm, json);
 	vm->tcg = accel && !strcmp(accel, "tcg");
 	vm->kvm = accel && !strcmp(accel, "kvm");
 	if (end_reason && !(vm->end_reason = strdup(end_reason)))
@@ -275,6 +302,19 @@ bool hvt_vm_info_host_only(const struct hvt_vm_info *vm)
 {
 	return !vm->nr_traces && vm->end_reason &&
 	       !strncmp(vm->end_reason, "host layer only", strlen("host layer only"));
+}
+
+const char *hvt_vm_info_untraced_text(const struct hvt_vm_info *vm, char *buf, size_t len)
+{
+	uint64_t p = vm->untraced_processes, t = vm->untraced_threads;
+
+	if (!p && !t)
+		return NULL;
+	snprintf(buf, len, "%" PRIu64 " process%s and %" PRIu64 " thread%s went untraced: their "
+		 "events are in no stream (the agent's or the library's limits; info.json's "
+		 "untraced_processes and traces' untraced_threads)", p, p == 1 ? "" : "es", t,
+		 t == 1 ? "" : "s");
+	return buf;
 }
 
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)

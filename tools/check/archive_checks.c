@@ -113,6 +113,18 @@ static void check_traces(struct hvt_tally *t, const struct hvt_session_vm *st)
 	}
 }
 
+/* untraced[VM]: every process and thread that asked was traced. */
+static void check_untraced(struct hvt_tally *t, const struct hvt_session_vm *st, const char *vm)
+{
+	char name[512], text[320];
+
+	hvt_check_named(name, sizeof(name), "untraced", vm);
+	if (hvt_vm_info_untraced_text(&st->vm, text, sizeof(text)))
+		hvt_check_report(t, HVT_FAIL, name, "%s", text);
+	else
+		hvt_check_report(t, HVT_PASS, name, NULL);
+}
+
 /*
  * The host's applications (host/apps) are placed on the host TSC as they
  * are. host-apps-clock judges that premise: the host agent's clock
@@ -155,6 +167,7 @@ static void check_host_apps(struct hvt_tally *t, struct hvt_session *ses)
 			hvt_check_report(t, HVT_PASS, "host-apps-clock", "%zu exchanges with the host agent, "
 			       "each causal at offset 0", st->vm.nr_sync);
 	}
+	check_untraced(t, st, "host/apps");
 	check_traces(t, st);
 }
 
@@ -176,6 +189,7 @@ static void check_vms(struct hvt_tally *t, struct hvt_session *ses)
 			       st->vm.warnings, st->vm.warnings == 1 ? "y" : "ies");
 		else
 			hvt_check_report(t, HVT_PASS, name, NULL);
+		check_untraced(t, st, st->vm.name);
 		hvt_check_named(name, sizeof(name), "sync-causal", st->vm.name);
 		if (hvt_vm_info_host_only(&st->vm)) {
 			/* no guest clock to judge; KVM's parameters still are */

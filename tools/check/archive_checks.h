@@ -5,6 +5,8 @@
  *
  *   manifest                  hvtrace.json and host/clock.tsv parse
  *   info-json[VM]             the VM's info.json parses
+ *   untraced[VM]              no process or thread went untraced (the
+ *                             agent's or libhvtrace's limits, info.json)
  *   sync-causal[VM]           every exchange of sync.tsv stays causal once
  *                             aligned with the VM's clock (KVM's parameters
  *                             where merge uses them, else the fitted one)
@@ -20,7 +22,8 @@
  *                             (metadata_check.h)
  *   info-json[host/apps],     the host's applications' info.json, and
  *   host-apps-clock           every exchange with the host agent allowing
- *                             an offset of 0 (their events are placed so)
+ *                             an offset of 0 (their events are placed so);
+ *                             untraced[host/apps] as untraced[VM]
  *   stream-decodes[FILE]      every packet and event of a stream decodes:
  *                             the time line decoded the aligned streams,
  *                             the others are decoded here, on their own

@@ -117,6 +117,19 @@ void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool sele
 	}
 }
 
+void hvt_merge_untraced_warn(const struct hvt_session *ses)
+{
+	char buf[320];
+	size_t i;
+
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		if (ses->vms[i].loaded &&
+		    hvt_vm_info_untraced_text(&ses->vms[i].vm, buf, sizeof(buf)))
+			hvt_warn("vm %s: %s", ses->vms[i].vm.name, buf);
+	if (ses->host_apps.loaded && hvt_vm_info_untraced_text(&ses->host_apps.vm, buf, sizeof(buf)))
+		hvt_warn("host applications: %s", buf);
+}
+
 static const char *stream_state(const struct hvt_source *s)
 {
 	if (!hvt_reader_opened(&s->rd))

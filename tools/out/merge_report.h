@@ -19,6 +19,8 @@
  * @selecting, the streams the shown events came from are counted apart.
  */
 void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool selecting);
+/* A warning for each VM (and the host's applications) where processes or threads went untraced. */
+void hvt_merge_untraced_warn(const struct hvt_session *ses);
 /*
  * Per stream (@shown[source index]: events written out after selection)
  * its layer, VM, events read, shown and lost, warnings and whether it was
