@@ -582,7 +582,7 @@ static void check_stored(const struct hvt_vm *vm, const struct guest_data *d)
 		die("collector: the link ended badly: %s", vm->end_reason);
 	for (s = 0; s < NR_STREAMS; s++) {
 		const struct hvt_vm_stream *st = vm->streams[s];
-		char path[4400];
+		char path[HVT_PATH_LEN + 32];
 		struct stat sb;
 
 		snprintf(path, sizeof(path), "%s/kernel/stream-%u", vm->dir, s);

@@ -138,6 +138,7 @@ struct tsv_rows {
 	size_t n, cap, size;
 	const char *path;
 	unsigned long *warnings;
+	unsigned long skipped;		/* rows skipped so far (the first few said) */
 };
 
 /* Room for one more row: its slot, or NULL after an error message (out of memory or rows). */
@@ -158,10 +159,13 @@ static void *tsv_push(struct tsv_rows *r)
 	return (char *)p + r->n++ * r->size;
 }
 
-/* A row that parsed but makes no sense: said, counted and skipped. */
+/*
+ * A row that parsed but makes no sense: said (the first few of a file),
+ * counted and skipped.
+ */
 static int tsv_skip(struct tsv_rows *r, unsigned long line, const char *why)
 {
-	hvt_warn("%s: line %lu: %s; skipping it", r->path, line, why);
+	hvt_stream_warn(&r->skipped, r->path, "line %lu: %s; skipping it", line, why);
 	(*r->warnings)++;
 	return 0;
 }
@@ -214,16 +218,72 @@ int hvt_tsv_read_clock(const char *path, struct hvt_clock_pair **pairs, size_t *
 	return 0;
 }
 
+/*
+ * sync.tsv's rows, and the host send times seen: an exchange is one host
+ * TSC instant, so a second row with the same one is a copy (damage), which
+ * would also cost the estimator a pass over every sample per copy.
+ */
+struct sync_rows {
+	struct tsv_rows r;		/* first: the rows' context */
+	uint64_t *seen;			/* open addressing, 0 empty; host_send + 1 */
+	size_t nr_seen, cap_seen;
+	unsigned long copies;
+};
+
+/* Whether @host_send was seen; it is from now. -1 if out of memory. */
+static int seen_before(struct sync_rows *s, uint64_t host_send)
+{
+	uint64_t key = host_send + 1 ? host_send + 1 : 1;
+	size_t k;
+
+	if ((s->nr_seen + 1) * 2 > s->cap_seen) {
+		size_t cap = s->cap_seen ? s->cap_seen * 2 : 1024, i;
+		uint64_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < s->cap_seen; i++) {
+			if (!s->seen[i])
+				continue;
+			for (k = (s->seen[i] * 0x9e3779b97f4a7c15ull) >> 1 & (cap - 1); t[k];
+			     k = (k + 1) & (cap - 1))
+				;
+			t[k] = s->seen[i];
+		}
+		free(s->seen);
+		s->seen = t;
+		s->cap_seen = cap;
+	}
+	for (k = (key * 0x9e3779b97f4a7c15ull) >> 1 & (s->cap_seen - 1); s->seen[k];
+	     k = (k + 1) & (s->cap_seen - 1))
+		if (s->seen[k] == key)
+			return 1;
+	s->seen[k] = key;
+	s->nr_seen++;
+	return 0;
+}
+
 static int sync_row(void *ctx, const uint64_t *v, unsigned long line)
 {
-	struct tsv_rows *r = ctx;
+	struct sync_rows *s = ctx;
+	struct tsv_rows *r = &s->r;
 	struct hvt_sync_rec *rec;
+	int seen;
 
 	if (v[5] > UINT32_MAX || v[6] > UINT32_MAX)
 		return tsv_skip(r, line, "CPU number out of range");
 	/* Each side reads its clock before sending and after receiving. */
 	if (v[4] < v[1] || v[3] < v[2])
 		return tsv_skip(r, line, "a reply before its request");
+	seen = seen_before(s, v[1]);
+	if (seen < 0) {
+		hvt_err("out of memory reading %s", r->path);
+		return -1;
+	}
+	if (seen) {
+		s->copies++;
+		return tsv_skip(r, line, "an exchange sent at the same host TSC as an earlier row");
+	}
 	rec = tsv_push(r);
 	if (!rec)
 		return -1;
@@ -239,12 +299,20 @@ static int sync_row(void *ctx, const uint64_t *v, unsigned long line)
 int hvt_tsv_read_sync(const char *path, struct hvt_sync_rec **recs, size_t *n,
 		      unsigned long *warnings)
 {
-	void *rows;
+	struct sync_rows s = { .r = { .size = sizeof(**recs), .path = path,
+				      .warnings = warnings } };
+	int ret = tsv_read(path, HVT_SYNC_TSV_HEADER, HVT_SYNC_TSV_COLS, sync_row, &s, hvt_warn,
+			   warnings);
 
-	if (tsv_read_rows(path, HVT_SYNC_TSV_HEADER, HVT_SYNC_TSV_COLS, sizeof(**recs), sync_row,
-			  hvt_warn, warnings, &rows, n))
+	free(s.seen);
+	if (s.copies)
+		hvt_warn("%s: %lu rows repeat an earlier exchange; skipped", path, s.copies);
+	if (ret) {
+		free(s.r.v);
 		return -1;
-	*recs = rows;
+	}
+	*recs = s.r.v;
+	*n = s.r.n;
 	return 0;
 }
 
