@@ -337,8 +337,10 @@ static void damage_format(const char *root, const char *from, const char *to)
 
 /*
  * A format that parses but puts a field outside any record (a page holds at
- * most 4096 - 16 bytes of data): libtraceevent would read there. The format
- * is refused with a warning, and its events are unknown.
+ * most 4096 - 16 bytes of data): libtraceevent would read there; or a field
+ * line it cannot read (it keeps the fields before it), a scalar of no
+ * bytes, an array its size cannot divide. The format is refused with a
+ * warning, and its events are unknown.
  */
 static void test_field_outside_record(void **state)
 {
@@ -351,6 +353,12 @@ static void test_field_outside_record(void **state)
 		/* read back as offset -8 */
 		{ "long prev_state;\toffset:32;\tsize:8;",
 		  "long prev_state;\toffset:4294967288;\tsize:8;" },
+		/* written as -8: libtraceevent stops reading fields there */
+		{ "int prev_prio;\toffset:28;", "int prev_prio;\toffset:-8;" },
+		/* a value of no bytes; an array its size cannot divide */
+		{ "pid_t next_pid;\toffset:56;\tsize:4;", "pid_t next_pid;\toffset:56;\tsize:0;" },
+		{ "char prev_comm[16];\toffset:8;\tsize:16;",
+		  "char prev_comm[16];\toffset:8;\tsize:15;" },
 	};
 	const char *root = *state;
 	struct result *r;

@@ -57,7 +57,11 @@ struct hvt_ftrace_cpu {
  */
 int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 		    unsigned long long ts, uint64_t off, struct hvt_ftrace_event *ev);
-/* The first field of @f's list that a record of at most @max bytes cannot hold. */
+/*
+ * The first field of @f's list that a record of at most @max bytes cannot
+ * hold, or that cannot hold a value: a scalar of no bytes, an array of N
+ * elements whose size is not a multiple of N.
+ */
 const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
 							uint32_t max);
 

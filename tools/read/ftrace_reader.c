@@ -86,10 +86,52 @@ static struct tep_handle *tep_new(uint32_t page_size)
 const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
 							uint32_t max)
 {
-	for (; f; f = f->next)
+	for (; f; f = f->next) {
 		if (f->offset < 0 || f->size < 0 || (int64_t)f->offset + f->size > (int64_t)max)
 			return f;
+		/* a value of no bytes: only an array may be empty ("char buf[];") */
+		if (!f->size && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+			return f;
+		/* an array of N elements whose size is not N of one size */
+		if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    f->arraylen && ((unsigned int)f->size % f->arraylen ||
+				    (unsigned int)f->size < f->arraylen))
+			return f;
+	}
 	return NULL;
+}
+
+static unsigned int nr_fields(const struct tep_format_field *f)
+{
+	unsigned int n = 0;
+
+	for (; f; f = f->next)
+		n++;
+	return n;
+}
+
+/* How many "field:" lines the format text @text has. */
+static unsigned int field_lines(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	unsigned int n = 0;
+
+	while ((p = memmem(p, (size_t)(end - p), "\tfield:", 7))) {
+		n++;
+		p += 7;
+	}
+	return n;
+}
+
+/* The name of @ev's last field read, for a message. */
+static const char *last_field_name(const struct tep_event *ev)
+{
+	const struct tep_format_field *f = ev->format.fields ? ev->format.fields :
+					   ev->format.common_fields;
+
+	while (f && f->next)
+		f = f->next;
+	return f ? f->name : "the start";
 }
 
 /*
@@ -134,13 +176,24 @@ static bool format_usable(const struct hvt_ftrace *ft, const char *path, const c
 		tep_free(tep);
 		return false;
 	}
+	/* libtraceevent stops at a field line it cannot read, and keeps those before */
+	if (nr_fields(ev->format.common_fields) + nr_fields(ev->format.fields) <
+	    field_lines(text, len)) {
+		hvt_warn("%s: only %u of its %u fields could be read (a damaged field line after "
+			 "%s); that event will not be decoded", path,
+			 nr_fields(ev->format.common_fields) + nr_fields(ev->format.fields),
+			 field_lines(text, len), last_field_name(ev));
+		tep_free(tep);
+		return false;
+	}
 	bad = hvt_ftrace_field_outside(ev->format.common_fields, max);
 	if (!bad)
 		bad = hvt_ftrace_field_outside(ev->format.fields, max);
 	if (bad)
-		hvt_warn("%s: field %s (offset %d, size %d) lies outside any record of a "
-			 "%u-byte page (at most %u bytes of data); that event will not be decoded",
-			 path, bad->name, bad->offset, bad->size, ft->page_size, max);
+		hvt_warn("%s: field %s (offset %d, size %d%s) lies outside any record of a "
+			 "%u-byte page (at most %u bytes of data) or cannot hold its value; that "
+			 "event will not be decoded", path, bad->name, bad->offset, bad->size,
+			 bad->arraylen ? ", an array" : "", ft->page_size, max);
 	tep_free(tep);
 	return !bad;
 }
