@@ -136,7 +136,7 @@ static void test_quiet(void **state)
 
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
 	assert_int_equal(capture_cmd(hvt_cmd_check, 3, argv, c->stdout_path, &text), 0);
-	assert_string_equal(text, "14 passed, 0 failed, 2 skipped\n");
+	assert_string_equal(text, "15 passed, 0 failed, 2 skipped\n");
 	free(text);
 	assert_int_equal(fx_write(c->root, "vm/demo/kernel/metadata", "garbled", 7), 0);
 	assert_int_equal(capture_cmd(hvt_cmd_check, 3, argv, c->stdout_path, &text), 1);

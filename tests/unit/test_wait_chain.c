@@ -377,6 +377,111 @@ static void test_critical_path(void **state)
 	hvt_wait_account_free(&a);
 }
 
+/*
+ * Review cases. Ping-pong: T wakes W at 100 and sleeps at 102; W runs at
+ * 105 and wakes T at 200: the chain's last waker is T itself, asleep then:
+ * a cycle, and W has all of T's sleep. An earlier preemption of the waker
+ * is found past a later one.
+ */
+static void test_ping_pong_and_preemptions(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	const struct hvt_wait_chain *c;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 10);
+	run_at(&w, 0, 20);
+	sleep_at(&w, 50, 20);
+	wake(&w, 100, 20, 10);
+	sleep_at(&w, 102, 10);
+	run_at(&w, 105, 20);
+	wake(&w, 200, 10, 20);
+	run_at(&w, 201, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->depth, 2);
+	assert_int_equal(c->end, HVT_CHAIN_CYCLE);
+
+	/* T (30) asleep at 300; X (40) asleep at 330; W (20) preempted by 50
+	 * 310..320, wakes X at 360, preempted again 370..380; X wakes T at 400 */
+	run_at(&w, 290, 30);
+	run_at(&w, 290, 40);
+	sleep_at(&w, 300, 30);
+	sw(&w, 310, 20, true, 50);
+	sw(&w, 320, 50, true, 20);
+	sleep_at(&w, 330, 40);
+	wake(&w, 360, 40, 20);
+	run_at(&w, 361, 40);
+	sw(&w, 370, 20, true, 50);
+	sw(&w, 380, 50, true, 20);
+	wake(&w, 400, 30, 40);
+	run_at(&w, 401, 30);
+	c = wait_of(&s, 30);
+	assert_int_equal(c->depth, 3);
+	assert_int_equal(c->link[1].tid, 40);
+	assert_true(c->link[2].preempted);
+	assert_int_equal(c->link[2].asleep, 310);
+	assert_int_equal(c->end, HVT_CHAIN_PREEMPTED);
+	hvt_wait_chains_free(&w);
+}
+
+/*
+ * The critical path gives the last link's thread its own awake time: T
+ * sleeps 100 -> 200, woken by W, which was awake until 140, slept to 170
+ * (woken by X) and ran at 175: W has 100 -> 140 and 170 -> 200, X 140 ->
+ * 170. Damaged order (a waker's wait "woken" before it fell asleep, or
+ * woken after link 0's wakeup) never gives more than the sleep. A sleep of
+ * no length counts as a wait; one shorter than its bounds is not placed.
+ */
+static void test_critical_path_edges(void **state)
+{
+	struct hvt_wait_account a;
+	struct hvt_wait_chain c = { .depth = 2, .end = HVT_CHAIN_RAN };
+	uint64_t sum;
+	size_t i;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	c.link[0] = (struct hvt_wait_link){ .tid = 1, .waker = 2, .asleep = 100, .woken = 200,
+					    .ran = 201 };
+	c.link[1] = (struct hvt_wait_link){ .tid = 2, .waker = 3, .asleep = 140, .woken = 170,
+					    .ran = 175 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	assert_int_equal(waited_on(&a, 2), 70);
+	assert_int_equal(waited_on(&a, 3), 30);
+	assert_int_equal(a.followed, 1);
+	hvt_wait_account_free(&a);
+
+	c.link[1] = (struct hvt_wait_link){ .tid = 2, .waker = 3, .asleep = 150, .woken = 90,
+					    .ran = 300 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	c.link[1] = (struct hvt_wait_link){ .tid = 2, .waker = 3, .asleep = 10, .woken = 260,
+					    .ran = 300 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	for (sum = 0, i = 0; i < a.waited_on.n; i++)
+		sum += a.waited_on.v[i].ticks;
+	assert_true(sum <= 200);
+	assert_int_equal(sum, a.asleep);
+	hvt_wait_account_free(&a);
+
+	c.depth = 1;
+	c.link[0] = (struct hvt_wait_link){ .tid = 1, .waker = 2, .asleep = 100, .woken = 100,
+					    .ran = 101 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	assert_int_equal(a.woken, 1);
+	assert_int_equal(a.woken_by.n, 1);
+	c.link[0] = (struct hvt_wait_link){ .tid = 1, .waker = 2, .asleep = 100,
+					    .asleep_bound = UINT64_MAX / 4, .woken = 200,
+					    .woken_bound = 100, .ran = 201 };
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	hvt_wait_account_add(&a, &c, 0, UINT64_MAX);
+	assert_int_equal(a.too_short, 2);
+	assert_int_equal(a.woken, 1);
+	assert_int_equal(a.asleep_slack, 0);
+	hvt_wait_account_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +493,8 @@ int main(void)
 		cmocka_unit_test(test_unseen_ends),
 		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_critical_path),
+		cmocka_unit_test(test_ping_pong_and_preemptions),
+		cmocka_unit_test(test_critical_path_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

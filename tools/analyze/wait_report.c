@@ -12,6 +12,12 @@ static void task_text(FILE *out, int32_t tid, const char *comm)
 	fprintf(out, "%s[%d]", *comm ? comm : tid ? "?" : "swapper", tid);
 }
 
+/* @b - @a, or 0 where a damaged source has them the other way round. */
+static uint64_t span(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
 /* Seconds since the trace start of host TSC @tsc, as merge prints them. */
 static double seconds(const struct hvt_analysis_view *v, uint64_t tsc)
 {
@@ -39,11 +45,13 @@ static void chain_text(FILE *out, int indent, const char *who, struct hvt_wait_a
 		fprintf(out, "%*s  %u  ", indent, "", i);
 		task_text(out, l->tid, l->comm);
 		fprintf(out, " %s %.3f ms from %.6f s, ", l->preempted ? "preempted" : "asleep",
-			hvt_analysis_ms(v, l->woken - l->asleep), seconds(v, l->asleep));
+			hvt_analysis_ms(v, span(l->asleep, l->woken)), seconds(v, l->asleep));
 		fprintf(out, l->preempted ? "its CPU running " : "woken by ");
 		task_text(out, l->waker, l->waker_comm);
-		if (i && !l->preempted)
-			fprintf(out, ", ran %.3f ms later", hvt_analysis_ms(v, l->ran - l->woken));
+		if (i && !l->preempted && l->ran_unseen)
+			fprintf(out, ", its switch-in not recorded");
+		else if (i && !l->preempted)
+			fprintf(out, ", ran %.3f ms later", hvt_analysis_ms(v, span(l->woken, l->ran)));
 		fputc('\n', out);
 	}
 }
@@ -54,7 +62,7 @@ void hvt_wait_text(FILE *out, int indent, const char *who, const char *where,
 	const char *sp = *who ? " " : "";
 	char text[32];
 
-	if (!w->woken && !w->no_wakeup_waits && !w->unended)
+	if (!w->woken && !w->no_wakeup_waits && !w->unended && !w->too_short)
 		return;
 	fprintf(out, "%*s%s%sasleep %s %.3f ms", indent, "", who, sp, where,
 		hvt_analysis_ms(v, w->asleep + w->no_wakeup));
@@ -75,6 +83,9 @@ void hvt_wait_text(FILE *out, int indent, const char *who, const char *where,
 	if (w->unended)
 		fprintf(out, "; %" PRIu64 " more wait%s, of unknown length, whose end was not "
 			"recorded", w->unended, w->unended == 1 ? "" : "s");
+	if (w->too_short)
+		fprintf(out, "; %" PRIu64 " shorter than the bounds of their ends, not counted",
+			w->too_short);
 	fputc('\n', out);
 	if (!w->woken)
 		return;
@@ -101,9 +112,15 @@ void hvt_wait_tsv(FILE *out, const struct hvt_vm_analysis *a, const char *kind, 
 	if (w->no_wakeup_waits)
 		hvt_analysis_row(out, a, kind, id, name, "asleep-no-wakeup", -1, "", v,
 				 w->no_wakeup, w->no_wakeup_slack, w->no_wakeup_waits);
-	if (w->latency)
+	if (w->latency_waits)
 		hvt_analysis_row(out, a, kind, id, name, "wake-latency", -1, "", v, w->latency,
-				 w->latency_slack, w->woken);
+				 w->latency_slack, w->latency_waits);
+	if (w->followed)
+		hvt_analysis_row(out, a, kind, id, name, "chain-followed", -1, "", v, 0, 0,
+				 w->followed);
+	if (w->too_short)
+		hvt_analysis_row(out, a, kind, id, name, "wait-too-short", -1, "", v, 0, 0,
+				 w->too_short);
 	if (w->unended)
 		hvt_analysis_row(out, a, kind, id, name, "wait-unended", -1, "", v, 0, 0,
 				 w->unended);
@@ -126,6 +143,6 @@ void hvt_wait_tsv(FILE *out, const struct hvt_vm_analysis *a, const char *kind, 
 					 hvt_chain_end_id((enum hvt_chain_end)e), v, 0, 0, w->ends[e]);
 	for (i = 0; i < c->depth; i++)	/* the longest sleep's chain: pieces is the link */
 		hvt_analysis_row(out, a, kind, id, name, "longest-chain", c->link[i].tid,
-				 c->link[i].comm, v, c->link[i].woken - c->link[i].asleep,
+				 c->link[i].comm, v, span(c->link[i].asleep, c->link[i].woken),
 				 c->link[i].asleep_bound + c->link[i].woken_bound, i);
 }

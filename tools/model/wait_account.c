@@ -51,48 +51,75 @@ static void on_path(struct hvt_wait_account *a, const struct path_window *win, i
 		add_cause(a, &a->waited_on, tid, comm, p1 - p0, b0 + b1);
 }
 
+/* An instant of the path and its error bound. */
+struct instant {
+	uint64_t t, bound;
+};
+
+static struct instant later(struct instant a, struct instant b)
+{
+	return a.t >= b.t ? a : b;
+}
+
+static struct instant earlier(struct instant a, struct instant b)
+{
+	return a.t <= b.t ? a : b;
+}
+
+static void seg(struct hvt_wait_account *a, const struct path_window *win, int32_t tid,
+		const char *comm, struct instant p0, struct instant p1)
+{
+	on_path(a, win, tid, comm, p0.t, p0.bound, p1.t, p1.bound);
+}
+
 /*
- * Link 0's sleep along its chain, each instant to one task: the waker ran
- * from its own wait's end (switch-in) to the wakeup, and waited for a CPU
- * before that (its wake latency, its own); before its wakeup, its waker,
- * and so on; the last waker (or, where it was preempted, the task that
- * had its CPU) the rest, back to link 0's fall asleep.
+ * Link 0's sleep along its chain, each instant to one task (a critical
+ * path). Back from the wakeup, within [lo, end) (at first the sleep): the
+ * waker W ran from its own wait's end (its switch-in, and its wake latency
+ * before it) to @end, and was awake before that wait began, from @lo: both
+ * W's; W's own sleep is the next link's to explain, within it. The last
+ * waker has what is left; where it was preempted, the preemptor that part.
  */
 static void critical_path(struct hvt_wait_account *a, const struct hvt_wait_chain *c,
 			  uint64_t from, uint64_t to)
 {
 	const struct hvt_wait_link *l0 = &c->link[0];
 	struct path_window win = { l0->asleep, l0->asleep_bound, l0->woken, l0->woken_bound };
-	uint64_t end = l0->woken, end_bound = l0->woken_bound;
+	struct instant lo = { l0->asleep, l0->asleep_bound }, end = { l0->woken, l0->woken_bound };
+	int32_t w = l0->waker;
+	const char *comm = l0->waker_comm;
 	unsigned int k;
 
 	if (from > win.lo)
 		win = (struct path_window){ from, 0, win.hi, win.hi_bound };
 	if (to < win.hi)
 		win = (struct path_window){ win.lo, win.lo_bound, to, 0 };
-	for (k = 0; k < c->depth; k++) {
-		const struct hvt_wait_link *l = &c->link[k], *next = &c->link[k + 1];
-		const char *comm = l->waker < 0 ? "no-wakeup" : l->waker_comm;
+	for (k = 1; k < c->depth; k++) {
+		const struct hvt_wait_link *l = &c->link[k];
+		struct instant asleep = { l->asleep, l->asleep_bound };
+		struct instant woken = later((struct instant){ l->woken, l->woken_bound }, asleep);
+		struct instant in0 = later(lo, asleep), in1 = earlier(end, woken);
 
-		if (k + 1 == c->depth) {
-			on_path(a, &win, l->waker, comm, l0->asleep, l0->asleep_bound, end, end_bound);
-		} else if (next->preempted) {	/* the last: the preemptor had its CPU */
-			on_path(a, &win, l->waker, comm, next->woken, next->woken_bound, end,
-				end_bound);
-			on_path(a, &win, next->waker, next->waker_comm, next->asleep,
-				next->asleep_bound, next->woken, next->woken_bound);
-			on_path(a, &win, l->waker, comm, l0->asleep, l0->asleep_bound,
-				next->asleep, next->asleep_bound);
+		if (l->preempted) {	/* w ran throughout, but for this */
+			if (in1.t > in0.t) {
+				seg(a, &win, l->waker, l->waker_comm, in0, in1);
+				seg(a, &win, w, comm, lo, in0);
+				seg(a, &win, w, comm, in1, end);
+			} else {
+				seg(a, &win, w, comm, lo, end);
+			}
 			return;
-		} else {			/* the waker ran, and before, waited */
-			on_path(a, &win, l->waker, comm, next->woken, next->woken_bound, end,
-				end_bound);
-			end = next->woken;
-			end_bound = next->woken_bound;
-			continue;
 		}
-		return;
+		seg(a, &win, w, comm, later(woken, lo), end);	/* ran, and its latency */
+		seg(a, &win, w, comm, lo, earlier(asleep, end));	/* awake before */
+		if (in1.t <= in0.t)
+			return;
+		lo = in0;
+		end = in1;
+		w = l->waker;
+		comm = l->waker < 0 ? "no-wakeup" : l->waker_comm;
 	}
+	seg(a, &win, w, comm, lo, end);
 }
 
 void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chain *c,
@@ -108,30 +135,35 @@ void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chai
 			a->unended++;
 		return;
 	}
+	if (l->asleep >= to || l->ran < from)	/* not in the span */
+		return;
 	sleep = cut(l->asleep, l->asleep_bound, l->woken, l->woken_bound, from, to, &slack);
 	late = cut(l->woken, l->woken_bound, l->ran, l->ran_bound, from, to, &late_slack);
-	if (l->waker < 0) {		/* no wakeup: the sleep lasted until it ran */
-		if (sleep) {
-			a->no_wakeup += sleep;
-			a->no_wakeup_slack += slack;
-			a->no_wakeup_waits++;
-		}
+	if (sleep < slack) {		/* shorter than its ends' bounds: not placed */
+		a->too_short++;
 		return;
 	}
-	if (!sleep && !late)
+	if (l->waker < 0) {		/* no wakeup: the sleep lasted until it ran */
+		a->no_wakeup += sleep;
+		a->no_wakeup_slack += slack;
+		a->no_wakeup_waits++;
 		return;
+	}
 	if (c->ran_unseen) {
 		a->latency_unseen++;
-	} else {
+	} else if (late >= late_slack) {
 		a->latency += late;
 		a->latency_slack += late_slack;
+		a->latency_waits++;
 	}
-	if (!sleep)
+	if (l->woken < from)		/* woken before the span: only its latency is in it */
 		return;
 	a->asleep += sleep;
 	a->asleep_slack += slack;
 	a->woken++;
 	a->ends[c->end]++;
+	if (c->depth > 1 && !c->link[1].preempted)
+		a->followed++;
 	a->depth_sum += c->depth;
 	if (c->depth > a->depth_max)
 		a->depth_max = c->depth;

@@ -6,15 +6,19 @@
  * Each wait counts, cut to the span: its sleep (asleep -> woken) by the
  * task that woke it (woken_by) and along its chain's critical path
  * (waited_on): each instant of the sleep to one task - the waker from its
- * own switch-in to the wakeup (and its wake latency before that), then
- * the waker's waker, ..., the last one back to the fall asleep, except
- * where it was preempted (the preemptor's); so waited_on sums to the
- * sleep. Then its wake latency (woken -> ran, waiting for a CPU). A wait with no wakeup recorded counts its whole
+ * own wait's end (switch-in, and its latency before) to the wakeup and
+ * from the fall asleep to the start of its own wait (it was awake then);
+ * its own sleep, in between, the next link's to explain, and so on; the
+ * last waker what is left, except where it was preempted (the
+ * preemptor's). So waited_on sums to the sleep. Then its wake latency
+ * (woken -> ran, waiting for a CPU). A sleep of no length counts too. A wait with no wakeup recorded counts its whole
  * sleep (asleep -> ran) in no_wakeup, by no waker. Each figure's slack is
  * the sum of its ends' error bounds (0 on the host); an end cut by the
  * span is exact. The longest sleep is kept with its whole chain. A wait
  * whose end was not seen counts only in unended (its length is not known);
- * one whose switch-in was not seen, its sleep, and in latency_unseen.
+ * one whose switch-in was not seen, its sleep, and in latency_unseen; one
+ * shorter than its ends' bounds only in too_short (a guest event with no
+ * guaranteed bound makes every wait it ends so).
  */
 #ifndef HVT_TOOLS_MODEL_WAIT_ACCOUNT_H
 #define HVT_TOOLS_MODEL_WAIT_ACCOUNT_H
@@ -29,8 +33,12 @@ struct hvt_wait_account {
 	uint64_t asleep, asleep_slack, woken;	/* ticks asleep until a wakeup; such waits */
 	uint64_t no_wakeup, no_wakeup_slack, no_wakeup_waits;
 	uint64_t latency, latency_slack;	/* woken until switched in */
-	uint64_t unended;		/* waits begun in the span whose end was not seen */
+	uint64_t latency_waits;		/* waits whose latency is counted */
+	uint64_t unended;		/* waits begun before the span's end whose end was
+					 * not seen */
 	uint64_t latency_unseen;	/* woken waits whose switch-in was not recorded */
+	uint64_t too_short;		/* waits shorter than their ends' bounds: not placed */
+	uint64_t followed;		/* woken waits whose chain goes on to the waker's wait */
 	struct hvt_causes woken_by;	/* asleep ticks by waker */
 	struct hvt_causes waited_on;	/* ... along each chain's critical path */
 	uint64_t ends[HVT_NR_CHAIN_ENDS];	/* woken waits by how their chain ends */

@@ -9,6 +9,8 @@
 
 #include "tools/model/wait_chain.h"
 
+#define PREEMPTIONS	4		/* kept per thread, the latest */
+
 enum thread_state {
 	T_UNSEEN,			/* not known: never seen, or since a loss */
 	T_RUNNING,
@@ -27,7 +29,9 @@ struct hvt_wait_thread {
 	struct hvt_wait_chain last;	/* its last wait that ended (depth 0: none) */
 	int32_t preempted_by;		/* T_RUNNABLE: the task its CPU went to */
 	char preempted_by_comm[HVT_COMM_LEN];
-	struct hvt_wait_link preemption;	/* its last one that ended (tid 0: none) */
+	struct hvt_wait_link preemption[PREEMPTIONS];	/* its last ones that ended, a ring
+							 * (tid 0: none) */
+	unsigned int next_preemption;
 };
 
 void hvt_wait_chains_init(struct hvt_wait_chains *w, hvt_wait_fn on_wait, void *ctx)
@@ -45,9 +49,12 @@ void hvt_wait_chains_free(struct hvt_wait_chains *w)
 
 /* --- threads by tid ------------------------------------------------------- */
 
+/* The hash's high bits: tids that differ only above the low bits spread too. */
 static size_t slot_of(int32_t tid, size_t cap)
 {
-	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+	uint64_t h = (uint64_t)(uint32_t)tid * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (cap - 1);
 }
 
 /* Room for two more threads, so that two looked up in turn both stay put. */
@@ -139,14 +146,30 @@ static bool in_chain(const struct hvt_wait_chain *c, int32_t tid)
  */
 static void ran_or_preempted(struct hvt_wait_chains *w, struct hvt_wait_chain *c)
 {
-	const struct hvt_wait_link *last = &c->link[c->depth - 1];
+	const struct hvt_wait_link *last = &c->link[c->depth - 1], *p = NULL;
 	const struct hvt_wait_thread *r = thread_seen(w, last->waker);
+	unsigned int i;
 
 	c->end = HVT_CHAIN_RAN;
-	if (!r || !r->preemption.tid || c->depth == HVT_WAIT_CHAIN_MAX ||
-	    r->preemption.ran <= c->link[0].asleep || r->preemption.asleep >= last->woken)
+	if (in_chain(c, last->waker)) {	/* it woke the last link, then slept: ping-pong */
+		c->end = HVT_CHAIN_CYCLE;
 		return;
-	c->link[c->depth++] = r->preemption;
+	}
+	/* its latest preemption before it woke the last link, if within link 0's sleep */
+	for (i = 0; r && i < PREEMPTIONS; i++) {
+		const struct hvt_wait_link *q = &r->preemption[i];
+
+		if (q->tid && q->asleep < last->woken && q->ran > c->link[0].asleep &&
+		    (!p || q->asleep > p->asleep))
+			p = q;
+	}
+	if (!p)
+		return;
+	if (c->depth == HVT_WAIT_CHAIN_MAX) {
+		c->end = HVT_CHAIN_DEPTH;
+		return;
+	}
+	c->link[c->depth++] = *p;
 	c->end = HVT_CHAIN_PREEMPTED;
 }
 
@@ -206,6 +229,8 @@ static void wait_unended(struct hvt_wait_chains *w, struct hvt_wait_thread *t)
 	}
 	c->depth = 1;
 	c->unended = true;
+	c->ran_unseen = false;
+	c->end = HVT_CHAIN_UNKNOWN;
 	w->waits++;
 	w->unended++;
 	if (w->on_wait)
@@ -240,6 +265,7 @@ static void switch_out(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uin
 	if (t->st == T_WOKEN) {		/* its switch-in was not recorded */
 		t->pending.link[0].ran = t->pending.link[0].woken;
 		t->pending.link[0].ran_bound = t->pending.link[0].woken_bound;
+		t->pending.link[0].ran_unseen = true;
 		t->pending.ran_unseen = true;
 		wait_ended(w, t, &t->pending);
 	} else if (t->st == T_ASLEEP) {
@@ -255,7 +281,7 @@ static void switch_out(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uin
 /* @t, switched out runnable, runs again at @ts: its preemption ended. */
 static void preemption_ended(struct hvt_wait_thread *t, uint64_t ts, uint64_t bound)
 {
-	struct hvt_wait_link *l = &t->preemption;
+	struct hvt_wait_link *l = &t->preemption[t->next_preemption++ % PREEMPTIONS];
 
 	*l = (struct hvt_wait_link){ .tid = t->tid, .preempted = true, .waker = t->preempted_by,
 				     .asleep = t->since, .asleep_bound = t->since_bound,

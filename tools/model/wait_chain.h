@@ -19,17 +19,18 @@
  *   RAN        the last waker ran, or was runnable, since before T fell
  *              asleep: it is what T waited on;
  *   PREEMPTED  ... and it was runnable, another task on its CPU, during
- *              part of T's sleep: its last preemption before it woke the
- *              previous link is the chain's last link (preempted, its
- *              "waker" the task its CPU ran), and that task is what T
- *              waited on;
+ *              part of T's sleep: its latest preemption (of its last four)
+ *              before it woke the previous link is the chain's last link
+ *              (preempted, its "waker" the task its CPU ran);
  *   IDLE       the last waker is the idle task: an interrupt on an idle CPU;
  *   UNKNOWN    the last waker was not seen before T fell asleep;
  *   NO_WAKEUP  the last link ran again with no sched_wakeup recorded (not
  *              recorded, lost, or a wakeup the kernel does not trace);
- *   CYCLE      the next waker is already a link of the chain;
+ *   CYCLE      the next waker is already a link of the chain: it woke a
+ *              link, then slept itself (ping-pong), so what it waited on
+ *              is that link's own wait, already in the chain;
  *   DEPTH      HVT_WAIT_CHAIN_MAX links, and more to follow.
- * Its "waited on" task is the last link's waker (NO_WAKEUP: none).
+ * Its "root" is the last link's waker (NO_WAKEUP: none).
  *
  * A loss of events (host_lost) ends every wait that began before the gap's
  * end unseen, and so does a switch-out of a thread, asleep with no wakeup,
@@ -71,6 +72,7 @@ enum hvt_chain_end {
 struct hvt_wait_link {
 	int32_t tid;
 	bool preempted;
+	bool ran_unseen;		/* its switch-in was not recorded: ran is woken */
 	int32_t waker;			/* -1: no wakeup recorded (then woken == ran) */
 	char comm[HVT_COMM_LEN], waker_comm[HVT_COMM_LEN];
 	uint64_t asleep, woken, ran;	/* host TSC */
