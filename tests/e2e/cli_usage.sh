@@ -94,6 +94,8 @@ usage_error merge "$hvtrace" merge "$arch" -o "$arch"
 usage_error merge "$hvtrace" merge "$arch" --format=ctf -o "$other/alias"
 usage_error merge "$hvtrace" merge "$arch" --host-trace "$other/trace.dat" -o "$other/trace.dat"
 usage_error merge "$hvtrace" merge "$arch" -o ''
+usage_error merge "$hvtrace" merge "$arch" --event '['
+usage_error merge "$hvtrace" merge "$arch" --comm 'hvdemo[0-9'
 check "the manifest is as it was" grep -q hvtrace-archive "$arch/hvtrace.json"
 check "and nothing was added to the archive" test "$(ls -A "$arch" | tr '\n' ' ')" = "host hvtrace.json "
 usage_error record "$hvtrace" record --no-such-option

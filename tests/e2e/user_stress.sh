@@ -160,21 +160,25 @@ check "in packets of about 4 KiB, not a few large ones ($(jq '[.streams[].packet
 # processes than the 63 trace ids a recording used to have, all traced, up
 # to their user's share (--uid-share 10: 102 of the 1024 trace ids); past
 # it, each process refused is in info.json with its pid, uid and reason,
-# and another user is still traced. Each process only loads the library
-# (-w writes a clock page and exits): it greets the agent and takes a trace
-# id, and no stream.
+# and another user is still traced. The processes are nobody's: root is
+# not limited. Each only loads the library (-w writes a clock page and
+# exits): it greets the agent and takes a trace id, and no stream.
 agent_args=(--uid-share 10)
 start_link "$work" d
 agent_args=()
 chmod 755 "$work"	# for the other user: the agent's socket is 0666 in it
+mkdir "$work/pages" && chown nobody "$work/pages"
+nobody=$(id -u nobody)
 ran=0
 for i in $(seq 110); do
-	HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -w "$work/page-$i" && ran=$((ran + 1))
+	setpriv --reuid nobody --regid nogroup --clear-groups \
+		env HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -w "$work/pages/$i" &&
+		ran=$((ran + 1))
 done
-check "110 short-lived processes ran ($ran)" test "$ran" -eq 110
-setpriv --reuid nobody --regid nogroup --clear-groups \
-	env HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -t 1 -n 100 > /dev/null
-check "another user's process is traced once root's share is taken (status $?)" test $? -eq 0
+check "110 short-lived processes of nobody ran ($ran)" test "$ran" -eq 110
+HVTRACE_AGENT_SOCKET="$work/d-agent.sock" "$stress" -t 1 -n 100 > /dev/null
+check "another user's process (root's) is traced once nobody's share is taken (status $?)" \
+	test $? -eq 0
 kill -TERM "$agent"
 reap "$agent" 10
 check "fourth agent exits cleanly" test $? -eq 0
@@ -182,10 +186,10 @@ reap "$rec" 20
 check "fourth collector exits cleanly" test $? -eq 0
 info=$work/d/vm/local/info.json
 traced=$(jq '[.traces[] | select(.layer == "user" and .pid != 0)] | length' "$info")
-check "102 of root's processes and the other user's are traced ($traced)" test "$traced" -eq 103
+check "102 of nobody's processes and the other user's are traced ($traced)" test "$traced" -eq 103
 check "the 8 refused are counted" test "$(jq .untraced_processes_total "$info")" -eq 8
-check "... and listed: pid, uid 0, comm, the uid's share as the reason" \
-	test "$(jq '[.untraced_processes[] | select(.uid == 0 and .pid > 0 and
+check "... and listed: pid, nobody's uid, comm, the uid's share as the reason" \
+	test "$(jq --argjson u "$nobody" '[.untraced_processes[] | select(.uid == $u and .pid > 0 and
 		.comm == "hvtrace-ust-str" and .reason == "uid share of trace ids")] | length' \
 		"$info")" -eq 8
 "$hvtrace" merge "$work/d" > /dev/null 2> "$work/d.merge"

@@ -78,6 +78,7 @@ static int setup(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 	t->link = (struct agent_link){ .port = sv[0], .next_trace_id = 1 };
 	t->a = (struct agent_apps){ .link = &t->link, .listen_fd = -1, .tracing = true };
+	t->a.uids.limit_root = true;	/* the shares, for whoever runs the tests */
 	t->host = sv[1];
 	t->a.pkt = malloc(HVT_RB_MAX_SUBBUF);
 	t->a.msg = malloc(HVT_APP_MAX_MSG);
@@ -939,6 +940,21 @@ static void test_uid_share_of_trace_ids(void **state)
 	assert_int_equal(agent_uid_take(u, me + 1, AGENT_UID_CONNECTIONS, 4), 0);
 }
 
+/* Root is not limited by default: it could stop the agent anyway. */
+static void test_root_not_limited(void **state)
+{
+	struct agent_uids u = { .percent = 1 };
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < HVT_W_MAX_TRACES; i++)
+		assert_int_equal(agent_uid_take(&u, 0, AGENT_UID_TRACES, HVT_W_MAX_TRACES), 0);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(agent_uid_take(&u, 1000, AGENT_UID_TRACES, HVT_W_MAX_TRACES), 0);
+	assert_int_equal(agent_uid_take(&u, 1000, AGENT_UID_TRACES, HVT_W_MAX_TRACES), -1);
+	agent_uids_free(&u);
+}
+
 /* Past its user's share of the connections, a connection is refused at once, and said. */
 static void test_uid_share_of_connections(void **state)
 {
@@ -1102,6 +1118,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_processes_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uid_share_of_trace_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uid_share_of_connections, setup, teardown),
+		cmocka_unit_test(test_root_not_limited),
 		cmocka_unit_test_setup_teardown(test_untraced_threads_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_untraced_violations, setup, teardown),
 	};

@@ -41,8 +41,11 @@ static struct agent_uid_use *find(struct agent_uids *u, uint32_t uid, int add)
 int agent_uid_take(struct agent_uids *u, uint32_t uid, enum agent_uid_kind kind,
 		   uint32_t total)
 {
-	struct agent_uid_use *e = find(u, uid, 1);
+	struct agent_uid_use *e;
 
+	if (!uid && !u->limit_root)
+		return 0;
+	e = find(u, uid, 1);
 	if (!e || e->used[kind] >= agent_uid_share(u, total))
 		return -1;
 	e->used[kind]++;
@@ -60,5 +63,5 @@ void agent_uid_put(struct agent_uids *u, uint32_t uid, enum agent_uid_kind kind)
 void agent_uids_free(struct agent_uids *u)
 {
 	free(u->v);
-	*u = (struct agent_uids){ .percent = u->percent };
+	*u = (struct agent_uids){ .percent = u->percent, .limit_root = u->limit_root };
 }

@@ -10,6 +10,7 @@
 #ifndef HVT_TOOLS_AGENT_AGENT_UIDS_H
 #define HVT_TOOLS_AGENT_AGENT_UIDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define AGENT_UID_SHARE_DEFAULT	25	/* percent */
@@ -29,6 +30,9 @@ struct agent_uid_use {
 
 struct agent_uids {
 	unsigned int percent;		/* 1..100; 0 is taken as the default */
+	bool limit_root;		/* root's processes too (tests); by default not:
+					 * root can stop the agent anyway, and a guest
+					 * often runs everything as root */
 	struct agent_uid_use *v;
 	unsigned int n, cap;
 };

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,31 @@ static int add_tid(struct hvt_select *sel, const char *item)
 	return 0;
 }
 
+/*
+ * Whether shell pattern @p is whole: every '[' closed by a ']' (fnmatch
+ * takes an unclosed one for itself, so '[' would match nothing, silently).
+ */
+static bool pattern_whole(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') {
+			const char *q = p + 1;
+
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')		/* "[]...]": the first ] is a member */
+				q++;
+			q = strchr(q, ']');
+			if (!q)
+				return false;
+			p = q;
+		}
+	}
+	return true;
+}
+
 static int add_item(struct hvt_select *sel, const char *opt, char *item)
 {
 	if (!*item) {
@@ -131,6 +157,9 @@ static int add_item(struct hvt_select *sel, const char *opt, char *item)
 		return add_cpus(sel, item);
 	if (!strcmp(opt, "tid"))
 		return add_tid(sel, item);
+	if ((!strcmp(opt, "comm") || !strcmp(opt, "event")) && !pattern_whole(item))
+		return bad_value(sel, "--%s: '%s' is not a whole pattern: a '[' without its ']'",
+				 opt, item);
 	if (!strcmp(opt, "comm"))
 		return add_name(&sel->comms, &sel->nr_comms, item);
 	if (!strcmp(opt, "vm"))
