@@ -57,13 +57,15 @@ struct hvt_ftrace_cpu {
  */
 int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 		    unsigned long long ts, uint64_t off, struct hvt_ftrace_event *ev);
-/*
- * The first field of @f's list that a record of at most @max bytes cannot
- * hold, or that cannot hold a value: a scalar of no bytes, an array of N
- * elements whose size is not a multiple of N.
- */
+/* The first field of @f's list that a record of at most @max bytes cannot hold. */
 const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
 							uint32_t max);
+/*
+ * The first field of @ev that cannot hold a value (a scalar of no bytes, an
+ * array of N elements whose size is not a multiple of N), or NULL; the
+ * ftrace system's own entries (flexible data of size 0) are not judged.
+ */
+const struct tep_format_field *hvt_ftrace_field_malformed(const struct tep_event *ev);
 
 /* ftrace_fields.c, for ftrace_ctf.c */
 /* Whether a number of @bytes bytes has a C integer type. */

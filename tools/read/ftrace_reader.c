@@ -86,9 +86,15 @@ static struct tep_handle *tep_new(uint32_t page_size)
 const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_field *f,
 							uint32_t max)
 {
-	for (; f; f = f->next) {
+	for (; f; f = f->next)
 		if (f->offset < 0 || f->size < 0 || (int64_t)f->offset + f->size > (int64_t)max)
 			return f;
+	return NULL;
+}
+
+static const struct tep_format_field *field_malformed(const struct tep_format_field *f)
+{
+	for (; f; f = f->next) {
 		/* a value of no bytes: only an array may be empty ("char buf[];") */
 		if (!f->size && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
 			return f;
@@ -99,6 +105,17 @@ const struct tep_format_field *hvt_ftrace_field_outside(const struct tep_format_
 			return f;
 	}
 	return NULL;
+}
+
+const struct tep_format_field *hvt_ftrace_field_malformed(const struct tep_event *ev)
+{
+	const struct tep_format_field *bad;
+
+	/* the tracer's own entries declare their trailing data so ("char data;", size 0) */
+	if (ev->system && !strcmp(ev->system, "ftrace"))
+		return NULL;
+	bad = field_malformed(ev->format.common_fields);
+	return bad ? bad : field_malformed(ev->format.fields);
 }
 
 static unsigned int nr_fields(const struct tep_format_field *f)
@@ -190,10 +207,13 @@ static bool format_usable(const struct hvt_ftrace *ft, const char *path, const c
 	if (!bad)
 		bad = hvt_ftrace_field_outside(ev->format.fields, max);
 	if (bad)
-		hvt_warn("%s: field %s (offset %d, size %d%s) lies outside any record of a "
-			 "%u-byte page (at most %u bytes of data) or cannot hold its value; that "
-			 "event will not be decoded", path, bad->name, bad->offset, bad->size,
-			 bad->arraylen ? ", an array" : "", ft->page_size, max);
+		hvt_warn("%s: field %s (offset %d, size %d) lies outside any record of a "
+			 "%u-byte page (at most %u bytes of data); that event will not be decoded",
+			 path, bad->name, bad->offset, bad->size, ft->page_size, max);
+	else if ((bad = hvt_ftrace_field_malformed(ev)))
+		hvt_warn("%s: field %s (size %d%s) cannot hold a value; that event will not be "
+			 "decoded", path, bad->name, bad->size,
+			 bad->arraylen ? ", not a whole number of its elements" : "");
 	tep_free(tep);
 	return !bad;
 }

@@ -63,6 +63,8 @@ static int find_unsafe(struct hvt_ftrace *ft, const char *path, unsigned long *w
 
 		if (!bad)
 			bad = hvt_ftrace_field_outside(events[i]->format.fields, ft->page_size);
+		if (!bad)
+			bad = hvt_ftrace_field_malformed(events[i]);
 		if (!bad && !tep_find_common_field(events[i], "common_type")) {
 			hvt_warn("%s: event %s: no common_type field (a damaged format?); that "
 				 "event will not be decoded", path, events[i]->name);
@@ -73,8 +75,8 @@ static int find_unsafe(struct hvt_ftrace *ft, const char *path, unsigned long *w
 		if (!bad)
 			continue;
 		hvt_warn("%s: event %s: field %s (offset %d, size %d) lies outside any record "
-			 "of a %u-byte page; that event will not be decoded", path,
-			 events[i]->name, bad->name, bad->offset, bad->size, ft->page_size);
+			 "of a %u-byte page or cannot hold a value; that event will not be decoded",
+			 path, events[i]->name, bad->name, bad->offset, bad->size, ft->page_size);
 		(*warnings)++;
 		ft->unsafe[ft->nr_unsafe++] = events[i]->id;
 	}
