@@ -698,7 +698,7 @@ static int write_manifest(const char *root, const struct fx_options *o)
 	const char *ftrace = o->ftrace ?
 		"{ \"dir\": \"host/ftrace\", \"instance\": \"hvtrace-1\", \"page_size\": 4096,"
 		" \"events\": [\"sched:sched_switch\"], \"pids\": [4321],"
-		" \"cpus\": [ { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
+		" \"cpus\": [ { \"cpu\": 0, \"file\": \"cpu0.raw\" },"
 		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 4096 } ] }" : "null";
 
 	char threads[256] = "";

@@ -457,6 +457,23 @@ static void test_vcpu_windows(void **state)
  * record (2.5 ms) and its 54th (100.5 ms, the first of a page marked so),
  * over vCPU 0's gap from 99.9 to 102 ms.
  */
+/* The manifest's bytes of host CPU file @file: @now, where it said @was. */
+static void set_cpu_bytes(struct ctx *c, const char *file, const char *was, const char *now)
+{
+	char path[256], key[64], *manifest, *at;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/hvtrace.json", c->root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &manifest, &len), 0);
+	snprintf(key, sizeof(key), "\"%s\", \"bytes\": %s", file, was);
+	at = strstr(manifest, key);
+	assert_non_null(at);
+	assert_int_equal(strlen(was), strlen(now));
+	memcpy(at + strlen(key) - strlen(was), now, strlen(now));
+	assert_int_equal(fx_write(c->root, "hvtrace.json", manifest, len), 0);
+	free(manifest);
+}
+
 static void test_vcpu_windows_host_loss(void **state)
 {
 	struct ctx *c = *state;
@@ -488,6 +505,7 @@ static void test_vcpu_windows_host_loss(void **state)
 	assert_int_equal(fseek(f, 4096 + 8, SEEK_SET), 0);
 	assert_int_equal(fwrite(commit, 1, 8, f), 8);
 	assert_int_equal(fclose(f), 0);
+	set_cpu_bytes(c, "cpu1.raw", "4096", "8192");	/* the collector wrote both pages */
 
 	assert_int_equal(check(c, &text), 0);
 	assert_non_null(strstr(text, "\nPASS vcpu-windows[demo]: 4 guest events inside their "
@@ -660,6 +678,30 @@ static void test_short_host_cpu(void **state)
 	memcpy(strstr(at, "4096"), "8192", 4);	/* the collector wrote a page more */
 	assert_int_equal(fx_write(c->root, "hvtrace.json", manifest, len), 0);
 	free(manifest);
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL stream-decodes[host/ftrace/cpu1.raw]: 1 problem "
+				     "(see the warnings)\n"));
+	assert_non_null(strstr(text, "\nPASS vcpu-threads[demo]: 2 guest events inside their "
+				     "vCPU thread's run intervals"));
+	free(text);
+}
+
+/*
+ * A host CPU file longer than the manifest of a complete recording records
+ * (a sparse tail of 1 GiB, which took 20 s to read through): not read past
+ * what the collector wrote, said, and its stream-decodes line fails; its
+ * events are all used.
+ */
+static void test_long_host_cpu(void **state)
+{
+	struct ctx *c = *state;
+	struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text, path[256];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	write_host_runs(c);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", c->root);
+	assert_int_equal(truncate(path, 4096 + (1ll << 30)), 0);
 	assert_int_equal(check(c, &text), 1);
 	assert_non_null(strstr(text, "\nFAIL stream-decodes[host/ftrace/cpu1.raw]: 1 problem "
 				     "(see the warnings)\n"));
@@ -894,6 +936,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vcpu_windows_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_host_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_host_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_threads_missing_switch_in, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sync_held_out, setup, teardown),

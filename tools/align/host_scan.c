@@ -5,7 +5,7 @@
 #include "lib/log.h"
 #include "tools/align/host_scan.h"
 
-static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info,
+static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *info, bool complete,
 		    struct hvt_event_decoder *dec, hvt_host_scan_fn fn, void *ctx)
 {
 	unsigned long warnings = 0;
@@ -17,6 +17,8 @@ static int scan_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 
 	if (!c)
 		return 0;
+	if (complete && info->bytes >= 0)	/* what the collector wrote, no more */
+		hvt_ftrace_cpu_limit(c, (uint64_t)info->bytes);
 	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0)
 		if (hvt_decode_ftrace(dec, c, &ev, &e))
 			ret = fn(&ev, &e, ctx);
@@ -35,7 +37,7 @@ int hvt_host_scan(const struct hvt_archive *a, struct hvt_ftrace *ft, enum hvt_e
 		return -1;
 	hvt_log_mute();
 	for (i = 0; i < a->nr_cpus && !ret; i++)
-		ret = scan_cpu(ft, &a->cpus[i], &dec, fn, ctx);
+		ret = scan_cpu(ft, &a->cpus[i], a->complete, &dec, fn, ctx);
 	hvt_log_unmute();
 	hvt_event_decoder_free(&dec);
 	return ret;

@@ -151,6 +151,8 @@ static int read_cpu(struct hvt_ftrace *ft, const struct hvt_ftrace_cpu_info *inf
 	out->cpu = info->cpu;
 	if (!c)
 		return add_loss(hs, 0, UINT64_MAX);	/* nothing known of this CPU */
+	if (complete && info->bytes >= 0)	/* what the collector wrote, no more */
+		hvt_ftrace_cpu_limit(c, (uint64_t)info->bytes);
 	while (!ret && hvt_ftrace_cpu_next(c, &ev) > 0) {
 		const struct hvt_ftrace_stats *st = hvt_ftrace_cpu_stats(c);
 		struct hvt_host_switch e;

@@ -134,6 +134,15 @@ static int open_host(struct hvt_session *ses)
 		    hvt_reader_opened(&s->rd) && !stat(a->cpus[i].path, &st)) {
 			s->expect_bytes = a->cpus[i].bytes;
 			s->file_bytes = st.st_size;
+			/* past what the collector wrote: not its data (a sparse tail reads slowly) */
+			if (s->file_bytes > s->expect_bytes) {
+				hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " bytes, where "
+						"hvtrace.json of a complete recording records %"
+						PRId64 ": the %" PRId64 " bytes the collector did not "
+						"write are not read", s->file_bytes, s->expect_bytes,
+						s->file_bytes - s->expect_bytes);
+				hvt_reader_limit(&s->rd, (uint64_t)s->expect_bytes);
+			}
 		}
 	}
 	return 0;
