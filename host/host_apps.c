@@ -125,7 +125,8 @@ int hvt_host_apps_start(struct hvt_host_apps *h, struct hvt_archive_writer *ar,
 		hvt_vm_end(&h->vm, "the host agent could not be started");
 		return -1;
 	}
-	hvt_info("host applications (libhvtrace) are traced through %s", h->socket_path);
+	hvt_info("host applications (libhvtrace): their agent starts on %s (the summary says "
+		 "whether they were traced)", h->socket_path);
 	return 1;
 }
 

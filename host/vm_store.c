@@ -720,7 +720,12 @@ void hvt_vm_summary(const struct hvt_vm *vm, FILE *out)
 		bytes[layer] += s->bytes;
 		lost[layer] += s->lost;
 	}
-	if (vm->host_apps)
+	if (vm->host_apps && !vm->finished && !vm->frames[HVT_W_HELLO])
+		fprintf(out, "  host applications: NOT traced: %s\n", vm->end_reason);
+	else if (vm->host_apps && !vm->finished)
+		fprintf(out, "  host applications: traced until %s; those started after NOT "
+			"traced\n", vm->end_reason);
+	else if (vm->host_apps)
 		fprintf(out, "  host applications: %s\n", vm->end_reason);
 	else
 		fprintf(out, "  vm %s (%s): %s\n", vm->name, vm->accel, vm->end_reason);

@@ -449,6 +449,50 @@ static void test_host_apps_link(void **state)
 			       "trace 2: a guest TSC clock on the host applications' link"));
 }
 
+/* The summary line of @f's VM. */
+static char *summary_of(struct fake *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	hvt_vm_summary(&f->vm, out);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+/*
+ * record --host-apps: an agent that ended before its HELLO traced nothing,
+ * and the summary says so, not only why it ended; one that ended later
+ * traced until then.
+ */
+static void test_host_apps_not_traced_said(void **state)
+{
+	struct fake *f = *state;
+	char err[256], *text;
+	int sv[2];
+
+	hvt_vm_end(&f->vm, "replaced");
+	hvt_vm_free(&f->vm);
+	close(f->guest);
+	assert_int_equal(hvt_vm_init_host_apps(&f->vm, &f->ar, &test_limits, err, sizeof(err)),
+			 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	hvt_vm_attach(&f->vm, sv[0]);
+	f->guest = sv[1];
+	hvt_vm_end(&f->vm, "the host agent exited (status 1)");
+	text = summary_of(f);
+	assert_non_null(strstr(text, "  host applications: NOT traced: the host agent exited "
+				     "(status 1)\n"));
+	free(text);
+	f->vm.frames[HVT_W_HELLO] = 1;
+	text = summary_of(f);
+	assert_non_null(strstr(text, "  host applications: traced until the host agent exited "
+				     "(status 1); those started after NOT traced\n"));
+	free(text);
+}
+
 /* Out of file descriptors: the reason says which limit to raise. */
 static void test_stream_fd_limit(void **state)
 {
@@ -1402,6 +1446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_claims_host_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_apps_not_traced_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_resent, setup, teardown),
