@@ -79,6 +79,9 @@ static void usage(FILE *out)
 "                        for another PATH, give it to the programs in\n"
 "                        HVTRACE_AGENT_SOCKET). Any local process may connect:\n"
 "                        off unless given\n"
+"  --uid-share PERCENT   with --host-apps: what one user's programs may take of\n"
+"                        the trace ids, stream ids and connections (default 25;\n"
+"                        root is not limited)\n"
 "  --duration SECONDS    stop after this long (default: when every guest finished)\n"
 "  --sync-interval MS    period of clock exchanges (default 100)\n"
 "  --guest-timeout SECONDS  how long to wait for a guest agent (default 120)\n"
@@ -168,6 +171,10 @@ static int check_opts(struct hvt_record_opts *o)
 		bad_usage("--host-apps %s: an absolute path of at most 107 bytes", o->host_apps);
 		return -1;
 	}
+	if (o->uid_share && !o->host_apps) {
+		bad_usage("--uid-share is the share of --host-apps's agent: give --host-apps too");
+		return -1;
+	}
 	if (o->nr_events && !o->host_trace) {
 		bad_usage("-e adds host events, and --no-host-trace records none: give one");
 		return -1;
@@ -247,7 +254,7 @@ static int list_alone(const struct hvt_record_opts *o)
 }
 
 enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
-       O_NO_HOST, O_HOST_APPS, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
+       O_NO_HOST, O_HOST_APPS, O_UID_SHARE, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
        O_MAX_STREAMS, O_RATE };
 
 static const struct option record_options[] = {
@@ -264,6 +271,7 @@ static const struct option record_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "no-host-trace", no_argument, NULL, O_NO_HOST },
 	{ "host-apps", required_argument, NULL, O_HOST_APPS },
+	{ "uid-share", required_argument, NULL, O_UID_SHARE },
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "sync-interval", required_argument, NULL, O_SYNC },
 	{ "guest-timeout", required_argument, NULL, O_TIMEOUT },
@@ -311,6 +319,11 @@ static int take_number(struct hvt_record_opts *o, int c, const char *name, const
 		if (number(name, arg, 1, HVT_VM_MAX_STREAMS, &v))
 			return -1;
 		o->limits.max_streams = (uint32_t)v;
+		break;
+	case O_UID_SHARE:
+		if (number(name, arg, 1, 100, &v))
+			return -1;
+		o->uid_share = (unsigned int)v;
 		break;
 	case O_RATE:
 		/* At least a packet a second: a full sub-buffer must get through. */
@@ -362,6 +375,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_QUOTA:
 	case O_MAX_STREAMS:
 	case O_RATE:
+	case O_UID_SHARE:
 		return take_number(o, c, name, arg);
 	default:
 		hvt_usage_bad_option("record", argv, "o:e:vh", record_options);

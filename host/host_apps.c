@@ -54,9 +54,10 @@ static bool socket_free(const char *path)
  * In the child: this binary's agent on fd LINK_FD, in its own process group,
  * gone with us. By its own path (@exe), so that its name is hvtrace, not exe.
  */
-static void exec_agent(int fd, const char *exe, const char *socket_path)
+static void exec_agent(int fd, const char *exe, const char *socket_path, unsigned int uid_share)
 {
 	const char *verbose = hvt_log_verbose() ? "-v" : NULL;
+	char share[16];
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -69,8 +70,9 @@ static void exec_agent(int fd, const char *exe, const char *socket_path)
 	 * the instance from being removed.
 	 */
 	close_range(LINK_FD + 1, ~0u, 0);
+	snprintf(share, sizeof(share), "%u", uid_share ? uid_share : 25);
 	execl(exe, "hvtrace", "agent", "--host", "--link-fd", "3", "--socket",
-	      socket_path, "--wait", "0", verbose, (char *)NULL);
+	      socket_path, "--wait", "0", "--uid-share", share, verbose, (char *)NULL);
 	fprintf(stderr, "hvtrace record: cannot start the host agent: %s\n", strerror(errno));
 	_exit(127);
 }
@@ -98,7 +100,7 @@ static int spawn(struct hvt_host_apps *h)
 		return -1;
 	}
 	if (h->pid == 0)
-		exec_agent(sv[1], exe, h->socket_path);
+		exec_agent(sv[1], exe, h->socket_path, h->uid_share);
 	close(sv[1]);
 	h->pidfd = (int)syscall(SYS_pidfd_open, h->pid, 0);
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
@@ -107,12 +109,14 @@ static int spawn(struct hvt_host_apps *h)
 }
 
 int hvt_host_apps_start(struct hvt_host_apps *h, struct hvt_archive_writer *ar,
-			const char *socket_path, const struct hvt_vm_limits *limits)
+			const char *socket_path, unsigned int uid_share,
+			const struct hvt_vm_limits *limits)
 {
 	char err[512];
 
 	memset(h, 0, sizeof(*h));
 	h->pidfd = -1;
+	h->uid_share = uid_share;
 	if (!socket_free(socket_path))
 		return 0;
 	snprintf(h->socket_path, sizeof(h->socket_path), "%s", socket_path);

@@ -41,6 +41,7 @@ struct hvt_host_apps {
 	struct hvt_vm vm;
 	bool on;			/* started: vm is set up */
 	char socket_path[108];		/* where the applications connect */
+	unsigned int uid_share;		/* its agent's --uid-share; 0: the default */
 	pid_t pid;			/* the agent, 0 once reaped */
 	int pidfd;
 	time_t stop_deadline;		/* 0 until asked to stop */
@@ -49,13 +50,15 @@ struct hvt_host_apps {
 };
 
 /*
- * Starts the host agent on @socket_path. 1 if it runs; 0 if host
+ * Starts the host agent on @socket_path, with --uid-share @uid_share (0:
+ * its default). 1 if it runs; 0 if host
  * applications cannot be served (said as a warning: another process listens
  * there, its directory cannot be made), the recording goes on without them;
  * -1 after an error message if the archive part cannot be made.
  */
 int hvt_host_apps_start(struct hvt_host_apps *h, struct hvt_archive_writer *ar,
-			const char *socket_path, const struct hvt_vm_limits *limits);
+			const char *socket_path, unsigned int uid_share,
+			const struct hvt_vm_limits *limits);
 /* The agent's exit and the link, as hvt_target_pollfds(). */
 void hvt_host_apps_pollfds(const struct hvt_host_apps *h, struct pollfd p[2]);
 void hvt_host_apps_polled(struct hvt_host_apps *h, const struct pollfd p[2]);

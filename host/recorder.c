@@ -536,7 +536,8 @@ static int start_host_apps(struct hvt_recorder *r)
 {
 	if (!r->o.host_apps)
 		return 0;
-	return hvt_host_apps_start(&r->apps, &r->archive, r->o.host_apps, &r->o.limits) < 0 ?
+	return hvt_host_apps_start(&r->apps, &r->archive, r->o.host_apps, r->o.uid_share,
+				   &r->o.limits) < 0 ?
 	       -1 : 0;
 }
 

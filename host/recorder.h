@@ -40,6 +40,7 @@ struct hvt_record_opts {
 	int nr_events;
 	bool host_trace;
 	const char *host_apps;		/* --host-apps; NULL: the default, if any */
+	unsigned int uid_share;		/* --uid-share for its agent; 0: its default */
 	unsigned int duration_s;
 	unsigned int guest_timeout_s;
 	struct hvt_vm_limits limits;

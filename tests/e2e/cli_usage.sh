@@ -101,6 +101,8 @@ check "and nothing was added to the archive" test "$(ls -A "$arch" | tr '\n' ' '
 usage_error record "$hvtrace" record --no-such-option
 usage_error record "$hvtrace" record -x
 usage_error record "$hvtrace" record unexpected
+usage_error record "$hvtrace" record --uid-share 10 --qemu-pid 1
+usage_error record "$hvtrace" record --uid-share 101 --host-apps /tmp/nosuch.sock --qemu-pid 1
 usage_error record "$hvtrace" record --duration abc --listen "unix:$work/s"
 usage_error record "$hvtrace" record --listen bogus
 usage_error record "$hvtrace" record --channel bogus
