@@ -27,6 +27,7 @@
 
 #define HVT_VM_MAX_TRACES	HVT_W_MAX_TRACES
 #define HVT_VM_MAX_STREAMS	HVT_W_MAX_STREAMS
+#define HVT_VM_MAX_UNTRACED_THREADS (1ull << 32)	/* one process's, at most (pid_t) */
 #define HVT_SYNC_BURST		16
 /* A guest that leaves a SYNC_REQ unanswered this long is cut off. */
 #define HVT_SYNC_TIMEOUT_S	10

@@ -352,13 +352,20 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 	return 0;
 }
 
+static int flush_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t);
+static int flush_info(struct hvt_vm *vm);
+
 /* Appends a checked packet to its stream file, whole or not at all. */
 static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
 {
 	struct hvt_vm_stream *s = vm->streams[id];
 
-	/* What is stored must be described: the stream listed, its events declared. */
-	if ((vm->traces[s->trace].metadata_dirty || !s->listed) && hvt_vm_flush(vm))
+	/*
+	 * What is stored must be described: its events declared, the stream
+	 * listed. Only that: the rest of info.json waits for the tick, so that
+	 * cheap frames between packets cannot make every packet rewrite it.
+	 */
+	if (flush_metadata(vm, &vm->traces[s->trace]) || (!s->listed && flush_info(vm)))
 		return -1;
 	if (hvt_write_all(s->fd, p, len)) {
 		fail_io(vm, "cannot write stream %u (archive kept up to its last whole packet)", id);
@@ -619,34 +626,43 @@ static int write_info(struct hvt_vm *vm)
 	return ret;
 }
 
+/* Trace @t's metadata brought up to date, if it lags. */
+static int flush_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
+{
+	int ret;
+
+	if (!t->open || !t->metadata_dirty)
+		return 0;
+	ret = render_metadata(vm, t);
+	if (ret == -2)
+		return fail(vm, "byte quota of %llu exceeded (metadata of %s)",
+			    (unsigned long long)vm->limits.byte_quota, t->dir);
+	if (ret)
+		return fail_io(vm, "cannot write the metadata of %s", t->dir);
+	hvt_debug("vm %s: %s/metadata brought up to date (%u events, %llu bytes)",
+		  vm->name, t->dir, t->registry.nr_events, (unsigned long long)t->metadata_bytes);
+	t->metadata_dirty = false;
+	return 0;
+}
+
+static int flush_info(struct hvt_vm *vm)
+{
+	if (!vm->info_dirty)
+		return 0;
+	if (write_info(vm))
+		return fail_io(vm, "cannot write info.json");
+	hvt_debug("vm %s: info.json rewritten", vm->name);
+	return 0;
+}
+
 int hvt_vm_flush(struct hvt_vm *vm)
 {
 	unsigned int i;
 
-	for (i = 0; i < HVT_VM_MAX_TRACES; i++) {
-		struct hvt_vm_trace *t = &vm->traces[i];
-
-		int ret;
-
-		if (!t->open || !t->metadata_dirty)
-			continue;
-		ret = render_metadata(vm, t);
-		if (ret == -2)
-			return fail(vm, "byte quota of %llu exceeded (metadata of %s)",
-				    (unsigned long long)vm->limits.byte_quota, t->dir);
-		if (ret)
-			return fail_io(vm, "cannot write the metadata of %s", t->dir);
-		hvt_debug("vm %s: %s/metadata brought up to date (%u events, %llu bytes)",
-			  vm->name, t->dir, t->registry.nr_events,
-			  (unsigned long long)t->metadata_bytes);
-		t->metadata_dirty = false;
-	}
-	if (vm->info_dirty) {
-		if (write_info(vm))
-			return fail_io(vm, "cannot write info.json");
-		hvt_debug("vm %s: info.json rewritten", vm->name);
-	}
-	return 0;
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
+		if (flush_metadata(vm, &vm->traces[i]))
+			return -1;
+	return flush_info(vm);
 }
 
 void hvt_vm_store_close(struct hvt_vm *vm)

@@ -37,6 +37,18 @@ int hvt_vm_threads_untraced(struct hvt_vm *vm, uint32_t trace,
 		snprintf(vm->why, sizeof(vm->why), "untraced threads of unknown trace %u", trace);
 		return -1;
 	}
+	/* a count so far: it never goes down, nor past what a process can have */
+	if (t->threads > HVT_VM_MAX_UNTRACED_THREADS ||
+	    t->threads < vm->traces[trace].threads_untraced) {
+		snprintf(vm->why, sizeof(vm->why), "untraced threads of trace %u: %llu, after %llu "
+			 "(a count so far, of at most %llu)", trace,
+			 (unsigned long long)t->threads,
+			 (unsigned long long)vm->traces[trace].threads_untraced,
+			 (unsigned long long)HVT_VM_MAX_UNTRACED_THREADS);
+		return -1;
+	}
+	if (t->threads == vm->traces[trace].threads_untraced)
+		return 0;
 	vm->traces[trace].threads_untraced = t->threads;
 	vm->info_dirty = true;
 	return 0;
@@ -47,7 +59,7 @@ uint64_t hvt_vm_threads_untraced_total(const struct hvt_vm *vm)
 	uint64_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
+	for (i = 0; i < HVT_VM_MAX_TRACES; i++)	/* each at most 2^32: no overflow */
 		if (vm->traces[i].open)
 			n += vm->traces[i].threads_untraced;
 	return n;

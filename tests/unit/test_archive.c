@@ -248,6 +248,26 @@ static void test_info_json(void **state)
 	assert_int_equal(vm.nr_streams, 1);
 	hvt_vm_info_free(&vm);
 	/*
+	 * An impossible count of untraced threads (negative: no collector
+	 * writes it) keeps its trace, its streams readable, and counts as the
+	 * most there can be, with a warning.
+	 */
+	assert_int_equal(fx_printf(root, "vm/demo/info.json", "{\"name\": \"demo\", \"sync\": "
+		"{\"file\": \"sync.tsv\"}, \"traces\": ["
+		" {\"id\": 0, \"layer\": \"kernel\", \"dir\": \"kernel\", \"domain\": \"guest_tsc\","
+		"  \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\"},"
+		" {\"id\": 1, \"layer\": \"user\", \"dir\": \"user-1\", \"domain\": \"guest_tsc\","
+		"  \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\", \"untraced_threads\": -5},"
+		" {\"id\": 2, \"layer\": \"user\", \"dir\": \"user-2\", \"domain\": \"guest_tsc\","
+		"  \"uuid\": \"5c0f0102-0304-0506-0708-090a0b0c0d0e\", \"untraced_threads\": 7}],"
+		" \"streams\": [{\"id\": 0, \"trace\": 1, \"file\": \"user-1/stream-0\"}]}"), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &ref), 0);
+	assert_int_equal(vm.nr_traces, 3);
+	assert_int_equal(vm.nr_streams, 1);
+	assert_int_equal(vm.warnings, 1);
+	assert_true(vm.untraced_threads == UINT64_MAX);	/* saturated, not wrapped */
+	hvt_vm_info_free(&vm);
+	/*
 	 * Copies of an exchange (the same host send time) are damage: each is
 	 * skipped and counted, the first kept (they cost the estimator a pass
 	 * each: 100 k copies took 15 s to merge).

@@ -369,6 +369,72 @@ static void test_untraced_threads_of_unknown_trace(void **state)
 	expect_ended(f, "untraced threads of unknown trace 0");
 }
 
+/*
+ * A count of untraced threads past what a process can have (2^63 was
+ * written into info.json as a negative number, which dropped the trace
+ * from the archive's readers), or going down: the guest's link ends.
+ */
+static void test_untraced_threads_impossible(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 77, .comm = "app" };
+	struct hvt_w_threads_untraced t = { 5 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	guest_send(f, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	t.threads = 4;
+	guest_send(f, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	expect_ended(f, "untraced threads of trace 1: 4, after 5");
+}
+
+static char *read_info(struct fake *f);
+
+/*
+ * A packet of a stream already listed does not rewrite info.json for what
+ * a cheap frame changed meanwhile: that waits for the tick (a guest could
+ * otherwise make every packet rewrite and fsync the whole file).
+ */
+static void test_packet_leaves_info_to_tick(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 77, .comm = "app" };
+	struct hvt_w_threads_untraced t = { 3 };
+	char *info;
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	hvt_vm_tick(&f->vm);
+	guest_send(f, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_int_equal(file_size(f, "kernel/stream-7"), 2 * f->packet_len);
+	info = read_info(f);
+	assert_null(strstr(info, "\"untraced_threads\": 3"));
+	free(info);
+	hvt_vm_tick(&f->vm);
+	info = read_info(f);
+	assert_non_null(strstr(info, "\"untraced_threads\": 3"));
+	free(info);
+}
+
+static void test_untraced_threads_huge(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_trace_open to = { .layer = HVT_LAYER_USER, .domain = HVT_DOMAIN_GUEST_TSC,
+				       .freq_hz = 2000000000, .pid = 77, .comm = "app" };
+	struct hvt_w_threads_untraced t = { 1ull << 63 };
+
+	after_one_packet(f);
+	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
+	guest_send(f, HVT_W_THREADS_UNTRACED, 1, &t, sizeof(t));
+	expect_ended(f, "untraced threads of trace 1: 9223372036854775808");
+	assert_int_equal(hvt_vm_threads_untraced_total(&f->vm), 0);
+}
+
 /* A pid readers would take for negative, or a pid on the kernel trace. */
 static void test_trace_pid(void **state)
 {
@@ -1446,6 +1512,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_trace_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_claims_host_tsc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_threads_impossible, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untraced_threads_huge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packet_leaves_info_to_tick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_apps_not_traced_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),

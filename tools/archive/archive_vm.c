@@ -62,9 +62,8 @@ static const char *trace_fields(struct hvt_trace_info *t, json_t *j, const char 
 				  "?comm:s ?untraced_threads:I");
 	if (freq < 0)
 		return "freq_hz out of range";
-	if (untraced < 0)
-		return "untraced_threads out of range";
-	t->untraced_threads = (uint64_t)untraced;
+	/* a count no collector writes: the most, so that check fails; the trace is kept */
+	t->untraced_threads = untraced < 0 ? UINT64_MAX : (uint64_t)untraced;
 	t->freq_hz = (uint64_t)freq;
 	if (id < 0 || id >= HVT_MAX_TRACES)
 		return "id out of range";
@@ -130,7 +129,13 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 		t->rel = vm_rel(vm, dir);
 		if (!t->dir || !t->rel)
 			return -1;
-		vm->untraced_threads += t->untraced_threads;
+		if (t->untraced_threads == UINT64_MAX) {
+			hvt_warn("%s/info.json: traces[%zu]: untraced_threads out of range; "
+				 "counted as the most there can be", vm->dir, i);
+			vm->warnings++;
+		}
+		vm->untraced_threads = vm->untraced_threads + t->untraced_threads < vm->untraced_threads ?
+				       UINT64_MAX : vm->untraced_threads + t->untraced_threads;
 		vm->nr_traces++;
 	}
 	return 0;
