@@ -482,6 +482,46 @@ static void test_critical_path_edges(void **state)
 	hvt_wait_account_free(&a);
 }
 
+/*
+ * Threads that exit (switched out X or Z) are forgotten: 20000 short-lived
+ * threads leave the table as small as the few alive, and the threads that
+ * stay are found as before (a chain through them after the churn).
+ */
+static void test_dead_threads_forgotten(void **state)
+{
+	struct hvt_wait_chains w;
+	struct seen s = { .n = 0 };
+	struct hvt_sched_switch sw = { .prev = 0, .next = 0 };
+	const struct hvt_wait_chain *c;
+	int32_t tid;
+
+	(void)state;
+	hvt_wait_chains_init(&w, on_wait, &s);
+	run_at(&w, 0, 30);
+	run_at(&w, 0, 20);
+	run_at(&w, 0, 10);
+	sleep_at(&w, 5, 20);
+	for (tid = 1000; tid < 21000; tid++) {
+		sw = (struct hvt_sched_switch){ .prev = 0, .next = tid };
+		hvt_wait_chains_switch(&w, 10, 0, &sw);
+		sw = (struct hvt_sched_switch){ .prev = tid, .next = 0 };
+		snprintf(sw.end_state, sizeof(sw.end_state), tid % 2 ? "X" : "Z");
+		hvt_wait_chains_switch(&w, 11, 0, &sw);
+	}
+	assert_true(w.nr_threads <= 4);
+	assert_true(w.cap_threads <= 1024);
+	sleep_at(&w, 25, 10);
+	wake(&w, 30, 20, 30);
+	run_at(&w, 31, 20);
+	wake(&w, 50, 10, 20);
+	run_at(&w, 51, 10);
+	c = wait_of(&s, 10);
+	assert_int_equal(c->depth, 2);		/* 20's wait, 5 -> 31, overlaps 10's from 25 */
+	assert_int_equal(c->link[1].tid, 20);
+	assert_int_equal(c->link[1].asleep, 5);
+	hvt_wait_chains_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_critical_path),
 		cmocka_unit_test(test_ping_pong_and_preemptions),
 		cmocka_unit_test(test_critical_path_edges),
+		cmocka_unit_test(test_dead_threads_forgotten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

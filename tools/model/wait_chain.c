@@ -319,9 +319,34 @@ static void switch_in(struct hvt_wait_chains *w, struct hvt_wait_thread *t, uint
 	t->st = T_RUNNING;
 }
 
-void hvt_wait_chains_switch_to(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
-			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
-			       const char *next_comm)
+/*
+ * Thread @t's slot emptied (linear probing: the entries after it that
+ * would no longer be found are moved back), so that a machine's memory
+ * follows the threads alive, not all it ever ran.
+ */
+static void forget(struct hvt_wait_chains *w, struct hvt_wait_thread *t)
+{
+	size_t mask = w->cap_threads - 1, i = (size_t)(t - w->threads), j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!w->threads[j].tid)
+			break;
+		k = slot_of(w->threads[j].tid, w->cap_threads);
+		/* it stays if its home lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		w->threads[i] = w->threads[j];
+		i = j;
+	}
+	memset(&w->threads[i], 0, sizeof(w->threads[i]));
+	w->nr_threads--;
+}
+
+/* The switch; @dead: prev exited (its last switch-out), so it is forgotten. */
+static void switch_threads(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			   int32_t prev, bool runnable, bool dead, const char *prev_comm,
+			   int32_t next, const char *next_comm)
 {
 	struct hvt_wait_thread *out, *in;
 
@@ -336,13 +361,25 @@ void hvt_wait_chains_switch_to(struct hvt_wait_chains *w, uint64_t ts, uint64_t 
 	}
 	if (in && in != out)
 		switch_in(w, in, ts, bound);
+	if (out && out != in && dead)	/* last: forgetting it may move @in */
+		forget(w, out);
+}
+
+void hvt_wait_chains_switch_to(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
+			       int32_t prev, bool runnable, const char *prev_comm, int32_t next,
+			       const char *next_comm)
+{
+	switch_threads(w, ts, bound, prev, runnable, false, prev_comm, next, next_comm);
 }
 
 void hvt_wait_chains_switch(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound,
 			    const struct hvt_sched_switch *sw)
 {
-	hvt_wait_chains_switch_to(w, ts, bound, sw->prev, sw->runnable, sw->prev_comm, sw->next,
-				  sw->next_comm);
+	/* EXIT_DEAD, EXIT_ZOMBIE: the kernel's letters for a task's last switch-out */
+	bool dead = strchr(sw->end_state, 'X') || strchr(sw->end_state, 'Z');
+
+	switch_threads(w, ts, bound, sw->prev, sw->runnable, dead, sw->prev_comm, sw->next,
+		       sw->next_comm);
 }
 
 void hvt_wait_chains_wakeup(struct hvt_wait_chains *w, uint64_t ts, uint64_t bound, int32_t tid,

@@ -39,8 +39,9 @@
  * kernel leaves out some switches from the idle task) has its sleep told
  * exactly, and its wake latency as not known (ran_unseen).
  * Times are the events' host TSC, each within the event's error bound (0
- * on the host). Memory: per thread seen, the chain of its last wait and
- * of the one in progress.
+ * on the host). Memory: per thread alive (a thread switched out dead, X
+ * or Z, is forgotten), the chain of its last wait and of the one in
+ * progress.
  */
 #ifndef HVT_TOOLS_MODEL_WAIT_CHAIN_H
 #define HVT_TOOLS_MODEL_WAIT_CHAIN_H
