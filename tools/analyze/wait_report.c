@@ -99,6 +99,19 @@ void hvt_wait_text(FILE *out, int indent, const char *who, const char *where,
 		fprintf(out, "%*s(out of memory: some wakers are not counted)\n", indent, "");
 }
 
+/* A row per task of @c, most time first; pieces: its waits (or segments). */
+static void cause_rows(FILE *out, const struct hvt_vm_analysis *a, const char *kind,
+		       long long id, const char *name, const char *state, struct hvt_causes *c,
+		       const struct hvt_analysis_view *v)
+{
+	size_t i;
+
+	hvt_causes_sort(c);
+	for (i = 0; i < c->n; i++)
+		hvt_analysis_row(out, a, kind, id, name, state, c->v[i].tid, c->v[i].comm, v,
+				 c->v[i].ticks, c->v[i].slack, c->v[i].count);
+}
+
 void hvt_wait_tsv(FILE *out, const struct hvt_vm_analysis *a, const char *kind, long long id,
 		  const char *name, struct hvt_wait_account *w, const struct hvt_analysis_view *v)
 {
@@ -127,16 +140,8 @@ void hvt_wait_tsv(FILE *out, const struct hvt_vm_analysis *a, const char *kind, 
 	if (w->latency_unseen)
 		hvt_analysis_row(out, a, kind, id, name, "wake-latency-unseen", -1, "", v, 0, 0,
 				 w->latency_unseen);
-	hvt_causes_sort(&w->woken_by);
-	for (i = 0; i < w->woken_by.n; i++)
-		hvt_analysis_row(out, a, kind, id, name, "woken-by", w->woken_by.v[i].tid,
-				 w->woken_by.v[i].comm, v, w->woken_by.v[i].ticks,
-				 w->woken_by.v[i].slack, w->woken_by.v[i].count);
-	hvt_causes_sort(&w->waited_on);
-	for (i = 0; i < w->waited_on.n; i++)
-		hvt_analysis_row(out, a, kind, id, name, "waited-on", w->waited_on.v[i].tid,
-				 w->waited_on.v[i].comm, v, w->waited_on.v[i].ticks,
-				 w->waited_on.v[i].slack, w->waited_on.v[i].count);
+	cause_rows(out, a, kind, id, name, "woken-by", &w->woken_by, v);
+	cause_rows(out, a, kind, id, name, "waited-on", &w->waited_on, v);
 	for (e = 0; e < HVT_NR_CHAIN_ENDS; e++)
 		if (w->ends[e])
 			hvt_analysis_row(out, a, kind, id, name, "chain-end", -1,

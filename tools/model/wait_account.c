@@ -164,9 +164,6 @@ void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chai
 	a->ends[c->end]++;
 	if (c->depth > 1 && !c->link[1].preempted)
 		a->followed++;
-	a->depth_sum += c->depth;
-	if (c->depth > a->depth_max)
-		a->depth_max = c->depth;
 	add_cause(a, &a->woken_by, l->waker, l->waker_comm, sleep, slack);
 	critical_path(a, c, from, to);
 	if (sleep > a->longest_ticks) {

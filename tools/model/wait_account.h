@@ -42,8 +42,6 @@ struct hvt_wait_account {
 	struct hvt_causes woken_by;	/* asleep ticks by waker */
 	struct hvt_causes waited_on;	/* ... along each chain's critical path */
 	uint64_t ends[HVT_NR_CHAIN_ENDS];	/* woken waits by how their chain ends */
-	uint64_t depth_sum;		/* links of the woken waits' chains */
-	unsigned int depth_max;
 	struct hvt_wait_chain longest;	/* the longest sleep's chain (depth 0: none) */
 	uint64_t longest_ticks;		/* ... its sleep within the span */
 	bool failed;			/* out of memory: a cause is missing */
