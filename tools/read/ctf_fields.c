@@ -149,31 +149,53 @@ void hvt_ctf_print_fields(struct hvt_text *t, const struct hvt_ctf_event *ev,
 	}
 }
 
+/* The text of field @f at @w's place, cut as hvt_ctf_field_text() says: 0, or -1 if not text. */
+static int text_at(const struct field_walk *w, char *buf, size_t len)
+{
+	const struct hvt_reg_field *f = w->f;
+	size_t n;
+
+	if (f->kind == HVT_FIELD_STRING)
+		n = (size_t)w->n;
+	else if (f->kind == HVT_FIELD_ARRAY && (f->flags & HVT_FIELD_F_TEXT))
+		n = f->length;
+	else
+		return -1;
+	if (!len)
+		return -1;
+	n = strnlen((const char *)w->p, n);
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, w->p, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The integer at @w's place, sign-extended if signed: 0, or -1 if not an integer. */
+static int u64_at(const struct field_walk *w, uint64_t *v)
+{
+	const struct hvt_reg_field *f = w->f;
+
+	if (f->kind != HVT_FIELD_INT)
+		return -1;
+	*v = get_uint(w->p, f->int_bits);
+	if (f->flags & HVT_FIELD_F_SIGNED)
+		*v = (uint64_t)sign_extend(*v, f->int_bits);
+	return 0;
+}
+
+static bool named(const struct hvt_reg_field *f, const char *name)
+{
+	return !strncmp(f->name, name, sizeof(f->name)) && strlen(name) < sizeof(f->name);
+}
+
 int hvt_ctf_field_text(const struct hvt_ctf_event *ev, const char *name, char *buf, size_t len)
 {
 	struct field_walk w;
 
-	for (walk_start(&w, ev); walk_next(&w);) {
-		const struct hvt_reg_field *f = w.f;
-		size_t n;
-
-		if (strncmp(f->name, name, sizeof(f->name)) || strlen(name) >= sizeof(f->name))
-			continue;
-		if (f->kind == HVT_FIELD_STRING)
-			n = (size_t)w.n;
-		else if (f->kind == HVT_FIELD_ARRAY && (f->flags & HVT_FIELD_F_TEXT))
-			n = f->length;
-		else
-			return -1;
-		if (!len)
-			return -1;
-		n = strnlen((const char *)w.p, n);
-		if (n > len - 1)
-			n = len - 1;
-		memcpy(buf, w.p, n);
-		buf[n] = '\0';
-		return 0;
-	}
+	for (walk_start(&w, ev); walk_next(&w);)
+		if (named(w.f, name))
+			return text_at(&w, buf, len);
 	return -1;
 }
 
@@ -181,18 +203,42 @@ int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t
 {
 	struct field_walk w;
 
-	for (walk_start(&w, ev); walk_next(&w);) {
-		const struct hvt_reg_field *f = w.f;
-
-		if (f->kind == HVT_FIELD_INT && !strncmp(f->name, name, sizeof(f->name)) &&
-		    strlen(name) < sizeof(f->name)) {
-			*v = get_uint(w.p, f->int_bits);
-			if (f->flags & HVT_FIELD_F_SIGNED)
-				*v = (uint64_t)sign_extend(*v, f->int_bits);
-			return 0;
-		}
-	}
+	for (walk_start(&w, ev); walk_next(&w);)
+		if (w.f->kind == HVT_FIELD_INT && named(w.f, name))
+			return u64_at(&w, v);
 	return -1;
+}
+
+int hvt_ctf_field_index(const struct hvt_ctf_event *ev, const char *name)
+{
+	const struct hvt_event_type *type = ev->type->reg;
+	unsigned int i;
+
+	for (i = 0; i < type->nr_fields; i++)
+		if (named(&type->fields[i], name))
+			return (int)i;
+	return -1;
+}
+
+unsigned int hvt_ctf_fields_pick(const struct hvt_ctf_event *ev, const struct hvt_field_pick *picks,
+				 unsigned int n)
+{
+	unsigned int read = 0, i;
+	struct field_walk w;
+	int last = -1;
+
+	for (i = 0; i < n; i++)
+		if (picks[i].index > last)
+			last = picks[i].index;
+	for (walk_start(&w, ev); (int)w.i <= last && walk_next(&w);)
+		for (i = 0; i < n; i++) {
+			const struct hvt_field_pick *p = &picks[i];
+
+			if (p->index != (int)w.i - 1)
+				continue;
+			read += p->num ? !u64_at(&w, p->num) : !text_at(&w, p->text, p->len);
+		}
+	return read;
 }
 
 static void json_int(struct hvt_text *t, const struct hvt_reg_field *f, const unsigned char *p)

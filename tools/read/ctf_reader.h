@@ -163,4 +163,25 @@ int hvt_ctf_field_u64(const struct hvt_ctf_event *ev, const char *name, uint64_t
  */
 int hvt_ctf_field_text(const struct hvt_ctf_event *ev, const char *name, char *buf, size_t len);
 
+/*
+ * Fields of an event read by their place in its type, in one walk: the
+ * decoders' way to read several fields of every event of a type, where
+ * looking each up by name would walk the payload once per field.
+ */
+struct hvt_field_pick {
+	int index;		/* the field's place in the event's type; -1: none */
+	uint64_t *num;		/* an integer field: its value here */
+	char *text;		/* a text field: here, as hvt_ctf_field_text() cuts it */
+	size_t len;
+};
+
+/* The place of field @name in @ev's type, or -1 if it has none of that name. */
+int hvt_ctf_field_index(const struct hvt_ctf_event *ev, const char *name);
+/*
+ * Each pick of @picks whose field @ev has, of the kind asked, in one walk:
+ * how many were read. A pick not read keeps its destination as it was.
+ */
+unsigned int hvt_ctf_fields_pick(const struct hvt_ctf_event *ev, const struct hvt_field_pick *picks,
+				 unsigned int n);
+
 #endif

@@ -52,6 +52,16 @@ static int ctf_field_u64(void *r, const char *name, uint64_t *v)
 	return hvt_ctf_field_u64(&((struct ctf_source *)r)->ev, name, v);
 }
 
+static int ctf_field_index(void *r, const char *name)
+{
+	return hvt_ctf_field_index(&((struct ctf_source *)r)->ev, name);
+}
+
+static unsigned int ctf_fields_pick(void *r, const struct hvt_field_pick *picks, unsigned int n)
+{
+	return hvt_ctf_fields_pick(&((struct ctf_source *)r)->ev, picks, n);
+}
+
 /* Classes are the registry's event types; their payload goes to CTF as it is. */
 static struct hvt_event_class ctf_event_class(const void *r)
 {
@@ -114,6 +124,8 @@ static const struct hvt_reader_ops ctf_ops = {
 	.json_fields = ctf_json_fields,
 	.field_u64 = ctf_field_u64,
 	.field_text = ctf_field_text,
+	.field_index = ctf_field_index,
+	.fields_pick = ctf_fields_pick,
 	.event_class = ctf_event_class,
 	.payload_size = ctf_payload_size,
 	.payload = ctf_payload,

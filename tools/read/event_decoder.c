@@ -45,6 +45,9 @@ struct hvt_event_format {
 	const struct tep_format_field *num[MAX_NUMS], *text[MAX_TEXTS];
 	/* another format: the spelling its events use; NULL where there is none */
 	const char *num_name[MAX_NUMS], *text_name[MAX_TEXTS];
+	/* ... and its place, where the reader reads fields by place (-1: none) */
+	int num_index[MAX_NUMS], text_index[MAX_TEXTS];
+	bool by_index;
 	struct hvt_task_states states;	/* sched_switch: how prev_state says it */
 };
 
@@ -255,9 +258,32 @@ static struct hvt_event_format *reader_format(struct hvt_event_decoder *d, struc
 	for (i = 0; spec && d->comms && i < MAX_TEXTS && spec->text[i]; i++)
 		if (!rd->ops->field_text(rd->r, spec->text[i], buf, sizeof(buf)))
 			f->text_name[i] = spec->text[i];
+	f->by_index = rd->ops->field_index && rd->ops->fields_pick;
+	for (i = 0; f->by_index && i < MAX_NUMS; i++)
+		f->num_index[i] = f->num_name[i] ? rd->ops->field_index(rd->r, f->num_name[i]) : -1;
+	for (i = 0; f->by_index && i < MAX_TEXTS; i++)
+		f->text_index[i] = f->text_name[i] ? rd->ops->field_index(rd->r, f->text_name[i]) : -1;
 	f->states = ctf_states;		/* hvtrace.ko: 0 is runnable, any state bit is not */
 	settle(f, spec, false);
 	return f;
+}
+
+/* The fields of @f's kind in @v, read by place in one pass. */
+static void pick_fields(const struct hvt_event_format *f, struct hvt_reader *rd, struct fields *v)
+{
+	struct hvt_field_pick picks[MAX_NUMS + MAX_TEXTS];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MAX_NUMS; i++)
+		if (f->num_index[i] >= 0)
+			picks[n++] = (struct hvt_field_pick){ .index = f->num_index[i],
+							      .num = &v->num[i] };
+	for (i = 0; i < MAX_TEXTS; i++)
+		if (f->text_index[i] >= 0)
+			picks[n++] = (struct hvt_field_pick){ .index = f->text_index[i],
+							      .text = v->text[i],
+							      .len = HVT_COMM_LEN };
+	rd->ops->fields_pick(rd->r, picks, n);
 }
 
 enum hvt_ev_kind hvt_decode_reader(struct hvt_event_decoder *d, struct hvt_reader *rd,
@@ -280,6 +306,10 @@ enum hvt_ev_kind hvt_decode_reader(struct hvt_event_decoder *d, struct hvt_reade
 	if (!f->spec)
 		return out->kind = HVT_EV_OTHER;
 	memset(&v, 0, sizeof(v));
+	if (f->by_index) {
+		pick_fields(f, rd, &v);
+		return finish(f, &v, out);
+	}
 	for (i = 0; i < MAX_NUMS; i++)
 		if (f->num_name[i] && rd->ops->field_u64(rd->r, f->num_name[i], &v.num[i]))
 			v.num[i] = 0;

@@ -73,6 +73,13 @@ struct hvt_reader_ops {
 	int (*field_u64)(void *r, const char *name, uint64_t *v);
 	/* A text field, cut to @len - 1 bytes and NUL-terminated: 0, or -1 if none. */
 	int (*field_text)(void *r, const char *name, char *buf, size_t len);
+	/*
+	 * Optional (NULL: look fields up by name): the place of field @name in
+	 * the current event's class (-1: none), and the fields at such places
+	 * read in one pass (hvt_ctf_fields_pick()), how many were read.
+	 */
+	int (*field_index)(void *r, const char *name);
+	unsigned int (*fields_pick)(void *r, const struct hvt_field_pick *picks, unsigned int n);
 	/* CTF export: the event's class, its payload's size and bytes. */
 	struct hvt_event_class (*event_class)(const void *r);
 	size_t (*payload_size)(void *r);

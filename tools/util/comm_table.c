@@ -2,7 +2,6 @@
 /*
  * comm_table.c - threads' names by machine and tid (comm_table.h).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +53,7 @@ static int grow(struct hvt_comm_table *t)
 int hvt_comm_table_set(struct hvt_comm_table *t, uint32_t machine, int32_t tid, const char *comm)
 {
 	struct hvt_comm_entry *e;
+	size_t len;
 
 	if (tid <= 0 || !comm[0])
 		return 0;
@@ -64,7 +64,9 @@ int hvt_comm_table_set(struct hvt_comm_table *t, uint32_t machine, int32_t tid, 
 		e->key = key_of(machine, tid);
 		t->n++;
 	}
-	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	len = strnlen(comm, sizeof(e->comm) - 1);	/* on every switch: no snprintf() */
+	memcpy(e->comm, comm, len);
+	e->comm[len] = '\0';
 	return 0;
 }
 
