@@ -2,11 +2,11 @@
 /*
  * cmd_merge.c - `hvtrace merge`: an archive as one time line, one line per event.
  *
- *       0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=...
- *       0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=...
- *       0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77
+ *       0.001234567 host   -     cpu1  CPU_0/TCG-4321        sched_switch prev_comm=...
+ *       0.001240000 kernel demo  vcpu0 hvdemo-77             sched_switch prev_comm=...
+ *       0.001300000 user   demo  vcpu1 hvdemo-78             hvdemo:send round=3 to_tid=77
  *
- * time, layer, VM ('-' on the host), CPU, thread, event, fields. The order
+ * time, layer, VM ('-' on the host), CPU, thread (COMM-TID), event, fields. The order
  * and its tie-break are heap.h's.
  */
 #include <errno.h>
@@ -78,12 +78,14 @@ static void usage(FILE *out)
 		"                    them with --layer kernel,user)\n"
 		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column: a\n"
 		"                    host CPU, or a VM's vCPU; cpu3 and vcpu3 are 3)\n"
-		"  --tid LIST        thread ids (the tid column: the thread current when the\n"
-		"                    event was recorded, on the host or in a VM)\n"
+		"  --tid LIST        thread ids (the thread column's TID: the thread current\n"
+		"                    when the event was recorded, on the host or in a VM);\n"
+		"                    the whole column (hvdemo-77) is taken too\n"
 		"  --comm LIST       thread names or shell patterns: the events of threads\n"
 		"                    named so by the last sched_switch of their machine\n"
 		"                    before the event (a user event: or by its process's\n"
-		"                    name), like 'hvdemo,CPU */KVM'\n"
+		"                    name), like 'hvdemo,CPU */KVM' (or as the thread\n"
+		"                    column shows them: 'CPU_*/KVM')\n"
 		"  -e, --event LIST  event names or shell patterns, like 'sched_*,hvdemo:*'\n"
 		"                    (host events by name alone: sched_switch, not\n"
 		"                    sched:sched_switch)\n\n"
@@ -393,7 +395,8 @@ static FILE *progress_out(const struct merge_opts *o)
  * @shown, the span of the events read (selected or not) in @seen.
  */
 static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct hvt_output *out,
-			 uint64_t *shown, struct hvt_span *seen, struct hvt_progress *progress)
+			 uint64_t *shown, struct hvt_span *seen, struct hvt_progress *progress,
+			 struct hvt_thread_names *names)
 {
 	bool selecting = hvt_select_any(sel);
 	struct hvt_source *s;
@@ -402,6 +405,8 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 	while ((s = hvt_timeline_next(tl))) {
 		hvt_progress_tick(progress);
 		hvt_span_add(seen, s->host_tsc);
+		if (names)
+			hvt_thread_names_learn(names, s);	/* every event, shown or not */
 		if (selecting && (r = hvt_select_event(sel, &tl->ses->clock, s)) <= 0) {
 			if (r < 0)
 				break;		/* past --to */
@@ -446,7 +451,7 @@ static size_t unread_vms(const struct hvt_session *ses)
 
 /* The merge of @ses, written out with a summary; the exit status. */
 static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
-		 struct hvt_timeline *tl, struct merge_opts *o)
+		 struct hvt_timeline *tl, struct merge_opts *o, struct hvt_thread_names *names)
 {
 	uint64_t *shown = calloc(ses->nr_sources + 1, sizeof(*shown));
 	struct hvt_span seen = { 0, 0, false };
@@ -461,7 +466,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 	if (hvt_output_open(&out, o->format, ses, &o->out))
 		goto out;
 	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
-	merge_events(tl, &o->sel, &out, shown, &seen, &progress);
+	merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
 	ret = hvt_output_close(&out) || unread_vms(ses) || hvt_session_host_unreadable(ses) ? 1 : 0;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
@@ -491,6 +496,8 @@ int hvt_cmd_merge(int argc, char **argv)
 	struct hvt_session_opts so;
 	struct hvt_session ses;
 	struct hvt_timeline tl;
+	struct hvt_thread_names names;
+	bool naming;
 	int ret = parse_args(argc, argv, &o);
 
 	if (ret) {
@@ -507,14 +514,21 @@ int hvt_cmd_merge(int argc, char **argv)
 		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat };
 	if (hvt_session_open(&ses, o.archive, &so))
 		goto out;
-	if (hvt_select_bind(&o.sel, &ses)) {
+	/* the threads' names: for --comm, and for the text output's thread column */
+	naming = o.sel.nr_comms || o.format->thread_names;
+	if (naming && hvt_thread_names_init(&names, &ses)) {
 		hvt_err("out of memory");
 		hvt_session_close(&ses);
 		goto out;
 	}
+	hvt_select_bind(&o.sel, naming ? &names : NULL);
+	o.out.names = naming ? &names : NULL;
 	if (!hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel))
-		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 : merge(&ses, &so, &tl, &o);
+		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 :
+		      merge(&ses, &so, &tl, &o, naming ? &names : NULL);
 	hvt_timeline_close(&tl);
+	if (naming)
+		hvt_thread_names_free(&names);
 	hvt_session_close(&ses);
 out:
 	hvt_select_free(&o.sel);

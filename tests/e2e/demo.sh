@@ -79,7 +79,7 @@ check "JSON: the VM is a process named 'vm demo'" test "$(jq -r \
 "$hvtrace" merge --format=ctf --output "$work/timeline.ctf" "$archive" 2> "$work/ctf.err"
 check "CTF: merge writes the trace" test $? -eq 0
 "$hvtrace" merge --time=host-tsc "$archive" 2> /dev/null |
-	awk '{ c = $4; sub(/^v?cpu/, "", c); t = $5; sub(/^tid=/, "", t); print $1, $6, c, t }' \
+	awk '{ c = $4; sub(/^v?cpu/, "", c); t = $5; sub(/^.*[^-]-/, "", t); print $1, $6, c, t }' \
 	> "$work/ours.keys"
 babeltrace2 --clock-cycles "$work/timeline.ctf" 2> "$work/btctf.err" | sed -E \
 	's/^\[0*([0-9]+)\] \([^)]*\) (.*): \{ cpu_id = [0-9]+ \}, \{ cpu_id = ([0-9]+), tid = (-?[0-9]+),.*/\1 \2 \3 \4/;

@@ -144,7 +144,7 @@ $2 == "host" && $6 == "sched_switch" {
 	since[nx] = t; last[cpu] = t
 	next
 }
-$2 == "vmm" { n++; tid[n] = substr($5, 5); at[n] = $1 }
+$2 == "vmm" { n++; t = $5; sub(/^.*[^-]-/, "", t); tid[n] = t; at[n] = $1 }	# COMM-TID
 END {
 	for (tid_ in since) run(tid_, since[tid_], 1e18)
 	for (i = 1; i <= n; i++) {

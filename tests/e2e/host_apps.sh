@@ -85,7 +85,7 @@ $2 == "host" && ($6 == "sched_switch" || $6 == "sched_wakeup") {
 	next
 }
 $2 == "user" {
-	tid = substr($5, 5)
+	tid = $5; sub(/^.*[^-]-/, "", tid)	# the thread column: COMM-TID
 	if (!(tid in asleep)) { early++; next }
 	if (asleep[tid]) { bad("asleep at", NR); next }
 	pending[NR] = tid; cpu_of[NR] = $4; line[NR] = $0

@@ -59,7 +59,7 @@ wc_replica() {	# wc_replica LAYER TIDS
 		}
 		t = ns($1)
 		if ($6 == "sched_wakeup") {
-			w = substr($5, 5)
+			w = $5; sub(/^.*[^-]-/, "", w)	# the thread column: COMM-TID
 			if (w > 0) known(w, t)
 			if (pid > 0 && st[pid] == "asleep" && w != pid) {
 				st[pid] = "woken"; waker[pid] = w; wt[pid] = t

@@ -282,10 +282,12 @@ static void test_reader_formats(void **state)
 		}
 		assert_int_equal(hvt_source_field_u64(s, "prev_state", &st), 0);
 		assert_int_equal(hvt_source_field_text(s, "next_comm", comm, sizeof(comm)), 0);
+		assert_string_equal(e.sw.next_comm, comm);
+		assert_int_equal(hvt_source_field_text(s, "prev_comm", comm, sizeof(comm)), 0);
+		assert_string_equal(e.sw.prev_comm, comm);
 		assert_int_equal(e.sw.prev, (int32_t)prev);
 		assert_int_equal(e.sw.next, (int32_t)next);
 		assert_int_equal(e.sw.prev_state, st);
-		assert_string_equal(e.sw.next_comm, comm);
 		if (s->layer != HVT_LAYER_HOST) {
 			assert_int_equal(e.sw.runnable, st == 0);
 			assert_string_equal(e.sw.end_state, st == 0 ? "R" : st == 1 ? "S" : "?");

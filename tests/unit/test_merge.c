@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
@@ -62,20 +63,20 @@ static int teardown(void **state)
 					(c)->stdout_path, text)
 
 static const char expected[] =
-	"     0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"     0.001234567 host   -     cpu1  qemu-system-x86-4321  sched_switch prev_comm=qemu-system-x86 "
 	"prev_pid=4321 prev_prio=120 prev_state=S next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n"
-	"     0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=hvdemo prev_tid=77 "
+	"     0.001240000 kernel demo  vcpu0 hvdemo-77             sched_switch prev_comm=hvdemo prev_tid=77 "
 	"prev_prio=120 prev_state=S next_comm=swapper/0 next_tid=0 next_prio=120\n"
-	"     0.001300000 host   -     cpu1  tid=0 sched_switch prev_comm=swapper/1 prev_pid=0 "
+	"     0.001300000 host   -     cpu1  <idle>-0              sched_switch prev_comm=swapper/1 prev_pid=0 "
 	"prev_prio=120 prev_state=R next_comm=qemu-system-x86 next_pid=4321 next_prio=120\n"
-	"     0.001300000 kernel demo  vcpu0 tid=0 sched_switch prev_comm=swapper/0 prev_tid=0 "
+	"     0.001300000 kernel demo  vcpu0 <idle>-0              sched_switch prev_comm=swapper/0 prev_tid=0 "
 	"prev_prio=120 prev_state=R next_comm=hvdemo next_tid=77 next_prio=120\n"
-	"     0.001300000 kernel demo  vcpu1 tid=0 sched_switch prev_comm=swapper/1 prev_tid=0 "
+	"     0.001300000 kernel demo  vcpu1 <idle>-0              sched_switch prev_comm=swapper/1 prev_tid=0 "
 	"prev_prio=120 prev_state=R next_comm=swapper/1 next_tid=0 next_prio=120\n"
-	"     0.001300000 user   demo  vcpu1 tid=78 hvdemo:send round=3 to_tid=77\n"
-	"     0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"
-	"     0.200000000 host   -     cpu1  tid=4321 sched_switch prev_comm=qemu-system-x86 "
+	"     0.001300000 user   demo  vcpu1 hvdemo-78             hvdemo:send round=3 to_tid=77\n"
+	"     0.100000000 kernel demo  vcpu0 hvdemo-77             test:far value=42\n"
+	"     0.200000000 host   -     cpu1  qemu-system-x86-4321  sched_switch prev_comm=qemu-system-x86 "
 	"prev_pid=4321 prev_prio=120 prev_state=D next_comm=swapper/1 next_pid=0 "
 	"next_prio=120\n";
 
@@ -273,10 +274,10 @@ static void test_time_modes(void **state)
 	char *text;
 
 	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
-	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  tid=4321 sched_switch ", 57));
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  qemu-system-x86-4321  sched_switch ", 71));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--time=realtime", c->root), 0);
-	assert_true(!strncmp(text, "1700000000.001234567 host   -     cpu1  tid=4321 ", 48));
+	assert_true(!strncmp(text, "1700000000.001234567 host   -     cpu1  qemu-system-x86-4321  ", 62));
 	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--time=ns", c->root), 0);
@@ -291,11 +292,11 @@ static void test_print_fmt(void **state)
 	char *text;
 
 	assert_int_equal(MERGE(c, &text, "--print-fmt", c->root), 0);
-	assert_true(!strncmp(text, "     0.001234567 host   -     cpu1  tid=4321 sched_switch "
+	assert_true(!strncmp(text, "     0.001234567 host   -     cpu1  qemu-system-x86-4321  sched_switch "
 			     "prev_comm=qemu-system-x86 prev_pid=4321 prev_prio=120 prev_state=S "
-			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 150));
+			     "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", 163));
 	assert_non_null(strstr(text, " prev_state=R ==> next_comm=qemu-system-x86 "));
-	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  vcpu0 tid=77 sched_switch "
+	assert_non_null(strstr(text, "\n     0.001240000 kernel demo  vcpu0 hvdemo-77             sched_switch "
 			       "prev_comm=hvdemo prev_tid=77 prev_prio=120 prev_state=S "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--print-fmt", "--format=json", c->root), 2);
@@ -338,7 +339,7 @@ static void test_unreadable_and_damaged(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(fx_write(c->root, "vm/demo/user-1/stream-0", "garbage", 7), 0);
 	assert_int_equal(MERGE(c, &text, c->root), 0);
-	assert_non_null(strstr(text, "0.100000000 kernel demo  vcpu0 tid=77 test:far value=42\n"));
+	assert_non_null(strstr(text, "0.100000000 kernel demo  vcpu0 hvdemo-77             test:far value=42\n"));
 	assert_null(strstr(text, " user "));
 	free(text);
 	/* A manifest that is not JSON. */
@@ -402,8 +403,8 @@ static void test_wild_timestamps(void **state)
 		const char *a = strstr(text, "\n4611686014."), *b;
 
 		assert_non_null(a);
-		assert_non_null(strstr(a, " kernel demo  vcpu1 tid=0 test:far value=1\n"));
-		b = strstr(a + 1, "\n9223372036.854775807 kernel demo  vcpu1 tid=0 test:far value=1");
+		assert_non_null(strstr(a, " kernel demo  vcpu1 <idle>-0              test:far value=1\n"));
+		b = strstr(a + 1, "\n9223372036.854775807 kernel demo  vcpu1 <idle>-0              test:far value=1");
 		assert_non_null(b);
 	}
 	free(text);
@@ -412,7 +413,7 @@ static void test_wild_timestamps(void **state)
 	assert_int_equal(MERGE(c, &text, "--time=host-tsc", c->root), 0);
 	/* the raw host TSC of a value near 2^64: printed, near 2^64 itself */
 	assert_non_null(strstr(text, "\n184467440"));
-	assert_non_null(strstr(strstr(text, "\n184467440"), " kernel demo  vcpu1 tid=0 test:far "));
+	assert_non_null(strstr(strstr(text, "\n184467440"), " kernel demo  vcpu1 <idle>-0              test:far "));
 	free(text);
 	/*
 	 * CTF: babeltrace2 refuses a whole trace with a time past 2^63 ns since
@@ -482,7 +483,8 @@ static void test_select(void **state)
 	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "--event", "sched_switch");
 	ASSERT_SELECTS(c, LINES(0, 1, 2, 3, 4, 7), "-e", "sched_switch");
 	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "77");
-	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "tid=77");	/* as the text prints it */
+	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "tid=77");	/* as the text printed it */
+	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "hvdemo-77");	/* as the text prints it */
 	ASSERT_SELECTS(c, LINES(1, 3, 6), "--cpu", "vcpu0");
 	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--tid", "4321,77", "--tid", "78");
 	ASSERT_SELECTS(c, LINES(1), "--tid", "77", "-e", "sched_*");
@@ -500,11 +502,11 @@ static void test_select(void **state)
 	/* times in the unit of --time */
 	assert_int_equal(MERGE(c, &text, c->root, "--time=host-tsc", "--from", "1002469134",
 			       "--to", "1002469134"), 0);
-	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  tid=4321 sched_switch ", 57));
+	assert_true(!strncmp(text, "      1002469134 host   -     cpu1  qemu-system-x86-4321  sched_switch ", 71));
 	assert_int_equal(strchr(text, '\n')[1], '\0');
 	free(text);
 	assert_int_equal(MERGE(c, &text, c->root, "--time=realtime", "--from", "1700000000.1"), 0);
-	assert_true(!strncmp(text, "1700000000.100000000 kernel demo  vcpu0 tid=77 test:far ", 55));
+	assert_true(!strncmp(text, "1700000000.100000000 kernel demo  vcpu0 hvdemo-77             test:far ", 71));
 	assert_non_null(strstr(text, "\n1700000000.200000000 host "));
 	free(text);
 }
@@ -638,13 +640,13 @@ static void test_bounds(void **state)
 	unsigned int ns;
 
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--bounds"), 0);
-	assert_non_null(strstr(text, "     0.001234567 +/-0.000     host   -     cpu1  tid=4321 "
+	assert_non_null(strstr(text, "     0.001234567 +/-0.000     host   -     cpu1  qemu-system-x86-4321  "
 				     "sched_switch "));
 	line = strstr(text, "\n     0.001240000 +/-");
 	assert_non_null(line);
 	assert_int_equal(sscanf(line, "\n     0.001240000 +/-0.%u ", &ns), 1);
 	assert_true(ns > 0 && ns < 100);
-	assert_non_null(strstr(line, "     kernel demo  vcpu0 tid=77 sched_switch "));
+	assert_non_null(strstr(line, "     kernel demo  vcpu0 hvdemo-77             sched_switch "));
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--bounds", "--format=json"), 2);
@@ -682,9 +684,9 @@ static void test_delta(void **state)
 	char *text;
 
 	assert_int_equal(MERGE(c, &text, c->root, "--delta", "--layer", "host"), 0);
-	assert_true(!strncmp(text, "    +0.000000000 host   -     cpu1  tid=4321 sched_switch ", 58));
-	assert_non_null(strstr(text, "\n    +0.000065433 host   -     cpu1  tid=0 sched_switch "));
-	assert_non_null(strstr(text, "\n    +0.198700000 host   -     cpu1  tid=4321 sched_switch "));
+	assert_true(!strncmp(text, "    +0.000000000 host   -     cpu1  qemu-system-x86-4321  sched_switch ", 71));
+	assert_non_null(strstr(text, "\n    +0.000065433 host   -     cpu1  <idle>-0              sched_switch "));
+	assert_non_null(strstr(text, "\n    +0.198700000 host   -     cpu1  qemu-system-x86-4321  sched_switch "));
 	free(text);
 	assert_int_equal(MERGE(c, &text, c->root, "--delta", "--format=json"), 2);
 	free(text);
@@ -699,7 +701,7 @@ static void test_vm_unread(void **state)
 	snprintf(path, sizeof(path), "%s/vm/demo/info.json", c->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
-	assert_non_null(strstr(text, " host   -     cpu1  tid=4321 sched_switch "));
+	assert_non_null(strstr(text, " host   -     cpu1  qemu-system-x86-4321  sched_switch "));
 	assert_null(strstr(text, " kernel "));
 	ASSERT_ERR_HAS(err, "error: 1 VM of the archive could not be read: its guest events are "
 		       "not in the output");
@@ -1129,7 +1131,10 @@ static int our_key(const char *line, char *key, size_t n)
 	unsigned long long tsc;
 	int tid;
 
-	if (sscanf(line, "%llu %*s %*s %23s tid=%d %95s", &tsc, cpu, &tid, name) != 4)
+	char thread[64], *dash;
+
+	if (sscanf(line, "%llu %*s %*s %23s %63s %95s", &tsc, cpu, thread, name) != 4 ||
+	    !(dash = strrchr(thread, '-')) || sscanf(dash + 1, "%d", &tid) != 1)
 		return 0;
 	/* the CTF has the CPU number, guest or host: vcpu0 is its cpu0 */
 	snprintf(key, n, "%llu %s %s %d", tsc, name, cpu + (cpu[0] == 'v'), tid);
@@ -1310,10 +1315,71 @@ static void test_time_text(void **state)
 	hvt_host_clock_free(&clock);
 }
 
+/* Whether @text is @n lines, each of thread @thread. */
+static bool lines_of(const char *text, unsigned int n, const char *thread)
+{
+	const char *p = text;
+	unsigned int k = 0;
+
+	for (; *p; p = strchr(p, '\n') + 1, k++)
+		if (!strchr(p, '\n') || !strstr(p, thread) || strstr(p, thread) > strchr(p, '\n'))
+			return false;
+	return k == n;
+}
+
+/*
+ * The thread column: COMM-TID with the name the machine's last switch gave
+ * the thread (a switch out names its thread first), blanks shown as '_';
+ * "<idle>" for tid 0; a user event's process name where no switch named
+ * its thread. --comm takes the name as recorded or as shown, --tid the
+ * whole column.
+ */
+static void test_thread_column(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_host_switch ev[] = {
+		/* 4321's first event: no switch named it before */
+		{ FX_HOST_TSC(1234567), 4321, "CPU 0/KVM", 4321, 120, 1, "swapper/1", 0, 120 },
+		{ FX_HOST_TSC(1300000), 0, "swapper/1", 0, 120, 0, "CPU 0/KVM", 4321, 120 },
+		{ FX_HOST_TSC(200000000), 4321, "CPU 0/KVM", 4321, 120, 1, "swapper/1", 0, 120 },
+	};
+	char *text, path[256];
+
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu1.raw", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_write_ftrace_cpu(c->root, "host/ftrace/cpu1.raw", 4096, ev, 3), 0);
+	assert_int_equal(MERGE(c, &text, c->root, "--layer", "host"), 0);
+	assert_string_equal(text,
+		"     0.001234567 host   -     cpu1  CPU_0/KVM-4321        sched_switch "
+		"prev_comm=\"CPU 0/KVM\" prev_pid=4321 prev_prio=120 prev_state=S "
+		"next_comm=swapper/1 next_pid=0 next_prio=120\n"
+		"     0.001300000 host   -     cpu1  <idle>-0              sched_switch "
+		"prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R "
+		"next_comm=\"CPU 0/KVM\" next_pid=4321 next_prio=120\n"
+		"     0.200000000 host   -     cpu1  CPU_0/KVM-4321        sched_switch "
+		"prev_comm=\"CPU 0/KVM\" prev_pid=4321 prev_prio=120 prev_state=S "
+		"next_comm=swapper/1 next_pid=0 next_prio=120\n");
+	free(text);
+	/* a user event's thread no guest switch named: its process's name */
+	assert_int_equal(MERGE(c, &text, c->root, "--layer", "user"), 0);
+	assert_non_null(strstr(text, " vcpu1 hvdemo-78             hvdemo:send "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--comm", "CPU 0/KVM"), 0);	/* as recorded */
+	assert_true(lines_of(text, 2, " CPU_0/KVM-4321 "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--comm", "CPU_0/*"), 0);	/* as shown */
+	assert_true(lines_of(text, 2, " CPU_0/KVM-4321 "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--tid", "CPU_0/KVM-4321"), 0);
+	assert_true(lines_of(text, 2, " CPU_0/KVM-4321 "));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_column, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),

@@ -106,10 +106,14 @@ static int add_cpus(struct hvt_select *sel, char *item)
 /* A thread id: "0" (the idle task) or more. */
 static int add_tid(struct hvt_select *sel, const char *item)
 {
+	const char *dash = strrchr(item, '-');
 	uint32_t tid;
 	int32_t *tids;
 
-	if (!strncmp(item, "tid=", 4))	/* as the text output prints it */
+	/* as the text output prints the thread: COMM-TID (and "tid=N" before it) */
+	if (dash && dash > item && dash[1])
+		item = dash + 1;
+	else if (!strncmp(item, "tid=", 4))
 		item += 4;
 	if (parse_u32(item, &tid) || tid > INT32_MAX)
 		return bad_value(sel, "--tid: '%s' is not a thread id", item);
@@ -319,44 +323,26 @@ bool hvt_select_source(const struct hvt_source *s, void *ctx)
 	return source_selected(sel, s);
 }
 
-int hvt_select_bind(struct hvt_select *sel, const struct hvt_session *ses)
+void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names)
 {
-	sel->ses = ses;
-	if (!sel->nr_comms || sel->names_on)
-		return 0;
-	if (hvt_comm_table_init(&sel->names))
-		return -1;
-	if (hvt_event_decoder_init(&sel->dec, HVT_EV_BIT(HVT_EV_SCHED_SWITCH), true)) {
-		hvt_comm_table_free(&sel->names);
-		return -1;
-	}
-	sel->names_on = true;
-	return 0;
+	sel->names = names;
 }
 
-/* A user event's process name, as its trace recorded it; NULL if none. */
-static const char *trace_comm(const struct hvt_select *sel, const struct hvt_source *s)
-{
-	const struct hvt_vm_info *vm;
-	size_t i;
-
-	if (!sel->ses || s->layer != HVT_LAYER_USER || s->stream_id == UINT32_MAX)
-		return NULL;
-	vm = s->vm_number ? &sel->ses->vms[s->vm_number - 1].vm :
-	     sel->ses->host_apps.loaded ? &sel->ses->host_apps.vm : NULL;
-	for (i = 0; vm && i < vm->nr_streams; i++)
-		if (vm->streams[i].id == s->stream_id && vm->streams[i].trace < vm->nr_traces)
-			return vm->traces[vm->streams[i].trace].comm[0] ?
-			       vm->traces[vm->streams[i].trace].comm : NULL;
-	return NULL;
-}
-
+/* Whether @comm, or the word text output shows for it, matches a --comm pattern. */
 static bool comm_matches(const struct hvt_select *sel, const char *comm)
 {
+	char word[HVT_COMM_TABLE_LEN];
 	size_t i;
 
-	for (i = 0; comm && i < sel->nr_comms; i++)
+	if (!comm)
+		return false;
+	for (i = 0; i < sel->nr_comms; i++)
 		if (!fnmatch(sel->comms[i], comm, 0))
+			return true;
+	if (!hvt_thread_name_word(comm, word))
+		return false;
+	for (i = 0; i < sel->nr_comms; i++)
+		if (!fnmatch(sel->comms[i], word, 0))
 			return true;
 	return false;
 }
@@ -364,22 +350,15 @@ static bool comm_matches(const struct hvt_select *sel, const char *comm)
 /*
  * Whether the thread of @s's current event is named as --comm asks: by the
  * last name a sched_switch of its machine gave it, or, for a user event,
- * by its process's name. Every scheduling event teaches the names first.
+ * by its process's name (thread_names.h, which learnt from every event).
  */
 static bool comm_selected(struct hvt_select *sel, struct hvt_source *s)
 {
-	uint32_t machine = (uint32_t)s->vm_number;
-	struct hvt_typed_event e;
-
-	if (sel->names_on && (s->layer == HVT_LAYER_HOST || s->layer == HVT_LAYER_KERNEL) &&
-	    hvt_decode_reader(&sel->dec, &s->rd, &s->ev, &e) == HVT_EV_SCHED_SWITCH) {
-		hvt_comm_table_set(&sel->names, machine, e.sw.prev, e.sw.prev_comm);
-		hvt_comm_table_set(&sel->names, machine, e.sw.next, e.sw.next_comm);
-	}
-	if (!source_selected(sel, s))
+	if (!sel->names || !source_selected(sel, s))
 		return false;
-	return comm_matches(sel, hvt_comm_table_get(&sel->names, machine, hvt_source_tid(s))) ||
-	       comm_matches(sel, trace_comm(sel, s));
+	return comm_matches(sel, hvt_comm_table_get(&sel->names->names, (uint32_t)s->vm_number,
+						     hvt_source_tid(s))) ||
+	       comm_matches(sel, hvt_thread_names_process(sel->names, s));
 }
 
 static bool name_selected(struct hvt_select *sel, const char *name)
@@ -412,7 +391,7 @@ static int time_place(const struct hvt_select *sel, struct hvt_host_clock *clock
 int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 		     struct hvt_source *s)
 {
-	bool comm_ok = !sel->nr_comms || comm_selected(sel, s);	/* it learns from each */
+	bool comm_ok = !sel->nr_comms || comm_selected(sel, s);
 
 	if (sel->from_text || sel->to_text) {
 		int place = time_place(sel, clock, s->host_tsc);
@@ -446,10 +425,6 @@ void hvt_select_free(struct hvt_select *sel)
 	for (i = 0; i < sel->nr_comms; i++)
 		free(sel->comms[i]);
 	free(sel->comms);
-	if (sel->names_on) {
-		hvt_comm_table_free(&sel->names);
-		hvt_event_decoder_free(&sel->dec);
-	}
 	memset(sel, 0, sizeof(*sel));
 }
 

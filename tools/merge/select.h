@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "tools/read/event_decoder.h"
-#include "tools/util/comm_table.h"
+#include "tools/model/thread_names.h"
 #include "tools/util/time_text.h"
 #include "tools/session/source.h"
 
@@ -41,11 +41,8 @@ struct hvt_select {
 	size_t nr_tids;
 	char **comms;			/* events of threads named so (fnmatch() patterns) */
 	size_t nr_comms;
-	/* --comm: the names the scheduling events give, and the session's (traces') */
-	const struct hvt_session *ses;
-	struct hvt_event_decoder dec;
-	struct hvt_comm_table names;
-	bool names_on;
+	/* --comm: the names of the threads, learnt by whoever reads the time line */
+	const struct hvt_thread_names *names;
 	const char *from_text, *to_text;	/* as given; NULL: no such bound */
 	enum hvt_time_mode mode;
 	int64_t from_ns, to_ns;		/* mode ns or realtime */
@@ -64,10 +61,10 @@ int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
 /* Parses the times for time mode @mode; -1 after an error message. */
 int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode);
 /*
- * --comm needs the session's traces (a user event's process name): @ses,
- * opened, before the time line. -1 if out of memory.
+ * --comm reads the threads' names from @names, which the caller makes learn
+ * from every event read (hvt_thread_names_learn()) before asking @sel.
  */
-int hvt_select_bind(struct hvt_select *sel, const struct hvt_session *ses);
+void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names);
 /* Whether any event can be left out. */
 bool hvt_select_any(const struct hvt_select *sel);
 /* Whether stream @s may hold selected events (@sel is a struct hvt_select). */

@@ -42,6 +42,7 @@ static int text_open(struct hvt_output *o, struct hvt_session *ses)
 	if (hvt_printer_init(&o->text, ses, o->opts->time, o->file))
 		return -1;
 	o->text.print_fmt = o->opts->print_fmt;
+	o->text.names = o->opts->names;
 	o->text.bounds = o->opts->bounds;
 	o->text.delta = o->opts->delta;
 	return 0;
@@ -128,7 +129,9 @@ static int null_close(struct hvt_output *o)
 
 static const struct hvt_output_format formats[] = {
 	{ .name = "text", .help = "one line per event (default): time, layer, VM, CPU,\n"
-		"thread, event, fields", .print_fmt = true, .writes = true,
+		"thread (COMM-TID, as trace-cmd prints it), event,\n"
+		"fields", .print_fmt = true, .writes = true,
+	  .thread_names = true,
 	  .open = text_open, .event = text_event, .close = text_close },
 	{ .name = "json", .help = "Chrome trace-event JSON, for Perfetto UI: a process per\n"
 		"host and VM, a thread per CPU and per traced task",

@@ -30,6 +30,7 @@ struct hvt_output_format {
 	bool to_path;			/* writes a file by its name, which --output must give */
 	bool print_fmt;			/* takes --print-fmt and --bounds */
 	bool writes;			/* writes anything at all (not: decode and merge only) */
+	bool thread_names;		/* names each event's thread: needs opts->names */
 	int (*open)(struct hvt_output *o, struct hvt_session *ses);
 	void (*event)(struct hvt_output *o, struct hvt_source *s);
 	int (*close)(struct hvt_output *o);	/* with the file, if any, closed by the caller */
@@ -42,6 +43,8 @@ struct hvt_output_opts {
 	bool bounds;			/* --bounds: text shows each event's error bound */
 	bool delta;			/* --delta: text shows the time since the line before */
 	bool force;			/* --force: replace an existing --output (output_path.h) */
+	/* the names of the threads, learnt from every event read (thread_names.h) */
+	const struct hvt_thread_names *names;
 };
 
 struct hvt_output {

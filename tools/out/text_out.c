@@ -2,22 +2,27 @@
 /*
  * text_out.c - merged events as text, one line per event:
  *
- *       0.001234567 host   -     cpu1  tid=4321 sched_switch prev_comm=...
- *       0.001240000 kernel demo  vcpu0 tid=77 sched_switch prev_comm=...
+ *       0.001234567 host   -     cpu1  qemu-system-x86-4321  sched_switch prev_comm=...
+ *       0.001240000 kernel demo  vcpu0 hvdemo-77             sched_switch prev_comm=...
  *
  * time (with --bounds, then its error bound), layer, VM ('-' on the host),
- * CPU (a VM's events: the vCPU), thread, event, fields.
+ * CPU (a VM's events: the vCPU), thread, event, fields. The thread is
+ * COMM-TID, as trace-cmd report prints it, in one word: a blank in the
+ * name is shown as '_' ("CPU_0/TCG-5321"), a name not known yet as
+ * "<...>", the idle task as "<idle>".
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/model/thread_names.h"
 #include "tools/out/text_out.h"
 
 #define TIME_WIDTH	16	/* the time is right-aligned in as many columns */
 #define LAYER_WIDTH	6
 #define VM_WIDTH	5
 #define CPU_WIDTH	5	/* vcpuN */
+#define THREAD_WIDTH	21	/* a 15-character name, '-', a 5-digit tid */
 #define BOUND_WIDTH	12	/* +/-1234.567 (us) */
 #define OUTPUT_BUFFER	(1u << 20)
 
@@ -86,6 +91,33 @@ static void print_bound(struct hvt_printer *pr, struct hvt_source *s)
 	hvt_text_mem(&pr->text, text, (size_t)n);
 }
 
+/* COMM-TID, padded to THREAD_WIDTH, then a blank. */
+static void print_thread(struct hvt_printer *pr, struct hvt_source *s)
+{
+	int32_t tid = hvt_source_tid(s);
+	const char *comm = pr->names ? hvt_thread_names_get(pr->names, s) : NULL;
+	char word[HVT_COMM_TABLE_LEN];
+	char *start = hvt_text_room(&pr->text, THREAD_WIDTH + 32);
+	size_t n;
+
+	if (comm) {
+		hvt_thread_name_word(comm, word);
+		comm = word;
+	} else {
+		comm = tid ? "<...>" : "<idle>";
+	}
+	n = strlen(comm);
+	memcpy(start, comm, n);
+	start[n++] = '-';
+	if (tid < 0)
+		start[n++] = '-';
+	n += hvt_u64_text(start + n, tid < 0 ? -(uint64_t)tid : (uint64_t)tid);
+	while (n < THREAD_WIDTH)
+		start[n++] = ' ';
+	start[n++] = ' ';
+	pr->text.p = start + n;
+}
+
 void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 {
 	struct hvt_text *t = &pr->text;
@@ -112,7 +144,7 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 		print_bound(pr, s);
 	/* layer and VM: the same for every line of the source */
 	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
-	/* cpuN or -, then tid=N */
+	/* cpuN or -, then the thread */
 	p = hvt_text_room(t, 48);
 	if (cpu != HVT_CTF_NO_CPU && s->vm_number) {
 		memcpy(p, "vcpu", 4);
@@ -126,10 +158,9 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 	}
 	while (n < CPU_WIDTH)
 		p[n++] = ' ';
-	memcpy(p + n, " tid=", 5);
-	t->p += n + 5;
-	hvt_text_s64(t, hvt_source_tid(s));
-	hvt_text_char(t, ' ');
+	p[n++] = ' ';
+	t->p += n;
+	print_thread(pr, s);
 	hvt_source_print_name(s, t);
 	hvt_source_print_fields(s, t, pr->print_fmt, hvt_sched_state_of(&pr->states, s));
 	hvt_text_char(t, '\n');

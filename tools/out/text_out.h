@@ -32,6 +32,7 @@ struct hvt_printer {
 	struct hvt_host_clock *clock;
 	struct hvt_source_cols *cols;	/* one per source, by index */
 	struct hvt_sched_state states;	/* prev_state in letters */
+	const struct hvt_thread_names *names;	/* the thread column's names; NULL: none */
 };
 
 /* For @ses's sources, to @out; -1 if out of memory. */
@@ -39,7 +40,10 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out);
 /* Frees the buffer; what it holds must have been flushed (hvt_text_flush()). */
 void hvt_printer_free(struct hvt_printer *p);
-/* One line: time (and bound), layer, VM, CPU (vcpuN in a VM), tid, event name, fields. */
+/*
+ * One line: time (and bound), layer, VM, CPU (vcpuN in a VM), thread
+ * (COMM-TID), event name, fields.
+ */
 void hvt_printer_print(struct hvt_printer *p, struct hvt_source *s);
 
 #endif
