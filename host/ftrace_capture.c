@@ -274,6 +274,9 @@ int hvt_capture_start(struct hvt_capture *ft, const char *dir, char *const *even
 		snprintf(err, errlen, "cannot start tracing in %s", ft->name);
 		goto fail;
 	}
+	if (hvt_task_list_scan(&ft->tasks, "/proc"))
+		hvt_warn("cannot list the host's threads in /proc: %s; merge --pid will not know "
+			 "their processes", strerror(errno));
 	return 0;
 fail:
 	hvt_capture_stop(ft);
@@ -313,6 +316,26 @@ void hvt_capture_pump(struct hvt_capture *ft)
 	}
 }
 
+/*
+ * The threads listed at the start and those started since that are still
+ * there, in tasks.tsv; once, and only for a capture that started.
+ */
+static void save_tasks(struct hvt_capture *ft)
+{
+	char path[HVT_PATH_LEN];
+
+	if (!ft->tasks.n)
+		return;
+	if (hvt_task_list_scan(&ft->tasks, "/proc"))
+		hvt_warn("cannot list the host's threads in /proc at the end: %s; merge --pid "
+			 "knows those of the start only", strerror(errno));
+	if (hvt_path(path, sizeof(path), "%s/tasks.tsv", ft->dir) ||
+	    hvt_task_list_write(&ft->tasks, path))
+		hvt_warn("cannot write %s/tasks.tsv: %s; merge --pid will not know the host "
+			 "threads' processes", ft->dir, strerror(errno));
+	hvt_task_list_free(&ft->tasks);
+}
+
 void hvt_capture_stop(struct hvt_capture *ft)
 {
 	int cpu;
@@ -342,6 +365,7 @@ void hvt_capture_stop(struct hvt_capture *ft)
 		tracefs_instance_free(ft->instance);
 		ft->instance = NULL;
 	}
+	save_tasks(ft);
 }
 
 void hvt_capture_free(struct hvt_capture *ft)
@@ -353,6 +377,7 @@ void hvt_capture_free(struct hvt_capture *ft)
 	ft->nr_events = 0;
 	free(ft->cpu);
 	ft->cpu = NULL;
+	hvt_task_list_free(&ft->tasks);
 }
 
 json_t *hvt_capture_manifest(const struct hvt_capture *ft, const pid_t *pids, size_t nr_pids)

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "host/task_list.h"
+
 #define HVT_FTRACE_MAX_EVENTS 64
 
 struct tracefs_instance;
@@ -36,6 +38,7 @@ struct hvt_capture {
 	int page_size;
 	char *events[HVT_FTRACE_MAX_EVENTS];	/* "system:event" */
 	int nr_events;
+	struct hvt_task_list tasks;	/* the host's threads at the start and the stop */
 };
 
 /* Removes instances left by collectors that died (hvtrace-PID, PID gone). */

@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"                     [--output PATH] [--force]\n"
 		"                     [--time=ns|host-tsc|realtime] [--from T] [--to T]\n"
 		"                     [--layer LIST] [--vm LIST] [--cpu LIST] [--tid LIST]\n"
-		"                     [--comm LIST] [-e|--event LIST]\n"
+		"                     [--pid LIST] [--comm LIST] [-e|--event LIST]\n"
 		"                     [--print-fmt] [--bounds] [--delta] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
 		"                     [--stats] [-v|-q]\n\n"
@@ -81,6 +81,9 @@ static void usage(FILE *out)
 		"  --tid LIST        thread ids (the thread column's TID: the thread current\n"
 		"                    when the event was recorded, on the host or in a VM);\n"
 		"                    the whole column (hvdemo-77) is taken too\n"
+		"  --pid LIST        process ids: the events of their threads (on the host,\n"
+		"                    as the recording listed its threads; in a VM, the\n"
+		"                    threads of its traced processes)\n"
 		"  --comm LIST       thread names or shell patterns: the events of threads\n"
 		"                    named so by the last sched_switch of their machine\n"
 		"                    before the event (a user event: or by its process's\n"
@@ -212,6 +215,7 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "event", required_argument, NULL, 'E' },
 	{ "tid", required_argument, NULL, 'I' },
+	{ "pid", required_argument, NULL, 'p' },
 	{ "comm", required_argument, NULL, 'M' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "force", no_argument, NULL, 'R' },
@@ -261,7 +265,7 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 	case 'o':
 		o->out.path = value;
 		return 0;
-	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E': case 'I': case 'M':
+	case 'F': case 'T': case 'L': case 'V': case 'C': case 'E': case 'I': case 'M': case 'p':
 		return hvt_select_add(&o->sel, longopts[i].name, value) ? -1 : 0;
 	case 'e':		/* -e, as record and agent take it */
 		return hvt_select_add(&o->sel, "event", value) ? -1 : 0;
@@ -497,6 +501,7 @@ int hvt_cmd_merge(int argc, char **argv)
 	struct hvt_session ses;
 	struct hvt_timeline tl;
 	struct hvt_thread_names names;
+	struct hvt_thread_pids processes;
 	bool naming;
 	int ret = parse_args(argc, argv, &o);
 
@@ -521,7 +526,14 @@ int hvt_cmd_merge(int argc, char **argv)
 		hvt_session_close(&ses);
 		goto out;
 	}
-	hvt_select_bind(&o.sel, naming ? &names : NULL);
+	if (o.sel.nr_pids && hvt_thread_pids_init(&processes, &ses)) {
+		hvt_err("out of memory");
+		if (naming)
+			hvt_thread_names_free(&names);
+		hvt_session_close(&ses);
+		goto out;
+	}
+	hvt_select_bind(&o.sel, naming ? &names : NULL, o.sel.nr_pids ? &processes : NULL);
 	o.out.names = naming ? &names : NULL;
 	if (!hvt_timeline_init(&tl, &ses, hvt_select_source, &o.sel))
 		ret = hvt_select_check_vms(&o.sel, &ses.archive) ? 2 :
@@ -529,6 +541,8 @@ int hvt_cmd_merge(int argc, char **argv)
 	hvt_timeline_close(&tl);
 	if (naming)
 		hvt_thread_names_free(&names);
+	if (o.sel.nr_pids)
+		hvt_thread_pids_free(&processes);
 	hvt_session_close(&ses);
 out:
 	hvt_select_free(&o.sel);

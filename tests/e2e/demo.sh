@@ -6,7 +6,8 @@
 # hvtrace on the number of events; the merge, as CTF, must read back in
 # the same order through babeltrace2. The SQL cookbook's queries agree with
 # analyze and merge on it, and so do analyze's wake chains (who woke each
-# vCPU thread and guest thread) with merge's sched_switch and sched_wakeup.
+# vCPU thread and guest thread) with merge's sched_switch and sched_wakeup,
+# and merge --pid with the host's threads the recording listed.
 set -uo pipefail
 build=${1:?usage: demo.sh BUILD}
 hvtrace=$build/hvtrace
@@ -15,6 +16,8 @@ hvtrace=$build/hvtrace
 . "$(dirname "$0")/sql_cookbook.sh"
 # wake_chains: analyze's wakers checked against merge's sched events
 . "$(dirname "$0")/wake_chains.sh"
+# host_tasks: the host's threads listed, and merge --pid with them
+. "$(dirname "$0")/host_tasks.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -123,6 +126,7 @@ grep "^INFO error-bound" "$work/check.out"
 grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 sql_cookbook "$hvtrace" "$archive" "$work"
 wake_chains "$hvtrace" "$archive" "$work"
+host_tasks "$hvtrace" "$archive" "$work"
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

@@ -27,6 +27,8 @@ $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_st
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/host_tsc.o \
 	$(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
+	$(BUILD)/obj/host/task_list.o $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
+$(BUILD)/tests/test_task_list: $(BUILD)/obj/host/task_list.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_agent_apps: \
 	$(addprefix $(BUILD)/obj/tools/agent/,agent_apps.o agent_link.o agent_uids.o) \

@@ -1315,6 +1315,40 @@ static void test_time_text(void **state)
 	hvt_host_clock_free(&clock);
 }
 
+/*
+ * --pid: host threads by host/ftrace/tasks.tsv, guest threads by the traced
+ * processes (trace 1 is pid 78, its stream thread 78); tid 0 is process 0.
+ * Without tasks.tsv a host event has no process, and the empty result says why.
+ */
+static void test_pid_selection(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err;
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--pid", "4300", "--layer", "host"),
+			 0);
+	assert_string_equal(text, "");
+	assert_non_null(strstr(err, "--pid: the archive lists no host thread"));
+	free(text);
+	free(err);
+	assert_int_equal(fx_printf(c->root, "host/ftrace/tasks.tsv",
+				   "tid\tpid\tcomm\n4321\t4300\tqemu-system-x86\n"
+				   "x\t1\tbad row\n99\t98\tworker\n"), 0);
+	ASSERT_SELECTS(c, LINES(0, 7), "--pid", "4300");
+	ASSERT_SELECTS(c, LINES(5), "--pid", "78");
+	ASSERT_SELECTS(c, LINES(0, 5, 7), "--pid", "78,4300");
+	ASSERT_SELECTS(c, LINES(2, 3, 4), "--pid", "0");
+	ASSERT_SELECTS(c, LINES(7), "--pid", "4300", "--from", "0.1");
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--pid", "4300"), 0);
+	assert_non_null(strstr(err, "tasks.tsv: line 3 does not parse; skipping it"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--pid", "-1"), 2);
+	assert_non_null(strstr(err, "--pid: '-1' is not a process id"));
+	free(text);
+	free(err);
+}
+
 /* Whether @text is @n lines, each of thread @thread. */
 static bool lines_of(const char *text, unsigned int n, const char *thread)
 {
@@ -1380,6 +1414,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_column, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),

@@ -405,6 +405,11 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 	note_pairs(a, clock_pairs);
 	free(clock_pairs);
 	note_unlisted_vms(a);
+	if (hvt_archive_load_tasks(a)) {
+		hvt_err("out of memory");
+		hvt_archive_close(a);
+		return -1;
+	}
 	return 0;
 fail:
 	free(clock_pairs);
@@ -427,6 +432,7 @@ void hvt_archive_close(struct hvt_archive *a)
 	free(a->host_apps.dir);
 	free(a->pairs);
 	free(a->ftrace_dir);
+	free(a->host_tasks);
 	free(a->root);
 	memset(a, 0, sizeof(*a));
 }

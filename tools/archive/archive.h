@@ -50,6 +50,12 @@ struct hvt_vm_ref {
 	bool host_apps;			/* host.apps, the host's own applications */
 };
 
+/* A host thread of host/ftrace/tasks.tsv. */
+struct hvt_host_task {
+	int32_t tid, pid;
+	char comm[16];
+};
+
 struct hvt_archive {
 	char *root;
 	bool complete;			/* "status": "complete" */
@@ -63,6 +69,8 @@ struct hvt_archive {
 	struct hvt_vm_ref *vms;
 	size_t nr_vms;
 	struct hvt_vm_ref host_apps;	/* host.apps: dir NULL if none; named "host" */
+	struct hvt_host_task *host_tasks;	/* host/ftrace/tasks.tsv, by tid; NULL: none */
+	size_t nr_host_tasks;
 	unsigned long warnings;		/* entries or lines skipped */
 };
 
@@ -187,6 +195,14 @@ int hvt_tsv_read_kvm_tsc(const char *path, struct hvt_kvm_reading **readings, si
 			 unsigned long *warnings);
 
 /* Helpers shared by the readers. */
+/*
+ * host/ftrace/tasks.tsv, if the archive has one, into a->host_tasks; a file
+ * that cannot be read, or rows that do not parse, are warnings. -1 if out
+ * of memory.
+ */
+int hvt_archive_load_tasks(struct hvt_archive *a);
+/* Host thread @tid as tasks.tsv lists it, or NULL. */
+const struct hvt_host_task *hvt_archive_host_task(const struct hvt_archive *a, int32_t tid);
 int hvt_relpath_ok(const char *rel);			/* "a/b-1.x", never ".." or "/" */
 int hvt_uuid_parse(const char *text, __u8 uuid[HVT_UUID_LEN]);
 /* A parsed JSON file, or NULL after an error message ending with @hint. */

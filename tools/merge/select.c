@@ -125,6 +125,22 @@ static int add_tid(struct hvt_select *sel, const char *item)
 	return 0;
 }
 
+/* A process id: "0" (the idle task) or more. */
+static int add_pid(struct hvt_select *sel, const char *item)
+{
+	uint32_t pid;
+	int32_t *pids;
+
+	if (parse_u32(item, &pid) || pid > INT32_MAX)
+		return bad_value(sel, "--pid: '%s' is not a process id", item);
+	pids = realloc(sel->pids, (sel->nr_pids + 1) * sizeof(*pids));
+	if (!pids)
+		return -1;
+	sel->pids = pids;
+	pids[sel->nr_pids++] = (int32_t)pid;
+	return 0;
+}
+
 /*
  * Whether shell pattern @p is whole: every '[' closed by a ']' (fnmatch
  * takes an unclosed one for itself, so '[' would match nothing, silently).
@@ -161,6 +177,8 @@ static int add_item(struct hvt_select *sel, const char *opt, char *item)
 		return add_cpus(sel, item);
 	if (!strcmp(opt, "tid"))
 		return add_tid(sel, item);
+	if (!strcmp(opt, "pid"))
+		return add_pid(sel, item);
 	if ((!strcmp(opt, "comm") || !strcmp(opt, "event")) && !pattern_whole(item))
 		return bad_value(sel, "--%s: '%s' is not a whole pattern: a '[' without its ']'",
 				 opt, item);
@@ -270,7 +288,8 @@ int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode)
 
 bool hvt_select_any(const struct hvt_select *sel)
 {
-	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_tids || sel->nr_comms ||
+	return sel->layers || sel->nr_vms || sel->nr_cpus || sel->nr_tids || sel->nr_pids ||
+	       sel->nr_comms ||
 	       sel->nr_events || sel->from_text || sel->to_text;
 }
 
@@ -290,6 +309,18 @@ static bool tid_selected(const struct hvt_select *sel, int32_t tid)
 
 	for (i = 0; i < sel->nr_tids; i++)
 		if (sel->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* Whether @s's thread belongs to a --pid process (one the archive does not place: no). */
+static bool pid_selected(const struct hvt_select *sel, const struct hvt_source *s)
+{
+	int32_t pid = sel->processes ? hvt_thread_pids_get(sel->processes, s) : -1;
+	size_t i;
+
+	for (i = 0; pid >= 0 && i < sel->nr_pids; i++)
+		if (sel->pids[i] == pid)
 			return true;
 	return false;
 }
@@ -323,9 +354,11 @@ bool hvt_select_source(const struct hvt_source *s, void *ctx)
 	return source_selected(sel, s);
 }
 
-void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names)
+void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names,
+		     const struct hvt_thread_pids *processes)
 {
 	sel->names = names;
+	sel->processes = processes;
 }
 
 /* Whether @comm, or the word text output shows for it, matches a --comm pattern. */
@@ -407,6 +440,8 @@ int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 		return 0;
 	if (sel->nr_tids && !tid_selected(sel, hvt_source_tid(s)))
 		return 0;
+	if (sel->nr_pids && !pid_selected(sel, s))
+		return 0;
 	return !sel->nr_events || name_selected(sel, hvt_source_event_name(s));
 }
 
@@ -422,6 +457,7 @@ void hvt_select_free(struct hvt_select *sel)
 	free(sel->events);
 	free(sel->cpus);
 	free(sel->tids);
+	free(sel->pids);
 	for (i = 0; i < sel->nr_comms; i++)
 		free(sel->comms[i]);
 	free(sel->comms);

@@ -21,6 +21,7 @@
 
 #include "tools/read/event_decoder.h"
 #include "tools/model/thread_names.h"
+#include "tools/model/thread_pids.h"
 #include "tools/util/time_text.h"
 #include "tools/session/source.h"
 
@@ -39,10 +40,14 @@ struct hvt_select {
 	size_t nr_events;
 	int32_t *tids;			/* events of these threads only (the tid column) */
 	size_t nr_tids;
+	int32_t *pids;			/* events of these processes' threads only */
+	size_t nr_pids;
 	char **comms;			/* events of threads named so (fnmatch() patterns) */
 	size_t nr_comms;
 	/* --comm: the names of the threads, learnt by whoever reads the time line */
 	const struct hvt_thread_names *names;
+	/* --pid: the processes of the threads (thread_pids.h) */
+	const struct hvt_thread_pids *processes;
 	const char *from_text, *to_text;	/* as given; NULL: no such bound */
 	enum hvt_time_mode mode;
 	int64_t from_ns, to_ns;		/* mode ns or realtime */
@@ -54,7 +59,7 @@ struct hvt_select {
 };
 
 /*
- * Adds the value of option @opt ("layer", "vm", "cpu", "tid", "comm",
+ * Adds the value of option @opt ("layer", "vm", "cpu", "tid", "pid", "comm",
  * "event", "from", "to") to @sel; -1 after an error message naming the option and value.
  */
 int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
@@ -62,9 +67,11 @@ int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value);
 int hvt_select_finish(struct hvt_select *sel, enum hvt_time_mode mode);
 /*
  * --comm reads the threads' names from @names, which the caller makes learn
- * from every event read (hvt_thread_names_learn()) before asking @sel.
+ * from every event read (hvt_thread_names_learn()) before asking @sel;
+ * --pid their processes from @processes.
  */
-void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names);
+void hvt_select_bind(struct hvt_select *sel, const struct hvt_thread_names *names,
+		     const struct hvt_thread_pids *processes);
 /* Whether any event can be left out. */
 bool hvt_select_any(const struct hvt_select *sel);
 /* Whether stream @s may hold selected events (@sel is a struct hvt_select). */

@@ -55,8 +55,14 @@ const char *hvt_thread_names_get(const struct hvt_thread_names *n, const struct 
 {
 	const char *name = hvt_comm_table_get(&n->names, (uint32_t)s->vm_number,
 					       hvt_source_tid(s));
+	const struct hvt_host_task *t;
 
-	return name ? name : hvt_thread_names_process(n, s);
+	if (name)
+		return name;
+	if (!s->vm_number && n->ses && s->layer == HVT_LAYER_HOST &&
+	    (t = hvt_archive_host_task(&n->ses->archive, hvt_source_tid(s))) && t->comm[0])
+		return t->comm;		/* before its first switch: as /proc named it */
+	return hvt_thread_names_process(n, s);
 }
 
 void hvt_thread_names_free(struct hvt_thread_names *n)

@@ -2,8 +2,10 @@
 /*
  * thread_names.h - the name of the thread current at each event of a time
  * line, as it streams: the last name a sched_switch of the event's machine
- * (the host, or the VM) gave the thread, or, for a user event whose thread
- * no switch named, its process's name as the trace recorded it. Read by
+ * (the host, or the VM) gave the thread; before its first switch, a host
+ * thread's name as the recording listed it (host/ftrace/tasks.tsv); for a
+ * user event whose thread no switch named, its process's name as the trace
+ * recorded it. Read by
  * merge's --comm and by the text output's thread column.
  *
  * hvt_thread_names_learn() must see every event read, selected or not, in
@@ -33,7 +35,8 @@ int hvt_thread_names_init(struct hvt_thread_names *n, const struct hvt_session *
 void hvt_thread_names_learn(struct hvt_thread_names *n, struct hvt_source *s);
 /*
  * The name of the thread current at @s's event: from its machine's
- * switches, else (a user event) its process's; NULL if neither is known.
+ * switches, else (a host event) the recording's list of host threads, else
+ * (a user event) its process's; NULL if none is known.
  */
 const char *hvt_thread_names_get(const struct hvt_thread_names *n, const struct hvt_source *s);
 /* The process name the trace of user event @s's stream recorded; NULL if none. */

@@ -124,6 +124,8 @@ static void print_selection(FILE *t, const struct hvt_select *sel)
 		fprintf(t, ",...");
 	for (i = 0; i < sel->nr_tids; i++)
 		fprintf(t, "%s%" PRId32, i ? "," : " --tid ", sel->tids[i]);
+	for (i = 0; i < sel->nr_pids; i++)
+		fprintf(t, "%s%" PRId32, i ? "," : " --pid ", sel->pids[i]);
 	for (i = 0; i < sel->nr_comms; i++)
 		fprintf(t, "%s%s", i ? "," : " --comm ", sel->comms[i]);
 	for (i = 0; i < sel->nr_events; i++)
@@ -190,6 +192,15 @@ static void system_hint(FILE *t, const struct holdings *h, const struct hvt_sele
 	}
 }
 
+/* --pid with an archive that lists no host thread: why host events have no process. */
+static void pid_hint(FILE *t, const struct hvt_session *ses, const struct hvt_select *sel)
+{
+	if (sel->nr_pids && ses->ftrace && !ses->archive.nr_host_tasks)
+		fprintf(t, "; --pid: the archive lists no host thread (host/ftrace/tasks.tsv, "
+			"written by the recordings of this version on), so its host events "
+			"have no process");
+}
+
 void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_session_opts *so,
 				const struct hvt_select *sel)
 {
@@ -225,6 +236,7 @@ void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_
 		fprintf(t, "; ");
 		print_holdings(t, h, ses);
 		system_hint(t, h, sel);
+		pid_hint(t, ses, sel);
 		fclose(t);
 	}
 	hvt_warn("no event was selected by%s", text ? text : "(out of memory)");
