@@ -33,6 +33,8 @@ int ar_archive_create(struct ar_archive *a)
 	const struct fx_options o = { .ftrace = true, .sync_points = true,
 				      .vcpu_tids = "[4321, 4322]", .host_apps = true };
 
+	static const char tasks[] = "tid\tpid\tcomm\n77\t70\tnot-host\n4321\t4300\tqemu\n"
+				    "4322\t4300\tCPU 0/KVM\n";
 	static const char qemu_log[] =
 		"4321@1700000000.000010:virtio_notify vdev 0x55 vq 0x66\n"
 		"4322@1700000000.000005:kvm_run_exit cpu_index 1, reason 2\n"
@@ -42,7 +44,8 @@ int ar_archive_create(struct ar_archive *a)
 	memset(a, 0, sizeof(*a));
 	if (fx_mkdtemp(a->root, sizeof(a->root)) || fx_standard_archive(a->root, &o) ||
 	    fx_write_kvm_snapshots(a->root, 2, 0) ||
-	    fx_write(a->root, AR_QEMU_LOG, qemu_log, sizeof(qemu_log) - 1))
+	    fx_write(a->root, AR_QEMU_LOG, qemu_log, sizeof(qemu_log) - 1) ||
+	    fx_write(a->root, "host/ftrace/tasks.tsv", tasks, sizeof(tasks) - 1))
 		return -1;
 	listing = a;
 	if (nftw(a->root, add_file, 16, FTW_PHYS))

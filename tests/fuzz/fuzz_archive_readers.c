@@ -121,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	i = data[0] % archive.nr;
 	put(i, data + 1, size - 1);
 	RUN(hvt_cmd_merge, "merge", "--qemu-trace", qemu_log, archive.root);
+	RUN(hvt_cmd_merge, "merge", "--pid", "4300,78,0", archive.root);	/* tasks.tsv */
 	if (RUN(hvt_cmd_merge, "merge", "--format=json", "--output", json_path, "--force",
 		"--qemu-trace", qemu_log, archive.root) == 0)	/* the last input's file */
 		json_must_parse();

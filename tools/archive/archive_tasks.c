@@ -60,6 +60,8 @@ static void sort_unique(struct hvt_archive *a)
 {
 	size_t i, n = 0;
 
+	if (!a->nr_host_tasks)
+		return;
 	qsort(a->host_tasks, a->nr_host_tasks, sizeof(*a->host_tasks), by_tid);
 	for (i = 0; i < a->nr_host_tasks; i++)
 		if (!n || a->host_tasks[n - 1].tid != a->host_tasks[i].tid)

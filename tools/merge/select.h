@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "tools/read/event_decoder.h"
-#include "tools/model/thread_names.h"
-#include "tools/model/thread_pids.h"
+#include "tools/session/thread_names.h"
+#include "tools/session/thread_pids.h"
 #include "tools/util/time_text.h"
 #include "tools/session/source.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/model/thread_names.h"
+#include "tools/session/thread_names.h"
 #include "tools/out/text_out.h"
 
 #define TIME_WIDTH	16	/* the time is right-aligned in as many columns */

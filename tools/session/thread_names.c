@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "tools/model/thread_names.h"
+#include "tools/session/thread_names.h"
 #include "tools/session/session.h"
 
 int hvt_thread_names_init(struct hvt_thread_names *n, const struct hvt_session *ses)

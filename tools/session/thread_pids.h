@@ -8,8 +8,8 @@
  * only if that process was traced; the host's own applications likewise.
  * The idle task (tid 0) is process 0.
  */
-#ifndef HVT_TOOLS_MODEL_THREAD_PIDS_H
-#define HVT_TOOLS_MODEL_THREAD_PIDS_H
+#ifndef HVT_TOOLS_SESSION_THREAD_PIDS_H
+#define HVT_TOOLS_SESSION_THREAD_PIDS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/model/thread_pids.h"
+#include "tools/session/thread_pids.h"
 #include "tools/session/session.h"
 
 static int by_key(const void *a, const void *b)

@@ -11,8 +11,8 @@
  * hvt_thread_names_learn() must see every event read, selected or not, in
  * time-line order: a thread's events on a CPU follow its switch in there.
  */
-#ifndef HVT_TOOLS_MODEL_THREAD_NAMES_H
-#define HVT_TOOLS_MODEL_THREAD_NAMES_H
+#ifndef HVT_TOOLS_SESSION_THREAD_NAMES_H
+#define HVT_TOOLS_SESSION_THREAD_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
