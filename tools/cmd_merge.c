@@ -76,8 +76,9 @@ static void usage(FILE *out)
 		"  --layer LIST      host, kernel, user, vmm (QEMU's own events)\n"
 		"  --vm LIST         guest events of these VMs only (host events stay: drop\n"
 		"                    them with --layer kernel,user)\n"
-		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column: a\n"
-		"                    host CPU, or a VM's vCPU; cpu3 and vcpu3 are 3)\n"
+		"  --cpu LIST        CPU numbers and ranges, like 0,2-3 (the CPU column): 3 is\n"
+		"                    host CPU 3 and each VM's vCPU 3; cpu3 the host's only,\n"
+		"                    vcpu3 the VMs' only\n"
 		"  --tid LIST        thread ids (the thread column's TID: the thread current\n"
 		"                    when the event was recorded, on the host or in a VM);\n"
 		"                    the whole column (hvdemo-77) is taken too\n"
@@ -453,6 +454,30 @@ static size_t unread_vms(const struct hvt_session *ses)
 	return n;
 }
 
+/*
+ * Whether the host layer was read and not one of its records decoded,
+ * though it had some (warnings): its format files lost, say. As much of a
+ * loss as a host layer that cannot be opened, and said the same way.
+ */
+static bool host_undecoded(const struct hvt_session *ses)
+{
+	unsigned long warnings = 0;
+	size_t i;
+
+	if (!ses->ftrace)
+		return false;
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
+
+		if (s->layer != HVT_LAYER_HOST || s->vm_number)
+			continue;
+		if (s->events)
+			return false;
+		warnings += hvt_source_warnings(s);
+	}
+	return warnings > 0;
+}
+
 /* The merge of @ses, written out with a summary; the exit status. */
 static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		 struct hvt_timeline *tl, struct merge_opts *o, struct hvt_thread_names *names)
@@ -471,7 +496,8 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		goto out;
 	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
 	merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
-	ret = hvt_output_close(&out) || unread_vms(ses) || hvt_session_host_unreadable(ses) ? 1 : 0;
+	ret = hvt_output_close(&out) || unread_vms(ses) || hvt_session_host_unreadable(ses) ||
+	      host_undecoded(ses) ? 1 : 0;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
@@ -489,6 +515,10 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_err("the archive's host layer could not be decoded: its events are not in the "
 			"output, and the guests are aligned by their clock exchanges alone (see the "
 			"errors above)");
+	else if (host_undecoded(ses))
+		hvt_err("not one record of the archive's host layer could be decoded (are its "
+			"format files, host/ftrace/events/, there?): its events are not in the "
+			"output (see the warnings above)");
 out:
 	free(shown);
 	return ret;

@@ -726,6 +726,8 @@ static void test_host_layer_unreadable(void **state)
 				     "CPU files are not read\n"));
 	assert_non_null(strstr(text, "\nSKIP vcpu-threads[demo]: the host layer was recorded but "
 				     "cannot be decoded (see the errors)\n"));
+	assert_non_null(strstr(text, "\nFAIL layers-present: host=0 kernel=4 user=1; recorded, "
+				     "but no event read: host\n"));
 	free(text);
 }
 

@@ -486,6 +486,10 @@ static void test_select(void **state)
 	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "tid=77");	/* as the text printed it */
 	ASSERT_SELECTS(c, LINES(1, 6), "--tid", "hvdemo-77");	/* as the text prints it */
 	ASSERT_SELECTS(c, LINES(1, 3, 6), "--cpu", "vcpu0");
+	/* as the CPU column prints them: vcpuN a VM's vCPU only, cpuN the host's only */
+	ASSERT_SELECTS(c, LINES(4, 5), "--cpu", "vcpu1");
+	ASSERT_SELECTS(c, LINES(0, 2, 7), "--cpu", "cpu1");
+	ASSERT_SELECTS(c, LINES(0, 2, 4, 5, 7), "--cpu", "cpu1,vcpu1");
 	ASSERT_SELECTS(c, LINES(0, 1, 5, 6, 7), "--tid", "4321,77", "--tid", "78");
 	ASSERT_SELECTS(c, LINES(1), "--tid", "77", "-e", "sched_*");
 	/* threads by name: as a switch named them, or a user event's process */
@@ -522,13 +526,13 @@ static void test_select_errors(void **state)
 		{ "--layer", "guest", "--layer: unknown layer 'guest' (host, kernel, user or vmm)" },
 		{ "--cpu", "x", "--cpu: 'x' is not a CPU number or range" },
 		{ "--cpu", "3-1", "--cpu: '3-1' is not a CPU number or range" },
-		{ "--cpu", "1,,2", "--cpu: empty name in the list" },
+		{ "--cpu", "1,,2", "--cpu: an empty item in the list" },
 		{ "--tid", "-3", "--tid: '-3' is not a thread id" },
 		{ "--tid", "2147483648", "--tid: '2147483648' is not a thread id" },
 		{ "--from", "abc", "--from: 'abc' is not a time in seconds" },
 		{ "--to", "0.0000000001", "--to: '0.0000000001' is not a time in seconds" },
 		{ "--from", "99999999999", "--from: '99999999999' is not a time in seconds" },
-		{ "--event", "", "--event: empty name in the list" },
+		{ "--event", "", "--event: an empty item in the list" },
 		{ "--vm", "nope", "--vm nope: " },
 	};
 
@@ -1349,6 +1353,29 @@ static void test_pid_selection(void **state)
 	free(err);
 }
 
+/*
+ * A host layer whose records all fail to decode (its format files gone) is
+ * lost as much as one that cannot be opened: exit 1, said as an error.
+ */
+static void test_host_layer_undecoded(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err, path[256];
+
+	snprintf(path, sizeof(path), "%s/host/ftrace/events/sched/sched_switch/format", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_null(strstr(text, " host "));
+	assert_non_null(strstr(err, "error: not one record of the archive's host layer could be "
+				    "decoded"));
+	free(text);
+	free(err);
+	/* --layer kernel,user: the host layer is not read, nothing is lost */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--layer", "kernel,user"), 0);
+	free(text);
+	free(err);
+}
+
 /* Whether @text is @n lines, each of thread @thread. */
 static bool lines_of(const char *text, unsigned int n, const char *thread)
 {
@@ -1407,6 +1434,13 @@ static void test_thread_column(void **state)
 	assert_int_equal(MERGE(c, &text, c->root, "--tid", "CPU_0/KVM-4321"), 0);
 	assert_true(lines_of(text, 2, " CPU_0/KVM-4321 "));
 	free(text);
+	/* the idle task: as shown, or as the kernel names it on that CPU */
+	assert_int_equal(MERGE(c, &text, c->root, "--comm", "<idle>"), 0);
+	assert_true(lines_of(text, 3, " <idle>-0 "));
+	free(text);
+	assert_int_equal(MERGE(c, &text, c->root, "--comm", "swapper/1"), 0);
+	assert_true(lines_of(text, 2, " <idle>-0 "));	/* host CPU 1 and vCPU 1 */
+	free(text);
 }
 
 int main(void)
@@ -1415,6 +1449,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_to_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_column, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_layer_undecoded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),

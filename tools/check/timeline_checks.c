@@ -36,10 +36,41 @@ void hvt_timeline_checks_free(struct hvt_timeline_checks *c)
 	hvt_check_events_free(&c->ce);
 }
 
+/*
+ * The layers the archive says were recorded and that gave no event: the
+ * host layer (its CPU files), a guest kernel (a VM aligned that lists a
+ * kernel trace, or one whose description is lost; a VM that cannot be
+ * aligned has its own FAIL). A user layer may be empty: an application may
+ * trace nothing. In @buf, like " host kernel"; "" if none.
+ */
+static const char *empty_layers(const struct hvt_session *ses, const uint64_t *e, char *buf,
+				size_t len)
+{
+	bool kernel = false;
+	size_t i, k;
+
+	buf[0] = '\0';
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		const struct hvt_session_vm *v = &ses->vms[i];
+
+		kernel |= !v->loaded;
+		if (!v->al.aligned && !v->al.exact)
+			continue;
+		for (k = 0; v->loaded && k < v->vm.nr_traces; k++)
+			kernel |= v->vm.traces[k].layer == HVT_LAYER_KERNEL;
+	}
+	if (ses->archive.ftrace_dir && ses->archive.nr_cpus && !e[HVT_LAYER_HOST])
+		snprintf(buf, len, " host");
+	if (kernel && !e[HVT_LAYER_KERNEL])
+		snprintf(buf + strlen(buf), len - strlen(buf), " kernel");
+	return buf;
+}
+
 static void check_timeline(struct hvt_tally *t, const struct hvt_timeline *tl,
-			   const struct hvt_timeline_checks *r)
+			   const struct hvt_timeline_checks *r, const struct hvt_session *ses)
 {
 	const uint64_t *e = tl->events;
+	char empty[32];
 
 	if (r->backwards)
 		hvt_check_report(t, HVT_FAIL, "timeline-ordered", "%" PRIu64 " events go back in "
@@ -47,10 +78,12 @@ static void check_timeline(struct hvt_tally *t, const struct hvt_timeline *tl,
 				 r->first_backwards);
 	else
 		hvt_check_report(t, HVT_PASS, "timeline-ordered", NULL);
-	hvt_check_report(t, r->events > 0 ? HVT_PASS : HVT_FAIL, "layers-present", "host=%"
-			 PRIu64 " kernel=%" PRIu64 " user=%" PRIu64 "%s", e[HVT_LAYER_HOST],
+	empty_layers(ses, e, empty, sizeof(empty));
+	hvt_check_report(t, r->events > 0 && !empty[0] ? HVT_PASS : HVT_FAIL, "layers-present",
+			 "host=%" PRIu64 " kernel=%" PRIu64 " user=%" PRIu64 "%s%s%s", e[HVT_LAYER_HOST],
 			 e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER],
-			 r->events ? "" : " (no events at all)");
+			 r->events ? "" : " (no events at all)",
+			 empty[0] ? "; recorded, but no event read:" : "", empty);
 }
 
 /*
@@ -233,7 +266,7 @@ static void check_threads(struct hvt_tally *t, struct hvt_session *ses,
 void hvt_timeline_checks_report(struct hvt_tally *t, struct hvt_timeline_checks *c,
 				struct hvt_session *ses, const struct hvt_timeline *tl)
 {
-	check_timeline(t, tl, c);
+	check_timeline(t, tl, c, ses);
 	report_error_bounds(t, ses, &c->ce);
 	check_windows(t, ses, &c->ce);
 	check_threads(t, ses, &c->ce);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -72,16 +73,23 @@ static int parse_u32(const char *text, uint32_t *v)
 	return 0;
 }
 
-/* "3" or "0-7", or as the text output prints a CPU: "cpu3", "vcpu3". */
+/*
+ * "3" or "0-7": those CPUs of the host and those vCPUs of the VMs; as the
+ * text output prints a CPU, "cpu3" a host CPU only, "vcpu3" a vCPU only.
+ */
 static int add_cpus(struct hvt_select *sel, char *item)
 {
 	char *dash, *number = item;
 	uint32_t lo, hi, c, *cpus;
+	unsigned char kind = HVT_SELECT_CPU_HOST | HVT_SELECT_CPU_GUEST, *kinds;
 
-	if (!strncmp(number, "vcpu", 4))
+	if (!strncmp(number, "vcpu", 4)) {
 		number += 4;
-	else if (!strncmp(number, "cpu", 3))
+		kind = HVT_SELECT_CPU_GUEST;
+	} else if (!strncmp(number, "cpu", 3)) {
 		number += 3;
+		kind = HVT_SELECT_CPU_HOST;
+	}
 	item = number;
 	dash = strchr(item, '-');
 	if (dash)
@@ -95,7 +103,12 @@ static int add_cpus(struct hvt_select *sel, char *item)
 	if (!cpus)
 		return -1;
 	sel->cpus = cpus;
+	kinds = realloc(sel->cpu_kinds, (sel->nr_cpus + (hi - lo) + 1) * sizeof(*kinds));
+	if (!kinds)
+		return -1;
+	sel->cpu_kinds = kinds;
 	for (c = lo;; c++) {	/* no c <= hi: hi may be UINT32_MAX */
+		kinds[sel->nr_cpus] = kind;
 		cpus[sel->nr_cpus++] = c;
 		if (c == hi)
 			break;
@@ -169,7 +182,7 @@ static bool pattern_whole(const char *p)
 static int add_item(struct hvt_select *sel, const char *opt, char *item)
 {
 	if (!*item) {
-		return bad_value(sel, "--%s: empty name in the list", opt);
+		return bad_value(sel, "--%s: an empty item in the list", opt);
 	}
 	if (!strcmp(opt, "layer"))
 		return add_layer(sel, item);
@@ -293,12 +306,14 @@ bool hvt_select_any(const struct hvt_select *sel)
 	       sel->nr_events || sel->from_text || sel->to_text;
 }
 
-static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu)
+/* Whether CPU @cpu, a VM's vCPU if @guest, else a host CPU, is selected. */
+static bool cpu_selected(const struct hvt_select *sel, uint32_t cpu, bool guest)
 {
+	unsigned char kind = guest ? HVT_SELECT_CPU_GUEST : HVT_SELECT_CPU_HOST;
 	size_t i;
 
 	for (i = 0; i < sel->nr_cpus; i++)
-		if (sel->cpus[i] == cpu)
+		if (sel->cpus[i] == cpu && (sel->cpu_kinds[i] & kind))
 			return true;
 	return false;
 }
@@ -339,7 +354,7 @@ static bool source_selected(const struct hvt_select *sel, const struct hvt_sourc
 			return false;
 	}
 	/* a host CPU file holds that CPU's events only */
-	if (sel->nr_cpus && s->host_cpu >= 0 && !cpu_selected(sel, (uint32_t)s->host_cpu))
+	if (sel->nr_cpus && s->host_cpu >= 0 && !cpu_selected(sel, (uint32_t)s->host_cpu, false))
 		return false;
 	return true;
 }
@@ -387,10 +402,17 @@ static bool comm_matches(const struct hvt_select *sel, const char *comm)
  */
 static bool comm_selected(struct hvt_select *sel, struct hvt_source *s)
 {
+	int32_t tid = hvt_source_tid(s);
+	uint32_t cpu = hvt_source_cpu(s);
+	char idle[32];
+
 	if (!sel->names || !source_selected(sel, s))
 		return false;
-	return comm_matches(sel, hvt_comm_table_get(&sel->names->names, (uint32_t)s->vm_number,
-						     hvt_source_tid(s))) ||
+	if (tid == 0) {	/* the idle task: as shown, or as the kernel names it on that CPU */
+		snprintf(idle, sizeof(idle), "swapper/%" PRIu32, cpu);
+		return comm_matches(sel, "<idle>") || (cpu != HVT_NO_CPU && comm_matches(sel, idle));
+	}
+	return comm_matches(sel, hvt_thread_names_get(sel->names, s)) ||
 	       comm_matches(sel, hvt_thread_names_process(sel->names, s));
 }
 
@@ -436,7 +458,7 @@ int hvt_select_event(struct hvt_select *sel, struct hvt_host_clock *clock,
 	}
 	if (!comm_ok)
 		return 0;
-	if (sel->nr_cpus && !cpu_selected(sel, hvt_source_cpu(s)))
+	if (sel->nr_cpus && !cpu_selected(sel, hvt_source_cpu(s), s->vm_number != 0))
 		return 0;
 	if (sel->nr_tids && !tid_selected(sel, hvt_source_tid(s)))
 		return 0;
@@ -456,6 +478,7 @@ void hvt_select_free(struct hvt_select *sel)
 	free(sel->vms);
 	free(sel->events);
 	free(sel->cpus);
+	free(sel->cpu_kinds);
 	free(sel->tids);
 	free(sel->pids);
 	for (i = 0; i < sel->nr_comms; i++)

@@ -28,6 +28,8 @@
 struct hvt_session;
 
 #define HVT_SELECT_CACHE	64	/* event names whose verdict is remembered */
+#define HVT_SELECT_CPU_HOST	1u	/* --cpu cpuN, or N: the host's CPU N */
+#define HVT_SELECT_CPU_GUEST	2u	/* --cpu vcpuN, or N: each VM's vCPU N */
 
 struct hvt_select {
 	const char *cmd;		/* for usage errors: "merge" (NULL), "analyze" */
@@ -35,6 +37,7 @@ struct hvt_select {
 	char **vms;			/* guest events of these VMs only */
 	size_t nr_vms;
 	uint32_t *cpus;			/* events on these CPUs only (the CPU column) */
+	unsigned char *cpu_kinds;	/* of each: HVT_SELECT_CPU_HOST, _GUEST, or both */
 	size_t nr_cpus;
 	char **events;			/* names matching one of these fnmatch() patterns only */
 	size_t nr_events;

@@ -119,7 +119,9 @@ static void print_selection(FILE *t, const struct hvt_select *sel)
 	for (i = 0; i < sel->nr_vms; i++)
 		fprintf(t, "%s%s", i ? "," : " --vm ", sel->vms[i]);
 	for (i = 0; i < sel->nr_cpus && i < 16; i++)
-		fprintf(t, "%s%" PRIu32, i ? "," : " --cpu ", sel->cpus[i]);
+		fprintf(t, "%s%s%" PRIu32, i ? "," : " --cpu ",
+			sel->cpu_kinds[i] == HVT_SELECT_CPU_GUEST ? "vcpu" :
+			sel->cpu_kinds[i] == HVT_SELECT_CPU_HOST ? "cpu" : "", sel->cpus[i]);
 	if (sel->nr_cpus > 16)
 		fprintf(t, ",...");
 	for (i = 0; i < sel->nr_tids; i++)
