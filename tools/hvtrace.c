@@ -82,7 +82,7 @@ static int help(int argc, char **argv)
 {
 	const struct command *cmd;
 
-	if (argc < 3) {
+	if (argc < 3 || !strcmp(argv[2], "help")) {
 		usage(stdout);
 		return 0;
 	}
@@ -106,6 +106,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		fputs(HVT_VERSION_LINE, stdout);
 		return 0;
+	}
+	if (argv[1][0] == '-') {
+		hvt_err("unknown option '%s': options follow the command (hvtrace COMMAND "
+			"--help); before it only --help and --version", argv[1]);
+		return 2;
 	}
 	if (!(cmd = command_named(argv[1])))
 		return unknown_command(argv[1]);

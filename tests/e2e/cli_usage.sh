@@ -124,6 +124,10 @@ done
 err=$("$hvtrace" mrege A 2>&1)
 check "a mistyped command: exit 2, the nearest named ($err)" test $? -eq 2 -a \
 	"$err" = "hvtrace: error: unknown command 'mrege'; did you mean 'merge'? ('hvtrace --help' lists them)"
+err=$("$hvtrace" --foo merge 2>&1)
+check "an option before the command: exit 2, called an option ($err)" test $? -eq 2 -a \
+	"$err" = "hvtrace: error: unknown option '--foo': options follow the command (hvtrace COMMAND --help); before it only --help and --version"
+check "hvtrace help help: the list of commands" test "$("$hvtrace" help help)" = "$("$hvtrace" --help)"
 # The command pages say what --help says now, and the version is one.
 "$top/tests/man_pages.sh" "$hvtrace" > "$work/man.out" 2>&1
 rc=$?	# taken before the $(tail) of the message, which sets $? anew

@@ -18,12 +18,14 @@ hvtrace=$build/hvtrace
 . "$(dirname "$0")/wake_chains.sh"
 # host_tasks: the host's threads listed, and merge --pid with them
 . "$(dirname "$0")/host_tasks.sh"
+# io_events: the guest's block and network events of the demo's I/O
+. "$(dirname "$0")/io_events.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 archive=$work/archive
 
-HVTRACE_DEMO_ROUNDS=100 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
+HVTRACE_DEMO_ROUNDS=100 HVTRACE_DEMO_IO=20 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
 if [ "$status" -ne 0 ]; then	# the work directory goes: show what explains the failure
@@ -127,6 +129,7 @@ grep -q " 0 failed" "$work/check.out" || cat "$work/check.out"
 sql_cookbook "$hvtrace" "$archive" "$work"
 wake_chains "$hvtrace" "$archive" "$work"
 host_tasks "$hvtrace" "$archive" "$work"
+io_events "$hvtrace" "$archive" "$work" 20
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

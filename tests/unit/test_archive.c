@@ -372,10 +372,10 @@ static void test_misgiven_paths(void **state)
 	assert_misgiven(root, "", NULL);
 	assert_misgiven(root, "nosuch", ": No such file or directory");
 	snprintf(expect, sizeof(expect), "is the folder vm/demo inside the archive %s: give the "
-		 "archive itself (merge and analyze take its VM alone with --vm demo)", real);
+		 "archive itself (to see that VM alone: hvtrace merge or analyze ARCHIVE --vm demo)", real);
 	assert_misgiven(root, "vm/demo", expect);
 	snprintf(expect, sizeof(expect), "is the file vm/demo/kernel/stream-0 inside the archive "
-		 "%s: give the archive itself (merge and analyze take its VM alone with --vm demo)", real);
+		 "%s: give the archive itself (to see that VM alone: hvtrace merge or analyze ARCHIVE --vm demo)", real);
 	assert_misgiven(root, "vm/demo/kernel/stream-0", expect);
 	assert_misgiven(root, "host", "is the folder host inside the archive");
 	assert_misgiven(root, "vm/demo/kernel", "is the folder vm/demo/kernel inside the archive");
@@ -399,6 +399,20 @@ static void test_misgiven_paths(void **state)
 		snprintf(expect, sizeof(expect), "%s: No such file or directory; did you mean %s?",
 			 typo, root);
 		assert_string_equal(hvt_archive_path_misgiven(typo, why, sizeof(why)), expect);
+	}
+	/* a folder of eleven archives (not in one): eight named, the rest counted */
+	{
+		char rel[64], many[256];
+		int i;
+
+		assert_int_equal(fx_mkdtemp(many, sizeof(many)), 0);
+		for (i = 0; i < 11; i++) {
+			snprintf(rel, sizeof(rel), "a%d/hvtrace.json", i);
+			assert_int_equal(fx_write(many, rel, "{}", 2), 0);
+		}
+		assert_misgiven(many, "", "; it holds archives: ");
+		assert_misgiven(many, "", " and 3 more");
+		fx_rm_rf(many);
 	}
 }
 

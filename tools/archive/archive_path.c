@@ -69,8 +69,8 @@ static void vm_hint(const char *rel, char *buf, size_t len)
 	size_t n = name ? strcspn(name, "/") : 0;
 
 	if (n)
-		snprintf(buf, len, " (merge and analyze take its VM alone with --vm %.*s)", (int)n,
-			 name);
+		snprintf(buf, len, " (to see that VM alone: hvtrace merge or analyze ARCHIVE "
+			 "--vm %.*s)", (int)n, name);
 	else
 		buf[0] = '\0';
 }
@@ -104,16 +104,20 @@ static bool is_ctf_metadata(const char *path)
  */
 static void archives_near(const char *dir, const char *name, char *buf, size_t len)
 {
-	size_t used = strlen(buf), found = 0;
+	size_t used = strlen(buf), found = 0, more = 0;
 	char sub[PATH_MAX];
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
-	while (d && (e = readdir(d)) && used < len && found < 8) {
+	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || (name && hvt_edit_distance(name, e->d_name) > 2) ||
 		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
 		    !has_file(sub, "hvtrace.json"))
 			continue;
+		if (found == 8 || used >= len) {	/* named: 8 at most; the rest counted */
+			more++;
+			continue;
+		}
 		used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s",
 					 found++ ? ", " : name ? "; did you mean " :
 					 "; it holds archives: ", name ? dir : "", name ? "/" : "",
@@ -121,6 +125,8 @@ static void archives_near(const char *dir, const char *name, char *buf, size_t l
 	}
 	if (d)
 		closedir(d);
+	if (more && used < len)
+		used += (size_t)snprintf(buf + used, len - used, " and %zu more", more);
 	if (found && name && used < len)
 		snprintf(buf + used, len - used, "?");
 }

@@ -180,9 +180,14 @@ int hvt_sql_cache(const char *archive, char **path)
 	char now[32], then[32];
 	struct stat st;
 
-	if (stat(archive, &st) || !S_ISDIR(st.st_mode)) {
-		hvt_err("%s is not an archive's directory%s", archive,
-			errno == ENOENT ? ": no such directory" : "");
+	if (stat(archive, &st)) {
+		hvt_err("%s: %s", archive, errno == ENOENT ? "no such archive directory" :
+			strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		hvt_err("%s is a file, not an archive's directory (hvtrace sql takes an archive, "
+			"or a database merge --format=sqlite wrote)", archive);
 		return -1;
 	}
 	if (archive_stamp(archive, now, sizeof(now))) {
