@@ -134,8 +134,8 @@ $(GUEST_TEST): $(foreach s,$(GUEST_TEST_SRC),$(call obj,$(s))) $(LIBHVTRACE_SO)
 		-pthread -Wl,-rpath,'$$ORIGIN'
 
 # sched_switch recording, hvtrace's against ftrace's, inside the guest
-# (tests/bench/guest_sched_switch.sh, make bench).
-$(GUEST_BENCH): $(call obj,tests/bench/guest_sched_switch.c)
+# (tests/bench/guest_probes.sh, make bench).
+$(GUEST_BENCH): $(call obj,tests/bench/guest_probes.c)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # libhvtrace under threads > CPUs, migrations and fork (tests/e2e/user_stress.sh).
@@ -225,8 +225,8 @@ bench: bench-deps
 	tests/bench/data_path.sh $(BUILD)
 	@echo "== tests/bench/guest_link.sh"
 	tests/bench/guest_link.sh $(BUILD)
-	@echo "== tests/bench/guest_sched_switch.sh"
-	tests/bench/guest_sched_switch.sh $(BUILD)
+	@echo "== tests/bench/guest_probes.sh"
+	tests/bench/guest_probes.sh $(BUILD)
 
 .PHONY: bench-deps
 

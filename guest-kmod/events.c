@@ -13,6 +13,8 @@
 #include "events/irq.h"
 #include "events/power.h"
 #include "events/syscalls.h"
+#include "events/block.h"
+#include "events/net.h"
 #include "events/hvtrace.h"
 
 static struct hvtrace_event *builtin_events[] = {
@@ -32,6 +34,11 @@ static struct hvtrace_event *builtin_events[] = {
 	&hvtrace_event_hvtrace_sync_end,
 	&hvtrace_event_hvtrace_sync_unavailable,
 	&hvtrace_event_hvtrace_clock_change,
+	/* last: the ids of the events before them stay as they were */
+	&hvtrace_event_block_rq_issue,
+	&hvtrace_event_block_rq_complete,
+	&hvtrace_event_net_dev_xmit,
+	&hvtrace_event_netif_receive_skb,
 };
 
 static_assert(ARRAY_SIZE(builtin_events) <= HVTRACE_MAX_EVENTS);

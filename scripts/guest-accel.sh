@@ -6,7 +6,7 @@
 # (QEMU's options for it) and accel_why (one line for the user). While the
 # probe runs its pid is in probe_pid, for the caller's cleanup; a caller
 # that sets interrupted=1 from a trap ends the wait early.
-# Sourced by scripts/demo and tests/bench/guest_sched_switch.sh; needs
+# Sourced by scripts/demo and tests/bench/guest_probes.sh; needs
 # scripts/proc.sh.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # accel, accel_args, accel_why are for the caller
