@@ -127,6 +127,22 @@ static void test_sound_archive(void **state)
 	free(text);
 }
 
+/* A recording that did not finish: its manifest line FAILs, the rest is checked. */
+static void test_unfinished_recording(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .status = "recording" };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(check(c, &text), 1);
+	assert_true(!strncmp(text, "FAIL manifest: the recording did not finish (its status is "
+			     "not \"complete\"", 60));
+	assert_non_null(strstr(text, "\nPASS sync-causal[demo]\n"));
+	assert_non_null(strstr(text, "\n14 passed, 1 failed, 2 skipped\n"));
+	free(text);
+}
+
 /* -q: only the FAIL lines and the last line; no PASS, SKIP or INFO. */
 static void test_quiet(void **state)
 {
@@ -921,6 +937,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unfinished_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untraced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),

@@ -1347,6 +1347,12 @@ static void test_pid_selection(void **state)
 	assert_non_null(strstr(err, "tasks.tsv: line 3 does not parse; skipping it"));
 	free(text);
 	free(err);
+	/* a name longer than the kernel keeps: said, with the name it keeps */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--comm", "qemu-system-x86_64"), 0);
+	assert_non_null(strstr(err, "; --comm qemu-system-x86_64: the kernel keeps a thread's "
+				    "name to 15 characters (qemu-system-x86)"));
+	free(text);
+	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--pid", "-1"), 2);
 	assert_non_null(strstr(err, "--pid: '-1' is not a process id"));
 	free(text);

@@ -256,6 +256,10 @@ void hvt_check_archive(struct hvt_tally *t, struct hvt_session *ses)
 		hvt_check_report(t, HVT_FAIL, "manifest", "%lu entr%s or lines skipped (see the "
 				 "warnings)", ses->archive.warnings,
 				 ses->archive.warnings == 1 ? "y" : "ies");
+	else if (!ses->archive.complete)
+		hvt_check_report(t, HVT_FAIL, "manifest", "the recording did not finish (its status "
+				 "is not \"complete\": it is still being written, or its collector "
+				 "stopped before it could finish); what was written is checked");
 	else
 		hvt_check_report(t, HVT_PASS, "manifest", NULL);
 	check_vms(t, ses);

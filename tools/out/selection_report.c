@@ -194,6 +194,20 @@ static void system_hint(FILE *t, const struct holdings *h, const struct hvt_sele
 	}
 }
 
+/* A --comm name longer than a thread's name can be (the kernel keeps 15 characters). */
+static void comm_hint(FILE *t, const struct hvt_select *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nr_comms; i++)
+		if (strlen(sel->comms[i]) > 15 && !strpbrk(sel->comms[i], "*?[")) {
+			fprintf(t, "; --comm %s: the kernel keeps a thread's name to 15 characters "
+				"(%.15s), or give a pattern (%.14s*)", sel->comms[i], sel->comms[i],
+				sel->comms[i]);
+			return;
+		}
+}
+
 /* --pid with an archive that lists no host thread: why host events have no process. */
 static void pid_hint(FILE *t, const struct hvt_session *ses, const struct hvt_select *sel)
 {
@@ -239,6 +253,7 @@ void hvt_selection_empty_report(const struct hvt_session *ses, const struct hvt_
 		print_holdings(t, h, ses);
 		system_hint(t, h, sel);
 		pid_hint(t, ses, sel);
+		comm_hint(t, sel);
 		fclose(t);
 	}
 	hvt_warn("no event was selected by%s", text ? text : "(out of memory)");

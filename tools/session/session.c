@@ -20,7 +20,7 @@ static int open_archive(struct hvt_session *ses, const char *root,
 		return -1;
 	if (!ses->archive.complete && !o->follow) {	/* followed, it is expected */
 		hvt_warn("%s: the recording did not finish (status is not \"complete\"); "
-			 "merging what was written", root);
+			 "reading what was written", root);
 		ses->warnings++;
 	}
 	if (hvt_host_clock_init(&ses->clock, ses->archive.pairs, ses->archive.nr_pairs,
