@@ -96,6 +96,31 @@ static void test_tcg_rows(void **state)
 }
 
 /*
+ * The same, vCPU 1's guest kernel stream missing: its thread's running time
+ * (198.7 ms) is unknown, not guest: nothing says whether the guest idled.
+ */
+static void test_guest_stream_missing(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *text, path[300];
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(analyze(c, "tsv", &text), 0);
+	assert_null(strstr(text, "\tguest-idle\t"));
+	assert_null(strstr(text, "\tguest\t"));
+	assert_non_null(strstr(text, "demo\tvcpu\t1\t\tunknown-because\t-1\tno-guest-stream\t"
+				     "198700000\t0\t0\n"));
+	free(text);
+	assert_int_equal(analyze(c, "text", &text), 0);
+	assert_non_null(strstr(text, "198.700 ms running, but its guest kernel stream is missing "
+				     "(guest or guest-idle not known)"));
+	free(text);
+}
+
+/*
  * KVM, thread 4321 is vCPU 0's; it exits to KVM at 10 ms (reason 30) and
  * enters at 10.5 ms, while hvdemo (77) is current from 1.3 ms.
  */
@@ -156,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tcg_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_stream_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_analysable, setup, teardown),
 	};

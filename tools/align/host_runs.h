@@ -57,6 +57,8 @@ enum hvt_run_unknown {
 	HVT_UNKNOWN_UNSEEN,		/* before its first sched_switch */
 	HVT_UNKNOWN_HOST_LOST,		/* the host lost events of its CPU */
 	HVT_UNKNOWN_CPU_GONE,		/* a host CPU could not be read on: it may run there */
+	HVT_UNKNOWN_NO_GUEST_STREAM,	/* (the analysis') it ran, but its vCPU's guest kernel
+					 * stream is missing: guest or guest-idle not known */
 	HVT_NR_RUN_UNKNOWN
 };
 

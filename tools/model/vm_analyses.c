@@ -18,6 +18,33 @@ bool hvt_vm_analyses_selects(const struct hvt_vm_analyses_opts *o, const char *n
 	return !o->nr_vms;
 }
 
+/*
+ * The vCPUs of VM @i whose guest kernel stream could not be opened, where
+ * the VM recorded a guest kernel: their running time is not split.
+ */
+static void mark_missing_streams(struct hvt_vm_analyses *va, size_t i)
+{
+	const struct hvt_session *ses = va->ses;
+	const struct hvt_vm_info *vm = &ses->vms[i].vm;
+	size_t c, k;
+	bool kernel = false;
+
+	for (k = 0; k < vm->nr_traces; k++)
+		kernel |= vm->traces[k].layer == HVT_LAYER_KERNEL;
+	for (c = 0; kernel && c < ses->archive.vms[i].nr_vcpu_tids; c++) {
+		bool found = false;
+
+		for (k = 0; k < ses->nr_sources && !found; k++) {
+			const struct hvt_source *s = ses->sources[k];
+
+			found = s->layer == HVT_LAYER_KERNEL && s->vm_number == i + 1 &&
+				s->guest_cpu == (int32_t)c && s->rd.ops;
+		}
+		if (!found)
+			hvt_vm_analysis_no_guest_stream(&va->vms[i], c);
+	}
+}
+
 /* Sets up VM @i's analysis, or says why it cannot be made. */
 static const char *vm_init(struct hvt_vm_analyses *va, const struct hvt_vm_analyses_opts *o,
 			   size_t i)
@@ -36,6 +63,7 @@ static const char *vm_init(struct hvt_vm_analyses *va, const struct hvt_vm_analy
 	if (hvt_vm_analysis_init(&va->vms[i], ref->name, ref->vcpu_tids, ref->nr_vcpu_tids,
 				 ses->archive.pairs[0].tsc, o->from, o->to))
 		return "out of memory";
+	mark_missing_streams(va, i);
 	return NULL;
 }
 

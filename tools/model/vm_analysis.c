@@ -32,6 +32,7 @@ struct hvt_analysis_vcpu {
 	size_t head, n, cap;
 	struct hv_span *hv;
 	size_t nr_hv, cap_hv;
+	bool no_guest_stream;		/* its guest kernel stream is missing */
 };
 
 /* --- guest threads, by tid ------------------------------------------------ */
@@ -99,6 +100,11 @@ static void count(struct hvt_vm_analysis *a, struct hvt_analysis_vcpu *v,
 
 	if (state == HVT_VCPU_GUEST && tid == 0)
 		state = HVT_VCPU_IDLE;
+	if (state == HVT_VCPU_GUEST && v->no_guest_stream) {
+		state = HVT_VCPU_UNKNOWN;	/* running: in a task, or idle, not known */
+		v->acc.unknown_why[HVT_UNKNOWN_NO_GUEST_STREAM] += p1 - p0;
+		guessed = false;
+	}
 	if (a->on_piece && p1 > p0)
 		a->on_piece(a->piece_ctx, &(struct hvt_vcpu_piece){
 			.vcpu = (int32_t)(v - a->vcpus), .state = state, .start = p0, .end = p1,
@@ -244,6 +250,12 @@ int hvt_vm_analysis_init(struct hvt_vm_analysis *a, const char *name, const int3
 		a->vcpus[i].cur.tid = -1;
 	hvt_wait_chains_init(&a->guest_waits, on_guest_wait, a);
 	return 0;
+}
+
+void hvt_vm_analysis_no_guest_stream(struct hvt_vm_analysis *a, size_t vcpu)
+{
+	if (vcpu < a->runs.nr)
+		a->vcpus[vcpu].no_guest_stream = true;
 }
 
 void hvt_vm_analysis_free(struct hvt_vm_analysis *a)

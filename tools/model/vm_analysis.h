@@ -102,6 +102,12 @@ struct hvt_vm_analysis {
 int hvt_vm_analysis_init(struct hvt_vm_analysis *a, const char *name, const int32_t *tids,
 			 size_t nr, uint64_t start, uint64_t from, uint64_t to);
 void hvt_vm_analysis_free(struct hvt_vm_analysis *a);
+/*
+ * vCPU @vcpu's guest kernel stream is missing: the time its thread ran is
+ * unknown (HVT_UNKNOWN_NO_GUEST_STREAM), not guest, since nothing says
+ * whether the guest was idle.
+ */
+void hvt_vm_analysis_no_guest_stream(struct hvt_vm_analysis *a, size_t vcpu);
 /* A host sched_switch, as hvt_host_runs_switch() takes it. */
 void hvt_vm_analysis_host_switch(struct hvt_vm_analysis *a, uint32_t cpu, uint64_t ts,
 				 int32_t prev, bool runnable, int32_t next,
