@@ -548,6 +548,10 @@ static void test_select_errors(void **state)
 	assert_non_null(strstr(err, " has no VM of that name (its VMs: demo)\n"));
 	free(text);
 	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "1", "--from", "2"), 2);
+	assert_non_null(strstr(err, "--from is given twice (1, then 2): give it once"));
+	free(text);
+	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--to", "1", "--from", "2"), 2);
 	assert_non_null(strstr(err, "--to 1 is before --from 2; see 'hvtrace merge --help'\n"));
 	free(text);

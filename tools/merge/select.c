@@ -208,7 +208,12 @@ int hvt_select_add(struct hvt_select *sel, const char *opt, const char *value)
 	int ret = 0;
 
 	if (!strcmp(opt, "from") || !strcmp(opt, "to")) {
-		*(!strcmp(opt, "from") ? &sel->from_text : &sel->to_text) = value;
+		const char **at = !strcmp(opt, "from") ? &sel->from_text : &sel->to_text;
+
+		if (*at)	/* the second would silently win */
+			return bad_value(sel, "--%s is given twice (%s, then %s): give it once",
+					 opt, *at, value);
+		*at = value;
 		return 0;
 	}
 	copy = strdup(value);
