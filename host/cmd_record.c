@@ -67,6 +67,10 @@ static void usage(FILE *out)
 "                        its vCPU threads from query-cpus-fast (default:\n"
 "                        from the thread names QEMU gives them with\n"
 "                        -name ...,debug-threads=on)\n"
+"  --qemu-log FILE       that QEMU's log (-D FILE -msg timestamp=on) with its trace\n"
+"                        events (-trace virtio_blk_* ...): the lines it writes\n"
+"                        while recording are kept in the archive, and merge,\n"
+"                        check and analyze read them as the vmm layer\n"
 "\n"
 "Recording:\n"
 "  -o, --output DIR      archive directory (default: hvtrace-DATE-TIME)\n"
@@ -194,6 +198,10 @@ static int check_opts(struct hvt_record_opts *o)
 		bad_usage("--qmp is for the QEMU of --qemu-pid");
 		return -1;
 	}
+	if (o->qemu_log && !o->qemu_pid) {
+		bad_usage("--qemu-log is the log of the QEMU of --qemu-pid");
+		return -1;
+	}
 	if (o->channel && !strncmp(o->channel, "vsock:", 6)) {
 		bad_usage("--channel %s: the agent connects over vsock, it does not listen; use "
 			  "--listen vsock:PORT and, in the guest, hvtrace agent --connect vsock:2:PORT",
@@ -253,13 +261,14 @@ static int list_alone(const struct hvt_record_opts *o)
 	return 0;
 }
 
-enum { O_LIST = 256, O_QMP, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
+enum { O_LIST = 256, O_QMP, O_QEMU_LOG, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
        O_NO_HOST, O_HOST_APPS, O_UID_SHARE, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
        O_MAX_STREAMS, O_RATE };
 
 static const struct option record_options[] = {
 	{ "list", no_argument, NULL, O_LIST },
 	{ "qmp", required_argument, NULL, O_QMP },
+	{ "qemu-log", required_argument, NULL, O_QEMU_LOG },
 	{ "channel", required_argument, NULL, O_CHANNEL },
 	{ "listen", required_argument, NULL, O_LISTEN },
 	{ "qemu-pid", required_argument, NULL, O_QEMU_PID },
@@ -344,6 +353,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	switch (c) {
 	case O_LIST: o->list = true; break;
 	case O_QMP: o->qmp = arg; break;
+	case O_QEMU_LOG: o->qemu_log = arg; break;
 	case O_CHANNEL: o->channel = arg; break;
 	case O_LISTEN: o->listen = arg; break;
 	case O_ALL: o->all = true; break;

@@ -580,6 +580,7 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 
 	r->listen_fd = -1;
 	r->apps.pidfd = -1;
+	r->qemu_log.fd = -1;
 	r->started = time(NULL);
 	raise_fd_limit(r);
 	if (r->o.host_trace && geteuid() != 0) {
@@ -604,6 +605,10 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 	r->archive_made = true;
 	if (libvirt_mode(&r->o) ? targets_from_libvirt(r) : targets_from_options(r))
 		return -1;
+	if (r->o.qemu_log && hvt_qemu_log_open(&r->qemu_log, r->o.qemu_log, err, sizeof(err))) {
+		hvt_err("%s", err);
+		return -1;
+	}
 	if (r->o.host_trace && start_host_layer(r))
 		return -1;
 	if (start_host_apps(r))
@@ -806,6 +811,22 @@ void hvt_recorder_run(struct hvt_recorder *r)
 		close(pfd);
 }
 
+/* --qemu-log: what QEMU logged while recording, into the VM's folder. */
+static void keep_qemu_log(struct hvt_recorder *r)
+{
+	char dst[HVT_PATH_LEN];
+
+	if (r->qemu_log.fd < 0 || !r->nr_targets)
+		return;
+	if (hvt_path(dst, sizeof(dst), "%s/qemu-trace.log", r->targets[0]->vm.dir) ||
+	    (r->qemu_log_kept = hvt_qemu_log_save(&r->qemu_log, dst)) < 0) {
+		hvt_warn("--qemu-log %s: cannot keep it in %s: %s", r->o.qemu_log,
+			 r->targets[0]->vm.dir, strerror(errno));
+		r->qemu_log_kept = -1;
+	}
+	hvt_qemu_log_close(&r->qemu_log);
+}
+
 static void summary(const struct hvt_recorder *r)
 {
 	unsigned int i;
@@ -827,6 +848,11 @@ static void summary(const struct hvt_recorder *r)
 	}
 	for (i = 0; i < r->nr_targets; i++)
 		hvt_target_summary(r->targets[i], stdout);
+	if (r->o.qemu_log && r->qemu_log_kept >= 0)
+		printf("  qemu   %lld KiB of QEMU's trace log, in vm/%s/qemu-trace.log\n",
+		       (long long)r->qemu_log_kept / 1024, r->targets[0]->vm.name);
+	else if (r->o.qemu_log)
+		printf("  qemu   its trace log NOT kept (see the warning)\n");
 	hvt_host_apps_summary(&r->apps, stdout);
 	printf("merge it with: hvtrace merge %s\n", r->archive.dir);
 	fflush(stdout);
@@ -869,12 +895,14 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		hvt_err("%s: the recording did not start; the archive holds no events and is "
 			"marked \"failed\"", r->archive.dir);
 	} else if (r->archive_made) {
+		keep_qemu_log(r);
 		hvt_archive_writer_clock_pair(&r->archive);
 		write_manifest(r, "complete");
 		summary(r);
 		ret = succeeded(r) ? 0 : 1;
 	}
 	hvt_host_apps_free(&r->apps);
+	hvt_qemu_log_close(&r->qemu_log);
 	hvt_archive_writer_close(&r->archive);
 	hvt_capture_free(&r->ftrace);
 	stop_listener(r);

@@ -17,6 +17,7 @@
 #include "host/ftrace_capture.h"
 #include "host/host_apps.h"
 #include "host/libvirt.h"
+#include "host/qemu_log.h"
 #include "host/target.h"
 #include "lib/netaddr.h"
 
@@ -36,6 +37,7 @@ struct hvt_record_opts {
 	const char *output;
 	pid_t qemu_pid;
 	const char *qmp;		/* --qmp: that QEMU's monitor */
+	const char *qemu_log;		/* --qemu-log: its trace log (-D FILE) */
 	char *events[HVT_REC_MAX_EXTRA_EVENTS];
 	int nr_events;
 	bool host_trace;
@@ -65,6 +67,8 @@ struct hvt_recorder {
 	struct hvt_target *targets[HVT_REC_MAX_TARGETS];
 	unsigned int nr_targets;
 	struct hvt_host_apps apps;	/* the host's own applications */
+	struct hvt_qemu_log qemu_log;	/* --qemu-log: fd -1 if none */
+	int64_t qemu_log_kept;		/* ... bytes kept in the archive; -1: could not */
 	/* --listen: guests connect here and take the next waiting target */
 	struct hvt_netaddr listen_addr;
 	int listen_fd;

@@ -13,7 +13,11 @@
 
 #include "../hvtrace_event.h"
 
-/* rc is the driver's netdev_tx_t (0: sent); name is the device's. */
+/*
+ * rc is the driver's netdev_tx_t (0: sent); name is the device's, copied
+ * whole (IFNAMSIZ bytes, NUL-terminated within, as the kernel keeps it):
+ * a copy of fixed size costs less than one that stops at the NUL.
+ */
 HVTRACE_TP_EVENT(net_dev_xmit,
 	HVT_PROTO(struct sk_buff *skb, int rc, struct net_device *dev, unsigned int skb_len),
 	HVT_ARGS(skb, rc, dev, skb_len),
@@ -24,7 +28,7 @@ HVTRACE_TP_EVENT(net_dev_xmit,
 	HVT_ASSIGN(__entry->skbaddr = (u64)(unsigned long)skb;
 		   __entry->len = skb_len;
 		   __entry->rc = rc;
-		   strscpy_pad(__entry->name, dev->name, sizeof(__entry->name));),
+		   memcpy(__entry->name, dev->name, sizeof(__entry->name));),
 	HVT_PRINT("skbaddr=%#llx len=%u rc=%d name=%s"));
 
 HVTRACE_TP_EVENT(netif_receive_skb,
@@ -35,6 +39,8 @@ HVTRACE_TP_EVENT(netif_receive_skb,
 		   (text, name, IFNAMSIZ)),
 	HVT_ASSIGN(__entry->skbaddr = (u64)(unsigned long)skb;
 		   __entry->len = skb->len;
-		   strscpy_pad(__entry->name, skb->dev ? skb->dev->name : "",
-			       sizeof(__entry->name));),
+		   if (skb->dev)
+			   memcpy(__entry->name, skb->dev->name, sizeof(__entry->name));
+		   else
+			   memset(__entry->name, 0, sizeof(__entry->name));),
 	HVT_PRINT("skbaddr=%#llx len=%u name=%s"));

@@ -5,7 +5,11 @@
 # direct reads and N direct writes of 4 KiB on /dev/nullb0 and its N pings
 # on lo are there, each request's issue is followed by its completion (the
 # same disk, sector and kind, no error, at a later or equal time), and
-# each packet taken in on lo was handed to lo before.
+# each packet taken in on lo was handed to lo before. When the guest's disk
+# is virtio, QEMU's own events are in the archive (record --qemu-log) and
+# merge reads them unasked: QEMU takes up each request of the guest (the
+# same sector and size), never before the guest issued it, by the two
+# events' error bounds.
 # usage: io_events HVTRACE ARCHIVE WORK N (check() from lib.sh)
 io_events() {
 	local io_hv=$1 io_archive=$2 io_work=$3 io_n=$4 r w unmatched xmit recv orphans
@@ -38,4 +42,36 @@ io_events() {
 		END { print bad + 0 }' "$io_work/io.txt")
 	check "guest network events: each packet taken in on lo was sent on it first ($orphans not)" \
 		test "$orphans" -eq 0
+	io_qemu_events "$io_hv" "$io_archive" "$io_work" "$io_n"
+}
+
+# QEMU's virtio_blk_handle_read/_write beside the guest's block_rq_issue on vda
+io_qemu_events() {
+	local io_hv=$1 io_archive=$2 io_work=$3 io_n=$4 handled paired late
+	check "QEMU's trace log kept in the archive" test -s "$io_archive/vm/demo/qemu-trace.log"
+	"$io_hv" merge --bounds -e 'block_rq_issue,virtio_blk_handle_*' "$io_archive" \
+		2> /dev/null > "$io_work/qemu-io.txt"
+	handled=$(awk '$7 ~ /^virtio_blk_handle_(read|write)$/ && / nsectors 8( |$)/' \
+		"$io_work/qemu-io.txt" | wc -l)
+	check "QEMU's events read unasked: the guest's $io_n reads and $io_n writes handled ($handled)" \
+		test "$handled" -ge $((2 * io_n))
+	# us since the start, with the bound: $1 time (s), $2 "+/-B" (us)
+	read -r paired late < <(awk '
+		function us(t) { return t * 1e6 }
+		function f(name,   i) { for (i = 8; i <= NF; i++) if (index($i, name "=") == 1)
+			return substr($i, length(name) + 2); return "" }
+		function b(x) { sub(/^\+\/-/, "", x); return x == "?" ? 1e9 : x + 0 }
+		$3 == "kernel" && $7 == "block_rq_issue" && / nr_sector=8 / {
+			k = substr(f("rwbs"), 1, 1) " " f("sector")
+			issued[k] = us($1); ib[k] = b($2); next }
+		$7 ~ /^virtio_blk_handle_(read|write)$/ {
+			for (i = 8; i < NF; i++) if ($i == "sector") s = $(i + 1)
+			k = ($7 ~ /read/ ? "R" : "W") " " s
+			if (!(k in issued)) next
+			n++
+			if (us($1) + b($2) < issued[k] - ib[k]) bad++
+			delete issued[k] }
+		END { print n + 0, bad + 0 }' "$io_work/qemu-io.txt")
+	check "QEMU took up $paired of the guest's requests (the same sector and size), each after it was issued ($late before)" \
+		test "$paired" -ge $((2 * io_n)) -a "$late" -eq 0
 }

@@ -164,11 +164,13 @@ sql_cookbook() {	# sql_cookbook HVTRACE ARCHIVE WORK
 
 	cookbook_run events-per-layer
 	"$ck_hv" merge "$ck_archive" --format=text -o /dev/null 2> "$ck_work/merge.err"
-	q=$(sed -n 's/.* \([0-9]*\) events (host \([0-9]*\), kernel \([0-9]*\), user \([0-9]*\)).*/\1 \2 \3 \4/p' \
+	# "N events (host H, kernel K, user U[, vmm V])": vmm with QEMU's log
+	q=$(sed -n 's/.* \([0-9]*\) events (host \([0-9]*\), kernel \([0-9]*\), user \([0-9]*\)\(, vmm \([0-9]*\)\)\{0,1\}).*/\1 \2 \3 \4 \6/p' \
 		"$ck_work/merge.err")
 	check "sql events-per-layer: merge's summary ($q)" awk -F'\t' -v want="$q" '
 		{ all += $3; by[$2] += $3 } END { split(want, w, " ")
-		  exit !(all == w[1] && by["host"] == w[2] && by["kernel"] == w[3] && by["user"] == w[4]) }' \
+		  exit !(all == w[1] && by["host"] == w[2] && by["kernel"] == w[3] && by["user"] == w[4] &&
+			 by["vmm"] == w[5] + 0) }' \
 		"$ck_work/events-per-layer.tsv"
 
 	cookbook_run host-cpu-busy

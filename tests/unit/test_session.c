@@ -752,6 +752,53 @@ static void test_qemu_trace(void **state)
 }
 
 /*
+ * The log the recording kept (vm/demo/qemu-trace.log, record --qemu-log)
+ * is read without being given, named by its place; given as well, it is
+ * read once.
+ */
+static void test_qemu_trace_kept(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	struct hvt_session_opts opts = { 0 };
+	struct fx_opened tl;
+	const char *paths[1];
+	char text[200], path[300];
+	struct hvt_source *s;
+	int64_t real;
+	size_t n, i, vmm;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	real = hvt_host_clock_realtime(&tl.ses.clock, tl.ses.archive.pairs[0].tsc + 1234567);
+	fx_close(&tl);
+	snprintf(text, sizeof(text), "77@%lld.%06lld:virtio_blk_handle_read vdev 0x1 req 0x2 "
+		 "sector 8 nsectors 8\n", (long long)(real / 1000000000),
+		 (long long)(real % 1000000000 / 1000));
+	assert_int_equal(fx_write(root, "vm/demo/qemu-trace.log", text, strlen(text)), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/qemu-trace.log", root);
+	paths[0] = path;
+	for (i = 0; i < 2; i++) {
+		opts.qemu_traces = i ? paths : NULL;
+		opts.nr_qemu_traces = i;
+		assert_int_equal(fx_open_with(&tl, root, &opts), 0);
+		for (n = 0, vmm = 0; n < tl.ses.nr_sources; n++)
+			vmm += tl.ses.sources[n]->layer == HVT_LAYER_VMM;
+		assert_int_equal(vmm, 1);
+		n = 0;
+		while ((s = hvt_timeline_next(&tl.tl)))
+			if (s->layer == HVT_LAYER_VMM) {
+				assert_string_equal(hvt_source_event_name(s), "virtio_blk_handle_read");
+				assert_string_equal(s->name, i ? "qemu-trace.log" :
+						    "vm/demo/qemu-trace.log");
+				n++;
+			}
+		assert_int_equal(n, 1);
+		fx_close(&tl);
+	}
+}
+
+/*
  * A QEMU log line stamped a day before the recording (another run's) is
  * placed by the clock's line extended, but claims no bound, and the lines
  * so placed are said once; a line inside the recording keeps its bound.
@@ -995,6 +1042,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_qemu_trace, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_qemu_trace_kept, fx_setup_root,
+						fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_qemu_trace_outside, fx_setup_root,
 						fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_host_apps, fx_setup_root, fx_teardown_root),

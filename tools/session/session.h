@@ -71,7 +71,8 @@ struct hvt_session {
 	const char *tracedat_clock;	/* ... its trace clock */
 	struct hvt_ftrace **extra_ftrace;	/* --guest-trace, more trace.dat: each file's */
 	size_t nr_extra_ftrace;
-	struct hvt_realtime_tsc realtime;	/* --qemu-trace: CLOCK_REALTIME -> TSC */
+	struct hvt_realtime_tsc realtime;	/* QEMU's logs: CLOCK_REALTIME -> TSC */
+	bool realtime_ready;		/* ... made */
 	struct hvt_host_layer align_host;	/* what alignment read of it */
 	struct hvt_session_vm *vms;	/* archive.nr_vms */
 	struct hvt_session_vm host_apps;	/* archive.host_apps: loaded, or not */

@@ -59,7 +59,8 @@ const char *hvt_thread_names_get(const struct hvt_thread_names *n, const struct 
 
 	if (name)
 		return name;
-	if (!s->vm_number && n->ses && s->layer == HVT_LAYER_HOST &&
+	if (!s->vm_number && n->ses &&
+	    (s->layer == HVT_LAYER_HOST || s->layer == HVT_LAYER_VMM) &&
 	    (t = hvt_archive_host_task(&n->ses->archive, hvt_source_tid(s))) && t->comm[0])
 		return t->comm;		/* before its first switch: as /proc named it */
 	return hvt_thread_names_process(n, s);

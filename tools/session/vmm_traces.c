@@ -4,46 +4,96 @@
  * FILE): QEMU's log trace backend stamps each event with CLOCK_REALTIME to
  * the microsecond (read/qemu_log.c), which the archive's host clock pairs
  * put on the host TSC (clocksync/realtime_tsc.h). Each file is one source
- * of the vmm layer, on the host.
+ * of the vmm layer, on the host: those given, and each VM's
+ * vm/NAME/qemu-trace.log that the recording kept (record --qemu-log).
  */
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/session/sources.h"
 
-int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *paths, size_t n)
+/* The host clock pairs placing CLOCK_REALTIME on the host TSC, made once: 0, or -1. */
+static int realtime_ready(struct hvt_session *ses)
 {
 	const struct hvt_archive *a = &ses->archive;
-	size_t i;
 
-	if (!n)
+	if (ses->realtime_ready)
 		return 0;
 	if (hvt_realtime_tsc_init(&ses->realtime, a->pairs, a->nr_pairs, a->tsc_freq_hz)) {
 		hvt_err("%s: its host clock pairs cannot place CLOCK_REALTIME on the host TSC",
 			a->root);
 		return -1;
 	}
+	ses->realtime_ready = true;
+	return 0;
+}
+
+/* QEMU's log @path as a source named @name: 0, or -1 after an error message. */
+static int open_log(struct hvt_session *ses, const char *path, const char *name)
+{
+	struct hvt_source *s;
+
+	if (realtime_ready(ses))
+		return -1;
+	s = hvt_session_add_source(ses, HVT_LAYER_VMM, 0, NULL, name);
+	if (!s) {
+		hvt_err("out of memory");
+		return -1;
+	}
+	if (hvt_reader_open_qemu_log(&s->rd, path, s->name, &s->warnings)) {
+		hvt_err("%s: not read (the warning above says why)", path);
+		return -1;
+	}
+	s->aligned = true;
+	s->realtime = &ses->realtime;
+	hvt_info("%s: QEMU's events, stamped by CLOCK_REALTIME to the microsecond, are "
+		 "placed through the host clock pairs within +/-%" PRIu64 ".%03" PRIu64
+		 " us", name, (500 + ses->realtime.bound_ns) / 1000,
+		 (500 + ses->realtime.bound_ns) % 1000);
+	return 0;
+}
+
+/* Whether @path is the same file as one of @paths. */
+static bool given(const char *path, const char *const *paths, size_t n)
+{
+	struct stat a, b;
+	size_t i;
+
+	if (stat(path, &a))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!stat(paths[i], &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return true;
+	return false;
+}
+
+int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *paths, size_t n)
+{
+	char path[HVT_PATH_LEN], name[HVT_VM_NAME_MAX + 32];
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		const char *base = strrchr(paths[i], '/');
-		struct hvt_source *s;
 
-		base = base ? base + 1 : paths[i];
-		s = hvt_session_add_source(ses, HVT_LAYER_VMM, 0, NULL, base);
-		if (!s) {
-			hvt_err("out of memory");
+		if (open_log(ses, paths[i], base ? base + 1 : paths[i]))
 			return -1;
-		}
-		if (hvt_reader_open_qemu_log(&s->rd, paths[i], s->name, &s->warnings)) {
-			hvt_err("--qemu-trace %s: not read (the warning above says why)", paths[i]);
+	}
+	/* the logs the recording kept (record --qemu-log), unless given too */
+	for (i = 0; !ses->tracedat_only && i < ses->archive.nr_vms; i++) {
+		const struct hvt_vm_ref *vm = &ses->archive.vms[i];
+
+		if (!vm->dir || hvt_path(path, sizeof(path), "%s/qemu-trace.log", vm->dir) ||
+		    access(path, F_OK) || given(path, paths, n))
+			continue;
+		snprintf(name, sizeof(name), "vm/%s/qemu-trace.log", vm->name);
+		if (open_log(ses, path, name))
 			return -1;
-		}
-		s->aligned = true;
-		s->realtime = &ses->realtime;
-		hvt_info("%s: QEMU's events, stamped by CLOCK_REALTIME to the microsecond, are "
-			 "placed through the host clock pairs within +/-%" PRIu64 ".%03" PRIu64
-			 " us", base, (500 + ses->realtime.bound_ns) / 1000,
-			 (500 + ses->realtime.bound_ns) % 1000);
 	}
 	return 0;
 }
