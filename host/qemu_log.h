@@ -5,7 +5,8 @@
  * (-D FILE -msg timestamp=on, events turned on with -trace) while the
  * recording runs are copied, whole lines only, into the VM's
  * vm/NAME/qemu-trace.log when it stops (docs/format.md). merge, check and
- * analyze read that file as the vmm layer without being told.
+ * analyze read that file as the vmm layer without being told. With --qmp,
+ * record turns the I/O path's events on itself (HVT_QEMU_IO_EVENTS).
  */
 #ifndef HVT_HOST_QEMU_LOG_H
 #define HVT_HOST_QEMU_LOG_H
@@ -14,6 +15,15 @@
 #include <sys/types.h>
 
 #define HVT_QEMU_LOG_MAX	(1ull << 30)	/* bytes kept; more is cut, with a warning */
+
+/*
+ * QEMU's events on a guest I/O's path that record --qemu-log --qmp turns on
+ * (and off at the end): the virtqueue, virtio-blk, the notification back
+ * and the block backend's submit and completion (whichever QEMU uses).
+ */
+#define HVT_QEMU_IO_EVENTS	{ "virtio_queue_notify", "virtqueue_pop", "virtio_blk_*", \
+				  "virtio_notify", "virtio_notify_irqfd", "virtio_pci_notify", \
+				  "thread_pool_*", "luring_*", "laio_*" }
 
 struct hvt_qemu_log {
 	int fd;				/* -1: none */

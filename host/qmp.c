@@ -129,3 +129,41 @@ int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsign
 	close(fd);
 	return ret;
 }
+
+int hvt_qmp_trace_events(const char *spec, const char *const *patterns, size_t n, bool enable,
+			 char *err, size_t errlen)
+{
+	static char buf[QMP_MAX_REPLY];
+	struct hvt_netaddr addr;
+	char cmd[256], why[128];
+	json_t *reply;
+	size_t used = 0, i;
+	int fd, set = 0;
+
+	if (hvt_netaddr_parse(spec, false, &addr, err, errlen))
+		return -1;
+	fd = hvt_netaddr_connect(&addr);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot connect to QMP at %s: %s (is another client, such as "
+			 "libvirt, connected?)", spec, strerror(errno));
+		return -1;
+	}
+	reply = command(fd, "{\"execute\":\"qmp_capabilities\"}\n", buf, &used, err, errlen);
+	if (!reply) {
+		close(fd);
+		return -1;
+	}
+	json_decref(reply);
+	for (i = 0; i < n; i++) {
+		/* the patterns are ours: names of QEMU's trace events, no quotes in them */
+		snprintf(cmd, sizeof(cmd), "{\"execute\":\"trace-event-set-state\",\"arguments\":"
+			 "{\"name\":\"%s\",\"enable\":%s}}\n", patterns[i],
+			 enable ? "true" : "false");
+		reply = command(fd, cmd, buf, &used, why, sizeof(why));
+		if (reply)	/* a pattern this QEMU has no event for is an error: skipped */
+			set++;
+		json_decref(reply);
+	}
+	close(fd);
+	return set;
+}

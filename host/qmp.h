@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * qmp.h - asking a QEMU's monitor (QMP) for its vCPU threads.
+ * qmp.h - asking a QEMU's monitor (QMP) for its vCPU threads, and turning
+ * its trace events on and off.
  */
 #ifndef HVT_HOST_QMP_H
 #define HVT_HOST_QMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <jansson.h>
@@ -23,6 +25,14 @@ void hvt_qmp_cpus_parse(const json_t *reply, pid_t *tids, unsigned int max, unsi
  * (below @max); their number in *@nr. -1 with @err.
  */
 int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsigned int *nr,
+			 char *err, size_t errlen);
+
+/*
+ * Turns QEMU's trace events named by @patterns (like "virtio_blk_*") on or
+ * off over the QMP socket @spec (trace-event-set-state): how many patterns
+ * named events this QEMU has, or -1 with @err if QMP could not be used.
+ */
+int hvt_qmp_trace_events(const char *spec, const char *const *patterns, size_t n, bool enable,
 			 char *err, size_t errlen);
 
 #endif

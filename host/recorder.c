@@ -573,6 +573,26 @@ static void raise_fd_limit(const struct hvt_recorder *r)
 			 HVT_VM_MAX_STREAMS);
 }
 
+/* --qemu-log with --qmp: QEMU's I/O events on at the start, off at the end. */
+static void qemu_io_events(struct hvt_recorder *r, bool on)
+{
+	static const char *const events[] = HVT_QEMU_IO_EVENTS;
+	const size_t n = sizeof(events) / sizeof(events[0]);
+	char err[256];
+	int set;
+
+	if (!r->o.qemu_log || !r->o.qmp || (!on && !r->qemu_events_on))
+		return;
+	set = hvt_qmp_trace_events(r->o.qmp, events, n, on, err, sizeof(err));
+	if (set < 0)
+		hvt_warn("--qmp %s: cannot turn QEMU's I/O events %s: %s%s", r->o.qmp,
+			 on ? "on" : "off", err, on ? "; its log has those -trace turned on" : "");
+	else if (on)
+		hvt_info("QEMU's I/O events turned on over QMP (%d of %zu kinds this QEMU has); "
+			 "its log %s is kept in the archive", set, n, r->o.qemu_log);
+	r->qemu_events_on = on && set > 0;
+}
+
 int hvt_recorder_prepare(struct hvt_recorder *r)
 {
 	char err[512];
@@ -609,6 +629,7 @@ int hvt_recorder_prepare(struct hvt_recorder *r)
 		hvt_err("%s", err);
 		return -1;
 	}
+	qemu_io_events(r, true);
 	if (r->o.host_trace && start_host_layer(r))
 		return -1;
 	if (start_host_apps(r))
@@ -895,6 +916,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		hvt_err("%s: the recording did not start; the archive holds no events and is "
 			"marked \"failed\"", r->archive.dir);
 	} else if (r->archive_made) {
+		qemu_io_events(r, false);
 		keep_qemu_log(r);
 		hvt_archive_writer_clock_pair(&r->archive);
 		write_manifest(r, "complete");

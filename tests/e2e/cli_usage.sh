@@ -114,6 +114,7 @@ usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'sched:*'
 usage_error record "$hvtrace" record --listen "unix:$work/s" -e 'sched:../../x'
 usage_error record "$hvtrace" record --listen "unix:$work/s" --no-host-trace -e sched:sched_switch
 usage_error record "$hvtrace" record --channel "unix:$work/s" --listen "unix:$work/t"
+usage_error record "$hvtrace" record --channel "unix:$work/s" --qemu-log "$work/qemu.log"
 
 for cmd in merge check tsc drift agent record; do
 	out=$("$hvtrace" "$cmd" --help 2>/dev/null)

@@ -6,8 +6,9 @@
 # on lo are there, each request's issue is followed by its completion (the
 # same disk, sector and kind, no error, at a later or equal time), and
 # each packet taken in on lo was handed to lo before. When the guest's disk
-# is virtio, QEMU's own events are in the archive (record --qemu-log) and
-# merge reads them unasked: QEMU takes up each request of the guest (the
+# is virtio, QEMU's own events are in the archive (record --qemu-log, which
+# turned them on over QMP: the demo gives QEMU no -trace) and merge reads
+# them unasked: QEMU takes up each request of the guest (the
 # same sector and size), never before the guest issued it, by the two
 # events' error bounds.
 # usage: io_events HVTRACE ARCHIVE WORK N (check() from lib.sh)
