@@ -17,7 +17,7 @@
 #include "host/ftrace_capture.h"
 #include "host/host_apps.h"
 #include "host/libvirt.h"
-#include "host/qemu_log.h"
+#include "host/qemu_log_copy.h"
 #include "host/target.h"
 #include "lib/netaddr.h"
 

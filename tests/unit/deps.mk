@@ -28,7 +28,7 @@ $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_st
 	$(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
 	$(BUILD)/obj/host/task_list.o $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
-$(BUILD)/tests/test_qemu_log: $(BUILD)/obj/host/qemu_log.o \
+$(BUILD)/tests/test_qemu_log_copy: $(BUILD)/obj/host/qemu_log_copy.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_task_list: $(BUILD)/obj/host/task_list.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * qemu_log.h - QEMU's own trace events kept in the archive (record
+ * qemu_log_copy.h - QEMU's own trace events kept in the archive (record
  * --qemu-log FILE): the lines QEMU's log trace backend writes to FILE
  * (-D FILE -msg timestamp=on, events turned on with -trace) while the
  * recording runs are copied, whole lines only, into the VM's
@@ -8,8 +8,8 @@
  * analyze read that file as the vmm layer without being told. With --qmp,
  * record turns the I/O path's events on itself (HVT_QEMU_IO_EVENTS).
  */
-#ifndef HVT_HOST_QEMU_LOG_H
-#define HVT_HOST_QEMU_LOG_H
+#ifndef HVT_HOST_QEMU_LOG_COPY_H
+#define HVT_HOST_QEMU_LOG_COPY_H
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qemu_log.c - QEMU's trace lines kept in the archive (qemu_log.h).
+ * qemu_log_copy.c - QEMU's trace lines kept in the archive (qemu_log_copy.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/qemu_log.h"
+#include "host/qemu_log_copy.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 

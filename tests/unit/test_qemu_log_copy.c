@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_qemu_log.c - QEMU's trace log kept in the archive (host/qemu_log.c,
+ * test_qemu_log_copy.c - QEMU's trace log kept in the archive (host/qemu_log_copy.c,
  * record --qemu-log): only what was written after the recording started,
  * up to the last whole line; a log that is not there is refused.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "host/qemu_log.h"
+#include "host/qemu_log_copy.h"
 #include "tests/common/tmpdir.h"
 
 static void append(const char *path, const char *text)
@@ -64,5 +64,5 @@ int main(void)
 						hvt_test_dir_setup, hvt_test_dir_teardown),
 	};
 
-	return cmocka_run_group_tests_name("qemu_log", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("qemu_log_copy", tests, NULL, NULL);
 }
