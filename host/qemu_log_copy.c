@@ -22,7 +22,7 @@ int hvt_qemu_log_open(struct hvt_qemu_log *l, const char *path, char *err, size_
 	struct stat st;
 
 	l->path = path;
-	l->fd = open(path, O_RDONLY | O_CLOEXEC);
+	l->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);	/* a FIFO: refused, not waited on */
 	if (l->fd < 0 || fstat(l->fd, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "--qemu-log %s: %s", path, l->fd < 0 ? strerror(errno) :
 			 "not a regular file (QEMU's -D FILE)");
@@ -47,7 +47,7 @@ int64_t hvt_qemu_log_save(struct hvt_qemu_log *l, const char *dst)
 {
 	char *buf = malloc(CHUNK);
 	off_t at = l->from;
-	uint64_t kept = 0;
+	uint64_t kept = 0, whole = 0;	/* bytes copied; of them, up to the last '\n' */
 	bool cut = false;
 	int out, ret = 0;
 	ssize_t n;
@@ -59,26 +59,29 @@ int64_t hvt_qemu_log_save(struct hvt_qemu_log *l, const char *dst)
 		free(buf);
 		return -1;
 	}
-	/* whole chunks as they are (a line may span two); the last up to its last '\n' */
+	/* as it is; then cut back to the last '\n' copied: whole lines only */
 	while ((n = pread(l->fd, buf, CHUNK, at)) > 0) {
-		size_t len = (size_t)n;
-		bool last = len < CHUNK;
+		size_t len = (size_t)n, lines;
 
 		if (kept + len > HVT_QEMU_LOG_MAX) {
 			len = (size_t)(HVT_QEMU_LOG_MAX - kept);
-			last = cut = true;
+			cut = true;
 		}
-		if (last)
-			len = whole_lines(buf, len);
 		if (hvt_write_all(out, buf, len)) {
 			ret = -1;
 			break;
 		}
+		lines = whole_lines(buf, len);
+		if (lines)
+			whole = kept + lines;
 		kept += len;
 		at += (off_t)len;
-		if (last)
+		if (cut)
 			break;
 	}
+	if (!ret && kept != whole && ftruncate(out, (off_t)whole))
+		ret = -1;
+	kept = whole;
 	if (n < 0)
 		ret = -1;
 	if (cut)

@@ -912,6 +912,7 @@ int hvt_recorder_finish(struct hvt_recorder *r)
 		hvt_capture_stop(&r->ftrace);
 	if (r->archive_made && !r->ran) {
 		/* Setting up failed, already said why: nothing was recorded. */
+		qemu_io_events(r, false);
 		write_manifest(r, "failed");
 		hvt_err("%s: the recording did not start; the archive holds no events and is "
 			"marked \"failed\"", r->archive.dir);

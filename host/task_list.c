@@ -31,18 +31,29 @@ static int by_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* Whether @tid is listed: the rows of earlier scans are sorted, this scan's are not. */
+/*
+ * Whether @tid was listed by an earlier scan (its rows, sorted, are the
+ * first @sorted). Within one scan /proc names each thread once.
+ */
 static int listed(const struct hvt_task_list *l, size_t sorted, pid_t tid)
 {
 	struct hvt_task_row key = { .tid = tid };
-	size_t i;
 
-	if (sorted && bsearch(&key, l->v, sorted, sizeof(*l->v), by_tid))
-		return 1;
-	for (i = sorted; i < l->n; i++)
-		if (l->v[i].tid == tid)
-			return 1;
-	return 0;
+	return sorted && bsearch(&key, l->v, sorted, sizeof(*l->v), by_tid);
+}
+
+/* Sorted by tid, each once (of a thread seen twice in one scan, one row). */
+static void sort_unique(struct hvt_task_list *l)
+{
+	size_t i, n = 0;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), by_tid);
+	for (i = 0; i < l->n; i++)
+		if (!n || l->v[n - 1].tid != l->v[i].tid)
+			l->v[n++] = l->v[i];
+	l->n = n;
 }
 
 /* @path's first line, cut to @len - 1 bytes, in @buf; "" if it cannot be read. */
@@ -126,7 +137,7 @@ int hvt_task_list_scan(struct hvt_task_list *l, const char *proc)
 			ret = scan_process(l, sorted, pid, proc);
 	}
 	closedir(d);
-	qsort(l->v, l->n, sizeof(*l->v), by_tid);
+	sort_unique(l);
 	return ret;
 }
 

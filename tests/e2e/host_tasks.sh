@@ -13,6 +13,7 @@ host_tasks() {
 	check "tasks.tsv: its header" test "$(head -n 1 "$tasks")" = "$(printf 'tid\tpid\tcomm')"
 	qemu=$(jq -r '.qemu_pid' "$ht_archive/vm/demo/info.json")
 	vcpus=$(jq -r '.vms[0].vcpu_threads.tids // [] | .[]' "$ht_archive/hvtrace.json")
+	check "hvtrace.json names the vCPU threads ($(tr '\n' ' ' <<< "$vcpus"))" test -n "$vcpus"
 	missing=0
 	for t in $qemu $vcpus; do
 		awk -F'\t' -v t="$t" -v p="$qemu" '$1 == t && $2 == p { f = 1 } END { exit !f }' \

@@ -143,6 +143,25 @@ static void test_unfinished_recording(void **state)
 	free(text);
 }
 
+/* A VM whose kernel streams all gave nothing: layers-present names it. */
+static void test_kernel_layer_empty(void **state)
+{
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *text, path[256];
+	int i;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-%d", c->root, i);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(check(c, &text), 1);
+	assert_non_null(strstr(text, "\nFAIL layers-present: host=3 kernel=0 user=1; recorded, "
+				     "but no event read: kernel[demo]\n"));
+	free(text);
+}
+
 /* -q: only the FAIL lines and the last line; no PASS, SKIP or INFO. */
 static void test_quiet(void **state)
 {
@@ -938,6 +957,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_causal_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sound_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_layer_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untraced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inconsistent_sync, setup, teardown),

@@ -529,6 +529,8 @@ static void test_select_errors(void **state)
 		{ "--cpu", "1,,2", "--cpu: an empty item in the list" },
 		{ "--tid", "-3", "--tid: '-3' is not a thread id" },
 		{ "--tid", "2147483648", "--tid: '2147483648' is not a thread id" },
+		{ "--tid", "3-7", "--tid: '3-7' is not a thread id" },
+		{ "--tid", "<...>--1", "--tid: '-1' is not a thread id" },
 		{ "--from", "abc", "--from: 'abc' is not a time in seconds" },
 		{ "--to", "0.0000000001", "--to: '0.0000000001' is not a time in seconds" },
 		{ "--from", "99999999999", "--from: '99999999999' is not a time in seconds" },

@@ -57,10 +57,48 @@ static void test_kept_from_the_start_whole_lines(void **state)
 	assert_non_null(strstr(err, "not a regular file"));
 }
 
+/* More than a read's worth: a line cut at the end goes, wherever the reads end. */
+static void test_whole_lines_across_reads(void **state)
+{
+	struct hvt_qemu_log l;
+	char log[128], dst[128], err[256], line[101];
+	long size;
+	FILE *f;
+	int i;
+
+	(void)state;
+	snprintf(log, sizeof(log), "%s/qemu.log", hvt_test_dir);
+	snprintf(dst, sizeof(dst), "%s/kept.log", hvt_test_dir);
+	append(log, "");
+	assert_int_equal(hvt_qemu_log_open(&l, log, err, sizeof(err)), 0);
+	memset(line, 'x', 99);
+	line[99] = '\n';
+	line[100] = '\0';
+	f = fopen(log, "a");
+	assert_non_null(f);
+	for (i = 0; i < 10485; i++)	/* 1,048,500 bytes of lines, then */
+		fputs(line, f);
+	line[99] = 'x';			/* 100 of a line without its '\n': the */
+	fputs(line, f);			/* first read (1 MiB) ends inside it */
+	fclose(f);
+	assert_int_equal(hvt_qemu_log_save(&l, dst), 1048500);
+	f = fopen(dst, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, -1, SEEK_END);
+	assert_int_equal(getc(f), '\n');
+	fclose(f);
+	assert_int_equal(size, 1048500);
+	hvt_qemu_log_close(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kept_from_the_start_whole_lines,
+						hvt_test_dir_setup, hvt_test_dir_teardown),
+		cmocka_unit_test_setup_teardown(test_whole_lines_across_reads,
 						hvt_test_dir_setup, hvt_test_dir_teardown),
 	};
 

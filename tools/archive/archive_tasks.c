@@ -10,6 +10,7 @@
  * rows are bounded.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,33 @@
 #include "tools/archive/archive.h"
 #include "tools/util/stream_warn.h"
 
-#define TASKS_MAX_ROWS	(1u << 22)	/* the kernel's pid_max limit */
+#define TASKS_MAX_ROWS	(1u << 22)	/* the kernel's pid_max limit: rows read at most */
 #define TASKS_MAX_LINE	64		/* two ids, a 15-byte name, tabs */
 #define TASKS_HEADER	"tid\tpid\tcomm"
+
+#define ROW_END		(-2)
+
+/*
+ * The next line of @f, without its '\n', in @buf (TASKS_MAX_LINE + 1
+ * bytes): its length; -1 for a line too long or holding a NUL (read to its
+ * end, not kept); ROW_END at the end of the file.
+ */
+static int next_row(FILE *f, char *buf)
+{
+	int c, n = 0;
+	bool bad = false;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0' || n == TASKS_MAX_LINE)
+			bad = true;
+		else
+			buf[n++] = (char)c;
+	}
+	if (c == EOF && !n && !bad)
+		return ROW_END;
+	buf[n] = '\0';
+	return bad ? -1 : n;
+}
 
 /* "TID\tPID\tCOMM": 0, or -1 if it is not such a row. */
 static int parse_row(char *line, struct hvt_host_task *t)
@@ -86,9 +111,10 @@ static int add_row(struct hvt_archive *a, size_t *cap, const struct hvt_host_tas
 
 int hvt_archive_load_tasks(struct hvt_archive *a)
 {
-	char path[HVT_PATH_LEN], line[TASKS_MAX_LINE + 2];
+	char path[HVT_PATH_LEN], line[TASKS_MAX_LINE + 1];
 	unsigned long lineno = 0, bad = 0;
 	size_t cap = 0;
+	int n;
 	uint64_t size;
 	FILE *f;
 	int fd;
@@ -107,21 +133,12 @@ int hvt_archive_load_tasks(struct hvt_archive *a)
 		a->warnings++;
 		return 0;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
+	while ((n = next_row(f, line)) != ROW_END) {
 		struct hvt_host_task t;
-		int c;
 
 		lineno++;
-		if (len && line[len - 1] != '\n' && !feof(f)) {
-			while ((c = getc(f)) != EOF && c != '\n')
-				;
-			hvt_stream_warn(&bad, path, "line %lu is too long; skipping it", lineno);
-			continue;
-		}
-		line[strcspn(line, "\n")] = '\0';
 		if (lineno == 1) {
-			if (strcmp(line, TASKS_HEADER)) {
+			if (n < 0 || strcmp(line, TASKS_HEADER)) {
 				hvt_warn("%s: unexpected header line; expected \"tid\\tpid\\tcomm\"; "
 					 "merge --pid knows no host process", path);
 				a->warnings++;
@@ -129,9 +146,15 @@ int hvt_archive_load_tasks(struct hvt_archive *a)
 			}
 			continue;
 		}
-		if (parse_row(line, &t)) {
+		if (n < 0 || parse_row(line, &t)) {
 			hvt_stream_warn(&bad, path, "line %lu does not parse; skipping it", lineno);
 			continue;
+		}
+		if (a->nr_host_tasks == TASKS_MAX_ROWS) {
+			hvt_warn("%s: more than %u rows (a host has no more threads); the rest is "
+				 "not read", path, TASKS_MAX_ROWS);
+			a->warnings++;
+			break;
 		}
 		if (add_row(a, &cap, &t)) {
 			fclose(f);

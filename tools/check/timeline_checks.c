@@ -36,33 +36,45 @@ void hvt_timeline_checks_free(struct hvt_timeline_checks *c)
 	hvt_check_events_free(&c->ce);
 }
 
+/* The events the kernel streams of VM @i gave. */
+static uint64_t kernel_events(const struct hvt_session *ses, size_t i)
+{
+	uint64_t n = 0;
+	size_t k;
+
+	for (k = 0; k < ses->nr_sources; k++)
+		if (ses->sources[k]->layer == HVT_LAYER_KERNEL && ses->sources[k]->vm_number == i + 1)
+			n += ses->sources[k]->events;
+	return n;
+}
+
 /*
  * The layers the archive says were recorded and that gave no event: the
- * host layer (its CPU files), a guest kernel (a VM aligned that lists a
- * kernel trace, or one whose description is lost; a VM that cannot be
- * aligned has its own FAIL). A user layer may be empty: an application may
- * trace nothing. In @buf, like " host kernel"; "" if none.
+ * host layer (its CPU files), and each VM's guest kernel (a VM aligned that
+ * lists a kernel trace, or one whose description is lost; a VM that cannot
+ * be aligned has its own FAIL). A user layer may be empty: an application
+ * may trace nothing. In @buf, like " host kernel[vm1]"; "" if none.
  */
 static const char *empty_layers(const struct hvt_session *ses, const uint64_t *e, char *buf,
 				size_t len)
 {
-	bool kernel = false;
-	size_t i, k;
+	size_t i, k, used;
 
 	buf[0] = '\0';
+	if (ses->archive.ftrace_dir && ses->archive.nr_cpus && !e[HVT_LAYER_HOST])
+		snprintf(buf, len, " host");
 	for (i = 0; i < ses->archive.nr_vms; i++) {
 		const struct hvt_session_vm *v = &ses->vms[i];
+		bool kernel = !v->loaded;
 
-		kernel |= !v->loaded;
-		if (!v->al.aligned && !v->al.exact)
+		if (v->loaded && !v->al.aligned && !v->al.exact)
 			continue;
 		for (k = 0; v->loaded && k < v->vm.nr_traces; k++)
 			kernel |= v->vm.traces[k].layer == HVT_LAYER_KERNEL;
+		used = strlen(buf);
+		if (kernel && !kernel_events(ses, i) && used < len)
+			snprintf(buf + used, len - used, " kernel[%s]", ses->archive.vms[i].name);
 	}
-	if (ses->archive.ftrace_dir && ses->archive.nr_cpus && !e[HVT_LAYER_HOST])
-		snprintf(buf, len, " host");
-	if (kernel && !e[HVT_LAYER_KERNEL])
-		snprintf(buf + strlen(buf), len - strlen(buf), " kernel");
 	return buf;
 }
 
@@ -70,7 +82,7 @@ static void check_timeline(struct hvt_tally *t, const struct hvt_timeline *tl,
 			   const struct hvt_timeline_checks *r, const struct hvt_session *ses)
 {
 	const uint64_t *e = tl->events;
-	char empty[32];
+	char empty[256];
 
 	if (r->backwards)
 		hvt_check_report(t, HVT_FAIL, "timeline-ordered", "%" PRIu64 " events go back in "

@@ -123,9 +123,13 @@ static int add_tid(struct hvt_select *sel, const char *item)
 	uint32_t tid;
 	int32_t *tids;
 
-	/* as the text output prints the thread: COMM-TID (and "tid=N" before it) */
-	if (dash && dash > item && dash[1])
-		item = dash + 1;
+	/*
+	 * As the text output prints the thread: COMM-TID, a name then the tid
+	 * ("tid=N" before). Not a range ("3-7": digits before the '-'), and
+	 * not a negative tid ("<...>--1").
+	 */
+	if (dash && dash > item && dash[1] && strspn(item, "0123456789") < (size_t)(dash - item))
+		item = dash[-1] == '-' ? dash : dash + 1;
 	else if (!strncmp(item, "tid=", 4))
 		item += 4;
 	if (parse_u32(item, &tid) || tid > INT32_MAX)

@@ -66,7 +66,8 @@ int hvt_thread_pids_init(struct hvt_thread_pids *p, const struct hvt_session *se
 			goto fail;
 	if (ses->host_apps.loaded && add_vm(p, &cap, 0, &ses->host_apps.vm))
 		goto fail;
-	qsort(p->v, p->n, sizeof(*p->v), by_key);
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), by_key);
 	return 0;
 fail:
 	hvt_thread_pids_free(p);

@@ -34,11 +34,23 @@ static int realtime_ready(struct hvt_session *ses)
 	return 0;
 }
 
-/* QEMU's log @path as a source named @name: 0, or -1 after an error message. */
-static int open_log(struct hvt_session *ses, const char *path, const char *name)
+/*
+ * QEMU's log @path as a source named @name: 0, or -1 after an error
+ * message. One the archive kept (@kept) that cannot be read is a warning:
+ * its events are missing, the rest is there; one given is the user's ask.
+ */
+static int open_log(struct hvt_session *ses, const char *path, const char *name, bool kept)
 {
 	struct hvt_source *s;
 
+	if (kept && !ses->realtime_ready &&
+	    hvt_realtime_tsc_init(&ses->realtime, ses->archive.pairs, ses->archive.nr_pairs,
+				  ses->archive.tsc_freq_hz)) {
+		hvt_warn("%s: its host clock pairs cannot place QEMU's events on the host TSC: "
+			 "%s is not read", ses->archive.root, name);
+		ses->warnings++;
+		return 0;
+	}
 	if (realtime_ready(ses))
 		return -1;
 	s = hvt_session_add_source(ses, HVT_LAYER_VMM, 0, NULL, name);
@@ -47,6 +59,8 @@ static int open_log(struct hvt_session *ses, const char *path, const char *name)
 		return -1;
 	}
 	if (hvt_reader_open_qemu_log(&s->rd, path, s->name, &s->warnings)) {
+		if (kept)	/* the source stays, unopened, as a stream that could not be */
+			return 0;
 		hvt_err("%s: not read (the warning above says why)", path);
 		return -1;
 	}
@@ -81,7 +95,7 @@ int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *pat
 	for (i = 0; i < n; i++) {
 		const char *base = strrchr(paths[i], '/');
 
-		if (open_log(ses, paths[i], base ? base + 1 : paths[i]))
+		if (open_log(ses, paths[i], base ? base + 1 : paths[i], false))
 			return -1;
 	}
 	/* the logs the recording kept (record --qemu-log), unless given too */
@@ -92,7 +106,7 @@ int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *pat
 		    access(path, F_OK) || given(path, paths, n))
 			continue;
 		snprintf(name, sizeof(name), "vm/%s/qemu-trace.log", vm->name);
-		if (open_log(ses, path, name))
+		if (open_log(ses, path, name, true))
 			return -1;
 	}
 	return 0;
