@@ -1353,6 +1353,13 @@ static void test_pid_selection(void **state)
 	assert_non_null(strstr(err, "tasks.tsv: line 3 does not parse; skipping it"));
 	free(text);
 	free(err);
+	/* a NUL inside a row: that row skipped, not the next one */
+	{
+		static const char nul[] = "tid\tpid\tcomm\n99\t98\twor\0ker\n4321\t4300\tqemu\n";
+
+		assert_int_equal(fx_write(c->root, "host/ftrace/tasks.tsv", nul, sizeof(nul) - 1), 0);
+		ASSERT_SELECTS(c, LINES(0, 7), "--pid", "4300");
+	}
 	/* a name longer than the kernel keeps: said, with the name it keeps */
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--comm", "qemu-system-x86_64"), 0);
 	assert_non_null(strstr(err, "; --comm qemu-system-x86_64: the kernel keeps a thread's "
