@@ -126,11 +126,12 @@ int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 
 bool hvt_cli_verbosity(int c)
 {
-	if (c == 'v')
-		hvt_log_set_verbose(1);
-	else if (c == 'q')
-		hvt_log_set_quiet(1);
-	return c == 'v' || c == 'q';
+	if (c != 'v' && c != 'q')
+		return false;
+	/* the last of the two counts: -q -v is verbose, -v -q quiet */
+	hvt_log_set_verbose(c == 'v');
+	hvt_log_set_quiet(c == 'q');
+	return true;
 }
 
 void hvt_cli_verbosity_reset(void)

@@ -50,7 +50,7 @@ int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
 #define HVT_CLI_VERBOSITY_HELP \
 	"  -v, --verbose     also say how each VM's clock was aligned, in detail\n" \
 	"  -q, --quiet       print no summary or information: warnings, errors and\n" \
-	"                    the results only\n"
+	"                    the results only (of -v and -q, the last given counts)\n"
 bool hvt_cli_verbosity(int c);
 /* Back to the default level, before a command parses its options. */
 void hvt_cli_verbosity_reset(void);

@@ -137,11 +137,29 @@ static void usage_errors_are_one_line(void **state)
 			    "see 'hvtrace merge --help'\n");
 }
 
+/* -v and -q: the last given counts, never both at once. */
+static void verbosity_last_counts(void **state)
+{
+	(void)state;
+	hvt_cli_verbosity_reset();
+	assert_true(hvt_cli_verbosity('q'));
+	assert_true(hvt_cli_verbosity('v'));
+	assert_int_equal(hvt_log_verbose(), 1);
+	assert_int_equal(hvt_log_quiet(), 0);
+	assert_true(hvt_cli_verbosity('q'));
+	assert_int_equal(hvt_log_verbose(), 0);
+	assert_int_equal(hvt_log_quiet(), 1);
+	assert_false(hvt_cli_verbosity('x'));
+	assert_int_equal(hvt_log_quiet(), 1);
+	hvt_cli_verbosity_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numbers_whole_or_not_at_all),
 		cmocka_unit_test(usage_errors_are_one_line),
+		cmocka_unit_test(verbosity_last_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
