@@ -94,14 +94,15 @@ void hvt_qmp_cpus_parse(const json_t *reply, pid_t *tids, unsigned int max, unsi
 	}
 }
 
-int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsigned int *nr,
-			 char *err, size_t errlen)
+/*
+ * A QMP session on @spec, capabilities negotiated: its socket, or -1 with
+ * @err. Replies go through @buf (QMP_MAX_REPLY bytes), @used of it taken.
+ */
+static int qmp_open(const char *spec, char *buf, size_t *used, char *err, size_t errlen)
 {
-	static char buf[QMP_MAX_REPLY];
 	struct hvt_netaddr addr;
-	json_t *reply = NULL;
-	size_t used = 0;
-	int fd, ret = -1;
+	json_t *reply;
+	int fd;
 
 	if (hvt_netaddr_parse(spec, false, &addr, err, errlen))
 		return -1;
@@ -111,11 +112,26 @@ int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsign
 			 "libvirt, connected?)", spec, strerror(errno));
 		return -1;
 	}
-	reply = command(fd, "{\"execute\":\"qmp_capabilities\"}\n", buf, &used, err, errlen);
-	if (reply) {
-		json_decref(reply);
-		reply = command(fd, "{\"execute\":\"query-cpus-fast\"}\n", buf, &used, err, errlen);
+	reply = command(fd, "{\"execute\":\"qmp_capabilities\"}\n", buf, used, err, errlen);
+	if (!reply) {
+		close(fd);
+		return -1;
 	}
+	json_decref(reply);
+	return fd;
+}
+
+int hvt_qmp_vcpu_threads(const char *spec, pid_t *tids, unsigned int max, unsigned int *nr,
+			 char *err, size_t errlen)
+{
+	static char buf[QMP_MAX_REPLY];
+	json_t *reply;
+	size_t used = 0;
+	int fd = qmp_open(spec, buf, &used, err, errlen), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	reply = command(fd, "{\"execute\":\"query-cpus-fast\"}\n", buf, &used, err, errlen);
 	if (reply) {
 		unsigned int i;
 
@@ -134,26 +150,13 @@ int hvt_qmp_trace_events(const char *spec, const char *const *patterns, size_t n
 			 char *err, size_t errlen)
 {
 	static char buf[QMP_MAX_REPLY];
-	struct hvt_netaddr addr;
 	char cmd[256], why[128];
 	json_t *reply;
 	size_t used = 0, i;
-	int fd, set = 0;
+	int fd = qmp_open(spec, buf, &used, err, errlen), set = 0;
 
-	if (hvt_netaddr_parse(spec, false, &addr, err, errlen))
+	if (fd < 0)
 		return -1;
-	fd = hvt_netaddr_connect(&addr);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot connect to QMP at %s: %s (is another client, such as "
-			 "libvirt, connected?)", spec, strerror(errno));
-		return -1;
-	}
-	reply = command(fd, "{\"execute\":\"qmp_capabilities\"}\n", buf, &used, err, errlen);
-	if (!reply) {
-		close(fd);
-		return -1;
-	}
-	json_decref(reply);
 	for (i = 0; i < n; i++) {
 		/* the patterns are ours: names of QEMU's trace events, no quotes in them */
 		snprintf(cmd, sizeof(cmd), "{\"execute\":\"trace-event-set-state\",\"arguments\":"
