@@ -5,7 +5,8 @@
  * told runnable by the kernel's own print fmt (this kernel's, and a 4.9
  * kernel's whose bits differ), the kinds asked for only, a format lacking a
  * field its kind needs, and a guest's hvtrace.ko CTF records through the
- * reader interface (prev_tid for prev_pid, 0 for runnable).
+ * reader interface (prev_tid for prev_pid, 0 for runnable), and QEMU's I/O
+ * events from its log's text arguments.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -299,6 +300,66 @@ static void test_reader_formats(void **state)
 	fx_close(&m);
 }
 
+/*
+ * QEMU's log: the I/O events' "NAME VALUE" arguments as numbers (decimal,
+ * negative, 0x hex), each event name to its kind, read and write told
+ * apart; a line whose number is not one, or lacks a field, is not decoded.
+ */
+static void test_qemu_log(void **state)
+{
+	static const char log[] =
+		"100@1700000000.000001:virtio_blk_handle_write vdev 0x55d0 req 0x55e0 "
+		"sector 16 nsectors 8\n"
+		"100@1700000000.000002:thread_pool_submit pool 0x5f00 req 0x5f10 opaque 0x1\n"
+		"101@1700000000.000003:thread_pool_complete pool 0x5f00 req 0x5f10 opaque 0x1 "
+		"ret -5\n"
+		"100@1700000000.000004:virtio_blk_req_complete vdev 0x55d0 req 0x55e0 status 0\n"
+		"100@1700000000.000005:virtio_notify_irqfd vdev 0x55d0 vq 0x7f00\n"
+		"100@1700000000.000006:virtio_blk_handle_read vdev 0x55d0 req 0x55e0 "
+		"sector 18446744073709551615 nsectors 1\n"
+		"100@1700000000.000007:virtio_blk_handle_read vdev 0x55d0 req 0xZZ "
+		"sector 1 nsectors 1\n"
+		"100@1700000000.000008:virtio_blk_handle_read vdev 0x55d0 sector 1 nsectors 1\n"
+		"100@1700000000.000009:virtio_blk_handle_read vdev 0x55d0 req 0x1 "
+		"sector 18446744073709551616 nsectors 1\n";
+	enum hvt_ev_kind want[] = { HVT_EV_VIRTIO_BLK_HANDLE, HVT_EV_POOL_SUBMIT,
+				    HVT_EV_POOL_COMPLETE, HVT_EV_VIRTIO_BLK_REQ_COMPLETE,
+				    HVT_EV_VIRTIO_NOTIFY, HVT_EV_VIRTIO_BLK_HANDLE, HVT_EV_OTHER,
+				    HVT_EV_OTHER, HVT_EV_OTHER };
+	struct hvt_typed_event e[9];
+	struct hvt_event_decoder d;
+	struct hvt_reader_event ev;
+	struct hvt_reader rd;
+	unsigned long warnings = 0;
+	char path[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/qemu.log", (const char *)*state);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(log, f);
+	fclose(f);
+	assert_int_equal(hvt_reader_open_qemu_log(&rd, path, "qemu.log", &warnings), 0);
+	assert_int_equal(hvt_event_decoder_init(&d, ~0u, false), 0);
+	while (hvt_reader_next(&rd, &ev) > 0) {
+		assert_true(n < 9);
+		assert_int_equal(hvt_decode_reader(&d, &rd, &ev, &e[n]), want[n]);
+		n++;
+	}
+	assert_int_equal(n, 9);
+	assert_true(e[0].qio.write && e[0].qio.dev == 0x55d0 && e[0].qio.req == 0x55e0);
+	assert_true(e[0].qio.sector == 16 && e[0].qio.nr_sector == 8);
+	assert_true(e[1].qio.dev == 0x5f00 && e[1].qio.req == 0x5f10);
+	assert_true(e[2].qio.ret == -5);
+	assert_true(e[3].qio.ret == 0 && e[3].qio.req == 0x55e0);
+	assert_true(e[4].qio.dev == 0x55d0 && e[4].qio.req == 0x7f00 && e[4].qio.write);
+	assert_true(!e[5].qio.write && e[5].qio.sector == UINT64_MAX);
+	hvt_event_decoder_free(&d);
+	hvt_reader_close(&rd);
+	assert_int_equal(warnings, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +369,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_field_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_formats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qemu_log, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,20 +19,42 @@ struct kind_spec {
 	unsigned int required;		/* the first this many numbers must be there */
 	const char *num[MAX_NUMS][2];
 	const char *text[MAX_TEXTS];
+	unsigned int variant;		/* told apart within a kind (virtio_blk_handle_write: 1) */
+	bool texts;			/* its texts are read without comms too */
 };
 
 static const struct kind_spec specs[] = {
 	{ "sched_switch", HVT_EV_SCHED_SWITCH, 3,
 	  { { "prev_pid", "prev_tid" }, { "next_pid", "next_tid" }, { "prev_state" } },
-	  { "prev_comm", "next_comm" } },
+	  { "prev_comm", "next_comm" }, 0, false },
 	{ "sched_wakeup", HVT_EV_SCHED_WAKEUP, 1, { { "pid", "tid" }, { "target_cpu" } },
-	  { "comm" } },
-	{ "kvm_entry", HVT_EV_KVM_ENTRY, 1, { { "vcpu_id" } }, { NULL } },
-	{ "kvm_exit", HVT_EV_KVM_EXIT, 1, { { "vcpu_id" }, { "exit_reason" } }, { NULL } },
+	  { "comm" }, 0, false },
+	{ "kvm_entry", HVT_EV_KVM_ENTRY, 1, { { "vcpu_id" } }, { NULL }, 0, false },
+	{ "kvm_exit", HVT_EV_KVM_EXIT, 1, { { "vcpu_id" }, { "exit_reason" } }, { NULL }, 0, false },
 	{ "kvm_write_tsc_offset", HVT_EV_KVM_TSC_OFFSET, 3,
-	  { { "vcpu_id" }, { "previous_tsc_offset" }, { "next_tsc_offset" } }, { NULL } },
+	  { { "vcpu_id" }, { "previous_tsc_offset" }, { "next_tsc_offset" } }, { NULL }, 0,
+	  false },
 	{ "kvm_hypercall", HVT_EV_KVM_HYPERCALL, 3,
-	  { { "nr" }, { "a0" }, { "a1" }, { "a2" }, { "a3" } }, { NULL } },
+	  { { "nr" }, { "a0" }, { "a1" }, { "a2" }, { "a3" } }, { NULL }, 0, false },
+	{ "block_rq_issue", HVT_EV_BLOCK_RQ_ISSUE, 3,
+	  { { "dev" }, { "sector" }, { "nr_sector" } }, { "rwbs" }, 0, true },
+	{ "block_rq_complete", HVT_EV_BLOCK_RQ_COMPLETE, 3,
+	  { { "dev" }, { "sector" }, { "nr_sector" }, { "error" } }, { "rwbs" }, 0, true },
+	{ "virtio_blk_handle_read", HVT_EV_VIRTIO_BLK_HANDLE, 4,
+	  { { "vdev" }, { "req" }, { "sector" }, { "nsectors" } }, { NULL }, 0, false },
+	{ "virtio_blk_handle_write", HVT_EV_VIRTIO_BLK_HANDLE, 4,
+	  { { "vdev" }, { "req" }, { "sector" }, { "nsectors" } }, { NULL }, 1, false },
+	{ "virtio_blk_rw_complete", HVT_EV_VIRTIO_BLK_RW_COMPLETE, 2,
+	  { { "vdev" }, { "req" }, { "ret" } }, { NULL }, 0, false },
+	{ "virtio_blk_req_complete", HVT_EV_VIRTIO_BLK_REQ_COMPLETE, 2,
+	  { { "vdev" }, { "req" }, { "status" } }, { NULL }, 0, false },
+	{ "virtio_notify", HVT_EV_VIRTIO_NOTIFY, 2, { { "vdev" }, { "vq" } }, { NULL }, 0, false },
+	{ "virtio_notify_irqfd", HVT_EV_VIRTIO_NOTIFY, 2, { { "vdev" }, { "vq" } }, { NULL }, 1,
+	  false },
+	{ "thread_pool_submit", HVT_EV_POOL_SUBMIT, 2, { { "pool" }, { "req" } }, { NULL }, 0,
+	  false },
+	{ "thread_pool_complete", HVT_EV_POOL_COMPLETE, 2, { { "pool" }, { "req" }, { "ret" } },
+	  { NULL }, 0, false },
 };
 
 /* What one event format was found to be. */
@@ -146,7 +168,7 @@ static struct hvt_event_format *ftrace_format(struct hvt_event_decoder *d, struc
 	spec = spec_of(d, ev->name);
 	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++)
 		f->num[i] = hvt_ftrace_field_find(ft, ev->id, spec->num[i][0]);
-	for (i = 0; spec && d->comms && i < MAX_TEXTS && spec->text[i]; i++)
+	for (i = 0; spec && (d->comms || spec->texts) && i < MAX_TEXTS && spec->text[i]; i++)
 		f->text[i] = hvt_ftrace_text_field_find(ft, ev->id, spec->text[i]);
 	if (spec && spec->kind == HVT_EV_SCHED_SWITCH)
 		hvt_ftrace_task_states(ft, ev->id, f->num[2], &f->states);
@@ -188,9 +210,31 @@ static void fill(const struct hvt_event_format *f, const struct fields *v,
 		out->tsc_offset.previous = v->num[1];
 		out->tsc_offset.next = v->num[2];
 		break;
-	default:
+	case HVT_EV_KVM_HYPERCALL:
 		out->hypercall.nr = v->num[0];
 		memcpy(out->hypercall.a, &v->num[1], sizeof(out->hypercall.a));
+		break;
+	case HVT_EV_BLOCK_RQ_ISSUE:
+	case HVT_EV_BLOCK_RQ_COMPLETE:
+		out->block.dev = (uint32_t)v->num[0];
+		out->block.sector = v->num[1];
+		out->block.nr_sector = (uint32_t)v->num[2];
+		out->block.error = (int32_t)v->num[3];
+		memcpy(out->block.rwbs, v->text[0], HVT_COMM_LEN);
+		break;
+	default:			/* QEMU's */
+		out->qio.dev = v->num[0];
+		out->qio.req = v->num[1];
+		out->qio.write = f->spec->variant == 1;
+		if (f->spec->kind == HVT_EV_VIRTIO_BLK_HANDLE) {
+			out->qio.sector = v->num[2];
+			out->qio.nr_sector = (uint32_t)v->num[3];
+			out->qio.ret = 0;
+		} else {
+			out->qio.sector = 0;
+			out->qio.nr_sector = 0;
+			out->qio.ret = (int64_t)v->num[2];
+		}
 		break;
 	}
 	out->kind = f->spec->kind;
@@ -255,7 +299,7 @@ static struct hvt_event_format *reader_format(struct hvt_event_decoder *d, struc
 	spec = spec_of(d, ev->name);
 	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++)
 		f->num_name[i] = spelling(rd, spec->num[i]);
-	for (i = 0; spec && d->comms && i < MAX_TEXTS && spec->text[i]; i++)
+	for (i = 0; spec && (d->comms || spec->texts) && i < MAX_TEXTS && spec->text[i]; i++)
 		if (!rd->ops->field_text(rd->r, spec->text[i], buf, sizeof(buf)))
 			f->text_name[i] = spec->text[i];
 	f->by_index = rd->ops->field_index && rd->ops->fields_pick;
@@ -310,9 +354,12 @@ enum hvt_ev_kind hvt_decode_reader(struct hvt_event_decoder *d, struct hvt_reade
 		pick_fields(f, rd, &v);
 		return finish(f, &v, out);
 	}
-	for (i = 0; i < MAX_NUMS; i++)
-		if (f->num_name[i] && rd->ops->field_u64(rd->r, f->num_name[i], &v.num[i]))
+	for (i = 0; i < MAX_NUMS; i++)	/* read by name: each event may lack one (QEMU's text) */
+		if (f->num_name[i] && rd->ops->field_u64(rd->r, f->num_name[i], &v.num[i])) {
+			if (i < f->spec->required)
+				return out->kind = HVT_EV_OTHER;
 			v.num[i] = 0;
+		}
 	for (i = 0; i < MAX_TEXTS; i++)
 		if (f->text_name[i] && rd->ops->field_text(rd->r, f->text_name[i], v.text[i],
 							   HVT_COMM_LEN))

@@ -24,6 +24,14 @@
  *   kvm_exit       vcpu_id; exit_reason (0: none)
  *   kvm_write_tsc_offset   vcpu_id, previous_tsc_offset, next_tsc_offset
  *   kvm_hypercall  nr, a0, a1; a2, a3 (0: none)
+ * I/O, a guest's (hvtrace.ko) and QEMU's (its log: "NAME VALUE" arguments):
+ *   block_rq_issue, block_rq_complete   dev, sector, nr_sector; error
+ *                  (complete; 0: none), rwbs (text, read always)
+ *   virtio_blk_handle_read, _write      vdev, req, sector, nsectors
+ *   virtio_blk_rw_complete              vdev, req, ret
+ *   virtio_blk_req_complete             vdev, req, status (as ret)
+ *   virtio_notify, virtio_notify_irqfd  vdev, vq (as req)
+ *   thread_pool_submit, _complete       pool (as vdev), req; ret (complete)
  * A vcpu_id above UINT32_MAX makes the event HVT_EV_OTHER.
  */
 #ifndef HVT_TOOLS_READ_EVENT_DECODER_H
@@ -45,6 +53,14 @@ enum hvt_ev_kind {
 	HVT_EV_KVM_EXIT,
 	HVT_EV_KVM_TSC_OFFSET,		/* kvm_write_tsc_offset */
 	HVT_EV_KVM_HYPERCALL,
+	HVT_EV_BLOCK_RQ_ISSUE,		/* a guest's block layer */
+	HVT_EV_BLOCK_RQ_COMPLETE,
+	HVT_EV_VIRTIO_BLK_HANDLE,	/* QEMU's virtio-blk: a request taken up */
+	HVT_EV_VIRTIO_BLK_RW_COMPLETE,	/* ... its I/O done */
+	HVT_EV_VIRTIO_BLK_REQ_COMPLETE,	/* ... handed back to the guest */
+	HVT_EV_VIRTIO_NOTIFY,		/* QEMU interrupts the guest for a queue */
+	HVT_EV_POOL_SUBMIT,		/* QEMU's thread pool: the backend's I/O */
+	HVT_EV_POOL_COMPLETE,
 	HVT_NR_EV_KINDS
 };
 
@@ -79,6 +95,23 @@ struct hvt_kvm_hypercall {
 	uint64_t nr, a[4];
 };
 
+struct hvt_block_rq {			/* block_rq_issue, block_rq_complete */
+	uint32_t dev;			/* the disk's dev_t, as the guest kernel keeps it */
+	uint32_t nr_sector;
+	uint64_t sector;		/* 512-byte sectors */
+	int32_t error;			/* complete: an errno, 0 on success */
+	char rwbs[HVT_COMM_LEN];	/* blktrace's R, W, D, F, ... with flags */
+};
+
+struct hvt_qemu_io {			/* QEMU's virtio-blk, notify and thread-pool events */
+	uint64_t dev;			/* the virtio device; the pool */
+	uint64_t req;			/* its request; the queue (notify) */
+	uint64_t sector;		/* handle */
+	uint32_t nr_sector;		/* handle */
+	bool write;			/* handle: virtio_blk_handle_write */
+	int64_t ret;			/* rw_complete's ret, req_complete's status, the pool's ret */
+};
+
 struct hvt_typed_event {
 	enum hvt_ev_kind kind;
 	union {
@@ -87,6 +120,8 @@ struct hvt_typed_event {
 		struct hvt_kvm_vcpu_event kvm;
 		struct hvt_kvm_tsc_offset tsc_offset;
 		struct hvt_kvm_hypercall hypercall;
+		struct hvt_block_rq block;
+		struct hvt_qemu_io qio;
 	};
 };
 

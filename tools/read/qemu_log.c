@@ -255,10 +255,63 @@ static void qemu_json_fields(void *r, struct hvt_text *t, const struct hvt_field
 	hvt_text_json_str(t, q->text + q->cur->args, q->cur->args_len);
 }
 
+/* The number that starts at @p (up to a blank or @end): 0, or -1 if none. */
+static int number(const char *p, const char *end, uint64_t *v)
+{
+	bool neg = p < end && *p == '-';
+	unsigned int base = 10, d;
+	uint64_t x = 0;
+	const char *start;
+
+	p += neg;
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	for (start = p; p < end && *p != ' '; p++) {
+		char c = *p;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned int)(c - 'A' + 10);
+		else
+			return -1;
+		if (x > (UINT64_MAX - d) / base)
+			return -1;	/* too large for 64 bits */
+		x = x * base + d;
+	}
+	if (p == start)
+		return -1;
+	*v = neg ? (uint64_t)0 - x : x;
+	return 0;
+}
+
+/*
+ * A number of the arguments: QEMU's events print theirs as "NAME VALUE"
+ * pairs ("vdev 0x55d0 req 0x55e0 sector 8 nsectors 8"), VALUE decimal,
+ * negative or 0x hexadecimal; field @name is the word after the word
+ * @name. -1 if there is no such word, or what follows is not a number.
+ */
 static int qemu_field_u64(void *r, const char *name, uint64_t *v)
 {
-	(void)r, (void)name, (void)v;
-	return -1;	/* the arguments are text */
+	const struct qemu_log *q = r;
+	const char *p = q->text + q->cur->args, *end = p + q->cur->args_len;
+	size_t n = strlen(name);
+
+	while (p < end) {
+		const char *word = p;
+
+		while (p < end && *p != ' ')
+			p++;
+		if ((size_t)(p - word) == n && !memcmp(word, name, n) && p < end)
+			return number(p + 1, end, v);
+		while (p < end && *p == ' ')
+			p++;
+	}
+	return -1;
 }
 
 static int qemu_field_text(void *r, const char *name, char *buf, size_t len)
