@@ -43,7 +43,8 @@ int hvt_event_feed_init(struct hvt_event_feed *f, const struct hvt_session *ses,
 	f->ses = ses;
 	f->damage = calloc(ses->nr_sources + 1, sizeof(*f->damage));
 	if (!f->damage || hvt_event_decoder_init(&f->host, kinds_of(l->host), l->comms) ||
-	    hvt_event_decoder_init(&f->guest, kinds_of(l->guest), l->comms)) {
+	    hvt_event_decoder_init(&f->guest, kinds_of(l->guest), l->comms) ||
+	    hvt_event_decoder_init(&f->vmm, kinds_of(l->vmm), l->comms)) {
 		hvt_event_feed_free(f);
 		return -1;
 	}
@@ -71,12 +72,27 @@ void hvt_event_feed_free(struct hvt_event_feed *f)
 	free(f->damage);
 	hvt_event_decoder_free(&f->host);
 	hvt_event_decoder_free(&f->guest);
+	hvt_event_decoder_free(&f->vmm);
 	memset(f, 0, sizeof(*f));
+}
+
+/* The decoder of @s's events, or NULL if none of its kinds is wanted. */
+static struct hvt_event_decoder *decoder_of(struct hvt_event_feed *f, const struct hvt_source *s)
+{
+	struct hvt_event_decoder *d;
+
+	if (s->layer == HVT_LAYER_HOST)
+		d = s->host_cpu >= 0 ? &f->host : NULL;
+	else if (s->layer == HVT_LAYER_VMM)
+		d = &f->vmm;
+	else
+		d = s->vm_number ? &f->guest : NULL;
+	return d && d->kinds ? d : NULL;
 }
 
 void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s)
 {
-	bool host = s->layer == HVT_LAYER_HOST;
+	struct hvt_event_decoder *d;
 	struct hvt_fed_event e;
 	hvt_fed_fn fn;
 
@@ -84,14 +100,13 @@ void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s)
 		note_gap(f, f->prev, f->prev_tsc);
 	f->prev = s;
 	f->prev_tsc = s->host_tsc;
-	if (host ? s->host_cpu < 0 || !f->host.kinds : !s->vm_number || !f->guest.kinds)
+	if (!(d = decoder_of(f, s)) || !hvt_decode_reader(d, &s->rd, &s->ev, &e.ev))
 		return;
-	if (!hvt_decode_reader(host ? &f->host : &f->guest, &s->rd, &s->ev, &e.ev))
-		return;
-	fn = host ? f->l->host[e.ev.kind] : f->l->guest[e.ev.kind];
+	fn = d == &f->host ? f->l->host[e.ev.kind] : d == &f->vmm ? f->l->vmm[e.ev.kind] :
+		f->l->guest[e.ev.kind];
 	e.src = s;
 	e.ts = s->host_tsc;
-	e.cpu = host ? (uint32_t)s->host_cpu : s->ev.cpu;
+	e.cpu = s->layer == HVT_LAYER_HOST ? (uint32_t)s->host_cpu : s->ev.cpu;
 	e.tid = s->ev.tid;
 	fn(f->ctx, &e);
 }

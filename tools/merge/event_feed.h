@@ -5,8 +5,8 @@
  * scheduling (check, analyze, the JSON output's vCPU tracks).
  *
  * Fed every event a time line returns, in its order, the feed decodes
- * (read/event_decoder.h) the host layer's and the guests' events of the
- * kinds its listener takes, and calls the listener's function for each.
+ * (read/event_decoder.h) the host layer's, the guests' kernels' and QEMU's
+ * logs' events of the kinds its listener takes, and calls the listener's function for each.
  * It knows no kind: a new one is the decoder's, and its reader's. It also
  * tells of the host layer's losses: a host CPU file that lost events, or
  * skipped damaged data, between two of its events (or before its first)
@@ -32,7 +32,7 @@ struct hvt_fed_event {
 	struct hvt_source *src;		/* its source: layer, VM (vm_number), ... */
 	uint64_t ts;			/* its host TSC (src->host_tsc) */
 	uint32_t cpu;			/* host events: the host CPU; guest events: the
-					 * guest's CPU (HVT_NO_CPU: none) */
+					 * guest's CPU (HVT_NO_CPU: none, and QEMU's) */
 	int32_t tid;			/* the task current when it was recorded */
 	struct hvt_typed_event ev;
 };
@@ -47,6 +47,7 @@ typedef void (*hvt_fed_fn)(void *ctx, const struct hvt_fed_event *e);
 struct hvt_event_listener {
 	hvt_fed_fn host[HVT_NR_EV_KINDS];
 	hvt_fed_fn guest[HVT_NR_EV_KINDS];
+	hvt_fed_fn vmm[HVT_NR_EV_KINDS];	/* QEMU's log (src->vmm_vm: its VM, if known) */
 	void (*host_lost)(void *ctx, uint32_t cpu, uint64_t from, uint64_t until);
 	bool comms;			/* the comm fields are read */
 };
@@ -55,7 +56,7 @@ struct hvt_event_feed {
 	const struct hvt_event_listener *l;
 	void *ctx;
 	const struct hvt_session *ses;
-	struct hvt_event_decoder host, guest;
+	struct hvt_event_decoder host, guest, vmm;
 	uint64_t *damage;		/* per source: lost events and warnings so far */
 	struct hvt_source *prev;	/* fed last, and its time then */
 	uint64_t prev_tsc;

@@ -30,6 +30,8 @@ struct hvt_source {
 	enum hvt_layer layer;
 	const char *vm;			/* NULL on the host */
 	size_t vm_number;		/* 0 on the host, else 1 + its VM's index in the archive */
+	size_t vmm_vm;			/* QEMU's log: 1 + the index of the VM it is of, 0: not
+					 * known (one given with --qemu-trace, of several VMs) */
 	char *name;			/* file relative to the archive, for messages */
 	uint32_t index;			/* tie-break: order of opening, unique */
 	uint32_t stream_id;		/* a CTF stream of a VM or the host applications: its

@@ -35,11 +35,13 @@ static int realtime_ready(struct hvt_session *ses)
 }
 
 /*
- * QEMU's log @path as a source named @name: 0, or -1 after an error
- * message. One the archive kept (@kept) that cannot be read is a warning:
- * its events are missing, the rest is there; one given is the user's ask.
+ * QEMU's log @path as a source named @name, of VM number @vm (0: not
+ * known): 0, or -1 after an error message. One the archive kept (@kept)
+ * that cannot be read is a warning: its events are missing, the rest is
+ * there; one given is the user's ask.
  */
-static int open_log(struct hvt_session *ses, const char *path, const char *name, bool kept)
+static int open_log(struct hvt_session *ses, const char *path, const char *name, size_t vm,
+		    bool kept)
 {
 	struct hvt_source *s;
 
@@ -58,6 +60,7 @@ static int open_log(struct hvt_session *ses, const char *path, const char *name,
 		hvt_err("out of memory");
 		return -1;
 	}
+	s->vmm_vm = vm;
 	if (hvt_reader_open_qemu_log(&s->rd, path, s->name, &s->warnings)) {
 		if (kept)	/* the source stays, unopened, as a stream that could not be */
 			return 0;
@@ -95,7 +98,9 @@ int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *pat
 	for (i = 0; i < n; i++) {
 		const char *base = strrchr(paths[i], '/');
 
-		if (open_log(ses, paths[i], base ? base + 1 : paths[i], false))
+		/* a log given beside an archive of one VM is that VM's QEMU's */
+		if (open_log(ses, paths[i], base ? base + 1 : paths[i],
+			     ses->archive.nr_vms == 1 && !ses->tracedat_only, false))
 			return -1;
 	}
 	/* the logs the recording kept (record --qemu-log), unless given too */
@@ -106,7 +111,7 @@ int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *pat
 		    access(path, F_OK) || given(path, paths, n))
 			continue;
 		snprintf(name, sizeof(name), "vm/%s/qemu-trace.log", vm->name);
-		if (open_log(ses, path, name, true))
+		if (open_log(ses, path, name, i + 1, true))
 			return -1;
 	}
 	return 0;
