@@ -52,6 +52,7 @@ $(BUILD)/tests/test_merge: $(call obj_of,tools/cmd_merge.c $(OUT_SRC)) $(OFFLINE
 $(BUILD)/tests/test_check: $(call obj_of,tools/cmd_check.c $(CHECK_SRC)) $(OFFLINE_TEST)
 $(BUILD)/tests/test_vm_analysis: $(OFFLINE_TEST)
 $(BUILD)/tests/test_wait_chain: $(OFFLINE_TEST)
+$(BUILD)/tests/test_io_flows: $(OFFLINE_TEST)
 $(BUILD)/tests/test_analyze: $(call obj_of,tools/cmd_analyze.c $(ANALYZE_SRC)) $(OFFLINE_TEST)
 $(BUILD)/tests/test_event_decoder: $(OFFLINE_TEST)
 $(BUILD)/tests/test_session: $(OFFLINE_TEST)

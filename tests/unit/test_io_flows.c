@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_io_flows.c - guest block requests followed through QEMU and back
+ * (tools/model/io_flows.h), from hand-made event sequences: a request
+ * linked at every point with each stage's figure and bound, the sum of
+ * the stages, two candidates (ambiguous), a wakeup from another context
+ * (not the request's), QEMU before the guest beyond the bounds (io-causal
+ * late), a request QEMU never took up, completions and QEMU requests of
+ * nothing, a disk bound to its QEMU device, the in-flight limit, and
+ * --from/--to.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tools/model/io_flows.h"
+#include "tools/session/session.h"
+
+#define GUEST_BOUND	100	/* ns, each guest event's */
+#define QEMU_BOUND	500
+
+struct io_test {
+	struct hvt_session ses;
+	struct hvt_source guest, qemu;
+	struct hvt_io_flows f;
+	struct hvt_io_request done[8];
+	size_t nr_done;
+};
+
+static int64_t fake_bound(struct hvt_session *ses, const struct hvt_source *s)
+{
+	(void)ses;
+	return s->layer == HVT_LAYER_VMM ? QEMU_BOUND : GUEST_BOUND;
+}
+
+static void on_done(void *ctx, const struct hvt_io_flows *f, size_t vm,
+		    const struct hvt_io_disk *d, const struct hvt_io_request *r)
+{
+	struct io_test *t = ctx;
+
+	(void)f, (void)vm, (void)d;
+	if (t->nr_done < 8)
+		t->done[t->nr_done++] = *r;
+}
+
+/* One VM, a 1 GHz host TSC: a tick is a ns. */
+static int setup(void **state)
+{
+	static struct io_test t;
+
+	memset(&t, 0, sizeof(t));
+	t.ses.archive.nr_vms = 1;
+	t.ses.archive.tsc_freq_hz = 1000000000;
+	t.guest.layer = HVT_LAYER_KERNEL;
+	t.guest.vm_number = 1;
+	t.qemu.layer = HVT_LAYER_VMM;
+	t.qemu.vmm_vm = 1;
+	assert_int_equal(hvt_io_flows_init(&t.f, &t.ses), 0);
+	t.f.bound_of = fake_bound;
+	t.f.done = on_done;
+	t.f.done_ctx = &t;
+	*state = &t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct io_test *t = *state;
+
+	hvt_io_flows_free(&t->f);
+	return 0;
+}
+
+static void feed(struct io_test *t, bool qemu, uint64_t ts, uint32_t cpu, int32_t tid,
+		 struct hvt_typed_event ev)
+{
+	struct hvt_fed_event e = { .src = qemu ? &t->qemu : &t->guest, .ts = ts,
+				   .cpu = qemu ? HVT_NO_CPU : cpu, .tid = tid, .ev = ev };
+
+	hvt_io_flows_event(&t->f, &e);
+}
+
+static void issue(struct io_test *t, uint64_t ts, int32_t tid, uint32_t dev, uint64_t sector,
+		  const char *rwbs)
+{
+	struct hvt_typed_event ev = { .kind = HVT_EV_BLOCK_RQ_ISSUE,
+				      .block = { .dev = dev, .sector = sector, .nr_sector = 8 } };
+
+	snprintf(ev.block.rwbs, sizeof(ev.block.rwbs), "%s", rwbs);
+	feed(t, false, ts, 0, tid, ev);
+}
+
+static void complete(struct io_test *t, uint64_t ts, uint32_t cpu, int32_t tid, uint32_t dev,
+		     uint64_t sector, const char *rwbs)
+{
+	struct hvt_typed_event ev = { .kind = HVT_EV_BLOCK_RQ_COMPLETE,
+				      .block = { .dev = dev, .sector = sector, .nr_sector = 8 } };
+
+	snprintf(ev.block.rwbs, sizeof(ev.block.rwbs), "%s", rwbs);
+	feed(t, false, ts, cpu, tid, ev);
+}
+
+static void qemu(struct io_test *t, uint64_t ts, enum hvt_ev_kind kind, uint64_t vdev,
+		 uint64_t req, uint64_t sector, bool write)
+{
+	struct hvt_typed_event ev = { .kind = kind, .qio = { .dev = vdev, .req = req,
+				      .sector = sector, .nr_sector = 8, .write = write } };
+
+	feed(t, true, ts, 0, 900, ev);
+}
+
+static void sched_switch(struct io_test *t, uint64_t ts, uint32_t cpu, int32_t prev,
+			 bool runnable, int32_t next)
+{
+	struct hvt_typed_event ev = { .kind = HVT_EV_SCHED_SWITCH,
+				      .sw = { .prev = prev, .next = next, .runnable = runnable } };
+
+	snprintf(ev.sw.prev_comm, sizeof(ev.sw.prev_comm), "t%d", prev);
+	snprintf(ev.sw.next_comm, sizeof(ev.sw.next_comm), "t%d", next);
+	feed(t, false, ts, cpu, prev, ev);
+}
+
+static void wakeup(struct io_test *t, uint64_t ts, uint32_t cpu, int32_t waker, int32_t tid)
+{
+	struct hvt_typed_event ev = { .kind = HVT_EV_SCHED_WAKEUP, .wakeup = { .tid = tid } };
+
+	feed(t, false, ts, cpu, waker, ev);
+}
+
+/* QEMU takes up request @req (sector @sector) at @ts and hands it back 1100 ns later. */
+static void qemu_serves(struct io_test *t, uint64_t ts, uint64_t req, uint64_t sector,
+			bool write)
+{
+	qemu(t, ts, HVT_EV_VIRTIO_BLK_HANDLE, 0xd0, req, sector, write);
+	qemu(t, ts + 100, HVT_EV_POOL_SUBMIT, 0xf0, 0x77, 0, false);
+	qemu(t, ts + 1000, HVT_EV_POOL_COMPLETE, 0xf0, 0x77, 0, false);
+	qemu(t, ts + 1100, HVT_EV_VIRTIO_BLK_REQ_COMPLETE, 0xd0, req, 0, false);
+	qemu(t, ts + 1200, HVT_EV_VIRTIO_NOTIFY, 0xd0, 0x1, 0, false);
+}
+
+static double stage(struct io_test *t, const struct hvt_io_request *r, enum hvt_io_stage s,
+		    double *bound)
+{
+	double ns;
+
+	assert_true(hvt_io_stage_of(&t->f, r, s, &ns, bound));
+	return ns;
+}
+
+static void test_linked(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_disk *d;
+	const struct hvt_io_request *r;
+	double b, sum = 0, bounds = 0;
+
+	issue(t, 1000, 50, 0xfe00000, 16, "R");
+	sched_switch(t, 1100, 0, 50, false, 0);		/* the issuer sleeps on it */
+	qemu_serves(t, 2000, 0xa0, 16, false);
+	complete(t, 4000, 1, 0, 0xfe00000, 16, "R");
+	wakeup(t, 4100, 1, 0, 50);			/* from the completion's context */
+	sched_switch(t, 4500, 1, 0, true, 50);
+	assert_int_equal(t->nr_done, 1);		/* settled as soon as it ran */
+	r = &t->done[0];
+	d = &t->f.vms[0].disks[0];
+	assert_int_equal(d->outcomes[HVT_IO_LINKED], 1);
+	assert_int_equal(d->vdev, 0xd0);
+	assert_int_equal(r->at[HVT_IO_RUN].tid, 50);
+	assert_string_equal(r->comm, "t50");
+	assert_true(stage(t, r, HVT_IO_TO_HOST, &b) == 1000 && b == GUEST_BOUND + QEMU_BOUND);
+	assert_true(stage(t, r, HVT_IO_HOST_SERVICE, &b) == 1100 && b == 1000);
+	assert_true(stage(t, r, HVT_IO_BACKEND, &b) == 900);
+	assert_true(stage(t, r, HVT_IO_QEMU_OWN, &b) == 200 && b == 2000);
+	assert_true(stage(t, r, HVT_IO_TO_NOTIFY, &b) == 100);
+	assert_true(stage(t, r, HVT_IO_TO_GUEST, &b) == 800);
+	assert_true(stage(t, r, HVT_IO_TO_WAKEUP, &b) == 100 && b == 0);
+	assert_true(stage(t, r, HVT_IO_TO_RUN, &b) == 400);
+	assert_true(stage(t, r, HVT_IO_THREAD_WAIT, &b) == 3500);
+	/* the stages in a row add up to the request's latency */
+	sum += stage(t, r, HVT_IO_TO_HOST, &b), bounds += b;
+	sum += stage(t, r, HVT_IO_HOST_SERVICE, &b), bounds += b;
+	sum += stage(t, r, HVT_IO_TO_NOTIFY, &b), bounds += b;
+	sum += stage(t, r, HVT_IO_TO_GUEST, &b), bounds += b;
+	assert_true(sum == stage(t, r, HVT_IO_LATENCY, &b));
+	assert_true(bounds > 0);
+	assert_int_equal(t->f.vms[0].causal.pairs, 2);
+	assert_int_equal(t->f.vms[0].causal.late, 0);
+	/* notify -> completion: 800 ns apart, 600 ns of bounds (issue -> pickup: 1600) */
+	assert_int_equal(t->f.vms[0].causal.tightest_ns, 1400);
+}
+
+static void test_ambiguous_and_orphans(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+
+	issue(t, 1000, 50, 0xfe00000, 8, "W");
+	issue(t, 1200, 51, 0xfe00000, 8, "WS");		/* the same sector and size */
+	qemu_serves(t, 2000, 0xa0, 8, true);		/* takes the older, ambiguous */
+	qemu_serves(t, 4000, 0xa1, 8, true);
+	complete(t, 3500, 0, 0, 0xfe00000, 8, "W");
+	complete(t, 5500, 0, 0, 0xfe00000, 8, "W");
+	complete(t, 5600, 0, 0, 0xfe00000, 99, "R");	/* of nothing issued */
+	issue(t, 6000, 50, 0xfe00000, 0, "FF");		/* a flush: not followed */
+	qemu_serves(t, 7000, 0xa2, 4096, false);	/* no guest issue fits */
+	issue(t, 8000, 52, 0xfe00000, 200, "R");	/* never completed */
+	hvt_io_flows_finish(&t->f);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_AMBIGUOUS], 1);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_LINKED], 1);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_UNCOMPLETED], 1);
+	assert_int_equal(vm->orphan_completes, 1);
+	assert_int_equal(vm->not_rw, 1);
+	assert_int_equal(vm->orphan_qemu, 1);
+	/* io-causal judges unambiguous pairs only */
+	assert_int_equal(vm->causal.pairs, 2);
+}
+
+static void test_not_its_wakeup(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_request *r = &t->done[0];
+
+	issue(t, 1000, 60, 0xfe00000, 16, "R");
+	sched_switch(t, 1100, 0, 60, false, 0);
+	qemu_serves(t, 2000, 0xa0, 16, false);
+	complete(t, 4000, 1, 0, 0xfe00000, 16, "R");
+	wakeup(t, 4100, 0, 77, 60);			/* another CPU, another task */
+	sched_switch(t, 4500, 0, 77, false, 60);	/* it runs: no wakeup of ours */
+	assert_int_equal(t->nr_done, 1);
+	assert_true(r->blocked && r->no_wakeup);
+	assert_false(r->at[HVT_IO_WAKEUP].set);
+	assert_false(r->at[HVT_IO_RUN].set);
+}
+
+static void test_causal_late(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_causal *c = &t->f.vms[0].causal;
+
+	qemu_serves(t, 1000, 0xa0, 16, false);		/* QEMU, 2000 ns before the guest */
+	issue(t, 3000, 50, 0xfe00000, 16, "R");
+	complete(t, 5000, 0, 0, 0xfe00000, 16, "R");
+	hvt_io_flows_finish(&t->f);
+	assert_int_equal(t->f.vms[0].disks[0].outcomes[HVT_IO_LINKED], 1);
+	assert_int_equal(c->pairs, 2);
+	assert_int_equal(c->late, 1);
+	assert_int_equal(c->late_cause, HVT_IO_ISSUE);
+	assert_int_equal(c->late_effect, HVT_IO_PICKUP);
+	assert_int_equal(c->tightest_ns, -2000 + GUEST_BOUND + QEMU_BOUND);
+	assert_int_equal(t->f.vms[0].disks[0].negative[HVT_IO_TO_HOST], 1);
+}
+
+static void test_no_qemu_and_disks(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+
+	issue(t, 1000, 50, 0xfe00000, 16, "R");
+	qemu_serves(t, 2000, 0xa0, 16, false);		/* binds disk 254:0 to device 0xd0 */
+	complete(t, 4000, 0, 0, 0xfe00000, 16, "R");
+	issue(t, 5000, 50, 0xfe00010, 16, "R");		/* another disk, the same sector */
+	qemu_serves(t, 6000, 0xa1, 16, false);		/* device 0xd0 is the first disk's */
+	complete(t, 8000, 0, 0, 0xfe00010, 16, "R");
+	hvt_io_flows_finish(&t->f);
+	assert_int_equal(vm->nr_disks, 2);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_LINKED], 1);
+	assert_int_equal(vm->disks[1].outcomes[HVT_IO_NO_QEMU], 1);
+	assert_int_equal(vm->orphan_qemu, 1);
+}
+
+static void test_flood_and_span(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+	uint64_t i, total = 0;
+	unsigned int o;
+
+	t->f.from = 1000;
+	t->f.to = 2000000;
+	for (i = 0; i < HVT_IO_MAX_INFLIGHT + 10; i++)	/* a guest that never completes */
+		issue(t, 1000 + i, 50, 0xfe00000, i * 8, "R");
+	assert_int_equal(vm->given_up, 10);
+	assert_true(vm->nr_flight <= HVT_IO_MAX_INFLIGHT);
+	issue(t, 500, 50, 0xfe00000, 1u << 30, "R");	/* before --from: not counted */
+	hvt_io_flows_finish(&t->f);
+	for (o = 0; o < HVT_IO_NR_OUTCOMES; o++)
+		total += vm->disks[0].outcomes[o];
+	assert_int_equal(total, HVT_IO_MAX_INFLIGHT + 10);
+	assert_int_equal(vm->nr_flight, 0);
+}
+
+static void test_percentile(void **state)
+{
+	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
+	double ds[4], lo[4], hi[4];
+	struct hvt_io_figures fig = { .d = ds, .lo = lo, .hi = hi, .cap = 4 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		fig.d[i] = d[i];
+		fig.lo[i] = d[i] - b[i];
+		fig.hi[i] = d[i] + b[i];
+		fig.nr++;
+	}
+	hvt_io_percentile(&fig, 50, &v, &pm);
+	/* rank 2 of 4: 20; lows sorted -80 9 28 37, highs 11 32 43 120 */
+	assert_true(v == 20 && pm == 12);
+	hvt_io_percentile(&fig, 100, &v, &pm);
+	assert_true(v == 40 && pm == 80);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_linked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_and_orphans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_its_wakeup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_causal_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_qemu_and_disks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_and_span, setup, teardown),
+		cmocka_unit_test(test_percentile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

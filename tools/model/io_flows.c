@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * io_flows.c - guest block requests followed through QEMU and back
+ * (io_flows.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/model/io_flows.h"
+
+#define NO_BOUND	(INT64_MAX / 4)
+
+static const char *const stage_names[HVT_IO_NR_STAGES][2] = {
+	[HVT_IO_TO_HOST] = { "guest issue -> QEMU pickup", "to_host" },
+	[HVT_IO_HOST_SERVICE] = { "host service (QEMU pickup -> done)", "host_service" },
+	[HVT_IO_BACKEND] = { "  of which the backend's I/O", "backend" },
+	[HVT_IO_QEMU_OWN] = { "  of which QEMU's own", "qemu_own" },
+	[HVT_IO_TO_NOTIFY] = { "QEMU done -> interrupt sent", "to_notify" },
+	[HVT_IO_TO_GUEST] = { "interrupt -> guest completion", "to_guest" },
+	[HVT_IO_TO_WAKEUP] = { "guest completion -> wakeup", "to_wakeup" },
+	[HVT_IO_TO_RUN] = { "wakeup -> thread runs", "to_run" },
+	[HVT_IO_LATENCY] = { "request (issue -> completion)", "latency" },
+	[HVT_IO_THREAD_WAIT] = { "thread's wait (issue -> runs)", "thread_wait" },
+};
+
+static const char *const point_names[HVT_IO_NR_POINTS] = {
+	[HVT_IO_ISSUE] = "block_rq_issue", [HVT_IO_PICKUP] = "virtio_blk_handle",
+	[HVT_IO_SUBMIT] = "thread_pool_submit", [HVT_IO_BACKEND_DONE] = "thread_pool_complete",
+	[HVT_IO_REQ_DONE] = "virtio_blk_req_complete", [HVT_IO_NOTIFY] = "virtio_notify",
+	[HVT_IO_COMPLETE] = "block_rq_complete", [HVT_IO_WAKEUP] = "sched_wakeup",
+	[HVT_IO_RUN] = "sched_switch",
+};
+
+static const char *const outcome_names[HVT_IO_NR_OUTCOMES] = {
+	[HVT_IO_LINKED] = "linked end to end",
+	[HVT_IO_AMBIGUOUS] = "linked, ambiguous (the same sector and size in flight twice)",
+	[HVT_IO_NO_QEMU] = "completed, never taken up in QEMU's log",
+	[HVT_IO_QEMU_CUT] = "taken up by QEMU, its log does not hand it back",
+	[HVT_IO_UNCOMPLETED] = "not completed before the trace ended",
+};
+
+const char *hvt_io_stage_name(enum hvt_io_stage s) { return stage_names[s][0]; }
+const char *hvt_io_stage_key(enum hvt_io_stage s) { return stage_names[s][1]; }
+const char *hvt_io_point_name(enum hvt_io_point p) { return point_names[p]; }
+const char *hvt_io_outcome_name(enum hvt_io_outcome o) { return outcome_names[o]; }
+
+int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses)
+{
+	double hz = ses->archive.tsc_freq_hz > 0 ? (double)ses->archive.tsc_freq_hz : 1e9;
+
+	memset(f, 0, sizeof(*f));
+	f->ses = ses;
+	f->vms = calloc(ses->archive.nr_vms + 1, sizeof(*f->vms));
+	if (!f->vms)
+		return -1;
+	f->ns_per_tick = 1e9 / hz;
+	f->to = UINT64_MAX;
+	f->grace = (uint64_t)(hz * (HVT_IO_GRACE_NS / 1e9));
+	return 0;
+}
+
+static void figures_free(struct hvt_io_figures *fig)
+{
+	free(fig->d);
+	free(fig->lo);
+	free(fig->hi);
+}
+
+void hvt_io_flows_free(struct hvt_io_flows *f)
+{
+	size_t v, d, s;
+
+	for (v = 0; f->vms && v < f->ses->archive.nr_vms; v++) {
+		struct hvt_io_vm *vm = &f->vms[v];
+
+		for (d = 0; d < vm->nr_disks; d++)
+			for (s = 0; s < HVT_IO_NR_STAGES; s++)
+				figures_free(&vm->disks[d].stage[s]);
+		free(vm->disks);
+		free(vm->flight);
+	}
+	free(f->vms);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The stage's two points. */
+static const enum hvt_io_point stage_ends[HVT_IO_NR_STAGES][2] = {
+	[HVT_IO_TO_HOST] = { HVT_IO_ISSUE, HVT_IO_PICKUP },
+	[HVT_IO_HOST_SERVICE] = { HVT_IO_PICKUP, HVT_IO_REQ_DONE },
+	[HVT_IO_BACKEND] = { HVT_IO_SUBMIT, HVT_IO_BACKEND_DONE },
+	[HVT_IO_QEMU_OWN] = { HVT_IO_PICKUP, HVT_IO_REQ_DONE },	/* less the backend */
+	[HVT_IO_TO_NOTIFY] = { HVT_IO_REQ_DONE, HVT_IO_NOTIFY },
+	[HVT_IO_TO_GUEST] = { HVT_IO_NOTIFY, HVT_IO_COMPLETE },	/* REQ_DONE if no NOTIFY */
+	[HVT_IO_TO_WAKEUP] = { HVT_IO_COMPLETE, HVT_IO_WAKEUP },
+	[HVT_IO_TO_RUN] = { HVT_IO_WAKEUP, HVT_IO_RUN },
+	[HVT_IO_LATENCY] = { HVT_IO_ISSUE, HVT_IO_COMPLETE },
+	[HVT_IO_THREAD_WAIT] = { HVT_IO_ISSUE, HVT_IO_RUN },
+};
+
+/* From mark @a to mark @b, in ns, and its bound. */
+static void span(const struct hvt_io_flows *f, const struct hvt_io_mark *a,
+		 const struct hvt_io_mark *b, double *ns, double *bound)
+{
+	*ns = b->ts >= a->ts ? (double)(b->ts - a->ts) * f->ns_per_tick :
+		-(double)(a->ts - b->ts) * f->ns_per_tick;
+	if (a->qemu == b->qemu)		/* one clock: its resolution */
+		*bound = a->qemu ? 1000 : 0;
+	else
+		*bound = (double)a->bound_ns + (double)b->bound_ns;
+}
+
+bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *r,
+		     enum hvt_io_stage s, double *ns, double *bound_ns)
+{
+	enum hvt_io_point a = stage_ends[s][0], b = stage_ends[s][1];
+
+	if (s == HVT_IO_TO_GUEST && !r->at[HVT_IO_NOTIFY].set)
+		a = HVT_IO_REQ_DONE;
+	if (!r->at[a].set || !r->at[b].set)
+		return false;
+	span(f, &r->at[a], &r->at[b], ns, bound_ns);
+	if (s == HVT_IO_QEMU_OWN) {
+		double backend, unused;
+
+		if (!hvt_io_stage_of(f, r, HVT_IO_BACKEND, &backend, &unused))
+			return false;
+		*ns -= backend;
+		*bound_ns = 2000;	/* four stamps of QEMU's, each to the microsecond */
+	}
+	return true;
+}
+
+static int figures_add(struct hvt_io_figures *fig, double d, double bound)
+{
+	if (fig->nr == fig->cap) {
+		size_t cap = fig->cap ? fig->cap * 2 : 64;
+		double *n[3] = { realloc(fig->d, cap * sizeof(double)),
+				 realloc(fig->lo, cap * sizeof(double)),
+				 realloc(fig->hi, cap * sizeof(double)) };
+
+		if (n[0])
+			fig->d = n[0];
+		if (n[1])
+			fig->lo = n[1];
+		if (n[2])
+			fig->hi = n[2];
+		if (!n[0] || !n[1] || !n[2])
+			return -1;
+		fig->cap = cap;
+	}
+	fig->d[fig->nr] = d;
+	fig->lo[fig->nr] = d - bound;
+	fig->hi[fig->nr] = d + bound;
+	fig->nr++;
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void hvt_io_percentile(struct hvt_io_figures *fig, double pct, double *v, double *pm)
+{
+	size_t k;
+
+	if (!fig->nr) {
+		*v = *pm = 0;
+		return;
+	}
+	qsort(fig->d, fig->nr, sizeof(double), by_value);
+	qsort(fig->lo, fig->nr, sizeof(double), by_value);
+	qsort(fig->hi, fig->nr, sizeof(double), by_value);
+	k = (size_t)(pct / 100.0 * (double)fig->nr + 0.999999);
+	k = k ? k - 1 : 0;
+	if (k >= fig->nr)
+		k = fig->nr - 1;
+	*v = fig->d[k];
+	*pm = fig->d[k] - fig->lo[k] > fig->hi[k] - fig->d[k] ? fig->d[k] - fig->lo[k] :
+		fig->hi[k] - fig->d[k];
+}
+
+static struct hvt_io_disk *disk_of(struct hvt_io_flows *f, struct hvt_io_vm *vm, uint32_t dev)
+{
+	struct hvt_io_disk *n;
+	size_t i;
+
+	for (i = 0; i < vm->nr_disks; i++)
+		if (vm->disks[i].dev == dev)
+			return &vm->disks[i];
+	n = realloc(vm->disks, (vm->nr_disks + 1) * sizeof(*n));
+	if (!n) {
+		f->failed = true;
+		return NULL;
+	}
+	vm->disks = n;
+	n = &vm->disks[vm->nr_disks++];
+	memset(n, 0, sizeof(*n));
+	n->dev = dev;
+	return n;
+}
+
+/* Cause @a, effect @b, in different clocks: judged for io-causal. */
+static void causal_pair(struct hvt_io_flows *f, struct hvt_io_vm *vm,
+			const struct hvt_io_request *r, enum hvt_io_point a, enum hvt_io_point b)
+{
+	struct hvt_io_causal *c = &vm->causal;
+	double ns, bound;
+	int64_t margin;
+
+	if (!r->at[a].set || !r->at[b].set || r->at[a].bound_ns >= NO_BOUND ||
+	    r->at[b].bound_ns >= NO_BOUND)
+		return;
+	span(f, &r->at[a], &r->at[b], &ns, &bound);
+	margin = (int64_t)(ns + bound);
+	if (!c->pairs++ || margin < c->tightest_ns)
+		c->tightest_ns = margin;
+	if (margin < 0 && !c->late++) {
+		c->first_late = *r;
+		c->late_cause = a;
+		c->late_effect = b;
+	}
+}
+
+/* The figure a request is ranked by: the thread's wait, else the request's latency. */
+static double slowness(const struct hvt_io_flows *f, const struct hvt_io_request *r)
+{
+	double ns, bound;
+
+	if (hvt_io_stage_of(f, r, HVT_IO_THREAD_WAIT, &ns, &bound) ||
+	    hvt_io_stage_of(f, r, HVT_IO_LATENCY, &ns, &bound))
+		return ns;
+	return -1;
+}
+
+static void keep_if_slow(const struct hvt_io_flows *f, struct hvt_io_disk *d,
+			 const struct hvt_io_request *r)
+{
+	double s = slowness(f, r);
+	size_t i;
+
+	for (i = d->nr_slowest; i > 0 && slowness(f, &d->slowest[i - 1]) < s; i--)
+		if (i < HVT_IO_SLOWEST)
+			d->slowest[i] = d->slowest[i - 1];
+	if (i < HVT_IO_SLOWEST) {
+		d->slowest[i] = *r;
+		if (d->nr_slowest < HVT_IO_SLOWEST)
+			d->nr_slowest++;
+	}
+}
+
+static enum hvt_io_outcome outcome_of(const struct hvt_io_request *r)
+{
+	if (!r->at[HVT_IO_COMPLETE].set)
+		return HVT_IO_UNCOMPLETED;
+	if (!r->at[HVT_IO_PICKUP].set)
+		return HVT_IO_NO_QEMU;
+	if (!r->at[HVT_IO_REQ_DONE].set)
+		return HVT_IO_QEMU_CUT;
+	return r->ambiguous ? HVT_IO_AMBIGUOUS : HVT_IO_LINKED;
+}
+
+/* Request @r of VM @v is finished: counted, its figures kept. */
+static void settle(struct hvt_io_flows *f, size_t v, const struct hvt_io_request *r)
+{
+	struct hvt_io_vm *vm = &f->vms[v];
+	enum hvt_io_outcome o;
+	struct hvt_io_disk *d;
+	unsigned int s;
+
+	if (!r->at[HVT_IO_ISSUE].set) {
+		vm->orphan_qemu++;
+		return;
+	}
+	if (r->at[HVT_IO_ISSUE].ts < f->from || r->at[HVT_IO_ISSUE].ts >= f->to)
+		return;		/* issued outside the time asked for */
+	if (!(d = disk_of(f, vm, r->dev)))
+		return;
+	o = outcome_of(r);
+	d->outcomes[o]++;
+	if (o == HVT_IO_LINKED || o == HVT_IO_AMBIGUOUS) {
+		for (s = 0; s < HVT_IO_NR_STAGES; s++) {
+			double ns, bound;
+
+			if (!hvt_io_stage_of(f, r, s, &ns, &bound))
+				continue;
+			if (ns < -bound)
+				d->negative[s]++;
+			if (figures_add(&d->stage[s], ns, bound))
+				f->failed = true;
+		}
+		keep_if_slow(f, d, r);
+	}
+	if (o == HVT_IO_LINKED) {
+		causal_pair(f, vm, r, HVT_IO_ISSUE, HVT_IO_PICKUP);
+		causal_pair(f, vm, r, r->at[HVT_IO_NOTIFY].set ? HVT_IO_NOTIFY : HVT_IO_REQ_DONE,
+			    HVT_IO_COMPLETE);
+	}
+	if (f->done)
+		f->done(f->done_ctx, f, v, d, r);
+}
+
+static void drop(struct hvt_io_vm *vm, size_t i)
+{
+	memmove(&vm->flight[i], &vm->flight[i + 1], (vm->nr_flight - i - 1) * sizeof(*vm->flight));
+	vm->nr_flight--;
+}
+
+/* Whether nothing more can come to @r. */
+static bool finished(const struct hvt_io_request *r)
+{
+	bool guest = r->at[HVT_IO_COMPLETE].set &&
+		     (!r->blocked || r->no_wakeup || r->at[HVT_IO_RUN].set);
+
+	return guest && r->at[HVT_IO_NOTIFY].set;
+}
+
+/* Settles request @i if it is finished, or its last point lies @grace before @now. */
+static bool settle_if_done(struct hvt_io_flows *f, size_t v, size_t i, uint64_t now)
+{
+	struct hvt_io_vm *vm = &f->vms[v];
+	struct hvt_io_request *r = &vm->flight[i];
+
+	if (!finished(r) && (now <= r->last || now - r->last <= f->grace))
+		return false;
+	settle(f, v, r);
+	drop(vm, i);
+	return true;
+}
+
+static void sweep(struct hvt_io_flows *f, size_t v, uint64_t now)
+{
+	struct hvt_io_vm *vm = &f->vms[v];
+	size_t i = 0;
+
+	while (i < vm->nr_flight)
+		if (!settle_if_done(f, v, i, now))
+			i++;
+}
+
+/* A new request in flight for VM @v, or NULL (out of memory). */
+static struct hvt_io_request *fly(struct hvt_io_flows *f, size_t v)
+{
+	struct hvt_io_vm *vm = &f->vms[v];
+
+	if (vm->nr_flight == HVT_IO_MAX_INFLIGHT) {	/* a flood: the oldest is given up */
+		vm->given_up++;
+		settle(f, v, &vm->flight[0]);
+		drop(vm, 0);
+	}
+	if (!vm->flight) {
+		vm->flight = malloc(HVT_IO_MAX_INFLIGHT * sizeof(*vm->flight));
+		if (!vm->flight) {
+			f->failed = true;
+			return NULL;
+		}
+	}
+	memset(&vm->flight[vm->nr_flight], 0, sizeof(*vm->flight));
+	return &vm->flight[vm->nr_flight++];
+}
+
+static int64_t bound_of(const struct hvt_io_flows *f, const struct hvt_source *s)
+{
+	return f->bound_of ? f->bound_of(f->ses, s) : hvt_session_event_bound_ns(f->ses, s);
+}
+
+static void set_mark(struct hvt_io_flows *f, struct hvt_io_request *r, enum hvt_io_point p,
+		     const struct hvt_fed_event *e)
+{
+	struct hvt_io_mark *m = &r->at[p];
+	const char *name;
+	int64_t bound = bound_of(f, e->src);
+
+	m->ts = e->ts;
+	m->bound_ns = bound < 0 || bound > NO_BOUND ? NO_BOUND : bound;
+	m->tid = e->tid;
+	m->cpu = e->cpu;
+	m->qemu = e->src->layer == HVT_LAYER_VMM;
+	m->set = true;
+	name = f->names ? hvt_thread_names_get(f->names, e->src) : NULL;
+	snprintf(m->name, sizeof(m->name), "%s", name ? name : "");
+	if (e->ts > r->last)
+		r->last = e->ts;
+}
+
+/* The VM of @e (0: none known). */
+static size_t vm_of(const struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	size_t v = e->src->layer == HVT_LAYER_VMM ? e->src->vmm_vm : e->src->vm_number;
+
+	return v <= f->ses->archive.nr_vms ? v : 0;
+}
+
+/* 'R', 'W', or 0 for another kind of request (flush, discard, ...). */
+static char rw_kind(const char *rwbs)
+{
+	return rwbs[0] == 'R' || rwbs[0] == 'W' ? rwbs[0] : 0;
+}
+
+/* Whether guest disk @dev and QEMU device @vdev may be one (no pair said otherwise). */
+static bool same_disk(struct hvt_io_vm *vm, uint32_t dev, uint64_t vdev)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nr_disks; i++) {
+		if (vm->disks[i].dev == dev && vm->disks[i].vdev)
+			return vm->disks[i].vdev == vdev;
+		if (vm->disks[i].dev != dev && vm->disks[i].vdev == vdev)
+			return false;
+	}
+	return true;
+}
+
+/* The guest disk @dev is QEMU's @vdev. */
+static void bind_disk(struct hvt_io_flows *f, struct hvt_io_vm *vm, uint32_t dev, uint64_t vdev)
+{
+	struct hvt_io_disk *d = disk_of(f, vm, dev);
+
+	if (d && !d->vdev)
+		d->vdev = vdev;
+}
+
+/*
+ * The oldest request in flight that @fits (with @a and @b), and whether
+ * another fits too.
+ */
+static struct hvt_io_request *oldest(struct hvt_io_vm *vm,
+				     bool (*fits)(const struct hvt_io_request *r, const void *a,
+						  const void *b),
+				     const void *a, const void *b, bool *more)
+{
+	struct hvt_io_request *found = NULL;
+	size_t i;
+
+	*more = false;
+	for (i = 0; i < vm->nr_flight; i++) {
+		if (!fits(&vm->flight[i], a, b))
+			continue;
+		if (found) {
+			*more = true;
+			break;
+		}
+		found = &vm->flight[i];
+	}
+	return found;
+}
+
+struct io_key {
+	char kind;
+	uint64_t sector;
+	uint32_t nr_sector;
+	uint32_t dev;
+	uint64_t vdev, req;
+};
+
+/* A QEMU request no guest issue has claimed yet, of the key, on a device @vm allows. */
+static bool unclaimed_fits(const struct hvt_io_request *r, const void *key, const void *vm)
+{
+	const struct io_key *k = key;
+
+	return !r->at[HVT_IO_ISSUE].set && r->kind == k->kind && r->sector == k->sector &&
+	       r->nr_sector == k->nr_sector &&
+	       same_disk((struct hvt_io_vm *)vm, k->dev, r->vdev);
+}
+
+static void guest_issue(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	const struct hvt_block_rq *b = &e->ev.block;
+	struct io_key k = { rw_kind(b->rwbs), b->sector, b->nr_sector, b->dev, 0, 0 };
+	struct hvt_io_request *r;
+	bool more;
+
+	if (!k.kind || !b->nr_sector) {
+		vm->not_rw++;
+		return;
+	}
+	r = oldest(vm, unclaimed_fits, &k, vm, &more);
+	if (r) {
+		r->ambiguous = more;
+		bind_disk(f, vm, b->dev, r->vdev);
+	} else if (!(r = fly(f, v - 1))) {
+		return;
+	}
+	r->dev = b->dev;
+	r->sector = b->sector;
+	r->nr_sector = b->nr_sector;
+	r->kind = k.kind;
+	set_mark(f, r, HVT_IO_ISSUE, e);
+}
+
+/* A guest request issued, not yet taken up, of the key, on a disk that may be @vdev. */
+static bool issued_fits(const struct hvt_io_request *r, const void *key, const void *vm)
+{
+	const struct io_key *k = key;
+
+	return r->at[HVT_IO_ISSUE].set && !r->at[HVT_IO_PICKUP].set && r->kind == k->kind &&
+	       r->sector == k->sector && r->nr_sector == k->nr_sector &&
+	       same_disk((struct hvt_io_vm *)vm, r->dev, k->vdev);
+}
+
+static void qemu_handle(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	const struct hvt_qemu_io *q = &e->ev.qio;
+	struct io_key k = { q->write ? 'W' : 'R', q->sector, q->nr_sector, 0, q->dev, q->req };
+	struct hvt_io_request *r;
+	bool more;
+
+	r = oldest(vm, issued_fits, &k, vm, &more);
+	if (r) {
+		r->ambiguous = more;
+		bind_disk(f, vm, r->dev, q->dev);
+	} else {
+		if (!(r = fly(f, v - 1)))
+			return;
+		r->kind = k.kind;
+		r->sector = q->sector;
+		r->nr_sector = q->nr_sector;
+	}
+	r->vdev = q->dev;
+	r->qreq = q->req;
+	set_mark(f, r, HVT_IO_PICKUP, e);
+}
+
+/* QEMU's request (vdev, req) taken up, not yet done. */
+static bool qemu_req_fits(const struct hvt_io_request *r, const void *key, const void *unused)
+{
+	const struct io_key *k = key;
+
+	(void)unused;
+	return r->at[HVT_IO_PICKUP].set && !r->at[HVT_IO_REQ_DONE].set && r->vdev == k->vdev &&
+	       r->qreq == k->req;
+}
+
+static void qemu_req_done(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	struct io_key k = { 0, 0, 0, 0, e->ev.qio.dev, e->ev.qio.req };
+	struct hvt_io_request *r;
+	bool more;
+
+	r = oldest(vm, qemu_req_fits, &k, NULL, &more);
+	if (!r) {
+		vm->unknown_qemu++;
+		return;
+	}
+	set_mark(f, r, HVT_IO_REQ_DONE, e);
+}
+
+static void pool_submit(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	struct hvt_io_request *r = NULL;
+	size_t i;
+
+	/* the request QEMU's thread took up last and has not submitted yet */
+	for (i = 0; i < vm->nr_flight; i++) {
+		struct hvt_io_request *c = &vm->flight[i];
+
+		if (c->at[HVT_IO_PICKUP].set && c->at[HVT_IO_PICKUP].tid == e->tid &&
+		    !c->at[HVT_IO_SUBMIT].set && !c->at[HVT_IO_REQ_DONE].set &&
+		    (!r || c->at[HVT_IO_PICKUP].ts >= r->at[HVT_IO_PICKUP].ts))
+			r = c;
+	}
+	if (!r)
+		return;
+	r->pool_req = e->ev.qio.req;
+	set_mark(f, r, HVT_IO_SUBMIT, e);
+}
+
+static void pool_complete(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	size_t i;
+
+	for (i = 0; i < vm->nr_flight; i++) {
+		struct hvt_io_request *r = &vm->flight[i];
+
+		if (r->at[HVT_IO_SUBMIT].set && !r->at[HVT_IO_BACKEND_DONE].set &&
+		    r->pool_req == e->ev.qio.req) {
+			set_mark(f, r, HVT_IO_BACKEND_DONE, e);
+			return;
+		}
+	}
+}
+
+static void qemu_notify(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	int64_t notify_bound = bound_of(f, e->src);
+	size_t i = 0;
+
+	if (notify_bound < 0)
+		notify_bound = NO_BOUND;
+	while (i < vm->nr_flight) {
+		struct hvt_io_request *r = &vm->flight[i];
+		const struct hvt_io_mark *c = &r->at[HVT_IO_COMPLETE];
+		double late = 0;
+
+		/* a guest completion before it (beyond both bounds) had another interrupt */
+		if (c->set && c->ts < e->ts)
+			late = (double)(e->ts - c->ts) * f->ns_per_tick - (double)c->bound_ns -
+			       (double)notify_bound;
+		if (r->vdev == e->ev.qio.dev && r->at[HVT_IO_REQ_DONE].set &&
+		    !r->at[HVT_IO_NOTIFY].set && late <= 0) {
+			set_mark(f, r, HVT_IO_NOTIFY, e);
+			if (settle_if_done(f, v - 1, i, e->ts))
+				continue;
+		}
+		i++;
+	}
+}
+
+/* A guest request issued, not completed, of the key (its disk, sector and kind). */
+static bool completes(const struct hvt_io_request *r, const void *key, const void *unused)
+{
+	const struct io_key *k = key;
+
+	(void)unused;
+	return r->at[HVT_IO_ISSUE].set && !r->at[HVT_IO_COMPLETE].set && r->dev == k->dev &&
+	       r->sector == k->sector && r->kind == k->kind;
+}
+
+static void guest_complete(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	const struct hvt_block_rq *b = &e->ev.block;
+	struct io_key k = { rw_kind(b->rwbs), b->sector, 0, b->dev, 0, 0 };
+	struct hvt_io_request *r;
+	bool more;
+
+	if (!k.kind)
+		return;		/* not followed: counted at its issue */
+	r = oldest(vm, completes, &k, NULL, &more);
+	if (!r) {
+		vm->orphan_completes++;
+		return;
+	}
+	r->error = b->error;
+	set_mark(f, r, HVT_IO_COMPLETE, e);
+	settle_if_done(f, v - 1, (size_t)(r - vm->flight), e->ts);
+}
+
+/* RUN: the issuer, switched in (not the task the switch event is current of). */
+static void run_mark(struct hvt_io_flows *f, struct hvt_io_request *r,
+		     const struct hvt_fed_event *e)
+{
+	set_mark(f, r, HVT_IO_RUN, e);
+	r->at[HVT_IO_RUN].tid = e->ev.sw.next;
+	snprintf(r->at[HVT_IO_RUN].name, sizeof(r->at[HVT_IO_RUN].name), "%s", e->ev.sw.next_comm);
+}
+
+static void guest_switch(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	const struct hvt_sched_switch *sw = &e->ev.sw;
+	size_t i = 0;
+
+	while (i < vm->nr_flight) {
+		struct hvt_io_request *r = &vm->flight[i];
+		const struct hvt_io_mark *is = &r->at[HVT_IO_ISSUE];
+		bool done = r->at[HVT_IO_COMPLETE].set;
+
+		if (is->set && is->tid > 0 && is->tid == sw->prev && !sw->runnable && !done) {
+			r->blocked = true;
+			memcpy(r->comm, sw->prev_comm, sizeof(r->comm));
+		} else if (is->set && is->tid > 0 && is->tid == sw->next && r->blocked) {
+			if (!done)
+				r->blocked = false;	/* it ran before its request was done */
+			else if (r->at[HVT_IO_WAKEUP].set && !r->at[HVT_IO_RUN].set)
+				run_mark(f, r, e);
+			else if (!r->at[HVT_IO_WAKEUP].set)
+				r->no_wakeup = true;
+			if (done && settle_if_done(f, v - 1, i, e->ts))
+				continue;
+		}
+		i++;
+	}
+}
+
+static void guest_wakeup(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
+{
+	struct hvt_io_vm *vm = &f->vms[v - 1];
+	size_t i;
+
+	for (i = 0; i < vm->nr_flight; i++) {
+		struct hvt_io_request *r = &vm->flight[i];
+
+		const struct hvt_io_mark *c = &r->at[HVT_IO_COMPLETE];
+
+		/* woken from the completion's own context: its CPU, its current task */
+		if (r->at[HVT_IO_ISSUE].set && r->at[HVT_IO_ISSUE].tid == e->ev.wakeup.tid &&
+		    c->set && c->cpu == e->cpu && c->tid == e->tid && r->blocked &&
+		    !r->no_wakeup && !r->at[HVT_IO_WAKEUP].set)
+			set_mark(f, r, HVT_IO_WAKEUP, e);
+	}
+}
+
+void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	size_t v = vm_of(f, e);
+	bool qemu = e->src->layer == HVT_LAYER_VMM;
+
+	if (!v)
+		return;
+	if (qemu)
+		f->vms[v - 1].qemu_events++;
+	else
+		f->vms[v - 1].guest_events++;
+	switch (e->ev.kind) {
+	case HVT_EV_BLOCK_RQ_ISSUE:
+		if (!qemu)
+			guest_issue(f, v, e);
+		break;
+	case HVT_EV_BLOCK_RQ_COMPLETE:
+		if (!qemu)
+			guest_complete(f, v, e);
+		break;
+	case HVT_EV_SCHED_SWITCH:
+		if (!qemu)
+			guest_switch(f, v, e);
+		break;
+	case HVT_EV_SCHED_WAKEUP:
+		if (!qemu)
+			guest_wakeup(f, v, e);
+		break;
+	case HVT_EV_VIRTIO_BLK_HANDLE:
+		qemu_handle(f, v, e);
+		break;
+	case HVT_EV_VIRTIO_BLK_REQ_COMPLETE:
+		qemu_req_done(f, v, e);
+		break;
+	case HVT_EV_VIRTIO_NOTIFY:
+		qemu_notify(f, v, e);
+		break;
+	case HVT_EV_POOL_SUBMIT:
+		pool_submit(f, v, e);
+		break;
+	case HVT_EV_POOL_COMPLETE:
+		pool_complete(f, v, e);
+		break;
+	default:
+		break;
+	}
+	if (e->ts >= f->vms[v - 1].next_sweep) {
+		sweep(f, v - 1, e->ts);
+		f->vms[v - 1].next_sweep = e->ts + f->grace / 4;
+	}
+}
+
+static void on_event(void *ctx, const struct hvt_fed_event *e)
+{
+	hvt_io_flows_event(ctx, e);
+}
+
+const struct hvt_event_listener hvt_io_flows_listener = {
+	.guest = { [HVT_EV_SCHED_SWITCH] = on_event, [HVT_EV_SCHED_WAKEUP] = on_event,
+		   [HVT_EV_BLOCK_RQ_ISSUE] = on_event, [HVT_EV_BLOCK_RQ_COMPLETE] = on_event },
+	.vmm = { [HVT_EV_VIRTIO_BLK_HANDLE] = on_event, [HVT_EV_VIRTIO_BLK_REQ_COMPLETE] = on_event,
+		 [HVT_EV_VIRTIO_NOTIFY] = on_event, [HVT_EV_POOL_SUBMIT] = on_event,
+		 [HVT_EV_POOL_COMPLETE] = on_event },
+	.comms = true,
+};
+
+void hvt_io_flows_finish(struct hvt_io_flows *f)
+{
+	size_t v;
+
+	for (v = 0; v < f->ses->archive.nr_vms; v++)
+		sweep(f, v, UINT64_MAX);
+}

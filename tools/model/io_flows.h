@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * io_flows.h - each guest block request followed from the guest's issue
+ * through QEMU's virtio-blk and its backend back to the guest's completion
+ * and the issuing thread's wakeup, linked by written rules
+ * (docs/analysis.md, "Following a request"), from a time line's events.
+ *
+ * The points of a request, each an event of one layer:
+ *   ISSUE         guest block_rq_issue (dev, sector, nr_sector, rwbs R/W)
+ *   PICKUP        QEMU virtio_blk_handle_read/_write: the same kind, sector
+ *                 and size, on the VM's QEMU; a guest disk is one QEMU
+ *                 device (vdev) once a pair linked them
+ *   SUBMIT        QEMU thread_pool_submit: the first by PICKUP's thread
+ *                 after it, while the request is QEMU's
+ *   BACKEND_DONE  thread_pool_complete of SUBMIT's pool request
+ *   REQ_DONE      virtio_blk_req_complete of PICKUP's (vdev, req)
+ *   NOTIFY        the next virtio_notify(_irqfd) of that vdev, unless the
+ *                 guest's completion came before it (a coalesced interrupt)
+ *   COMPLETE      guest block_rq_complete: ISSUE's dev, sector and kind
+ *   WAKEUP        guest sched_wakeup of ISSUE's thread from COMPLETE's context
+ *                 (its CPU, its current task), if that thread
+ *                 blocked (switched out not runnable) between ISSUE and
+ *                 COMPLETE and had not run since
+ *   RUN           its next switch-in
+ * Two guest requests that fit one PICKUP (the same sector and size in
+ * flight twice) make it ambiguous: the older is taken, and counted so.
+ * What cannot be linked is counted by reason, never dropped unsaid.
+ *
+ * Each point has its host TSC and the error bound of its event (ns; a
+ * guest's from its alignment, QEMU's from the host clock pairs and its
+ * microsecond stamps). A stage between two points of one clock is measured
+ * on that clock, its bound the clock's resolution (QEMU's log: 1 us, a
+ * guest's TSC: none); a stage across clocks has the two events' bounds
+ * added. Memory: the requests in flight (at most HVT_IO_MAX_INFLIGHT per
+ * VM, beyond which the oldest is given up, counted) and, per finished
+ * request, its stages' figures.
+ */
+#ifndef HVT_TOOLS_MODEL_IO_FLOWS_H
+#define HVT_TOOLS_MODEL_IO_FLOWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/merge/event_feed.h"
+#include "tools/session/thread_names.h"
+
+#define HVT_IO_MAX_INFLIGHT	4096
+#define HVT_IO_SLOWEST		5	/* requests kept whole, per disk */
+#define HVT_IO_GRACE_NS		10000000	/* a request is settled this long after
+						 * its last point (10 ms) */
+
+enum hvt_io_point {
+	HVT_IO_ISSUE,
+	HVT_IO_PICKUP,
+	HVT_IO_SUBMIT,
+	HVT_IO_BACKEND_DONE,
+	HVT_IO_REQ_DONE,
+	HVT_IO_NOTIFY,
+	HVT_IO_COMPLETE,
+	HVT_IO_WAKEUP,
+	HVT_IO_RUN,
+	HVT_IO_NR_POINTS
+};
+
+enum hvt_io_stage {
+	HVT_IO_TO_HOST,		/* ISSUE -> PICKUP: kick, exit, QEMU's wakeup */
+	HVT_IO_HOST_SERVICE,	/* PICKUP -> REQ_DONE */
+	HVT_IO_BACKEND,		/* ... of which SUBMIT -> BACKEND_DONE */
+	HVT_IO_QEMU_OWN,	/* ... and the rest, QEMU's own */
+	HVT_IO_TO_NOTIFY,	/* REQ_DONE -> NOTIFY */
+	HVT_IO_TO_GUEST,	/* NOTIFY (or REQ_DONE) -> COMPLETE */
+	HVT_IO_TO_WAKEUP,	/* COMPLETE -> WAKEUP */
+	HVT_IO_TO_RUN,		/* WAKEUP -> RUN */
+	HVT_IO_LATENCY,		/* ISSUE -> COMPLETE: the guest's request */
+	HVT_IO_THREAD_WAIT,	/* ISSUE -> RUN: the issuing thread's */
+	HVT_IO_NR_STAGES
+};
+
+/* Why a request is not linked end to end. */
+enum hvt_io_outcome {
+	HVT_IO_LINKED,		/* ISSUE, PICKUP, REQ_DONE, COMPLETE */
+	HVT_IO_AMBIGUOUS,	/* ... with another candidate for PICKUP */
+	HVT_IO_NO_QEMU,		/* completed in the guest; QEMU's log never took it up */
+	HVT_IO_QEMU_CUT,	/* QEMU took it up; its log does not hand it back */
+	HVT_IO_UNCOMPLETED,	/* no guest completion before the trace ended */
+	HVT_IO_NR_OUTCOMES
+};
+
+struct hvt_io_mark {
+	uint64_t ts;			/* host TSC (0 with !set) */
+	int64_t bound_ns;		/* the event's error bound; INT64_MAX / 4: none */
+	int32_t tid;			/* the thread current at it (QEMU: its log's) */
+	uint32_t cpu;			/* guest CPU, HVT_NO_CPU for QEMU's */
+	bool set, qemu;			/* seen; an event of QEMU's log (else the guest's) */
+	char name[16];			/* the thread's, if known */
+};
+
+struct hvt_io_request {
+	uint32_t dev, nr_sector;	/* the guest's disk; 0 before ISSUE */
+	uint64_t sector;
+	char kind;			/* 'R' or 'W' */
+	bool ambiguous, blocked;	/* the issuer slept between ISSUE and COMPLETE */
+	bool no_wakeup;			/* ... and ran again with no wakeup recorded */
+	int32_t error;			/* COMPLETE's */
+	uint64_t vdev, qreq, pool_req;	/* QEMU's device and request; its pool's */
+	char comm[16];			/* the issuer's name, if a switch said it */
+	uint64_t last;			/* the latest point's host TSC */
+	struct hvt_io_mark at[HVT_IO_NR_POINTS];
+};
+
+/* A stage's figures: per finished request, its duration and bounds (ns). */
+struct hvt_io_figures {
+	double *d, *lo, *hi;
+	size_t nr, cap;
+};
+
+/* The requests of one guest disk. */
+struct hvt_io_disk {
+	uint32_t dev;
+	uint64_t vdev;			/* the QEMU device linked (0: none yet) */
+	uint64_t outcomes[HVT_IO_NR_OUTCOMES];
+	struct hvt_io_figures stage[HVT_IO_NR_STAGES];
+	uint64_t negative[HVT_IO_NR_STAGES];	/* below 0 by more than its bound */
+	struct hvt_io_request slowest[HVT_IO_SLOWEST];	/* by thread wait, else latency */
+	size_t nr_slowest;
+};
+
+/* Cause-and-effect pairs across clocks (check's io-causal). */
+struct hvt_io_causal {
+	uint64_t pairs, late;		/* judged; effect before cause beyond the bounds */
+	int64_t tightest_ns;		/* the least (effect - cause + bounds) */
+	struct hvt_io_request first_late;	/* the first late pair's request */
+	enum hvt_io_point late_cause, late_effect;
+};
+
+struct hvt_io_flows;
+/* A request finished (streamed output): @r of disk @d of VM @vm. */
+typedef void (*hvt_io_done_fn)(void *ctx, const struct hvt_io_flows *f, size_t vm,
+			       const struct hvt_io_disk *d, const struct hvt_io_request *r);
+
+struct hvt_io_vm {
+	struct hvt_io_request *flight;	/* in flight, in ISSUE (or PICKUP) order */
+	size_t nr_flight;
+	struct hvt_io_disk *disks;
+	size_t nr_disks;
+	uint64_t not_rw;		/* guest requests neither read nor write: not followed */
+	uint64_t orphan_completes;	/* guest completions of no request issued */
+	uint64_t orphan_qemu;		/* QEMU requests no guest issue fits */
+	uint64_t unknown_qemu;		/* QEMU completions of no request taken up */
+	uint64_t given_up;		/* in flight beyond HVT_IO_MAX_INFLIGHT */
+	uint64_t guest_events, qemu_events;	/* decoded */
+	uint64_t next_sweep;		/* host TSC: settle what is ripe from then */
+	struct hvt_io_causal causal;
+};
+
+struct hvt_io_flows {
+	struct hvt_session *ses;
+	struct hvt_io_vm *vms;		/* one per VM of the archive */
+	uint64_t grace;			/* HVT_IO_GRACE_NS in host ticks */
+	double ns_per_tick;
+	const struct hvt_thread_names *names;	/* optional: threads' names at the points */
+	/* an event's error bound, ns (-1: none); NULL: hvt_session_event_bound_ns() */
+	int64_t (*bound_of)(struct hvt_session *ses, const struct hvt_source *s);
+	uint64_t from, to;		/* host TSC: requests issued in [from, to) count */
+	hvt_io_done_fn done;		/* optional */
+	void *done_ctx;
+	bool failed;			/* out of memory: figures are missing */
+};
+
+int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses);
+void hvt_io_flows_free(struct hvt_io_flows *f);
+/* One event of the feed, of any kind (others are ignored). */
+void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e);
+/* The kinds it follows, as one listener (ctx: the flows). */
+extern const struct hvt_event_listener hvt_io_flows_listener;
+/* The trace ended: every request still in flight is settled. */
+void hvt_io_flows_finish(struct hvt_io_flows *f);
+
+/* A request's stage @s in ns and its bound; false if a point it needs is missing. */
+bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *r,
+		     enum hvt_io_stage s, double *ns, double *bound_ns);
+/* Stage @s's name, as reports print it ("guest issue -> QEMU pickup"). */
+const char *hvt_io_stage_name(enum hvt_io_stage s);
+/* Its one-word name, for TSV ("to_host"). */
+const char *hvt_io_stage_key(enum hvt_io_stage s);
+const char *hvt_io_point_name(enum hvt_io_point p);
+const char *hvt_io_outcome_name(enum hvt_io_outcome o);
+/*
+ * The @pct-th percentile of @fig (0 < pct <= 100, nearest rank), and how
+ * far the true one may be from it: the same rank of the durations less
+ * and plus their bounds.
+ */
+void hvt_io_percentile(struct hvt_io_figures *fig, double pct, double *v, double *pm);
+
+#endif
