@@ -14,6 +14,7 @@
 #include "lib/cli.h"
 #include "lib/log.h"
 #include "tools/analyze/analysis_run.h"
+#include "tools/analyze/io_report.h"
 #include "tools/commands.h"
 #include "tools/merge/select.h"
 #include "tools/merge/timeline.h"
@@ -29,7 +30,7 @@ struct analyze_opts {
 	char *comms[MAX_TIDS];		/* --comm */
 	size_t nr_comms;
 	unsigned int top;
-	bool tsv;
+	bool tsv, io;
 };
 
 static void usage(FILE *out)
@@ -57,6 +58,14 @@ static void usage(FILE *out)
 		"  --comm NAME        the guest threads named NAME, or a shell pattern like\n"
 		"                     'hvdemo*' (repeatable; as the guest's sched_switch\n"
 		"                     names them, at most 15 characters)\n"
+		"  --io               the guest's block requests instead, followed through\n"
+		"                     QEMU and back (needs the guest's block_rq_issue and\n"
+		"                     block_rq_complete, and QEMU's events: record\n"
+		"                     --qemu-log): per disk, each stage's p50, p90, p99 and\n"
+		"                     max with its bound, and the --top slowest requests step\n"
+		"                     by step; TSV: one row per request and stage: vm disk\n"
+		"                     qemu_dev request kind sector nr_sector outcome stage\n"
+		"                     start_s ns bound_ns\n"
 		"  --top N            host tasks and guest threads listed (default 5)\n"
 		"  --format FMT       text (default) or tsv: one row per vCPU or thread, state\n"
 		"                     and cause: vm kind id name state cause_id cause ns\n"
@@ -77,6 +86,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "io", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		HVT_CLI_VERBOSITY_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -121,6 +131,9 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			}
 			o->comms[o->nr_comms++] = optarg;
 			break;
+		case 'i':
+			o->io = true;
+			break;
 		case 'n':
 			if (hvt_parse_u64(optarg, 1, 10000, &v)) {
 				hvt_usage_error("analyze", "--top wants 1 to 10000, not '%s'", optarg);
@@ -142,6 +155,10 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 	}
 	if (optind != argc - 1) {
 		hvt_usage_error("analyze", "expected one ARCHIVE directory");
+		return -1;
+	}
+	if (o->io && (o->nr_tids || o->nr_comms)) {
+		hvt_usage_error("analyze", "--io follows every request: no --tid or --comm");
 		return -1;
 	}
 	o->archive = argv[optind];
@@ -166,6 +183,9 @@ int hvt_cmd_analyze(int argc, char **argv)
 		goto out_session;
 	if (hvt_select_check_vms(&o.sel, &ses.archive))
 		ret = 2;	/* as merge: a --vm that names no VM is a usage error */
+	else if (o.io)
+		ret = hvt_io_report_run(&ses, &tl, &(struct hvt_io_report_opts){
+			.sel = &o.sel, .top = o.top, .tsv = o.tsv }, stdout);
 	else
 		ret = hvt_analyze_run(&ses, &tl, &(struct hvt_analyze_opts){
 			.sel = &o.sel, .tsv = o.tsv,

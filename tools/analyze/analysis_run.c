@@ -11,8 +11,7 @@
 #include "tools/merge/select_span.h"
 #include "tools/model/vm_analyses.h"
 
-/* The first host TSC at or after @ns since the trace start. */
-static uint64_t tsc_at(struct hvt_host_clock *clock, int64_t ns)
+uint64_t hvt_analyze_tsc_at(struct hvt_host_clock *clock, int64_t ns)
 {
 	uint64_t lo = 0, hi = UINT64_MAX >> 2;
 
@@ -97,9 +96,9 @@ int hvt_analyze_run(struct hvt_session *ses, struct hvt_timeline *tl,
 	int ret = 1;
 
 	if (o->sel->from_text)
-		vo.from = tsc_at(&ses->clock, o->sel->from_ns);
+		vo.from = hvt_analyze_tsc_at(&ses->clock, o->sel->from_ns);
 	if (o->sel->to_text)
-		vo.to = tsc_at(&ses->clock, o->sel->to_ns) + 1;
+		vo.to = hvt_analyze_tsc_at(&ses->clock, o->sel->to_ns) + 1;
 	if (hvt_vm_analyses_init(&va, ses, &vo)) {
 		hvt_err("out of memory");
 		return 1;

@@ -34,4 +34,7 @@ struct hvt_analyze_opts {
 int hvt_analyze_run(struct hvt_session *ses, struct hvt_timeline *tl,
 		    const struct hvt_analyze_opts *o, FILE *out);
 
+/* The first host TSC at or after @ns since the trace start (--from, --to). */
+uint64_t hvt_analyze_tsc_at(struct hvt_host_clock *clock, int64_t ns);
+
 #endif
