@@ -69,9 +69,19 @@ static void kvm_exit(void *ctx, const struct hvt_fed_event *e)
 	hvt_vcpu_windows_close(&((struct hvt_check_events *)ctx)->windows, e->ev.kvm.vcpu, e->ts);
 }
 
+static void io_event(void *ctx, const struct hvt_fed_event *e)
+{
+	hvt_io_flows_event(&((struct hvt_check_events *)ctx)->io, e);
+}
+
 static const struct hvt_event_listener listener = {
 	.host = { [HVT_EV_SCHED_SWITCH] = host_switch, [HVT_EV_KVM_ENTRY] = kvm_entry,
 		  [HVT_EV_KVM_EXIT] = kvm_exit },
+	.guest = { [HVT_EV_SCHED_SWITCH] = io_event, [HVT_EV_SCHED_WAKEUP] = io_event,
+		   [HVT_EV_BLOCK_RQ_ISSUE] = io_event, [HVT_EV_BLOCK_RQ_COMPLETE] = io_event },
+	.vmm = { [HVT_EV_VIRTIO_BLK_HANDLE] = io_event, [HVT_EV_VIRTIO_BLK_REQ_COMPLETE] = io_event,
+		 [HVT_EV_VIRTIO_NOTIFY] = io_event, [HVT_EV_POOL_SUBMIT] = io_event,
+		 [HVT_EV_POOL_COMPLETE] = io_event },
 	.host_lost = host_lost,
 };
 
@@ -108,6 +118,10 @@ int hvt_check_events_init(struct hvt_check_events *ce, struct hvt_session *ses)
 	hvt_vcpu_windows_init(&ce->windows);
 	for (i = 0; i < ses->archive.nr_vms; i++)
 		ce->vms[i].threads_why = threads_init(ce, i);
+	if (hvt_io_flows_init(&ce->io, ses)) {
+		hvt_check_events_free(ce);
+		return -1;
+	}
 	if (hvt_event_feed_init(&ce->feed, ses, &listener, ce)) {
 		hvt_check_events_free(ce);
 		return -1;
@@ -123,6 +137,8 @@ void hvt_check_events_free(struct hvt_check_events *ce)
 		hvt_vcpu_threads_free(&ce->vms[i].threads);
 	hvt_vcpu_windows_free(&ce->windows);
 	hvt_event_feed_free(&ce->feed);
+	if (ce->io.vms)
+		hvt_io_flows_free(&ce->io);
 	free(ce->vms);
 	memset(ce, 0, sizeof(*ce));
 }
@@ -173,6 +189,7 @@ void hvt_check_events_finish(struct hvt_check_events *ce)
 	size_t i;
 
 	hvt_vcpu_windows_finish(&ce->windows);
+	hvt_io_flows_finish(&ce->io);
 	for (i = 0; i < ce->ses->archive.nr_vms; i++)
 		if (!ce->vms[i].threads_why)
 			hvt_vcpu_threads_finish(&ce->vms[i].threads, ce->last_tsc);

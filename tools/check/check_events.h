@@ -2,8 +2,9 @@
 /*
  * check_events.h - what `hvtrace check` learns event by event during the
  * merge: each VM's distribution of per-event error bounds, the vCPU
- * window check (vcpu_windows.h) of the archive's KVM VM, and each VM's
- * vCPU thread check (vcpu_threads.h).
+ * window check (vcpu_windows.h) of the archive's KVM VM, each VM's
+ * vCPU thread check (vcpu_threads.h), and each VM's guest block requests
+ * followed through QEMU (model/io_flows.h) for io-causal[VM].
  *
  * A guest event's error bound is how far its true host instant may be from
  * the one merge gives it, in host ticks: the guaranteed interval's
@@ -18,6 +19,7 @@
 
 #include "tools/check/bound_hist.h"
 #include "tools/merge/event_feed.h"
+#include "tools/model/io_flows.h"
 #include "tools/check/vcpu_threads.h"
 #include "tools/check/vcpu_windows.h"
 
@@ -34,7 +36,9 @@ struct hvt_check_events {
 	struct hvt_session_vm *windows_vm;	/* the KVM VM whose windows are judged */
 	const char *windows_why;		/* it cannot be: why (NULL: it can) */
 	struct hvt_vcpu_windows windows;
-	struct hvt_event_feed feed;	/* the host's scheduling and KVM events */
+	struct hvt_io_flows io;		/* io-causal[VM] */
+	struct hvt_event_feed feed;	/* the host's scheduling and KVM events, the
+					 * guests' and QEMU's I/O */
 	uint64_t last_tsc;		/* of the event returned last */
 	bool sched_switch;		/* the host layer had one */
 };

@@ -275,6 +275,58 @@ static void check_threads(struct hvt_tally *t, struct hvt_session *ses,
 	}
 }
 
+/* Cause @a, effect @b of request @r that came too early, as text. */
+static void late_text(struct hvt_session *ses, const struct hvt_io_causal *c, char *buf,
+		      size_t len)
+{
+	const struct hvt_io_request *r = &c->first_late;
+	const struct hvt_io_mark *a = &r->at[c->late_cause], *b = &r->at[c->late_effect];
+	double us = hvt_host_clock_ticks_us(&ses->clock, b->ts, a->ts - b->ts);
+
+	snprintf(buf, len, "the first: %c sector %" PRIu64 " +%u, %s %s at %.6f s lies %.1f us "
+		 "before its cause, %s %s (bounds +/-%.1f and +/-%.1f us)", r->kind, r->sector,
+		 r->nr_sector, b->qemu ? "QEMU's" : "the guest's",
+		 hvt_io_point_name(c->late_effect),
+		 (double)hvt_host_clock_since_start(&ses->clock, b->ts) / 1e9, us,
+		 a->qemu ? "QEMU's" : "the guest's", hvt_io_point_name(c->late_cause),
+		 (double)a->bound_ns / 1e3, (double)b->bound_ns / 1e3);
+}
+
+static void check_io_causal(struct hvt_tally *t, struct hvt_session *ses,
+			    const struct hvt_check_events *ce)
+{
+	char name[512], where[512];
+	size_t i;
+
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		const struct hvt_io_vm *vm = &ce->io.vms[i];
+		const struct hvt_io_causal *c = &vm->causal;
+
+		hvt_check_named(name, sizeof(name), "io-causal", ses->archive.vms[i].name);
+		if (ce->io.failed) {
+			hvt_check_report(t, HVT_FAIL, name, "out of memory");
+		} else if (!c->pairs) {
+			hvt_check_report(t, HVT_SKIP, name, "no guest block request linked to QEMU's "
+					 "handling of it (%s)", !vm->guest_events ?
+					 "the guest recorded no block_rq_issue" : !vm->qemu_events ?
+					 "no QEMU events of its virtio-blk: record --qemu-log" :
+					 "none fit");
+		} else if (c->late) {
+			late_text(ses, c, where, sizeof(where));
+			hvt_check_report(t, HVT_FAIL, name, "%" PRIu64 " of %" PRIu64 " cause-effect "
+					 "pairs across the guest's and QEMU's clocks have the effect "
+					 "first, by more than their bounds; %s", c->late, c->pairs,
+					 where);
+		} else {
+			hvt_check_report(t, HVT_PASS, name, "%" PRIu64 " cause-effect pairs across "
+					 "the guest's and QEMU's clocks (a request issued -> QEMU "
+					 "takes it up, QEMU hands it back -> the guest completes it) "
+					 "in order within their bounds; tightest margin %.1f us",
+					 c->pairs, (double)c->tightest_ns / 1e3);
+		}
+	}
+}
+
 void hvt_timeline_checks_report(struct hvt_tally *t, struct hvt_timeline_checks *c,
 				struct hvt_session *ses, const struct hvt_timeline *tl)
 {
@@ -282,4 +334,5 @@ void hvt_timeline_checks_report(struct hvt_tally *t, struct hvt_timeline_checks 
 	report_error_bounds(t, ses, &c->ce);
 	check_windows(t, ses, &c->ce);
 	check_threads(t, ses, &c->ce);
+	check_io_causal(t, ses, &c->ce);
 }

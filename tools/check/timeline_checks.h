@@ -16,6 +16,11 @@
  *   vcpu-threads[VM]          the VM's guest events fall inside the run
  *                             intervals of their vCPU's host thread, up to
  *                             their error bound (vcpu_threads.h); KVM and TCG
+ *   io-causal[VM]             each guest block request linked to QEMU's
+ *                             handling of it (model/io_flows.h): QEMU never
+ *                             takes it up before the guest issued it, the
+ *                             guest never completes it before QEMU handed it
+ *                             back, by more than the two events' bounds
  */
 #ifndef HVT_TOOLS_CHECK_TIMELINE_CHECKS_H
 #define HVT_TOOLS_CHECK_TIMELINE_CHECKS_H
