@@ -105,7 +105,8 @@ int64_t hvt_session_event_bound_ns(struct hvt_session *ses, const struct hvt_sou
 	double ns;
 
 	if (s->layer == HVT_LAYER_VMM)
-		return !s->realtime ? 0 : s->unbounded ? -1 : (int64_t)s->realtime->bound_ns;
+		/* the pairs' bound, and half the microsecond QEMU's stamp was cut to */
+		return !s->realtime ? 0 : s->unbounded ? -1 : (int64_t)s->realtime->bound_ns + 500;
 	if (!s->vm_number)
 		return 0;	/* the host's, and the host applications', on the host TSC */
 	if (hvt_source_error_bound(&ses->vms[s->vm_number - 1], s, &ticks))
