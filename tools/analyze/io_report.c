@@ -134,9 +134,8 @@ static void step_line(FILE *out, struct hvt_session *ses, const struct hvt_io_re
 		snprintf(cpu, sizeof(cpu), "-");
 	else
 		snprintf(cpu, sizeof(cpu), "%u", m->cpu);
-	if (m->qemu || m->bound_ns < INT64_MAX / 4)
-		snprintf(bound, sizeof(bound), "+/-%.1f", (m->qemu ? 500.0 : 0) / 1e3 +
-			 (double)m->bound_ns / 1e3);
+	if (m->bound_ns < INT64_MAX / 4)
+		snprintf(bound, sizeof(bound), "+/-%.1f", (double)m->bound_ns / 1e3);
 	else
 		snprintf(bound, sizeof(bound), "+/-?");
 	fprintf(out, "      %.6f %-6s %-24s %3s  %-24s", seconds(ses, m->ts),

@@ -302,6 +302,8 @@ static void check_io_causal(struct hvt_tally *t, struct hvt_session *ses,
 		const struct hvt_io_vm *vm = &ce->io.vms[i];
 		const struct hvt_io_causal *c = &vm->causal;
 
+		if (!vm->guest_events && !vm->qemu_events)
+			continue;	/* no I/O recorded: nothing to say */
 		hvt_check_named(name, sizeof(name), "io-causal", ses->archive.vms[i].name);
 		if (ce->io.failed) {
 			hvt_check_report(t, HVT_FAIL, name, "out of memory");

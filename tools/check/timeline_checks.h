@@ -20,7 +20,8 @@
  *                             handling of it (model/io_flows.h): QEMU never
  *                             takes it up before the guest issued it, the
  *                             guest never completes it before QEMU handed it
- *                             back, by more than the two events' bounds
+ *                             back, by more than the two events' bounds;
+ *                             said of a VM that recorded I/O events only
  */
 #ifndef HVT_TOOLS_CHECK_TIMELINE_CHECKS_H
 #define HVT_TOOLS_CHECK_TIMELINE_CHECKS_H

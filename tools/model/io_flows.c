@@ -709,7 +709,7 @@ void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
 		return;
 	if (qemu)
 		f->vms[v - 1].qemu_events++;
-	else
+	else if (e->ev.kind == HVT_EV_BLOCK_RQ_ISSUE || e->ev.kind == HVT_EV_BLOCK_RQ_COMPLETE)
 		f->vms[v - 1].guest_events++;
 	switch (e->ev.kind) {
 	case HVT_EV_BLOCK_RQ_ISSUE:

@@ -149,7 +149,7 @@ struct hvt_io_vm {
 	uint64_t orphan_qemu;		/* QEMU requests no guest issue fits */
 	uint64_t unknown_qemu;		/* QEMU completions of no request taken up */
 	uint64_t given_up;		/* in flight beyond HVT_IO_MAX_INFLIGHT */
-	uint64_t guest_events, qemu_events;	/* decoded */
+	uint64_t guest_events, qemu_events;	/* block and QEMU I/O events decoded */
 	uint64_t next_sweep;		/* host TSC: settle what is ripe from then */
 	struct hvt_io_causal causal;
 };
