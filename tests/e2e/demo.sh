@@ -20,6 +20,8 @@ hvtrace=$build/hvtrace
 . "$(dirname "$0")/host_tasks.sh"
 # io_events: the guest's block and network events of the demo's I/O
 . "$(dirname "$0")/io_events.sh"
+# io_flows: the guest's disk requests followed through QEMU (analyze --io, io-causal)
+. "$(dirname "$0")/io_flows.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -130,6 +132,7 @@ sql_cookbook "$hvtrace" "$archive" "$work"
 wake_chains "$hvtrace" "$archive" "$work"
 host_tasks "$hvtrace" "$archive" "$work"
 io_events "$hvtrace" "$archive" "$work" 20
+io_flows "$hvtrace" "$archive" "$work" 20
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

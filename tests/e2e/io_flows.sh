@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Sourced by demo.sh: the demo guest's disk requests followed through QEMU
+# and back (analyze --io, check's io-causal), on the demo's recording,
+# whose guest reads and writes its virtio disk with QEMU's events kept:
+#   - at least 95% of the guest's requests on the virtio disk are linked
+#     end to end, and there are at least the demo's N reads and N writes;
+#   - no stage is below zero by more than its bound;
+#   - each request's stages in a row (issue -> QEMU pickup -> QEMU done ->
+#     interrupt -> guest completion) add up to its latency, within the
+#     stages' bounds;
+#   - check's io-causal passes, and fails once the VM's clock exchanges
+#     (sync.tsv) are shifted by 500 us either way: a third check of the
+#     alignment, from cause and effect alone.
+# usage: io_flows HVTRACE ARCHIVE WORK N (check() from lib.sh)
+io_flows() {
+	local hv=$1 archive=$2 work=$3 n=$4 linked total bad sums khz shift d
+	"$hv" analyze --io --format tsv "$archive" > "$work/io.tsv" 2> "$work/io-tsv.err"
+	check "analyze --io --format tsv: rows of the demo's disk requests" \
+		test "$(wc -l < "$work/io.tsv")" -gt $((2 * n))
+	# $2 disk $3 qemu_dev $4 request $8 outcome $9 stage $11 ns $12 bound_ns
+	read -r linked total < <(awk -F'\t' 'NR > 1 && $3 != "0x0" && !(($2, $4) in seen) {
+		seen[$2, $4] = 1; t++; if ($8 == "linked") l++ } END { print l + 0, t + 0 }' \
+		"$work/io.tsv")
+	check "analyze --io: $linked of the $total requests on the virtio disk linked end to end (>= 95%)" \
+		test "$total" -ge $((2 * n)) -a $((linked * 100)) -ge $((total * 95))
+	bad=$(awk -F'\t' 'NR > 1 && $9 != "-" && $11 + $12 < 0' "$work/io.tsv" | wc -l)
+	check "analyze --io: no stage below zero by more than its bound ($bad are)" test "$bad" -eq 0
+	sums=$(awk -F'\t' 'NR > 1 && $8 == "linked" {
+		k = $2 " " $4
+		if ($9 ~ /^(to_host|host_service|to_notify|to_guest)$/) { s[k] += $11; b[k] += $12 }
+		if ($9 == "latency") lat[k] = $11 }
+		END { for (k in lat) { d = s[k] - lat[k]; if (d < 0) d = -d
+			if (d > b[k] + 4) bad++ }	# 4: the rows print whole ns
+			print bad + 0 }' "$work/io.tsv")
+	check "analyze --io: each request's stages add up to its latency within their bounds ($sums do not)" \
+		test "$sums" -eq 0
+	"$hv" analyze --io "$archive" > "$work/io.txt" 2>&1
+	check "analyze --io: the text report has the stages and the slowest requests" \
+		grep -q "linked end to end" "$work/io.txt"
+	check "analyze --io: ... the backend's share of host service" \
+		grep -q "of which the backend's I/O" "$work/io.txt"
+	"$hv" check "$archive" > "$work/io-check.out" 2>&1
+	check "check: io-causal passes on the demo's recording" \
+		grep -q "^PASS io-causal\[demo\]" "$work/io-check.out"
+	khz=$(sed -n 's/.*"tsc_khz": *\([0-9]*\).*/\1/p' "$archive/vm/demo/info.json")
+	shift=$((khz * 500 / 1000))		# 500 us in guest TSC ticks
+	for d in "$shift" "-$shift"; do
+		rm -rf "$work/io-shifted"
+		cp -a "$archive" "$work/io-shifted"
+		awk -F'\t' -v OFS='\t' -v d="$d" 'NR > 1 { $3 = sprintf("%.0f", $3 + d)
+			$4 = sprintf("%.0f", $4 + d) } { print }' "$archive/vm/demo/sync.tsv" \
+			> "$work/io-shifted/vm/demo/sync.tsv"
+		"$hv" check "$work/io-shifted" > "$work/io-shifted.out" 2>&1
+		check "check: io-causal fails once sync.tsv is shifted by $((d * 1000 / khz)) us" \
+			grep -q "^FAIL io-causal\[demo\]" "$work/io-shifted.out"
+	done
+	rm -rf "$work/io-shifted"
+}
