@@ -8,12 +8,17 @@
 #   - each request's stages in a row (issue -> QEMU pickup -> QEMU done ->
 #     interrupt -> guest completion) add up to its latency, within the
 #     stages' bounds;
+#   - merge --format=json draws each linked request as one chain of flow
+#     arrows (Perfetto's flow v2): from the guest's issue through QEMU's
+#     steps to the guest's completion, in time order, each point on the
+#     track of its layer (the VM's process for the guest's, the host's for
+#     QEMU's);
 #   - check's io-causal passes, and fails once the VM's clock exchanges
 #     (sync.tsv) are shifted by 500 us either way: a third check of the
 #     alignment, from cause and effect alone.
 # usage: io_flows HVTRACE ARCHIVE WORK N (check() from lib.sh)
 io_flows() {
-	local hv=$1 archive=$2 work=$3 n=$4 linked total bad sums khz shift d
+	local hv=$1 archive=$2 work=$3 n=$4 linked total bad sums khz shift d chains good drawn
 	"$hv" analyze --io --format tsv "$archive" > "$work/io.tsv" 2> "$work/io-tsv.err"
 	check "analyze --io --format tsv: rows of the demo's disk requests" \
 		test "$(wc -l < "$work/io.tsv")" -gt $((2 * n))
@@ -39,6 +44,25 @@ io_flows() {
 		grep -q "linked end to end" "$work/io.txt"
 	check "analyze --io: ... the backend's share of host service" \
 		grep -q "of which the backend's I/O" "$work/io.txt"
+	drawn=$(awk -F'\t' 'NR > 1 && ($8 == "linked" || $8 == "ambiguous") && !(($2, $4) in seen) {
+		seen[$2, $4] = 1; n++ } END { print n + 0 }' "$work/io.tsv")
+	"$hv" merge --format=json --output "$work/io.json" --force "$archive" 2> /dev/null
+	chains=$(jq '[.traceEvents[] | select(.cat == "io")] | group_by(.bind_id) | length' \
+		"$work/io.json")
+	good=$(jq '[.traceEvents[] | select(.cat == "io")] | group_by(.bind_id)
+		| map(select(
+			(.[0].flow_out == true and .[0].flow_in == null
+			 and .[0].args.step == "block_rq_issue") and
+			(.[-1].flow_in == true and .[-1].flow_out == null) and
+			([.[1:-1][] | select(.flow_in != true or .flow_out != true)] | length == 0) and
+			([.[] | .args.step] | index("virtio_blk_handle") != null
+			 and index("block_rq_complete") != null) and
+			([.[] | select(.args.step | test("^(block_rq|sched)")) | .pid] | all(. == 2)) and
+			([.[] | select(.args.step | test("^(virtio|thread_pool)")) | .pid] | all(. == 1)) and
+			([.[] | .ts] as $t | $t == ($t | sort))))
+		| length' "$work/io.json")
+	check "JSON: each of the $drawn linked requests is one chain of flows ($chains chains, $good whole and in order)" \
+		test "$chains" -eq "$drawn" -a "$good" -eq "$drawn" -a "$drawn" -gt 0
 	"$hv" check "$archive" > "$work/io-check.out" 2>&1
 	check "check: io-causal passes on the demo's recording" \
 		grep -q "^PASS io-causal\[demo\]" "$work/io-check.out"

@@ -34,6 +34,85 @@ static void process_meta(struct hvt_text *t, uint32_t pid, const char *what, con
 	TEXT_LIT(t, "}}");
 }
 
+/* The track of point @m: as hvt_json_event() placed its event. */
+static void point_track(const struct hvt_io_mark *m, size_t vm, uint32_t *pid, uint32_t *tid)
+{
+	*pid = m->qemu ? HOST_PID : HOST_PID + 1 + (uint32_t)vm;
+	if (m->qemu && m->tid > 0)
+		*tid = (uint32_t)m->tid;
+	else
+		*tid = m->cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + m->cpu : NO_CPU_TRACK;
+}
+
+/* A request linked end to end: its points, in time order, as one chain of flows. */
+static void io_flow(void *ctx, const struct hvt_io_flows *f, size_t vm,
+		    const struct hvt_io_disk *d, const struct hvt_io_request *r)
+{
+	struct hvt_json_printer *p = ctx;
+	struct hvt_text *t = &p->text;
+	unsigned int order[HVT_IO_NR_POINTS], n = 0, i, j;
+	char name[64];
+	int len;
+
+	(void)f, (void)d;
+	if (!r->at[HVT_IO_ISSUE].set || !r->at[HVT_IO_PICKUP].set ||
+	    !r->at[HVT_IO_REQ_DONE].set || !r->at[HVT_IO_COMPLETE].set)
+		return;		/* not linked end to end */
+	for (i = 0; i < HVT_IO_NR_POINTS; i++) {
+		if (!r->at[i].set)
+			continue;
+		for (j = n++; j > 0 && r->at[order[j - 1]].ts > r->at[i].ts; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	len = snprintf(name, sizeof(name), "io %c %llu+%u", r->kind,
+		       (unsigned long long)r->sector, r->nr_sector);
+	p->flows++;
+	for (i = 0; i < n; i++) {
+		const struct hvt_io_mark *m = &r->at[order[i]];
+		uint32_t pid, tid;
+
+		point_track(m, vm, &pid, &tid);
+		TEXT_LIT(t, ",\n{\"name\":");
+		hvt_text_json_str(t, name, len > 0 ? (size_t)len : 0);
+		TEXT_LIT(t, ",\"cat\":\"io\",\"ph\":\"X\",\"ts\":");
+		hvt_json_write_us(t, hvt_host_clock_since_start(&p->ses->clock, m->ts));
+		TEXT_LIT(t, ",\"dur\":0.001,\"pid\":");
+		hvt_text_u64(t, pid);
+		TEXT_LIT(t, ",\"tid\":");
+		hvt_text_u64(t, tid);
+		TEXT_LIT(t, ",\"bind_id\":");
+		hvt_text_u64(t, p->flows);
+		if (i > 0)
+			TEXT_LIT(t, ",\"flow_in\":true");
+		if (i + 1 < n)
+			TEXT_LIT(t, ",\"flow_out\":true");
+		TEXT_LIT(t, ",\"args\":{\"step\":\"");
+		hvt_text_mem(t, hvt_io_point_name(order[i]), strlen(hvt_io_point_name(order[i])));
+		TEXT_LIT(t, "\",\"bound_ns\":");
+		if (m->bound_ns < INT64_MAX / 4)
+			hvt_text_s64(t, m->bound_ns);
+		else
+			TEXT_LIT(t, "null");
+		TEXT_LIT(t, "}}");
+	}
+}
+
+/* The requests to draw: fed every event printed. */
+static int io_init(struct hvt_json_printer *p, struct hvt_session *ses)
+{
+	if (hvt_io_flows_init(&p->io, ses))
+		return -1;
+	p->io.done = io_flow;
+	p->io.done_ctx = p;
+	if (hvt_event_feed_init(&p->io_feed, ses, &hvt_io_flows_listener, &p->io)) {
+		hvt_io_flows_free(&p->io);
+		return -1;
+	}
+	p->io_ready = true;
+	return 0;
+}
+
 int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out)
 {
 	char *buf = malloc(OUTPUT_BUFFER);
@@ -62,7 +141,7 @@ int hvt_json_init(struct hvt_json_printer *p, struct hvt_session *ses, FILE *out
 	for (j = 0; j < ses->archive.nr_vms; j++)
 		process_meta(&p->text, HOST_PID + 1 + (uint32_t)j, NULL, ses->archive.vms[j].name);
 	if (hvt_json_vcpus_init(&p->vcpus, ses, &p->text, HOST_PID + 1) ||
-	    hvt_json_runs_init(&p->runs, ses, &p->text)) {
+	    hvt_json_runs_init(&p->runs, ses, &p->text) || io_init(p, ses)) {
 		hvt_json_free(p);
 		return -1;
 	}
@@ -191,6 +270,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 	if (s->layer == HVT_LAYER_HOST)
 		hvt_json_vcpus_host(&p->vcpus, s);
 	hvt_json_runs_event(&p->runs, pid, s);
+	hvt_event_feed(&p->io_feed, s);
 }
 
 /* The tracks of tasks, named "comm tid" where a switch named the task, else "tid N". */
@@ -211,6 +291,7 @@ void hvt_json_finish(struct hvt_json_printer *p)
 {
 	hvt_json_vcpus_finish(&p->vcpus);
 	hvt_json_runs_finish(&p->runs, HOST_PID);
+	hvt_io_flows_finish(&p->io);
 	name_task_tracks(p);
 	TEXT_LIT(&p->text, "\n]}\n");
 	hvt_text_flush(&p->text);
@@ -224,5 +305,9 @@ void hvt_json_free(struct hvt_json_printer *p)
 	hvt_json_vcpus_free(&p->vcpus);
 	hvt_json_runs_free(&p->runs);
 	hvt_sched_state_free(&p->states);
+	if (p->io_ready) {
+		hvt_event_feed_free(&p->io_feed);
+		hvt_io_flows_free(&p->io);
+	}
 	memset(p, 0, sizeof(*p));
 }

@@ -11,7 +11,12 @@
  * three decimals, written exactly, so no nanosecond is lost; its "args" hold
  * the CPU, the thread and the event's fields (ctf_reader.h, ftrace_reader.h).
  * Each VM's process also has a track per vCPU with its host thread's
- * states (json_vcpus.h).
+ * states (json_vcpus.h). Each guest block request linked through QEMU's
+ * log and back (model/io_flows.h) is drawn as a chain of flow arrows: at
+ * each of its points, on the track of the event there, a 1 ns slice
+ * ("ph":"X", "cat":"io", named "io R 16+8") bound to the chain
+ * ("bind_id", "flow_out" at the first, "flow_in" and "flow_out" between,
+ * "flow_in" at the last; Perfetto's flow v2), in time order.
  */
 #ifndef HVT_TOOLS_OUT_JSON_OUT_H
 #define HVT_TOOLS_OUT_JSON_OUT_H
@@ -20,6 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/merge/event_feed.h"
+#include "tools/model/io_flows.h"
 #include "tools/session/session.h"
 #include "tools/out/json_runs.h"
 #include "tools/out/json_vcpus.h"
@@ -38,6 +45,10 @@ struct hvt_json_printer {
 	struct hvt_json_vcpus vcpus;
 	struct hvt_json_runs runs;
 	struct hvt_sched_state states;	/* prev_state in letters */
+	struct hvt_io_flows io;		/* the requests drawn as flows */
+	struct hvt_event_feed io_feed;
+	bool io_ready;
+	uint64_t flows;			/* drawn so far: each chain's bind_id */
 };
 
 /* The opening of the document, for @ses's sources, to @out; -1 if out of memory. */
