@@ -61,6 +61,8 @@ usage_error analyze "$hvtrace" analyze --comm '' A
 usage_error analyze "$hvtrace" analyze --comm sixteen-chars-xx A
 usage_error analyze "$hvtrace" analyze --from 2 --to 1 A
 usage_error analyze "$hvtrace" analyze --from yesterday A
+usage_error analyze "$hvtrace" analyze --io --tid 5 A
+usage_error analyze "$hvtrace" analyze --io --comm dd A
 usage_error tsc "$hvtrace" tsc
 usage_error tsc "$hvtrace" tsc --no-such-option A
 usage_error tsc "$hvtrace" tsc --format xml A

@@ -36,6 +36,11 @@ int ar_archive_create(struct ar_archive *a)
 	static const char tasks[] = "tid\tpid\tcomm\n77\t70\tnot-host\n4321\t4300\tqemu\n"
 				    "4322\t4300\tCPU 0/KVM\n";
 	static const char qemu_log[] =
+		"4321@1700000000.000008:virtio_blk_handle_read vdev 0x55 req 0x77 sector 16 "
+		"nsectors 8\n"
+		"4321@1700000000.000009:thread_pool_submit pool 0x88 req 0x99 opaque 0x1\n"
+		"4323@1700000000.000009:thread_pool_complete pool 0x88 req 0x99 opaque 0x1 ret 0\n"
+		"4321@1700000000.000009:virtio_blk_req_complete vdev 0x55 req 0x77 status 0\n"
 		"4321@1700000000.000010:virtio_notify vdev 0x55 vq 0x66\n"
 		"4322@1700000000.000005:kvm_run_exit cpu_index 1, reason 2\n"
 		"qemu-system-x86_64: other output\n"

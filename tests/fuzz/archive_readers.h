@@ -20,7 +20,7 @@
 
 #define AR_MAX_FILES	64
 /* Beside the archive's own files: a log of QEMU's trace backend (merge --qemu-trace). */
-#define AR_QEMU_LOG	"qemu.log"
+#define AR_QEMU_LOG	"vm/demo/qemu-trace.log"	/* kept by record --qemu-log */
 
 struct ar_archive {
 	char root[64];

@@ -5,7 +5,8 @@
  * replaces).
  *
  * Each input runs, on the damaged archive, what users run: `merge` to text,
- * to JSON and to CTF, `check`, `analyze` and `tsc`; then the file is put
+ * to JSON and to CTF, `check`, `analyze` (and `--io`, on the QEMU log the
+ * archive kept) and `tsc`; then the file is put
  * back. Readers
  * must warn and skip, never crash (the sanitizers judge), and the merge's
  * JSON must stay valid JSON whatever the files say (parsed with jansson
@@ -131,6 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	RUN(hvt_cmd_check, "check", archive.root);
 	RUN(hvt_cmd_analyze, "analyze", archive.root);
 	RUN(hvt_cmd_analyze, "analyze", "--format", "tsv", archive.root);
+	RUN(hvt_cmd_analyze, "analyze", "--io", archive.root);	/* QEMU's log, kept */
+	RUN(hvt_cmd_analyze, "analyze", "--io", "--format", "tsv", archive.root);
 	RUN(hvt_cmd_tsc, "tsc", archive.root);
 	put(i, original[i], original_len[i]);
 	return 0;

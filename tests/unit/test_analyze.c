@@ -188,6 +188,32 @@ static void test_not_analysable(void **state)
 	free(text);
 }
 
+/*
+ * --io on a recording whose guest has no block events but whose QEMU log
+ * (kept as vm/demo/qemu-trace.log, so the VM's) took up a request: nothing
+ * to follow (exit 1), and said: the guest's missing events, and QEMU's
+ * request that no guest issue fits.
+ */
+static void test_io_nothing_to_follow(void **state)
+{
+	static const char log[] =
+		"4321@1700000000.000008:virtio_blk_handle_read vdev 0x55 req 0x77 sector 16 "
+		"nsectors 8\n"
+		"4321@1700000000.000009:virtio_blk_req_complete vdev 0x55 req 0x77 status 0\n";
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true };
+	char *argv[] = { "analyze", "--io", c->root, NULL };
+	char *text;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(fx_write(c->root, "vm/demo/qemu-trace.log", log, sizeof(log) - 1), 0);
+	assert_int_equal(capture_cmd(hvt_cmd_analyze, 3, argv, c->stdout_path, &text), 1);
+	assert_non_null(strstr(text, "VM demo: its guest kernel recorded no block_rq_issue"));
+	assert_non_null(strstr(text, "VM demo: 1 QEMU requests no guest issue fits"));
+	assert_null(strstr(text, "no QEMU events"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +221,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guest_stream_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_analysable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_io_nothing_to_follow, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
