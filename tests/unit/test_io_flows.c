@@ -170,7 +170,6 @@ static void test_linked(void **state)
 	assert_int_equal(d->outcomes[HVT_IO_LINKED], 1);
 	assert_int_equal(d->vdev, 0xd0);
 	assert_int_equal(r->at[HVT_IO_RUN].tid, 50);
-	assert_string_equal(r->comm, "t50");
 	assert_true(stage(t, r, HVT_IO_TO_HOST, &b) == 1000 && b == GUEST_BOUND + QEMU_BOUND);
 	assert_true(stage(t, r, HVT_IO_HOST_SERVICE, &b) == 1100 && b == 1000);
 	assert_true(stage(t, r, HVT_IO_BACKEND, &b) == 900);

@@ -167,8 +167,9 @@ static void slowest(FILE *out, struct hvt_session *ses, const struct hvt_io_flow
 		fprintf(out, "    %c sector %" PRIu64 " +%u: request %.1f us", r->kind, r->sector,
 			r->nr_sector, lat / 1e3);
 		if (hvt_io_stage_of(f, r, HVT_IO_THREAD_WAIT, &wait, &b))
-			fprintf(out, ", %s-%d waited %.1f us", r->comm[0] ? r->comm : "<...>",
-				r->at[HVT_IO_ISSUE].tid, wait / 1e3);
+			fprintf(out, ", %s-%d waited %.1f us", r->at[HVT_IO_ISSUE].name[0] ?
+				r->at[HVT_IO_ISSUE].name : "<...>", r->at[HVT_IO_ISSUE].tid,
+				wait / 1e3);
 		fputs("\n", out);
 		for (p = 0; p < HVT_IO_NR_POINTS; p++) {
 			if (!r->at[p].set)

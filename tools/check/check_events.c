@@ -74,6 +74,12 @@ static void io_event(void *ctx, const struct hvt_fed_event *e)
 	hvt_io_flows_event(&((struct hvt_check_events *)ctx)->io, e);
 }
 
+/* Guest scheduling events matter to io-causal only while a request is in flight. */
+static bool skip(void *ctx, const struct hvt_source *s)
+{
+	return hvt_io_flows_skip(&((struct hvt_check_events *)ctx)->io, s);
+}
+
 static const struct hvt_event_listener listener = {
 	.host = { [HVT_EV_SCHED_SWITCH] = host_switch, [HVT_EV_KVM_ENTRY] = kvm_entry,
 		  [HVT_EV_KVM_EXIT] = kvm_exit },
@@ -83,6 +89,7 @@ static const struct hvt_event_listener listener = {
 		 [HVT_EV_VIRTIO_NOTIFY] = io_event, [HVT_EV_POOL_SUBMIT] = io_event,
 		 [HVT_EV_POOL_COMPLETE] = io_event },
 	.host_lost = host_lost,
+	.skip = skip,
 };
 
 /* vcpu-threads[VM]: why VM @i cannot be judged, or NULL after setting it up. */

@@ -100,7 +100,8 @@ void hvt_event_feed(struct hvt_event_feed *f, struct hvt_source *s)
 		note_gap(f, f->prev, f->prev_tsc);
 	f->prev = s;
 	f->prev_tsc = s->host_tsc;
-	if (!(d = decoder_of(f, s)) || !hvt_decode_reader(d, &s->rd, &s->ev, &e.ev))
+	if (!(d = decoder_of(f, s)) || (f->l->skip && f->l->skip(f->ctx, s)) ||
+	    !hvt_decode_reader(d, &s->rd, &s->ev, &e.ev))
 		return;
 	fn = d == &f->host ? f->l->host[e.ev.kind] : d == &f->vmm ? f->l->vmm[e.ev.kind] :
 		f->l->guest[e.ev.kind];

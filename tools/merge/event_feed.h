@@ -49,6 +49,8 @@ struct hvt_event_listener {
 	hvt_fed_fn guest[HVT_NR_EV_KINDS];
 	hvt_fed_fn vmm[HVT_NR_EV_KINDS];	/* QEMU's log (src->vmm_vm: its VM, if known) */
 	void (*host_lost)(void *ctx, uint32_t cpu, uint64_t from, uint64_t until);
+	/* Optional: whether the current event of @s is of no interest now (not decoded). */
+	bool (*skip)(void *ctx, const struct hvt_source *s);
 	bool comms;			/* the comm fields are read */
 };
 

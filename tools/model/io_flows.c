@@ -650,8 +650,8 @@ static void run_mark(struct hvt_io_flows *f, struct hvt_io_request *r,
 		     const struct hvt_fed_event *e)
 {
 	set_mark(f, r, HVT_IO_RUN, e);
-	r->at[HVT_IO_RUN].tid = e->ev.sw.next;
-	snprintf(r->at[HVT_IO_RUN].name, sizeof(r->at[HVT_IO_RUN].name), "%s", e->ev.sw.next_comm);
+	r->at[HVT_IO_RUN].tid = e->ev.sw.next;		/* the issuer, by its name then */
+	memcpy(r->at[HVT_IO_RUN].name, r->at[HVT_IO_ISSUE].name, sizeof(r->at[HVT_IO_RUN].name));
 }
 
 static void guest_switch(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
@@ -667,7 +667,6 @@ static void guest_switch(struct hvt_io_flows *f, size_t v, const struct hvt_fed_
 
 		if (is->set && is->tid > 0 && is->tid == sw->prev && !sw->runnable && !done) {
 			r->blocked = true;
-			memcpy(r->comm, sw->prev_comm, sizeof(r->comm));
 		} else if (is->set && is->tid > 0 && is->tid == sw->next && r->blocked) {
 			if (!done)
 				r->blocked = false;	/* it ran before its request was done */
@@ -752,6 +751,16 @@ void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
 	}
 }
 
+bool hvt_io_flows_skip(void *flows, const struct hvt_source *s)
+{
+	const struct hvt_io_flows *f = flows;
+	const char *name = s->ev.name;
+
+	return s->layer != HVT_LAYER_VMM && s->vm_number &&
+	       s->vm_number <= f->ses->archive.nr_vms && !f->vms[s->vm_number - 1].nr_flight &&
+	       name && !strncmp(name, "sched_", 6);
+}
+
 static void on_event(void *ctx, const struct hvt_fed_event *e)
 {
 	hvt_io_flows_event(ctx, e);
@@ -763,7 +772,7 @@ const struct hvt_event_listener hvt_io_flows_listener = {
 	.vmm = { [HVT_EV_VIRTIO_BLK_HANDLE] = on_event, [HVT_EV_VIRTIO_BLK_REQ_COMPLETE] = on_event,
 		 [HVT_EV_VIRTIO_NOTIFY] = on_event, [HVT_EV_POOL_SUBMIT] = on_event,
 		 [HVT_EV_POOL_COMPLETE] = on_event },
-	.comms = true,
+	.skip = hvt_io_flows_skip,
 };
 
 void hvt_io_flows_finish(struct hvt_io_flows *f)

@@ -104,7 +104,6 @@ struct hvt_io_request {
 	bool no_wakeup;			/* ... and ran again with no wakeup recorded */
 	int32_t error;			/* COMPLETE's */
 	uint64_t vdev, qreq, pool_req;	/* QEMU's device and request; its pool's */
-	char comm[16];			/* the issuer's name, if a switch said it */
 	uint64_t last;			/* the latest point's host TSC */
 	struct hvt_io_mark at[HVT_IO_NR_POINTS];
 };
@@ -172,6 +171,11 @@ int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses);
 void hvt_io_flows_free(struct hvt_io_flows *f);
 /* One event of the feed, of any kind (others are ignored). */
 void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e);
+/*
+ * Whether the current event of @s can be of no use (a guest's scheduling
+ * event while none of its VM's requests is in flight): not worth decoding.
+ */
+bool hvt_io_flows_skip(void *flows, const struct hvt_source *s);
 /* The kinds it follows, as one listener (ctx: the flows). */
 extern const struct hvt_event_listener hvt_io_flows_listener;
 /* The trace ended: every request still in flight is settled. */
