@@ -27,7 +27,8 @@ work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 archive=$work/archive
 
-HVTRACE_DEMO_ROUNDS=100 HVTRACE_DEMO_IO=20 scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
+HVTRACE_DEMO_ROUNDS=100 HVTRACE_DEMO_IO=20 HVTRACE_DEMO_DISK_DELAY_NS=20000000 \
+	scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
 if [ "$status" -ne 0 ]; then	# the work directory goes: show what explains the failure
@@ -133,6 +134,7 @@ wake_chains "$hvtrace" "$archive" "$work"
 host_tasks "$hvtrace" "$archive" "$work"
 io_events "$hvtrace" "$archive" "$work" 20
 io_flows "$hvtrace" "$archive" "$work" 20
+io_known_delay "$work" 20000000
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

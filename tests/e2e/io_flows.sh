@@ -17,6 +17,8 @@
 #     (sync.tsv) are shifted by 500 us either way: a third check of the
 #     alignment, from cause and effect alone.
 # usage: io_flows HVTRACE ARCHIVE WORK N (check() from lib.sh)
+# io_known_delay (after io_flows) checks a known delay lands in the right
+# stage.
 io_flows() {
 	local hv=$1 archive=$2 work=$3 n=$4 linked total bad sums khz shift d chains good drawn
 	"$hv" analyze --io --format tsv "$archive" > "$work/io.tsv" 2> "$work/io-tsv.err"
@@ -79,4 +81,36 @@ io_flows() {
 			grep -q "^FAIL io-causal\[demo\]" "$work/io-shifted.out"
 	done
 	rm -rf "$work/io-shifted"
+}
+
+# The demo's guest has two virtio disks, the second QEMU's null device
+# with DELAY_NS added to each request (null-co's latency-ns), and reads and
+# writes both alike. The delay must show in the second disk's host service
+# (QEMU pickup -> done), to 10% of itself, median against median, and in
+# none of the guest's stages (each median within 10% of the delay of the
+# first disk's).
+# usage: io_known_delay WORK DELAY_NS (after io_flows: WORK/io.tsv)
+io_known_delay() {
+	local work=$1 delay=$2 disks stage fast slow d
+	# per disk (qemu_dev) and stage: the median ns of the linked requests
+	awk -F'\t' 'NR > 1 && $8 == "linked" && $3 != "0x0" { print $3 "\t" $9 "\t" $11 }' \
+		"$work/io.tsv" | sort -t "$(printf '\t')" -k1,1 -k2,2 -k3,3n |
+		awk -F'\t' '{ k = $1 " " $2; v[k, ++n[k]] = $3 }
+			END { for (k in n) print k, v[k, int((n[k] + 1) / 2)] }' > "$work/io-medians"
+	disks=$(awk '{ print $1 }' "$work/io-medians" | sort -u | wc -l)
+	check "known delay: two virtio disks followed ($disks)" test "$disks" -eq 2
+	[ "$disks" -eq 2 ] || return 0
+	# the slow disk: the larger median host service
+	read -r slow fast < <(awk '$2 == "host_service" { print $3, $1 }' "$work/io-medians" |
+		sort -n | awk '{ d[NR] = $2 } END { print d[2], d[1] }')
+	d=$(awk -v s="$slow" -v f="$fast" '$2 == "host_service" { m[$1] = $3 }
+		END { print m[s] - m[f] }' "$work/io-medians")
+	check "known delay: the slow disk's host service is $((d / 1000)) us longer, the $((delay / 1000)) us added to 10%" \
+		test "$d" -ge $((delay * 9 / 10)) -a "$d" -le $((delay * 11 / 10))
+	for stage in to_host to_guest to_wakeup to_run; do
+		d=$(awk -v s="$slow" -v f="$fast" -v st="$stage" '$2 == st { m[$1] = $3 }
+			END { x = m[s] - m[f]; print (x < 0 ? -x : x) + 0 }' "$work/io-medians")
+		check "known delay: not in the guest's stage $stage (the medians $((d / 1000)) us apart)" \
+			test "$d" -le $((delay / 10))
+	done
 }

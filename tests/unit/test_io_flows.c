@@ -6,8 +6,8 @@
  * the stages, two candidates (ambiguous), a wakeup from another context
  * (not the request's), QEMU before the guest beyond the bounds (io-causal
  * late), a request QEMU never took up, completions and QEMU requests of
- * nothing, a disk bound to its QEMU device, the in-flight limit, and
- * --from/--to.
+ * nothing, a disk bound to its QEMU device, the in-flight limit,
+ * --from/--to, a slow backend, and a stale QEMU request not claimed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -292,6 +292,31 @@ static void test_flood_and_span(void **state)
 	assert_int_equal(vm->nr_flight, 0);
 }
 
+/*
+ * A slow backend (20 ms from pickup to done) is still in flight, not given
+ * up; a QEMU request more than HVT_IO_CLAIM_NS before a guest issue of the
+ * same sector is another (before the guest's trace): not linked to it.
+ */
+static void test_slow_and_stale(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+	double ns, b;
+
+	qemu(t, 1000, HVT_EV_VIRTIO_BLK_HANDLE, 0xd0, 0xa9, 16, false);	/* stale */
+	issue(t, 1000 + HVT_IO_CLAIM_NS + 1, 50, 0xfe00000, 16, "R");
+	qemu(t, 3000000, HVT_EV_VIRTIO_BLK_HANDLE, 0xd0, 0xa0, 16, false);
+	qemu(t, 23000000, HVT_EV_VIRTIO_BLK_REQ_COMPLETE, 0xd0, 0xa0, 0, false);
+	qemu(t, 23000100, HVT_EV_VIRTIO_NOTIFY, 0xd0, 0x1, 0, false);
+	complete(t, 23100000, 0, 0, 0xfe00000, 16, "R");
+	assert_int_equal(t->nr_done, 1);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_LINKED], 1);
+	assert_int_equal(vm->orphan_qemu, 1);
+	assert_int_equal(vm->unknown_qemu, 0);
+	assert_true(hvt_io_stage_of(&t->f, &t->done[0], HVT_IO_HOST_SERVICE, &ns, &b));
+	assert_true(ns == 20000000);
+}
+
 static void test_percentile(void **state)
 {
 	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
@@ -322,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_causal_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_qemu_and_disks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_and_span, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_and_stale, setup, teardown),
 		cmocka_unit_test(test_percentile),
 	};
 

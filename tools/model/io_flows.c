@@ -57,6 +57,7 @@ int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses)
 	f->ns_per_tick = 1e9 / hz;
 	f->to = UINT64_MAX;
 	f->grace = (uint64_t)(hz * (HVT_IO_GRACE_NS / 1e9));
+	f->claim = (uint64_t)(hz * (HVT_IO_CLAIM_NS / 1e9));
 	return 0;
 }
 
@@ -318,13 +319,36 @@ static bool finished(const struct hvt_io_request *r)
 	return guest && r->at[HVT_IO_NOTIFY].set;
 }
 
-/* Settles request @i if it is finished, or its last point lies @grace before @now. */
+/*
+ * Whether request @r can be settled at @now: finished; QEMU's alone, a
+ * claim's time after QEMU took it up; completed, a grace after its last
+ * point. A request in flight waits for its completion, however long.
+ */
+static bool ripe(const struct hvt_io_flows *f, const struct hvt_io_request *r, uint64_t now)
+{
+	uint64_t since, wait;
+
+	if (finished(r))
+		return true;
+	if (!r->at[HVT_IO_ISSUE].set) {
+		since = r->at[HVT_IO_PICKUP].ts;
+		wait = f->claim;
+	} else if (r->at[HVT_IO_COMPLETE].set) {
+		since = r->last;
+		wait = f->grace;
+	} else {
+		return false;
+	}
+	return now > since && now - since > wait;
+}
+
+/* Settles request @i if it is ripe at @now. */
 static bool settle_if_done(struct hvt_io_flows *f, size_t v, size_t i, uint64_t now)
 {
 	struct hvt_io_vm *vm = &f->vms[v];
 	struct hvt_io_request *r = &vm->flight[i];
 
-	if (!finished(r) && (now <= r->last || now - r->last <= f->grace))
+	if (!ripe(f, r, now))
 		return false;
 	settle(f, v, r);
 	drop(vm, i);
@@ -351,12 +375,16 @@ static struct hvt_io_request *fly(struct hvt_io_flows *f, size_t v)
 		settle(f, v, &vm->flight[0]);
 		drop(vm, 0);
 	}
-	if (!vm->flight) {
-		vm->flight = malloc(HVT_IO_MAX_INFLIGHT * sizeof(*vm->flight));
-		if (!vm->flight) {
+	if (vm->nr_flight == vm->cap_flight) {
+		size_t cap = vm->cap_flight ? 2 * vm->cap_flight : 64;
+		struct hvt_io_request *n = realloc(vm->flight, cap * sizeof(*n));
+
+		if (!n) {
 			f->failed = true;
 			return NULL;
 		}
+		vm->flight = n;
+		vm->cap_flight = cap;
 	}
 	memset(&vm->flight[vm->nr_flight], 0, sizeof(*vm->flight));
 	return &vm->flight[vm->nr_flight++];
@@ -454,6 +482,7 @@ struct io_key {
 	uint32_t nr_sector;
 	uint32_t dev;
 	uint64_t vdev, req;
+	uint64_t ts, claim;		/* the event's host TSC; HVT_IO_CLAIM_NS in ticks */
 };
 
 /* A QEMU request no guest issue has claimed yet, of the key, on a device @vm allows. */
@@ -462,7 +491,7 @@ static bool unclaimed_fits(const struct hvt_io_request *r, const void *key, cons
 	const struct io_key *k = key;
 
 	return !r->at[HVT_IO_ISSUE].set && r->kind == k->kind && r->sector == k->sector &&
-	       r->nr_sector == k->nr_sector &&
+	       r->nr_sector == k->nr_sector && r->at[HVT_IO_PICKUP].ts + k->claim >= k->ts &&
 	       same_disk((struct hvt_io_vm *)vm, k->dev, r->vdev);
 }
 
@@ -470,7 +499,8 @@ static void guest_issue(struct hvt_io_flows *f, size_t v, const struct hvt_fed_e
 {
 	struct hvt_io_vm *vm = &f->vms[v - 1];
 	const struct hvt_block_rq *b = &e->ev.block;
-	struct io_key k = { rw_kind(b->rwbs), b->sector, b->nr_sector, b->dev, 0, 0 };
+	struct io_key k = { rw_kind(b->rwbs), b->sector, b->nr_sector, b->dev, 0, 0, e->ts,
+			    f->claim };
 	struct hvt_io_request *r;
 	bool more;
 
@@ -499,6 +529,7 @@ static bool issued_fits(const struct hvt_io_request *r, const void *key, const v
 
 	return r->at[HVT_IO_ISSUE].set && !r->at[HVT_IO_PICKUP].set && r->kind == k->kind &&
 	       r->sector == k->sector && r->nr_sector == k->nr_sector &&
+	       (!r->at[HVT_IO_COMPLETE].set || r->at[HVT_IO_COMPLETE].ts + k->claim >= k->ts) &&
 	       same_disk((struct hvt_io_vm *)vm, r->dev, k->vdev);
 }
 
@@ -506,7 +537,8 @@ static void qemu_handle(struct hvt_io_flows *f, size_t v, const struct hvt_fed_e
 {
 	struct hvt_io_vm *vm = &f->vms[v - 1];
 	const struct hvt_qemu_io *q = &e->ev.qio;
-	struct io_key k = { q->write ? 'W' : 'R', q->sector, q->nr_sector, 0, q->dev, q->req };
+	struct io_key k = { q->write ? 'W' : 'R', q->sector, q->nr_sector, 0, q->dev, q->req,
+			    e->ts, f->claim };
 	struct hvt_io_request *r;
 	bool more;
 
@@ -539,7 +571,7 @@ static bool qemu_req_fits(const struct hvt_io_request *r, const void *key, const
 static void qemu_req_done(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
 {
 	struct hvt_io_vm *vm = &f->vms[v - 1];
-	struct io_key k = { 0, 0, 0, 0, e->ev.qio.dev, e->ev.qio.req };
+	struct io_key k = { 0, 0, 0, 0, e->ev.qio.dev, e->ev.qio.req, e->ts, f->claim };
 	struct hvt_io_request *r;
 	bool more;
 
@@ -629,7 +661,7 @@ static void guest_complete(struct hvt_io_flows *f, size_t v, const struct hvt_fe
 {
 	struct hvt_io_vm *vm = &f->vms[v - 1];
 	const struct hvt_block_rq *b = &e->ev.block;
-	struct io_key k = { rw_kind(b->rwbs), b->sector, 0, b->dev, 0, 0 };
+	struct io_key k = { rw_kind(b->rwbs), b->sector, 0, b->dev, 0, 0, e->ts, f->claim };
 	struct hvt_io_request *r;
 	bool more;
 
@@ -747,7 +779,7 @@ void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
 	}
 	if (e->ts >= f->vms[v - 1].next_sweep) {
 		sweep(f, v - 1, e->ts);
-		f->vms[v - 1].next_sweep = e->ts + f->grace / 4;
+		f->vms[v - 1].next_sweep = e->ts + f->claim;
 	}
 }
 
@@ -779,6 +811,12 @@ void hvt_io_flows_finish(struct hvt_io_flows *f)
 {
 	size_t v;
 
-	for (v = 0; v < f->ses->archive.nr_vms; v++)
-		sweep(f, v, UINT64_MAX);
+	for (v = 0; v < f->ses->archive.nr_vms; v++) {
+		struct hvt_io_vm *vm = &f->vms[v];
+
+		while (vm->nr_flight) {		/* nothing more will come */
+			settle(f, v, &vm->flight[0]);
+			drop(vm, 0);
+		}
+	}
 }

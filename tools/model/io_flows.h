@@ -9,7 +9,8 @@
  *   ISSUE         guest block_rq_issue (dev, sector, nr_sector, rwbs R/W)
  *   PICKUP        QEMU virtio_blk_handle_read/_write: the same kind, sector
  *                 and size, on the VM's QEMU; a guest disk is one QEMU
- *                 device (vdev) once a pair linked them
+ *                 device (vdev) once a pair linked them; not more than
+ *                 HVT_IO_CLAIM_NS before ISSUE, nor after COMPLETE
  *   SUBMIT        QEMU thread_pool_submit: the first by PICKUP's thread
  *                 after it, while the request is QEMU's
  *   BACKEND_DONE  thread_pool_complete of SUBMIT's pool request
@@ -31,9 +32,12 @@
  * microsecond stamps). A stage between two points of one clock is measured
  * on that clock, its bound the clock's resolution (QEMU's log: 1 us, a
  * guest's TSC: none); a stage across clocks has the two events' bounds
- * added. Memory: the requests in flight (at most HVT_IO_MAX_INFLIGHT per
- * VM, beyond which the oldest is given up, counted) and, per finished
- * request, its stages' figures.
+ * added. A request is settled (counted, its figures kept) once nothing
+ * more can come to it, or HVT_IO_GRACE_NS after its last point once the
+ * guest completed it (a late interrupt, wakeup or switch-in; QEMU's alone:
+ * HVT_IO_CLAIM_NS after it took it up). Memory: the requests in flight (at
+ * most HVT_IO_MAX_INFLIGHT per VM, beyond which the oldest is given up,
+ * counted) and, per finished request, its stages' figures.
  */
 #ifndef HVT_TOOLS_MODEL_IO_FLOWS_H
 #define HVT_TOOLS_MODEL_IO_FLOWS_H
@@ -45,10 +49,12 @@
 #include "tools/merge/event_feed.h"
 #include "tools/session/thread_names.h"
 
-#define HVT_IO_MAX_INFLIGHT	4096
+#define HVT_IO_MAX_INFLIGHT	65536
 #define HVT_IO_SLOWEST		5	/* requests kept whole, per disk */
-#define HVT_IO_GRACE_NS		10000000	/* a request is settled this long after
-						 * its last point (10 ms) */
+#define HVT_IO_GRACE_NS		100000000	/* a completed request is settled this long
+						 * after its last point (100 ms) */
+#define HVT_IO_CLAIM_NS		1000000		/* a QEMU request and a guest issue (or
+						 * completion) that far apart are not linked */
 
 enum hvt_io_point {
 	HVT_IO_ISSUE,
@@ -140,7 +146,7 @@ typedef void (*hvt_io_done_fn)(void *ctx, const struct hvt_io_flows *f, size_t v
 
 struct hvt_io_vm {
 	struct hvt_io_request *flight;	/* in flight, in ISSUE (or PICKUP) order */
-	size_t nr_flight;
+	size_t nr_flight, cap_flight;
 	struct hvt_io_disk *disks;
 	size_t nr_disks;
 	uint64_t not_rw;		/* guest requests neither read nor write: not followed */
@@ -156,7 +162,7 @@ struct hvt_io_vm {
 struct hvt_io_flows {
 	struct hvt_session *ses;
 	struct hvt_io_vm *vms;		/* one per VM of the archive */
-	uint64_t grace;			/* HVT_IO_GRACE_NS in host ticks */
+	uint64_t grace, claim;		/* HVT_IO_GRACE_NS, HVT_IO_CLAIM_NS in host ticks */
 	double ns_per_tick;
 	const struct hvt_thread_names *names;	/* optional: threads' names at the points */
 	/* an event's error bound, ns (-1: none); NULL: hvt_session_event_bound_ns() */
