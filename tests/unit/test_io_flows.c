@@ -320,22 +320,52 @@ static void test_slow_and_stale(void **state)
 static void test_percentile(void **state)
 {
 	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
-	double ds[4], lo[4], hi[4];
-	struct hvt_io_figures fig = { .d = ds, .lo = lo, .hi = hi, .cap = 4 };
+	struct hvt_io_figures fig;
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 4; i++) {
-		fig.d[i] = d[i];
-		fig.lo[i] = d[i] - b[i];
-		fig.hi[i] = d[i] + b[i];
-		fig.nr++;
-	}
+	memset(&fig, 0, sizeof(fig));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(hvt_io_figures_add(&fig, d[i], b[i]), 0);
 	hvt_io_percentile(&fig, 50, &v, &pm);
 	/* rank 2 of 4: 20; lows sorted -80 9 28 37, highs 11 32 43 120 */
 	assert_true(v == 20 && pm == 12);
 	hvt_io_percentile(&fig, 100, &v, &pm);
 	assert_true(v == 40 && pm == 80);
+	hvt_span_hist_free(&fig.d);
+	hvt_span_hist_free(&fig.lo);
+	hvt_span_hist_free(&fig.hi);
+}
+
+/*
+ * Large values land in buckets at most 1/64 of them wide: a rank's value
+ * is between its bucket's edges, which hold the true one; the extremes are
+ * exact; negative values sort before positive ones.
+ */
+static void test_span_hist(void **state)
+{
+	struct hvt_span_hist h = { 0 };
+	int64_t lo, hi, x;
+	uint64_t k;
+
+	(void)state;
+	for (x = 1; x <= 1000000; x++)
+		assert_int_equal(hvt_span_hist_add(&h, x * 1000 - 5000), 0);
+	for (k = 0; k < h.n; k += 9973) {
+		int64_t truth = (int64_t)(k + 1) * 1000 - 5000;
+
+		hvt_span_hist_rank(&h, k, &lo, &hi);
+		assert_true(lo <= truth && truth <= hi);
+		assert_true((double)(hi - lo) <= (truth < 0 ? -truth : truth) / 64.0 + 1);
+	}
+	hvt_span_hist_rank(&h, 0, &lo, &hi);
+	assert_true(lo == -4000 && hi == -4000);
+	hvt_span_hist_rank(&h, h.n - 1, &lo, &hi);
+	assert_true(lo == 999995000 && hi == 999995000);
+	assert_int_equal(hvt_span_hist_add(&h, INT64_MIN), 0);	/* no overflow */
+	hvt_span_hist_rank(&h, 0, &lo, &hi);
+	assert_true(lo == INT64_MIN);
+	hvt_span_hist_free(&h);
 }
 
 int main(void)
@@ -349,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flood_and_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_and_stale, setup, teardown),
 		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_span_hist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

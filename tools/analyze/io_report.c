@@ -103,10 +103,10 @@ static void stage_table(FILE *out, struct hvt_io_disk *d)
 	fprintf(out, "  %-36s %16s %16s %16s %16s  n\n", "stage (us)", "p50", "p90", "p99",
 		"max");
 	for (s = 0; s < HVT_IO_NR_STAGES; s++) {
-		struct hvt_io_figures *fig = &d->stage[s];
+		const struct hvt_io_figures *fig = &d->stage[s];
 		char buf[48];
 
-		if (!fig->nr)
+		if (!fig->d.n)
 			continue;
 		fprintf(out, "  %-36s", hvt_io_stage_name(s));
 		for (k = 0; k < 4; k++) {
@@ -115,7 +115,7 @@ static void stage_table(FILE *out, struct hvt_io_disk *d)
 			hvt_io_percentile(fig, pcts[k], &v, &pm);
 			fprintf(out, " %16s", us_text(buf, v, pm));
 		}
-		fprintf(out, "  %zu", fig->nr);
+		fprintf(out, "  %" PRIu64, fig->d.n);
 		if (d->negative[s])
 			fprintf(out, " (%" PRIu64 " below 0 beyond their bound)", d->negative[s]);
 		fputc('\n', out);

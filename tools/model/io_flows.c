@@ -3,6 +3,7 @@
  * io_flows.c - guest block requests followed through QEMU and back
  * (io_flows.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +64,9 @@ int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses)
 
 static void figures_free(struct hvt_io_figures *fig)
 {
-	free(fig->d);
-	free(fig->lo);
-	free(fig->hi);
+	hvt_span_hist_free(&fig->d);
+	hvt_span_hist_free(&fig->lo);
+	hvt_span_hist_free(&fig->hi);
 }
 
 void hvt_io_flows_free(struct hvt_io_flows *f)
@@ -132,56 +133,36 @@ bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *
 	return true;
 }
 
-static int figures_add(struct hvt_io_figures *fig, double d, double bound)
+int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns)
 {
-	if (fig->nr == fig->cap) {
-		size_t cap = fig->cap ? fig->cap * 2 : 64;
-		double *n[3] = { realloc(fig->d, cap * sizeof(double)),
-				 realloc(fig->lo, cap * sizeof(double)),
-				 realloc(fig->hi, cap * sizeof(double)) };
+	double lo = floor(ns - bound_ns), hi = ceil(ns + bound_ns);
 
-		if (n[0])
-			fig->d = n[0];
-		if (n[1])
-			fig->lo = n[1];
-		if (n[2])
-			fig->hi = n[2];
-		if (!n[0] || !n[1] || !n[2])
-			return -1;
-		fig->cap = cap;
-	}
-	fig->d[fig->nr] = d;
-	fig->lo[fig->nr] = d - bound;
-	fig->hi[fig->nr] = d + bound;
-	fig->nr++;
-	return 0;
+	if (lo < -9e18)
+		lo = -9e18;
+	if (hi > 9e18)
+		hi = 9e18;
+	return hvt_span_hist_add(&fig->d, llround(ns)) | hvt_span_hist_add(&fig->lo, (int64_t)lo) |
+	       hvt_span_hist_add(&fig->hi, (int64_t)hi);
 }
 
-static int by_value(const void *a, const void *b)
+void hvt_io_percentile(const struct hvt_io_figures *fig, double pct, double *v, double *pm)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	int64_t a, b, lo, unused, hi;
+	uint64_t k, n = fig->d.n;
 
-	return x < y ? -1 : x > y;
-}
-
-void hvt_io_percentile(struct hvt_io_figures *fig, double pct, double *v, double *pm)
-{
-	size_t k;
-
-	if (!fig->nr) {
+	if (!n || fig->lo.n != n || fig->hi.n != n) {
 		*v = *pm = 0;
 		return;
 	}
-	qsort(fig->d, fig->nr, sizeof(double), by_value);
-	qsort(fig->lo, fig->nr, sizeof(double), by_value);
-	qsort(fig->hi, fig->nr, sizeof(double), by_value);
-	k = (size_t)(pct / 100.0 * (double)fig->nr + 0.999999);
+	k = (uint64_t)ceil(pct / 100.0 * (double)n);
 	k = k ? k - 1 : 0;
-	if (k >= fig->nr)
-		k = fig->nr - 1;
-	*v = fig->d[k];
-	*pm = fig->d[k] - fig->lo[k] > fig->hi[k] - fig->d[k] ? fig->d[k] - fig->lo[k] :
-		fig->hi[k] - fig->d[k];
+	if (k >= n)
+		k = n - 1;
+	hvt_span_hist_rank(&fig->d, k, &a, &b);
+	hvt_span_hist_rank(&fig->lo, k, &lo, &unused);
+	hvt_span_hist_rank(&fig->hi, k, &unused, &hi);
+	*v = ((double)a + (double)b) / 2;
+	*pm = *v - (double)lo > (double)hi - *v ? *v - (double)lo : (double)hi - *v;
 }
 
 static struct hvt_io_disk *disk_of(struct hvt_io_flows *f, struct hvt_io_vm *vm, uint32_t dev)
@@ -290,7 +271,7 @@ static void settle(struct hvt_io_flows *f, size_t v, const struct hvt_io_request
 				continue;
 			if (ns < -bound)
 				d->negative[s]++;
-			if (figures_add(&d->stage[s], ns, bound))
+			if (hvt_io_figures_add(&d->stage[s], ns, bound))
 				f->failed = true;
 		}
 		keep_if_slow(f, d, r);

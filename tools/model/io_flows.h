@@ -37,7 +37,7 @@
  * guest completed it (a late interrupt, wakeup or switch-in; QEMU's alone:
  * HVT_IO_CLAIM_NS after it took it up). Memory: the requests in flight (at
  * most HVT_IO_MAX_INFLIGHT per VM, beyond which the oldest is given up,
- * counted) and, per finished request, its stages' figures.
+ * counted) and, per disk, its stages' histograms (fixed).
  */
 #ifndef HVT_TOOLS_MODEL_IO_FLOWS_H
 #define HVT_TOOLS_MODEL_IO_FLOWS_H
@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "tools/merge/event_feed.h"
+#include "tools/model/span_hist.h"
 #include "tools/session/thread_names.h"
 
 #define HVT_IO_MAX_INFLIGHT	65536
@@ -114,10 +115,13 @@ struct hvt_io_request {
 	struct hvt_io_mark at[HVT_IO_NR_POINTS];
 };
 
-/* A stage's figures: per finished request, its duration and bounds (ns). */
+/*
+ * A stage's figures: of the finished requests, the durations, and the same
+ * less and plus their bounds (ns), each in a histogram (span_hist.h):
+ * fixed memory however many requests.
+ */
 struct hvt_io_figures {
-	double *d, *lo, *hi;
-	size_t nr, cap;
+	struct hvt_span_hist d, lo, hi;
 };
 
 /* The requests of one guest disk. */
@@ -196,11 +200,14 @@ const char *hvt_io_stage_name(enum hvt_io_stage s);
 const char *hvt_io_stage_key(enum hvt_io_stage s);
 const char *hvt_io_point_name(enum hvt_io_point p);
 const char *hvt_io_outcome_name(enum hvt_io_outcome o);
+/* Adds a duration @ns with its bound to @fig: 0, or -1 if out of memory. */
+int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns);
 /*
  * The @pct-th percentile of @fig (0 < pct <= 100, nearest rank), and how
  * far the true one may be from it: the same rank of the durations less
- * and plus their bounds.
+ * and plus their bounds, widened by the histograms' buckets (at most 1/64
+ * of the value; none for the least and the greatest).
  */
-void hvt_io_percentile(struct hvt_io_figures *fig, double pct, double *v, double *pm);
+void hvt_io_percentile(const struct hvt_io_figures *fig, double pct, double *v, double *pm);
 
 #endif
