@@ -183,7 +183,10 @@ LTTNG_UST_LIBS = $(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng
 
 $(BUILD)/bench/bench_clocksync: $(CLOCKSYNC_LIB)
 $(BUILD)/bench/bench_tracepoint: $(COMMON_LIB) | $(LIBHVTRACE_SO)
-$(BUILD)/bench/bench_merge: $(HVT_FIXTURE_OBJ) $(OFFLINE_LIBS) | $(HVTRACE)
+$(BUILD)/bench/bench_merge: $(BUILD)/obj/tests/bench/run_measure.o $(HVT_FIXTURE_OBJ) \
+	$(OFFLINE_LIBS) | $(HVTRACE)
+$(BUILD)/bench/bench_io_flows: $(BUILD)/obj/tests/bench/run_measure.o $(HVT_FIXTURE_OBJ) \
+	$(OFFLINE_LIBS) | $(HVTRACE)
 $(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o vm_untraced.o archive_writer.o host_tsc.o ftrace_capture.o task_list.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o

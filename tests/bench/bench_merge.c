@@ -34,20 +34,18 @@
  *
  * Last, one line of JSON with every number, for tracking across runs.
  */
-#include <fcntl.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hvtrace/ctf.h>
 
 #include "lib/fileio.h"
 #include "tests/bench/bench.h"
+#include "tests/bench/run_measure.h"
 #include "tests/unit/archive_fixture.h"
 
 #define DEFAULT_EVENTS	20000000ull
@@ -66,8 +64,6 @@ static const uint8_t user_uuid[2][16] = {
 	{ 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15 },
 	{ 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0x25 },
 };
-
-extern char **environ;
 
 static void die(const char *what)
 {
@@ -285,55 +281,6 @@ static void write_manifest(const char *root, bool vcpu_threads)
 
 /* --- running and measuring ------------------------------------------------ */
 
-/* VmHWM of process @pid in KiB; -1 if it has none (gone, or a zombie). */
-static long vm_hwm_kib(pid_t pid)
-{
-	char path[64], line[128];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
-/*
- * Runs @argv with standard output and error on /dev/null; its exit status or
- * -1. Its peak resident set in *@max_rss_kib: VmHWM, sampled every
- * millisecond until it exits, so a lower bound (the high-water mark only
- * grows). Not ru_maxrss: a spawned child inherits its parent's.
- */
-static int run_rss(char *const argv[], long *max_rss_kib)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status, ret;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (ret)
-		return -1;
-	*max_rss_kib = 0;
-	while ((ret = waitpid(pid, &status, WNOHANG)) == 0) {
-		long kib = vm_hwm_kib(pid);
-
-		if (kib > *max_rss_kib)
-			*max_rss_kib = kib;
-		usleep(1000);
-	}
-	if (ret != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static uint64_t tree_bytes;
 
 static int add_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -354,56 +301,6 @@ static uint64_t bytes_of(const char *path)
 	return tree_bytes;
 }
 
-/* $(BUILD)/hvtrace, beside this program's directory $(BUILD)/bench. */
-static char *hvtrace_path(void)
-{
-	static char path[4096];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
-	char *slash;
-
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	slash = strrchr(path, '/');
-	if (!slash)
-		return NULL;
-	strcpy(slash, "/../hvtrace");
-	return access(path, X_OK) ? NULL : path;
-}
-
-struct measure {
-	double ns;		/* best per event; 0: it failed */
-	double rss_mib;		/* the largest peak of its runs */
-};
-
-static struct measure measure(char *const argv[], int rounds, uint64_t events)
-{
-	struct measure m = { 1e300, 0 };
-	int r;
-
-	for (r = 0; r < rounds; r++) {
-		double t0 = bench_now(), ns;
-		long kib;
-
-		if (run_rss(argv, &kib))
-			return (struct measure){ 0, 0 };
-		ns = (bench_now() - t0) / (double)events;
-		if (ns < m.ns)
-			m.ns = ns;
-		if (kib / 1024.0 > m.rss_mib)
-			m.rss_mib = kib / 1024.0;
-	}
-	return m;
-}
-
-static void row(const char *op, struct measure m, const char *ref, struct measure r)
-{
-	if (m.ns > 0 && r.ns > 0)
-		bench_row(op, m.ns, ref, r.ns);
-	else
-		printf("%-44s %10.2f  %-28s %10s %8s\n", op, m.ns, ref, "n/a", "n/a");
-}
-
 static uint64_t events_wanted(void)
 {
 	const char *e = getenv("BENCH_MERGE_EVENTS");
@@ -416,7 +313,7 @@ int main(void)
 {
 	const struct fx_options o = { .ftrace = true };
 	const struct sizes n = sizes_for(events_wanted());
-	char root[64], ctf[80], db[80], ref_dir[80], ref_db[88], ref_sql[112], *hv = hvtrace_path();
+	char root[64], ctf[80], db[80], ref_dir[80], ref_db[88], ref_sql[112], *hv = bench_hvtrace_path();
 	char *null_argv[] = { hv, "merge", root, "--format=null", NULL };
 	char *analyze_argv[] = { hv, "analyze", "--format", "tsv", root, NULL };
 	char *text_argv[] = { hv, "merge", root, "--output", "/dev/null", NULL };
@@ -427,8 +324,8 @@ int main(void)
 	char *ref_argv[] = { "sqlite3", ref_db, ref_sql, NULL };
 	char *bt_dummy[] = { "babeltrace2", ctf, "-o", "dummy", NULL };
 	char *bt_text[] = { "babeltrace2", ctf, NULL };
-	struct measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m, runs_m, sql_m, ref_m;
-	struct measure analyze_m;
+	struct bench_measure null_m, text_m, json_m, ctf_m, bt_dummy_m, bt_text_m, runs_m, sql_m, ref_m;
+	struct bench_measure analyze_m;
 	uint64_t archive_bytes, db_bytes;
 	long kib;
 	int v;
@@ -447,42 +344,42 @@ int main(void)
 	for (v = 0; v < 2; v++)
 		write_vm(root, v, &n);
 
-	ctf_m = measure(ctf_argv, 1, n.total);		/* the conversion, once */
+	ctf_m = bench_measure(ctf_argv, 1, n.total);		/* the conversion, once */
 	if (ctf_m.ns <= 0)
 		die("hvtrace merge --format=ctf failed on the benchmark archive");
-	null_m = measure(null_argv, OUR_ROUNDS, n.total);
-	text_m = measure(text_argv, OUR_ROUNDS, n.total);
-	json_m = measure(json_argv, OUR_ROUNDS, n.total);
+	null_m = bench_measure(null_argv, OUR_ROUNDS, n.total);
+	text_m = bench_measure(text_argv, OUR_ROUNDS, n.total);
+	json_m = bench_measure(json_argv, OUR_ROUNDS, n.total);
 	if (null_m.ns <= 0 || text_m.ns <= 0 || json_m.ns <= 0)
 		die("hvtrace merge failed on the benchmark archive");
 	archive_bytes = bytes_of(root);
-	sql_m = measure(sql_argv, 1, n.total);
+	sql_m = bench_measure(sql_argv, 1, n.total);
 	if (sql_m.ns <= 0)
 		die("hvtrace merge --format=sqlite failed on the benchmark archive");
 	db_bytes = bytes_of(db);
-	if (run_rss(ref_prepare, &kib))
+	if (bench_run_rss(ref_prepare, &kib))
 		die("tests/bench/sql_import_ref.sh failed (run make bench from the top directory)");
 	unlink(ref_db);
-	ref_m = measure(ref_argv, 1, n.total);
-	bt_dummy_m = measure(bt_dummy, BT2_ROUNDS, n.total);
-	bt_text_m = measure(bt_text, BT2_ROUNDS, n.total);
+	ref_m = bench_measure(ref_argv, 1, n.total);
+	bt_dummy_m = bench_measure(bt_dummy, BT2_ROUNDS, n.total);
+	bt_text_m = bench_measure(bt_text, BT2_ROUNDS, n.total);
 	write_manifest(root, true);	/* the same, with the run pre-pass */
-	runs_m = measure(null_argv, OUR_ROUNDS, n.total);
+	runs_m = bench_measure(null_argv, OUR_ROUNDS, n.total);
 	if (runs_m.ns <= 0)
 		die("hvtrace merge failed on the benchmark archive with vcpu_threads");
-	analyze_m = measure(analyze_argv, OUR_ROUNDS, n.total);
+	analyze_m = bench_measure(analyze_argv, OUR_ROUNDS, n.total);
 	if (analyze_m.ns <= 0)
 		die("hvtrace analyze failed on the benchmark archive");
 
 	printf("\nmerge: %llu events in 16 streams (host: 4 CPUs; 2 VMs: 2 kernel and %d user "
 	       "streams each), ns per event\n", (unsigned long long)n.total, USER_THREADS);
 	bench_header("merge: one event");
-	row("merge --format=null (decode, align, merge)", null_m, "babeltrace2 -o dummy",
+	bench_measure_row("merge --format=null (decode, align, merge)", null_m, "babeltrace2 -o dummy",
 	    bt_dummy_m);
-	row("merge, text to /dev/null", text_m, "babeltrace2 text", bt_text_m);
-	row("merge --format=json to /dev/null", json_m, "babeltrace2 text", bt_text_m);
-	row("merge --format=ctf (the conversion)", ctf_m, "-", (struct measure){ 0, 0 });
-	row("merge --format=sqlite (the database)", sql_m, "sqlite3 .import, same rows", ref_m);
+	bench_measure_row("merge, text to /dev/null", text_m, "babeltrace2 text", bt_text_m);
+	bench_measure_row("merge --format=json to /dev/null", json_m, "babeltrace2 text", bt_text_m);
+	bench_measure_row("merge --format=ctf (the conversion)", ctf_m, "-", (struct bench_measure){ 0, 0 });
+	bench_measure_row("merge --format=sqlite (the database)", sql_m, "sqlite3 .import, same rows", ref_m);
 	/*
 	 * The fixture's exchanges bound the clock to +/-50 ns, closer than any
 	 * guest event lies to a run's edge: the pass reads the host's
@@ -490,10 +387,10 @@ int main(void)
 	 * reading is what a real archive pays too; its refits are not here
 	 * (bench_clocksync has its per-event core).
 	 */
-	row("merge --format=null, vcpu_threads named (runs read)", runs_m,
+	bench_measure_row("merge --format=null, vcpu_threads named (runs read)", runs_m,
 	    "merge --format=null", null_m);
 	/* the same pass, each VM analysed: states, pieces, wake chains */
-	row("analyze --format tsv (vCPU states, wake chains)", analyze_m,
+	bench_measure_row("analyze --format tsv (vCPU states, wake chains)", analyze_m,
 	    "merge --format=null, vcpu_threads", runs_m);
 	if (bt_dummy_m.ns <= 0 || bt_text_m.ns <= 0)
 		printf("(babeltrace2 did not run: no reference)\n");

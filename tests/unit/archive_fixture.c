@@ -38,6 +38,8 @@
 HVT_EVENT_FIELD_TABLE(fx_sched_switch_fields, FX_SCHED_SWITCH_FIELDS);
 HVT_EVENT_FIELD_TABLE(fx_send_fields, FX_SEND_FIELDS);
 HVT_EVENT_FIELD_TABLE(fx_sync_end_fields, FX_SYNC_END_FIELDS);
+HVT_EVENT_FIELD_TABLE(fx_block_rq_issue_fields, FX_BLOCK_RQ_ISSUE_FIELDS);
+HVT_EVENT_FIELD_TABLE(fx_block_rq_complete_fields, FX_BLOCK_RQ_COMPLETE_FIELDS);
 
 static const struct hvt_reg_field fx_kinds_fields[] = {
 	{ "a", HVT_FIELD_INT, 8, 0, 0, 0, "" },
@@ -395,14 +397,27 @@ unsigned char *fx_registry(size_t *len)
 	return buf;
 }
 
-int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], const char *vm,
-		   unsigned int layer, unsigned int domain, uint64_t freq_hz, unsigned int pid)
+unsigned char *fx_registry_io(size_t *len)
+{
+	unsigned char *buf = fx_registry(len);
+
+	*len += hvt_reg_event_write(buf + *len, FX_ID_BLOCK_RQ_ISSUE, "block_rq_issue",
+				    fx_block_rq_issue_fields, 5,
+				    "dev=%u sector=%llu nr_sector=%u bytes=%u rwbs=%s");
+	*len += hvt_reg_event_write(buf + *len, FX_ID_BLOCK_RQ_COMPLETE, "block_rq_complete",
+				    fx_block_rq_complete_fields, 5,
+				    "dev=%u sector=%llu nr_sector=%u error=%d rwbs=%s");
+	return buf;
+}
+
+int fx_write_trace_records(const char *root, const char *dir, const uint8_t uuid[16],
+			   const char *vm, unsigned int layer, unsigned int domain,
+			   uint64_t freq_hz, unsigned int pid, const unsigned char *records,
+			   size_t len)
 {
 	struct hvt_tsdl_trace t;
 	struct hvt_registry reg;
 	char rel[256], err[128], *tsdl;
-	size_t len;
-	unsigned char *records = fx_registry(&len);
 	int ret;
 
 	hvt_registry_init(&reg);
@@ -415,8 +430,19 @@ int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], co
 	snprintf(rel, sizeof(rel), "%s/metadata", dir);
 	ret |= fx_write(root, rel, tsdl, strlen(tsdl));
 	free(tsdl);
-	free(records);
 	hvt_registry_free(&reg);
+	return ret;
+}
+
+int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], const char *vm,
+		   unsigned int layer, unsigned int domain, uint64_t freq_hz, unsigned int pid)
+{
+	size_t len;
+	unsigned char *records = fx_registry(&len);
+	int ret = fx_write_trace_records(root, dir, uuid, vm, layer, domain, freq_hz, pid,
+					 records, len);
+
+	free(records);
 	return ret;
 }
 

@@ -44,12 +44,26 @@ HVT_EVENT_RECORD(fx_send, FX_SEND_FIELDS);
 		   (int, uint64_t, tsc_after), (int, int64_t, ret))
 HVT_EVENT_RECORD(fx_sync_end, FX_SYNC_END_FIELDS);
 
+/* The guest module's block_rq_issue and block_rq_complete (guest-kmod/events/block.h). */
+#define FX_BLOCK_RQ_ISSUE_FIELDS						\
+	HVT_FIELDS((int, uint32_t, dev), (int, uint64_t, sector),		\
+		   (int, uint32_t, nr_sector), (int, uint32_t, bytes),		\
+		   (text, rwbs, 8))
+HVT_EVENT_RECORD(fx_block_rq_issue, FX_BLOCK_RQ_ISSUE_FIELDS);
+#define FX_BLOCK_RQ_COMPLETE_FIELDS						\
+	HVT_FIELDS((int, uint32_t, dev), (int, uint64_t, sector),		\
+		   (int, uint32_t, nr_sector), (int, int32_t, error),		\
+		   (text, rwbs, 8))
+HVT_EVENT_RECORD(fx_block_rq_complete, FX_BLOCK_RQ_COMPLETE_FIELDS);
+
 /* Ids in the standard traces. */
 #define FX_ID_SCHED_SWITCH	0
 #define FX_ID_SEND		1
 #define FX_ID_KINDS		2	/* one field of every kind, see fixture.c */
 #define FX_ID_SYNC_END		3
 #define FX_ID_FAR		40	/* >= 31: always an extended header */
+#define FX_ID_BLOCK_RQ_ISSUE	5	/* in fx_registry_io()'s traces only */
+#define FX_ID_BLOCK_RQ_COMPLETE	6
 
 struct fx_event {
 	uint32_t id;
@@ -142,6 +156,13 @@ int fx_write_stream_gen(const char *root, const char *rel, const uint8_t uuid[16
 
 /* The registry of the standard events (all of them), malloc'd, length in *@len. */
 unsigned char *fx_registry(size_t *len);
+/* The standard events and the block events (FX_ID_BLOCK_RQ_*), as fx_registry(). */
+unsigned char *fx_registry_io(size_t *len);
+/* @dir/registry and @dir/metadata of a trace with the events of @records (@len bytes). */
+int fx_write_trace_records(const char *root, const char *dir, const uint8_t uuid[16],
+			   const char *vm, unsigned int layer, unsigned int domain,
+			   uint64_t freq_hz, unsigned int pid, const unsigned char *records,
+			   size_t len);
 /* @dir/registry and @dir/metadata of a trace with the standard events. */
 int fx_write_trace(const char *root, const char *dir, const uint8_t uuid[16], const char *vm,
 		   unsigned int layer, unsigned int domain, uint64_t freq_hz, unsigned int pid);
