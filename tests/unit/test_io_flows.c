@@ -7,7 +7,8 @@
  * (not the request's), QEMU before the guest beyond the bounds (io-causal
  * late), a request QEMU never took up, completions and QEMU requests of
  * nothing, a disk bound to its QEMU device, the in-flight limit,
- * --from/--to, a slow backend, and a stale QEMU request not claimed.
+ * --from/--to, a slow backend, a stale QEMU request not claimed, and
+ * KVM's interrupt (MSI or GSI, injected into the right vCPU).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +26,9 @@
 
 struct io_test {
 	struct hvt_session ses;
-	struct hvt_source guest, qemu;
+	struct hvt_vm_ref vm;
+	int32_t vcpu_tids[2];
+	struct hvt_source guest, qemu, host;
 	struct hvt_io_flows f;
 	struct hvt_io_request done[8];
 	size_t nr_done;
@@ -34,7 +37,8 @@ struct io_test {
 static int64_t fake_bound(struct hvt_session *ses, const struct hvt_source *s)
 {
 	(void)ses;
-	return s->layer == HVT_LAYER_VMM ? QEMU_BOUND : GUEST_BOUND;
+	return s->layer == HVT_LAYER_VMM ? QEMU_BOUND : s->layer == HVT_LAYER_HOST ? 0 :
+		GUEST_BOUND;
 }
 
 static void on_done(void *ctx, const struct hvt_io_flows *f, size_t vm,
@@ -54,6 +58,13 @@ static int setup(void **state)
 
 	memset(&t, 0, sizeof(t));
 	t.ses.archive.nr_vms = 1;
+	t.ses.archive.vms = &t.vm;
+	t.vcpu_tids[0] = 5000;		/* vCPU 0's host thread, vCPU 1's */
+	t.vcpu_tids[1] = 5001;
+	t.vm.vcpu_tids = t.vcpu_tids;
+	t.vm.nr_vcpu_tids = 2;
+	t.host.layer = HVT_LAYER_HOST;
+	t.host.host_cpu = 3;
 	t.ses.archive.tsc_freq_hz = 1000000000;
 	t.guest.layer = HVT_LAYER_KERNEL;
 	t.guest.vm_number = 1;
@@ -140,6 +151,16 @@ static void qemu_serves(struct io_test *t, uint64_t ts, uint64_t req, uint64_t s
 	qemu(t, ts + 1000, HVT_EV_POOL_COMPLETE, 0xf0, 0x77, 0, false);
 	qemu(t, ts + 1100, HVT_EV_VIRTIO_BLK_REQ_COMPLETE, 0xd0, req, 0, false);
 	qemu(t, ts + 1200, HVT_EV_VIRTIO_NOTIFY, 0xd0, 0x1, 0, false);
+}
+
+/* A host KVM event of @kind (fields @a, @b) by host thread @tid. */
+static void kvm(struct io_test *t, uint64_t ts, int32_t tid, enum hvt_ev_kind kind, uint64_t a,
+		uint64_t b)
+{
+	struct hvt_fed_event e = { .src = &t->host, .ts = ts, .cpu = 3, .tid = tid,
+				   .ev = { .kind = kind, .irq = { .a = a, .b = b } } };
+
+	hvt_io_flows_event(&t->f, &e);
 }
 
 static double stage(struct io_test *t, const struct hvt_io_request *r, enum hvt_io_stage s,
@@ -317,6 +338,49 @@ static void test_slow_and_stale(void **state)
 	assert_true(ns == 20000000);
 }
 
+/*
+ * Under KVM: QEMU's irqfd write raises an MSI (vector 0x22 to APIC 1) in
+ * its own thread, KVM injects vector 0x22 into vCPU 1 at its entry, then
+ * the guest completes. An injection of another vector, or into another
+ * vCPU, is not this request's; a GSI takes its vector from the APIC's
+ * acceptance. The interrupt's stage splits in three, and io-causal judges
+ * QEMU -> KVM and KVM -> the guest too.
+ */
+static void test_kvm_interrupt(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_request *r = &t->done[0];
+	double b;
+
+	issue(t, 1000, 50, 0xfe00000, 16, "R");
+	qemu_serves(t, 2000, 0xa0, 16, false);			/* notify at 3200 by 900 */
+	kvm(t, 3300, 900, HVT_EV_KVM_MSI, 0xfee01000, 0x22);	/* APIC 1, vector 0x22 */
+	kvm(t, 3350, 5000, HVT_EV_KVM_INJ_VIRQ, 0x22, 0);	/* vCPU 0: not its */
+	kvm(t, 3400, 5001, HVT_EV_KVM_INJ_VIRQ, 0x23, 0);	/* another vector */
+	kvm(t, 3500, 5001, HVT_EV_KVM_INJ_VIRQ, 0x22, 0);
+	complete(t, 4000, 1, 0, 0xfe00000, 16, "R");
+	assert_int_equal(t->nr_done, 1);
+	assert_true(r->at[HVT_IO_IRQ].set && r->at[HVT_IO_INJECT].set);
+	assert_int_equal(r->at[HVT_IO_INJECT].ts, 3500);
+	assert_true(stage(t, r, HVT_IO_TO_KVM, &b) == 100 && b == QEMU_BOUND);
+	assert_true(stage(t, r, HVT_IO_TO_VCPU, &b) == 200 && b == 0);
+	assert_true(stage(t, r, HVT_IO_IN_GUEST, &b) == 500 && b == GUEST_BOUND);
+	assert_true(stage(t, r, HVT_IO_TO_GUEST, &b) == 800);
+	assert_int_equal(t->f.vms[0].causal.pairs, 4);
+	assert_int_equal(t->f.vms[0].kvm_events, 2);
+
+	/* a GSI: its vector from the APIC's acceptance by the same thread */
+	issue(t, 10000, 50, 0xfe00000, 24, "R");
+	qemu_serves(t, 11000, 0xa1, 24, false);			/* notify at 12200 */
+	kvm(t, 12300, 900, HVT_EV_KVM_SET_IRQ, 11, 1);
+	kvm(t, 12310, 900, HVT_EV_KVM_APIC_ACCEPT, 0, 0x31);	/* APIC 0, vector 0x31 */
+	kvm(t, 12400, 5000, HVT_EV_KVM_INJ_VIRQ, 0x31, 0);
+	complete(t, 13000, 0, 0, 0xfe00000, 24, "R");
+	assert_int_equal(t->nr_done, 2);
+	assert_true(stage(t, &t->done[1], HVT_IO_TO_VCPU, &b) == 100);
+	assert_int_equal(t->f.vms[0].causal.late, 0);
+}
+
 static void test_percentile(void **state)
 {
 	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
@@ -378,6 +442,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_qemu_and_disks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_and_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_and_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kvm_interrupt, setup, teardown),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_span_hist),
 	};

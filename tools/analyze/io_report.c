@@ -67,12 +67,7 @@ static void tsv_request(void *ctx, const struct hvt_io_flows *f, size_t vm,
 		 outcome_keys[outcome(r)]);
 	for (s = 0; s < HVT_IO_NR_STAGES; s++) {
 		double ns, bound;
-		enum hvt_io_point from = s == HVT_IO_BACKEND ? HVT_IO_SUBMIT :
-			s == HVT_IO_TO_NOTIFY ? HVT_IO_REQ_DONE : s == HVT_IO_TO_GUEST ?
-			(r->at[HVT_IO_NOTIFY].set ? HVT_IO_NOTIFY : HVT_IO_REQ_DONE) :
-			s == HVT_IO_TO_WAKEUP ? HVT_IO_COMPLETE : s == HVT_IO_TO_RUN ?
-			HVT_IO_WAKEUP : s == HVT_IO_HOST_SERVICE || s == HVT_IO_QEMU_OWN ?
-			HVT_IO_PICKUP : HVT_IO_ISSUE;
+		enum hvt_io_point from = hvt_io_stage_start(r, s);
 
 		if (!hvt_io_stage_of(f, r, s, &ns, &bound))
 			continue;
@@ -139,7 +134,7 @@ static void step_line(FILE *out, struct hvt_session *ses, const struct hvt_io_re
 	else
 		snprintf(bound, sizeof(bound), "+/-?");
 	fprintf(out, "      %.6f %-6s %-24s %3s  %-24s", seconds(ses, m->ts),
-		m->qemu ? "qemu" : "kernel", who, cpu, hvt_io_point_name(p));
+		m->qemu ? "qemu" : m->host ? "host" : "kernel", who, cpu, hvt_io_point_name(p));
 	if (prev)
 		fprintf(out, " %+10.1f", (double)(int64_t)(m->ts - prev) *
 			(double)hvt_host_clock_ticks_us(&ses->clock, prev, 1000000) / 1e6);

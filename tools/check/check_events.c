@@ -82,7 +82,9 @@ static bool skip(void *ctx, const struct hvt_source *s)
 
 static const struct hvt_event_listener listener = {
 	.host = { [HVT_EV_SCHED_SWITCH] = host_switch, [HVT_EV_KVM_ENTRY] = kvm_entry,
-		  [HVT_EV_KVM_EXIT] = kvm_exit },
+		  [HVT_EV_KVM_EXIT] = kvm_exit, [HVT_EV_KVM_MSI] = io_event,
+		  [HVT_EV_KVM_SET_IRQ] = io_event, [HVT_EV_KVM_APIC_ACCEPT] = io_event,
+		  [HVT_EV_KVM_INJ_VIRQ] = io_event },
 	.guest = { [HVT_EV_SCHED_SWITCH] = io_event, [HVT_EV_SCHED_WAKEUP] = io_event,
 		   [HVT_EV_BLOCK_RQ_ISSUE] = io_event, [HVT_EV_BLOCK_RQ_COMPLETE] = io_event },
 	.vmm = { [HVT_EV_VIRTIO_BLK_HANDLE] = io_event, [HVT_EV_VIRTIO_BLK_REQ_COMPLETE] = io_event,

@@ -285,10 +285,11 @@ static void late_text(struct hvt_session *ses, const struct hvt_io_causal *c, ch
 
 	snprintf(buf, len, "the first: %c sector %" PRIu64 " +%u, %s %s at %.6f s lies %.1f us "
 		 "before its cause, %s %s (bounds +/-%.1f and +/-%.1f us)", r->kind, r->sector,
-		 r->nr_sector, b->qemu ? "QEMU's" : "the guest's",
+		 r->nr_sector, b->qemu ? "QEMU's" : b->host ? "the host's" : "the guest's",
 		 hvt_io_point_name(c->late_effect),
 		 (double)hvt_host_clock_since_start(&ses->clock, b->ts) / 1e9, us,
-		 a->qemu ? "QEMU's" : "the guest's", hvt_io_point_name(c->late_cause),
+		 a->qemu ? "QEMU's" : a->host ? "the host's" : "the guest's",
+		 hvt_io_point_name(c->late_cause),
 		 (double)a->bound_ns / 1e3, (double)b->bound_ns / 1e3);
 }
 
@@ -322,9 +323,11 @@ static void check_io_causal(struct hvt_tally *t, struct hvt_session *ses,
 		} else {
 			hvt_check_report(t, HVT_PASS, name, "%" PRIu64 " cause-effect pairs across "
 					 "the guest's and QEMU's clocks (a request issued -> QEMU "
-					 "takes it up, QEMU hands it back -> the guest completes it) "
+					 "takes it up, QEMU hands it back -> the guest completes it%s) "
 					 "in order within their bounds; tightest margin %.1f us",
-					 c->pairs, (double)c->tightest_ns / 1e3);
+					 c->pairs, vm->kvm_events ? "; QEMU's interrupt -> KVM "
+					 "raises it, KVM injects it -> the guest completes it" : "",
+					 (double)c->tightest_ns / 1e3);
 		}
 	}
 }

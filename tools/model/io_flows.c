@@ -19,6 +19,9 @@ static const char *const stage_names[HVT_IO_NR_STAGES][2] = {
 	[HVT_IO_QEMU_OWN] = { "  of which QEMU's own", "qemu_own" },
 	[HVT_IO_TO_NOTIFY] = { "QEMU done -> interrupt sent", "to_notify" },
 	[HVT_IO_TO_GUEST] = { "interrupt -> guest completion", "to_guest" },
+	[HVT_IO_TO_KVM] = { "  of which QEMU -> KVM raises it", "to_kvm" },
+	[HVT_IO_TO_VCPU] = { "  of which KVM -> injected in vCPU", "to_vcpu" },
+	[HVT_IO_IN_GUEST] = { "  of which injected -> completion", "in_guest" },
 	[HVT_IO_TO_WAKEUP] = { "guest completion -> wakeup", "to_wakeup" },
 	[HVT_IO_TO_RUN] = { "wakeup -> thread runs", "to_run" },
 	[HVT_IO_LATENCY] = { "request (issue -> completion)", "latency" },
@@ -29,6 +32,7 @@ static const char *const point_names[HVT_IO_NR_POINTS] = {
 	[HVT_IO_ISSUE] = "block_rq_issue", [HVT_IO_PICKUP] = "virtio_blk_handle",
 	[HVT_IO_SUBMIT] = "thread_pool_submit", [HVT_IO_BACKEND_DONE] = "thread_pool_complete",
 	[HVT_IO_REQ_DONE] = "virtio_blk_req_complete", [HVT_IO_NOTIFY] = "virtio_notify",
+	[HVT_IO_IRQ] = "kvm_msi_set_irq", [HVT_IO_INJECT] = "kvm_inj_virq",
 	[HVT_IO_COMPLETE] = "block_rq_complete", [HVT_IO_WAKEUP] = "sched_wakeup",
 	[HVT_IO_RUN] = "sched_switch",
 };
@@ -94,6 +98,9 @@ static const enum hvt_io_point stage_ends[HVT_IO_NR_STAGES][2] = {
 	[HVT_IO_QEMU_OWN] = { HVT_IO_PICKUP, HVT_IO_REQ_DONE },	/* less the backend */
 	[HVT_IO_TO_NOTIFY] = { HVT_IO_REQ_DONE, HVT_IO_NOTIFY },
 	[HVT_IO_TO_GUEST] = { HVT_IO_NOTIFY, HVT_IO_COMPLETE },	/* REQ_DONE if no NOTIFY */
+	[HVT_IO_TO_KVM] = { HVT_IO_NOTIFY, HVT_IO_IRQ },
+	[HVT_IO_TO_VCPU] = { HVT_IO_IRQ, HVT_IO_INJECT },
+	[HVT_IO_IN_GUEST] = { HVT_IO_INJECT, HVT_IO_COMPLETE },
 	[HVT_IO_TO_WAKEUP] = { HVT_IO_COMPLETE, HVT_IO_WAKEUP },
 	[HVT_IO_TO_RUN] = { HVT_IO_WAKEUP, HVT_IO_RUN },
 	[HVT_IO_LATENCY] = { HVT_IO_ISSUE, HVT_IO_COMPLETE },
@@ -106,19 +113,24 @@ static void span(const struct hvt_io_flows *f, const struct hvt_io_mark *a,
 {
 	*ns = b->ts >= a->ts ? (double)(b->ts - a->ts) * f->ns_per_tick :
 		-(double)(a->ts - b->ts) * f->ns_per_tick;
-	if (a->qemu == b->qemu)		/* one clock: its resolution */
+	if (a->qemu == b->qemu && a->host == b->host)	/* one clock: its resolution */
 		*bound = a->qemu ? 1000 : 0;
 	else
 		*bound = (double)a->bound_ns + (double)b->bound_ns;
 }
 
+enum hvt_io_point hvt_io_stage_start(const struct hvt_io_request *r, enum hvt_io_stage s)
+{
+	if (s == HVT_IO_TO_GUEST && !r->at[HVT_IO_NOTIFY].set)
+		return HVT_IO_REQ_DONE;
+	return stage_ends[s][0];
+}
+
 bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *r,
 		     enum hvt_io_stage s, double *ns, double *bound_ns)
 {
-	enum hvt_io_point a = stage_ends[s][0], b = stage_ends[s][1];
+	enum hvt_io_point a = hvt_io_stage_start(r, s), b = stage_ends[s][1];
 
-	if (s == HVT_IO_TO_GUEST && !r->at[HVT_IO_NOTIFY].set)
-		a = HVT_IO_REQ_DONE;
 	if (!r->at[a].set || !r->at[b].set)
 		return false;
 	span(f, &r->at[a], &r->at[b], ns, bound_ns);
@@ -280,6 +292,8 @@ static void settle(struct hvt_io_flows *f, size_t v, const struct hvt_io_request
 		causal_pair(f, vm, r, HVT_IO_ISSUE, HVT_IO_PICKUP);
 		causal_pair(f, vm, r, r->at[HVT_IO_NOTIFY].set ? HVT_IO_NOTIFY : HVT_IO_REQ_DONE,
 			    HVT_IO_COMPLETE);
+		causal_pair(f, vm, r, HVT_IO_NOTIFY, HVT_IO_IRQ);	/* KVM's, if linked */
+		causal_pair(f, vm, r, HVT_IO_INJECT, HVT_IO_COMPLETE);
 	}
 	if (f->done)
 		f->done(f->done_ctx, f, v, d, r);
@@ -368,6 +382,7 @@ static struct hvt_io_request *fly(struct hvt_io_flows *f, size_t v)
 		vm->cap_flight = cap;
 	}
 	memset(&vm->flight[vm->nr_flight], 0, sizeof(*vm->flight));
+	vm->flight[vm->nr_flight].irq_vector = vm->flight[vm->nr_flight].irq_apic = -1;
 	return &vm->flight[vm->nr_flight++];
 }
 
@@ -388,6 +403,7 @@ static void set_mark(struct hvt_io_flows *f, struct hvt_io_request *r, enum hvt_
 	m->tid = e->tid;
 	m->cpu = e->cpu;
 	m->qemu = e->src->layer == HVT_LAYER_VMM;
+	m->host = e->src->layer == HVT_LAYER_HOST;
 	m->set = true;
 	name = f->names ? hvt_thread_names_get(f->names, e->src) : NULL;
 	snprintf(m->name, sizeof(m->name), "%s", name ? name : "");
@@ -712,11 +728,109 @@ static void guest_wakeup(struct hvt_io_flows *f, size_t v, const struct hvt_fed_
 	}
 }
 
+/*
+ * A host kvm_msi_set_irq or kvm_set_irq: the interrupt of the requests
+ * whose NOTIFY its thread (QEMU's, writing the irqfd) made just before.
+ */
+static void kvm_raise(struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	size_t v, i;
+
+	for (v = 0; v < f->ses->archive.nr_vms; v++)
+		for (i = 0; i < f->vms[v].nr_flight; i++) {
+			struct hvt_io_request *r = &f->vms[v].flight[i];
+			const struct hvt_io_mark *n = &r->at[HVT_IO_NOTIFY];
+
+			if (!n->set || r->at[HVT_IO_IRQ].set || n->tid != e->tid ||
+			    n->ts > e->ts + f->claim || e->ts > n->ts + f->claim)
+				continue;
+			set_mark(f, r, HVT_IO_IRQ, e);
+			f->vms[v].kvm_events++;
+			if (e->ev.kind == HVT_EV_KVM_MSI) {	/* Intel's MSI format */
+				r->irq_vector = (int32_t)(e->ev.irq.b & 0xff);
+				r->irq_apic = (int32_t)((e->ev.irq.a >> 12) & 0xff);
+			}
+		}
+}
+
+/* A host kvm_apic_accept_irq: the vector and vCPU of a GSI raised just before by its thread. */
+static void kvm_accept(struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	size_t v, i;
+
+	for (v = 0; v < f->ses->archive.nr_vms; v++)
+		for (i = 0; i < f->vms[v].nr_flight; i++) {
+			struct hvt_io_request *r = &f->vms[v].flight[i];
+
+			if (r->at[HVT_IO_IRQ].set && r->irq_vector < 0 &&
+			    r->at[HVT_IO_IRQ].tid == e->tid) {
+				r->irq_vector = (int32_t)(e->ev.irq.b & 0xff);
+				r->irq_apic = (int32_t)e->ev.irq.a;
+			}
+		}
+}
+
+/* vCPU index of host thread @tid in VM @v, or -1. */
+static int32_t vcpu_of(const struct hvt_io_flows *f, size_t v, int32_t tid)
+{
+	const struct hvt_vm_ref *ref = &f->ses->archive.vms[v];
+	size_t c;
+
+	for (c = 0; tid > 0 && ref->vcpu_tids && c < ref->nr_vcpu_tids; c++)
+		if (ref->vcpu_tids[c] == tid)
+			return (int32_t)c;
+	return -1;
+}
+
+/* A host kvm_inj_virq, on a vCPU's thread: the requests whose interrupt that was. */
+static void kvm_inject(struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	size_t v, i;
+
+	for (v = 0; v < f->ses->archive.nr_vms; v++) {
+		int32_t vcpu = vcpu_of(f, v, e->tid);
+
+		for (i = 0; vcpu >= 0 && i < f->vms[v].nr_flight; i++) {
+			struct hvt_io_request *r = &f->vms[v].flight[i];
+
+			if (r->at[HVT_IO_IRQ].set && !r->at[HVT_IO_INJECT].set &&
+			    r->irq_vector == (int32_t)(e->ev.irq.a & 0xff) &&
+			    (r->irq_apic < 0 || r->irq_apic == vcpu) && e->ts >= r->at[HVT_IO_IRQ].ts) {
+				set_mark(f, r, HVT_IO_INJECT, e);
+				f->vms[v].kvm_events++;
+			}
+		}
+	}
+}
+
+/* The host's events: of no one VM (the requests say whose). */
+static void host_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
+{
+	switch (e->ev.kind) {
+	case HVT_EV_KVM_MSI:
+	case HVT_EV_KVM_SET_IRQ:
+		kvm_raise(f, e);
+		break;
+	case HVT_EV_KVM_APIC_ACCEPT:
+		kvm_accept(f, e);
+		break;
+	case HVT_EV_KVM_INJ_VIRQ:
+		kvm_inject(f, e);
+		break;
+	default:
+		break;
+	}
+}
+
 void hvt_io_flows_event(struct hvt_io_flows *f, const struct hvt_fed_event *e)
 {
 	size_t v = vm_of(f, e);
 	bool qemu = e->src->layer == HVT_LAYER_VMM;
 
+	if (e->src->layer == HVT_LAYER_HOST) {
+		host_event(f, e);
+		return;
+	}
 	if (!v)
 		return;
 	if (qemu)
@@ -785,6 +899,8 @@ const struct hvt_event_listener hvt_io_flows_listener = {
 	.vmm = { [HVT_EV_VIRTIO_BLK_HANDLE] = on_event, [HVT_EV_VIRTIO_BLK_REQ_COMPLETE] = on_event,
 		 [HVT_EV_VIRTIO_NOTIFY] = on_event, [HVT_EV_POOL_SUBMIT] = on_event,
 		 [HVT_EV_POOL_COMPLETE] = on_event },
+	.host = { [HVT_EV_KVM_MSI] = on_event, [HVT_EV_KVM_SET_IRQ] = on_event,
+		  [HVT_EV_KVM_APIC_ACCEPT] = on_event, [HVT_EV_KVM_INJ_VIRQ] = on_event },
 	.skip = hvt_io_flows_skip,
 };
 

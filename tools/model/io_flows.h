@@ -17,6 +17,12 @@
  *   REQ_DONE      virtio_blk_req_complete of PICKUP's (vdev, req)
  *   NOTIFY        the next virtio_notify(_irqfd) of that vdev, unless the
  *                 guest's completion came before it (a coalesced interrupt)
+ *   IRQ           (KVM, the host's) the first kvm_msi_set_irq or kvm_set_irq
+ *                 by NOTIFY's thread after it, within HVT_IO_CLAIM_NS: the
+ *                 MSI's vector and destination, or (a GSI) those of the
+ *                 kvm_apic_accept_irq by that thread after it
+ *   INJECT        (KVM) the first kvm_inj_virq of that vector by the thread
+ *                 of that vCPU (the manifest's vcpu_threads) after IRQ
  *   COMPLETE      guest block_rq_complete: ISSUE's dev, sector and kind
  *   WAKEUP        guest sched_wakeup of ISSUE's thread from COMPLETE's context
  *                 (its CPU, its current task), if that thread
@@ -50,7 +56,7 @@
 #include "tools/model/span_hist.h"
 #include "tools/session/thread_names.h"
 
-#define HVT_IO_MAX_INFLIGHT	65536
+#define HVT_IO_MAX_INFLIGHT	4096	/* virtio-blk: 256 a queue, a queue a vCPU */
 #define HVT_IO_SLOWEST		5	/* requests kept whole, per disk */
 #define HVT_IO_GRACE_NS		100000000	/* a completed request is settled this long
 						 * after its last point (100 ms) */
@@ -64,6 +70,8 @@ enum hvt_io_point {
 	HVT_IO_BACKEND_DONE,
 	HVT_IO_REQ_DONE,
 	HVT_IO_NOTIFY,
+	HVT_IO_IRQ,
+	HVT_IO_INJECT,
 	HVT_IO_COMPLETE,
 	HVT_IO_WAKEUP,
 	HVT_IO_RUN,
@@ -77,6 +85,9 @@ enum hvt_io_stage {
 	HVT_IO_QEMU_OWN,	/* ... and the rest, QEMU's own */
 	HVT_IO_TO_NOTIFY,	/* REQ_DONE -> NOTIFY */
 	HVT_IO_TO_GUEST,	/* NOTIFY (or REQ_DONE) -> COMPLETE */
+	HVT_IO_TO_KVM,		/* ... of which NOTIFY -> IRQ */
+	HVT_IO_TO_VCPU,		/* ... IRQ -> INJECT */
+	HVT_IO_IN_GUEST,	/* ... INJECT -> COMPLETE */
 	HVT_IO_TO_WAKEUP,	/* COMPLETE -> WAKEUP */
 	HVT_IO_TO_RUN,		/* WAKEUP -> RUN */
 	HVT_IO_LATENCY,		/* ISSUE -> COMPLETE: the guest's request */
@@ -99,7 +110,8 @@ struct hvt_io_mark {
 	int64_t bound_ns;		/* the event's error bound; INT64_MAX / 4: none */
 	int32_t tid;			/* the thread current at it (QEMU: its log's) */
 	uint32_t cpu;			/* guest CPU, HVT_NO_CPU for QEMU's */
-	bool set, qemu;			/* seen; an event of QEMU's log (else the guest's) */
+	bool set, qemu, host;		/* seen; an event of QEMU's log, of the host's
+					 * kernel (neither: the guest's) */
 	char name[16];			/* the thread's, if known */
 };
 
@@ -111,6 +123,7 @@ struct hvt_io_request {
 	bool no_wakeup;			/* ... and ran again with no wakeup recorded */
 	int32_t error;			/* COMPLETE's */
 	uint64_t vdev, qreq, pool_req;	/* QEMU's device and request; its pool's */
+	int32_t irq_vector, irq_apic;	/* IRQ's vector and vCPU (-1: not known yet) */
 	uint64_t last;			/* the latest point's host TSC */
 	struct hvt_io_mark at[HVT_IO_NR_POINTS];
 };
@@ -159,6 +172,7 @@ struct hvt_io_vm {
 	uint64_t unknown_qemu;		/* QEMU completions of no request taken up */
 	uint64_t given_up;		/* in flight beyond HVT_IO_MAX_INFLIGHT */
 	uint64_t guest_events, qemu_events;	/* block and QEMU I/O events decoded */
+	uint64_t kvm_events;		/* KVM interrupt events linked to a request */
 	uint64_t next_sweep;		/* host TSC: settle what is ripe from then */
 	struct hvt_io_causal causal;
 };
@@ -194,6 +208,8 @@ void hvt_io_flows_finish(struct hvt_io_flows *f);
 /* A request's stage @s in ns and its bound; false if a point it needs is missing. */
 bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *r,
 		     enum hvt_io_stage s, double *ns, double *bound_ns);
+/* The point stage @s of @r starts at (its from). */
+enum hvt_io_point hvt_io_stage_start(const struct hvt_io_request *r, enum hvt_io_stage s);
 /* Stage @s's name, as reports print it ("guest issue -> QEMU pickup"). */
 const char *hvt_io_stage_name(enum hvt_io_stage s);
 /* Its one-word name, for TSV ("to_host"). */

@@ -34,10 +34,10 @@ static void process_meta(struct hvt_text *t, uint32_t pid, const char *what, con
 	TEXT_LIT(t, "}}");
 }
 
-/* The track of point @m: as hvt_json_event() placed its event. */
+/* The track of point @m: as hvt_json_event() placed its event (the host's: its CPU's). */
 static void point_track(const struct hvt_io_mark *m, size_t vm, uint32_t *pid, uint32_t *tid)
 {
-	*pid = m->qemu ? HOST_PID : HOST_PID + 1 + (uint32_t)vm;
+	*pid = m->qemu || m->host ? HOST_PID : HOST_PID + 1 + (uint32_t)vm;
 	if (m->qemu && m->tid > 0)
 		*tid = (uint32_t)m->tid;
 	else

@@ -55,6 +55,11 @@ static const struct kind_spec specs[] = {
 	  false },
 	{ "thread_pool_complete", HVT_EV_POOL_COMPLETE, 2, { { "pool" }, { "req" }, { "ret" } },
 	  { NULL }, 0, false },
+	{ "kvm_msi_set_irq", HVT_EV_KVM_MSI, 2, { { "address" }, { "data" } }, { NULL }, 0, false },
+	{ "kvm_set_irq", HVT_EV_KVM_SET_IRQ, 2, { { "gsi" }, { "level" } }, { NULL }, 0, false },
+	{ "kvm_apic_accept_irq", HVT_EV_KVM_APIC_ACCEPT, 2, { { "apicid" }, { "vec" } }, { NULL },
+	  0, false },
+	{ "kvm_inj_virq", HVT_EV_KVM_INJ_VIRQ, 1, { { "vector", "irq" } }, { NULL }, 0, false },
 };
 
 /* What one event format was found to be. */
@@ -166,8 +171,11 @@ static struct hvt_event_format *ftrace_format(struct hvt_event_decoder *d, struc
 	if (f->known)
 		return f;
 	spec = spec_of(d, ev->name);
-	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++)
+	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++) {
 		f->num[i] = hvt_ftrace_field_find(ft, ev->id, spec->num[i][0]);
+		if (!f->num[i] && spec->num[i][1])	/* another kernel's spelling */
+			f->num[i] = hvt_ftrace_field_find(ft, ev->id, spec->num[i][1]);
+	}
 	for (i = 0; spec && (d->comms || spec->texts) && i < MAX_TEXTS && spec->text[i]; i++)
 		f->text[i] = hvt_ftrace_text_field_find(ft, ev->id, spec->text[i]);
 	if (spec && spec->kind == HVT_EV_SCHED_SWITCH)
@@ -221,6 +229,13 @@ static void fill(const struct hvt_event_format *f, const struct fields *v,
 		out->block.nr_sector = (uint32_t)v->num[2];
 		out->block.error = (int32_t)v->num[3];
 		memcpy(out->block.rwbs, v->text[0], HVT_COMM_LEN);
+		break;
+	case HVT_EV_KVM_MSI:
+	case HVT_EV_KVM_SET_IRQ:
+	case HVT_EV_KVM_APIC_ACCEPT:
+	case HVT_EV_KVM_INJ_VIRQ:
+		out->irq.a = v->num[0];
+		out->irq.b = v->num[1];
 		break;
 	default:			/* QEMU's */
 		out->qio.dev = v->num[0];

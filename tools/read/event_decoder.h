@@ -32,6 +32,11 @@
  *   virtio_blk_req_complete             vdev, req, status (as ret)
  *   virtio_notify, virtio_notify_irqfd  vdev, vq (as req)
  *   thread_pool_submit, _complete       pool (as vdev), req; ret (complete)
+ * KVM's interrupts (the host's):
+ *   kvm_msi_set_irq      address, data     (an MSI raised, e.g. by an irqfd)
+ *   kvm_set_irq          gsi, level        (a GSI raised)
+ *   kvm_apic_accept_irq  apicid, vec       (taken by a vCPU's local APIC)
+ *   kvm_inj_virq         vector [irq]      (injected at the vCPU's entry)
  * A vcpu_id above UINT32_MAX makes the event HVT_EV_OTHER.
  */
 #ifndef HVT_TOOLS_READ_EVENT_DECODER_H
@@ -61,6 +66,10 @@ enum hvt_ev_kind {
 	HVT_EV_VIRTIO_NOTIFY,		/* QEMU interrupts the guest for a queue */
 	HVT_EV_POOL_SUBMIT,		/* QEMU's thread pool: the backend's I/O */
 	HVT_EV_POOL_COMPLETE,
+	HVT_EV_KVM_MSI,			/* kvm_msi_set_irq */
+	HVT_EV_KVM_SET_IRQ,		/* kvm_set_irq */
+	HVT_EV_KVM_APIC_ACCEPT,		/* kvm_apic_accept_irq */
+	HVT_EV_KVM_INJ_VIRQ,		/* kvm_inj_virq */
 	HVT_NR_EV_KINDS
 };
 
@@ -112,6 +121,11 @@ struct hvt_qemu_io {			/* QEMU's virtio-blk, notify and thread-pool events */
 	int64_t ret;			/* rw_complete's ret, req_complete's status, the pool's ret */
 };
 
+struct hvt_kvm_irq {			/* kvm_msi_set_irq, _set_irq, _apic_accept_irq, _inj_virq */
+	uint64_t a;			/* address; gsi; apicid; vector */
+	uint64_t b;			/* data; level; vector; 0 */
+};
+
 struct hvt_typed_event {
 	enum hvt_ev_kind kind;
 	union {
@@ -122,6 +136,7 @@ struct hvt_typed_event {
 		struct hvt_kvm_hypercall hypercall;
 		struct hvt_block_rq block;
 		struct hvt_qemu_io qio;
+		struct hvt_kvm_irq irq;
 	};
 };
 
