@@ -303,13 +303,14 @@ static void test_flood_and_span(void **state)
 	t->f.to = 2000000;
 	for (i = 0; i < HVT_IO_MAX_INFLIGHT + 10; i++)	/* a guest that never completes */
 		issue(t, 1000 + i, 50, 0xfe00000, i * 8, "R");
-	assert_int_equal(vm->given_up, 10);
+	assert_int_equal(vm->given_up, HVT_IO_MAX_INFLIGHT / 8);	/* the oldest eighth, once */
 	assert_true(vm->nr_flight <= HVT_IO_MAX_INFLIGHT);
 	issue(t, 500, 50, 0xfe00000, 1u << 30, "R");	/* before --from: not counted */
 	hvt_io_flows_finish(&t->f);
 	for (o = 0; o < HVT_IO_NR_OUTCOMES; o++)
 		total += vm->disks[0].outcomes[o];
 	assert_int_equal(total, HVT_IO_MAX_INFLIGHT + 10);
+	assert_int_equal(vm->disks[0].outcomes[HVT_IO_GIVEN_UP], HVT_IO_MAX_INFLIGHT / 8);
 	assert_int_equal(vm->nr_flight, 0);
 }
 
@@ -381,6 +382,36 @@ static void test_kvm_interrupt(void **state)
 	assert_int_equal(t->f.vms[0].causal.late, 0);
 }
 
+/*
+ * A guest naming a new disk with every request: at most HVT_IO_MAX_DISKS
+ * kept, the rest counted. QEMU's thread that takes up two requests, then
+ * submits two: the first submit is the first request's.
+ */
+static void test_disks_and_batches(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+	uint32_t dev;
+
+	for (dev = 1; dev <= HVT_IO_MAX_DISKS + 44; dev++) {
+		issue(t, dev * 10, 50, dev, 8, "R");
+		complete(t, dev * 10 + 5, 0, 0, dev, 8, "R");
+	}
+	hvt_io_flows_finish(&t->f);
+	assert_int_equal(vm->nr_disks, HVT_IO_MAX_DISKS);
+	assert_int_equal(vm->disks_over, 44);
+
+	issue(t, 100000, 50, 0xfe00000, 8, "R");
+	issue(t, 100010, 51, 0xfe00000, 16, "R");
+	qemu(t, 101000, HVT_EV_VIRTIO_BLK_HANDLE, 0xd0, 0xa0, 8, false);
+	qemu(t, 101010, HVT_EV_VIRTIO_BLK_HANDLE, 0xd0, 0xa1, 16, false);
+	qemu(t, 101100, HVT_EV_POOL_SUBMIT, 0xf0, 0x71, 0, false);
+	qemu(t, 101110, HVT_EV_POOL_SUBMIT, 0xf0, 0x72, 0, false);
+	assert_int_equal(vm->nr_flight, 2);
+	assert_int_equal(vm->flight[0].pool_req, 0x71);
+	assert_int_equal(vm->flight[1].pool_req, 0x72);
+}
+
 static void test_percentile(void **state)
 {
 	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
@@ -443,6 +474,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flood_and_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_and_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_interrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disks_and_batches, setup, teardown),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_span_hist),
 	};

@@ -37,19 +37,8 @@ static void tsv_header(FILE *out)
 }
 
 static const char *const outcome_keys[HVT_IO_NR_OUTCOMES] = {
-	"linked", "ambiguous", "no_qemu", "qemu_cut", "uncompleted",
+	"linked", "ambiguous", "no_qemu", "qemu_cut", "uncompleted", "given_up",
 };
-
-static enum hvt_io_outcome outcome(const struct hvt_io_request *r)
-{
-	if (!r->at[HVT_IO_COMPLETE].set)
-		return HVT_IO_UNCOMPLETED;
-	if (!r->at[HVT_IO_PICKUP].set)
-		return HVT_IO_NO_QEMU;
-	if (!r->at[HVT_IO_REQ_DONE].set)
-		return HVT_IO_QEMU_CUT;
-	return r->ambiguous ? HVT_IO_AMBIGUOUS : HVT_IO_LINKED;
-}
 
 /* A request finished: its rows (one per stage it has, else one with stage "-"). */
 static void tsv_request(void *ctx, const struct hvt_io_flows *f, size_t vm,
@@ -64,7 +53,7 @@ static void tsv_request(void *ctx, const struct hvt_io_flows *f, size_t vm,
 	disk_text(disk, r->dev);
 	snprintf(head, sizeof(head), "%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%c\t%" PRIu64 "\t%u\t%s",
 		 name, disk, d->vdev, n, r->kind, r->sector, r->nr_sector,
-		 outcome_keys[outcome(r)]);
+		 outcome_keys[hvt_io_outcome_of(r)]);
 	for (s = 0; s < HVT_IO_NR_STAGES; s++) {
 		double ns, bound;
 		enum hvt_io_point from = hvt_io_stage_start(r, s);
@@ -220,9 +209,9 @@ static void vm_notes(FILE *out, const struct hvt_io_vm *vm, const char *name)
 	if (vm->unknown_qemu)
 		fprintf(out, "VM %s: %" PRIu64 " QEMU completions of no request it took up\n",
 			name, vm->unknown_qemu);
-	if (vm->given_up)
-		fprintf(out, "VM %s: %" PRIu64 " requests given up: more than %d in flight\n",
-			name, vm->given_up, HVT_IO_MAX_INFLIGHT);
+	if (vm->disks_over)
+		fprintf(out, "VM %s: %" PRIu64 " requests of disks beyond the first %d not "
+			"counted\n", name, vm->disks_over, HVT_IO_MAX_DISKS);
 }
 
 static bool selected(const struct hvt_select *sel, const char *name)

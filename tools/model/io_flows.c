@@ -43,6 +43,7 @@ static const char *const outcome_names[HVT_IO_NR_OUTCOMES] = {
 	[HVT_IO_NO_QEMU] = "completed, never taken up in QEMU's log",
 	[HVT_IO_QEMU_CUT] = "taken up by QEMU, its log does not hand it back",
 	[HVT_IO_UNCOMPLETED] = "not completed before the trace ended",
+	[HVT_IO_GIVEN_UP] = "given up in flight: more than 4096 at once",
 };
 
 const char *hvt_io_stage_name(enum hvt_io_stage s) { return stage_names[s][0]; }
@@ -153,6 +154,7 @@ int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns)
 		lo = -9e18;
 	if (hi > 9e18)
 		hi = 9e18;
+	ns = ns < -9e18 ? -9e18 : ns > 9e18 ? 9e18 : ns;
 	return hvt_span_hist_add(&fig->d, llround(ns)) | hvt_span_hist_add(&fig->lo, (int64_t)lo) |
 	       hvt_span_hist_add(&fig->hi, (int64_t)hi);
 }
@@ -185,12 +187,19 @@ static struct hvt_io_disk *disk_of(struct hvt_io_flows *f, struct hvt_io_vm *vm,
 	for (i = 0; i < vm->nr_disks; i++)
 		if (vm->disks[i].dev == dev)
 			return &vm->disks[i];
-	n = realloc(vm->disks, (vm->nr_disks + 1) * sizeof(*n));
-	if (!n) {
-		f->failed = true;
-		return NULL;
+	if (vm->nr_disks == HVT_IO_MAX_DISKS)
+		return NULL;		/* a guest naming disks without end */
+	if (vm->nr_disks == vm->cap_disks) {
+		size_t cap = vm->cap_disks ? 2 * vm->cap_disks : 4;
+
+		n = realloc(vm->disks, cap * sizeof(*n));
+		if (!n) {
+			f->failed = true;
+			return NULL;
+		}
+		vm->disks = n;
+		vm->cap_disks = cap;
 	}
-	vm->disks = n;
 	n = &vm->disks[vm->nr_disks++];
 	memset(n, 0, sizeof(*n));
 	n->dev = dev;
@@ -209,7 +218,8 @@ static void causal_pair(struct hvt_io_flows *f, struct hvt_io_vm *vm,
 	    r->at[b].bound_ns >= NO_BOUND)
 		return;
 	span(f, &r->at[a], &r->at[b], &ns, &bound);
-	margin = (int64_t)(ns + bound);
+	ns += bound;
+	margin = ns > 9e18 ? INT64_MAX : ns < -9e18 ? -INT64_MAX : (int64_t)ns;
 	if (!c->pairs++ || margin < c->tightest_ns)
 		c->tightest_ns = margin;
 	if (margin < 0 && !c->late++) {
@@ -246,8 +256,10 @@ static void keep_if_slow(const struct hvt_io_flows *f, struct hvt_io_disk *d,
 	}
 }
 
-static enum hvt_io_outcome outcome_of(const struct hvt_io_request *r)
+enum hvt_io_outcome hvt_io_outcome_of(const struct hvt_io_request *r)
 {
+	if (r->given_up)
+		return HVT_IO_GIVEN_UP;
 	if (!r->at[HVT_IO_COMPLETE].set)
 		return HVT_IO_UNCOMPLETED;
 	if (!r->at[HVT_IO_PICKUP].set)
@@ -271,9 +283,11 @@ static void settle(struct hvt_io_flows *f, size_t v, const struct hvt_io_request
 	}
 	if (r->at[HVT_IO_ISSUE].ts < f->from || r->at[HVT_IO_ISSUE].ts >= f->to)
 		return;		/* issued outside the time asked for */
-	if (!(d = disk_of(f, vm, r->dev)))
+	if (!(d = disk_of(f, vm, r->dev))) {
+		vm->disks_over++;
 		return;
-	o = outcome_of(r);
+	}
+	o = hvt_io_outcome_of(r);
 	d->outcomes[o]++;
 	if (o == HVT_IO_LINKED || o == HVT_IO_AMBIGUOUS) {
 		for (s = 0; s < HVT_IO_NR_STAGES; s++) {
@@ -350,14 +364,22 @@ static bool settle_if_done(struct hvt_io_flows *f, size_t v, size_t i, uint64_t 
 	return true;
 }
 
+/* Settles every request ripe at @now, the others kept in order: one pass. */
 static void sweep(struct hvt_io_flows *f, size_t v, uint64_t now)
 {
 	struct hvt_io_vm *vm = &f->vms[v];
-	size_t i = 0;
+	size_t i, kept = 0;
 
-	while (i < vm->nr_flight)
-		if (!settle_if_done(f, v, i, now))
-			i++;
+	for (i = 0; i < vm->nr_flight; i++) {
+		if (ripe(f, &vm->flight[i], now)) {
+			settle(f, v, &vm->flight[i]);
+			continue;
+		}
+		if (kept != i)
+			vm->flight[kept] = vm->flight[i];
+		kept++;
+	}
+	vm->nr_flight = kept;
 }
 
 /* A new request in flight for VM @v, or NULL (out of memory). */
@@ -365,10 +387,16 @@ static struct hvt_io_request *fly(struct hvt_io_flows *f, size_t v)
 {
 	struct hvt_io_vm *vm = &f->vms[v];
 
-	if (vm->nr_flight == HVT_IO_MAX_INFLIGHT) {	/* a flood: the oldest is given up */
-		vm->given_up++;
-		settle(f, v, &vm->flight[0]);
-		drop(vm, 0);
+	if (vm->nr_flight == HVT_IO_MAX_INFLIGHT) {	/* a flood: the oldest eighth given up */
+		size_t i, n = HVT_IO_MAX_INFLIGHT / 8;
+
+		for (i = 0; i < n; i++) {
+			vm->flight[i].given_up = true;
+			settle(f, v, &vm->flight[i]);
+		}
+		vm->given_up += n;
+		memmove(vm->flight, vm->flight + n, (vm->nr_flight - n) * sizeof(*vm->flight));
+		vm->nr_flight -= n;
 	}
 	if (vm->nr_flight == vm->cap_flight) {
 		size_t cap = vm->cap_flight ? 2 * vm->cap_flight : 64;
@@ -508,7 +536,8 @@ static void guest_issue(struct hvt_io_flows *f, size_t v, const struct hvt_fed_e
 	r = oldest(vm, unclaimed_fits, &k, vm, &more);
 	if (r) {
 		r->ambiguous = more;
-		bind_disk(f, vm, b->dev, r->vdev);
+		if (!more)	/* an ambiguous pair says nothing of which disk is which */
+			bind_disk(f, vm, b->dev, r->vdev);
 	} else if (!(r = fly(f, v - 1))) {
 		return;
 	}
@@ -542,7 +571,8 @@ static void qemu_handle(struct hvt_io_flows *f, size_t v, const struct hvt_fed_e
 	r = oldest(vm, issued_fits, &k, vm, &more);
 	if (r) {
 		r->ambiguous = more;
-		bind_disk(f, vm, r->dev, q->dev);
+		if (!more)
+			bind_disk(f, vm, r->dev, q->dev);
 	} else {
 		if (!(r = fly(f, v - 1)))
 			return;
@@ -586,13 +616,14 @@ static void pool_submit(struct hvt_io_flows *f, size_t v, const struct hvt_fed_e
 	struct hvt_io_request *r = NULL;
 	size_t i;
 
-	/* the request QEMU's thread took up last and has not submitted yet */
+	/* the oldest request QEMU's thread took up and has not submitted yet */
 	for (i = 0; i < vm->nr_flight; i++) {
 		struct hvt_io_request *c = &vm->flight[i];
 
 		if (c->at[HVT_IO_PICKUP].set && c->at[HVT_IO_PICKUP].tid == e->tid &&
 		    !c->at[HVT_IO_SUBMIT].set && !c->at[HVT_IO_REQ_DONE].set &&
-		    (!r || c->at[HVT_IO_PICKUP].ts >= r->at[HVT_IO_PICKUP].ts))
+		    c->at[HVT_IO_PICKUP].ts + f->claim >= e->ts &&
+		    (!r || c->at[HVT_IO_PICKUP].ts < r->at[HVT_IO_PICKUP].ts))
 			r = c;
 	}
 	if (!r)
@@ -723,7 +754,7 @@ static void guest_wakeup(struct hvt_io_flows *f, size_t v, const struct hvt_fed_
 		/* woken from the completion's own context: its CPU, its current task */
 		if (r->at[HVT_IO_ISSUE].set && r->at[HVT_IO_ISSUE].tid == e->ev.wakeup.tid &&
 		    c->set && c->cpu == e->cpu && c->tid == e->tid && r->blocked &&
-		    !r->no_wakeup && !r->at[HVT_IO_WAKEUP].set)
+		    !r->no_wakeup && !r->at[HVT_IO_WAKEUP].set && e->ts <= c->ts + f->claim)
 			set_mark(f, r, HVT_IO_WAKEUP, e);
 	}
 }

@@ -11,8 +11,8 @@
  *                 and size, on the VM's QEMU; a guest disk is one QEMU
  *                 device (vdev) once a pair linked them; not more than
  *                 HVT_IO_CLAIM_NS before ISSUE, nor after COMPLETE
- *   SUBMIT        QEMU thread_pool_submit: the first by PICKUP's thread
- *                 after it, while the request is QEMU's
+ *   SUBMIT        QEMU thread_pool_submit by PICKUP's thread, to the oldest
+ *                 request that thread took up and has not submitted yet
  *   BACKEND_DONE  thread_pool_complete of SUBMIT's pool request
  *   REQ_DONE      virtio_blk_req_complete of PICKUP's (vdev, req)
  *   NOTIFY        the next virtio_notify(_irqfd) of that vdev, unless the
@@ -27,7 +27,7 @@
  *   WAKEUP        guest sched_wakeup of ISSUE's thread from COMPLETE's context
  *                 (its CPU, its current task), if that thread
  *                 blocked (switched out not runnable) between ISSUE and
- *                 COMPLETE and had not run since
+ *                 COMPLETE and had not run since; within HVT_IO_CLAIM_NS
  *   RUN           its next switch-in
  * Two guest requests that fit one PICKUP (the same sector and size in
  * flight twice) make it ambiguous: the older is taken, and counted so.
@@ -58,6 +58,7 @@
 
 #define HVT_IO_MAX_INFLIGHT	4096	/* virtio-blk: 256 a queue, a queue a vCPU */
 #define HVT_IO_SLOWEST		5	/* requests kept whole, per disk */
+#define HVT_IO_MAX_DISKS	256	/* per VM; a request of another is not counted */
 #define HVT_IO_GRACE_NS		100000000	/* a completed request is settled this long
 						 * after its last point (100 ms) */
 #define HVT_IO_CLAIM_NS		1000000		/* a QEMU request and a guest issue (or
@@ -102,6 +103,7 @@ enum hvt_io_outcome {
 	HVT_IO_NO_QEMU,		/* completed in the guest; QEMU's log never took it up */
 	HVT_IO_QEMU_CUT,	/* QEMU took it up; its log does not hand it back */
 	HVT_IO_UNCOMPLETED,	/* no guest completion before the trace ended */
+	HVT_IO_GIVEN_UP,	/* in flight, beyond HVT_IO_MAX_INFLIGHT */
 	HVT_IO_NR_OUTCOMES
 };
 
@@ -121,6 +123,7 @@ struct hvt_io_request {
 	char kind;			/* 'R' or 'W' */
 	bool ambiguous, blocked;	/* the issuer slept between ISSUE and COMPLETE */
 	bool no_wakeup;			/* ... and ran again with no wakeup recorded */
+	bool given_up;			/* evicted: too many in flight */
 	int32_t error;			/* COMPLETE's */
 	uint64_t vdev, qreq, pool_req;	/* QEMU's device and request; its pool's */
 	int32_t irq_vector, irq_apic;	/* IRQ's vector and vCPU (-1: not known yet) */
@@ -171,6 +174,8 @@ struct hvt_io_vm {
 	uint64_t orphan_qemu;		/* QEMU requests no guest issue fits */
 	uint64_t unknown_qemu;		/* QEMU completions of no request taken up */
 	uint64_t given_up;		/* in flight beyond HVT_IO_MAX_INFLIGHT */
+	uint64_t disks_over;		/* requests of disks beyond HVT_IO_MAX_DISKS */
+	size_t cap_disks;
 	uint64_t guest_events, qemu_events;	/* block and QEMU I/O events decoded */
 	uint64_t kvm_events;		/* KVM interrupt events linked to a request */
 	uint64_t next_sweep;		/* host TSC: settle what is ripe from then */
@@ -216,6 +221,8 @@ const char *hvt_io_stage_name(enum hvt_io_stage s);
 const char *hvt_io_stage_key(enum hvt_io_stage s);
 const char *hvt_io_point_name(enum hvt_io_point p);
 const char *hvt_io_outcome_name(enum hvt_io_outcome o);
+/* How far request @r got (settled or not). */
+enum hvt_io_outcome hvt_io_outcome_of(const struct hvt_io_request *r);
 /* Adds a duration @ns with its bound to @fig: 0, or -1 if out of memory. */
 int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns);
 /*

@@ -312,8 +312,15 @@ static struct hvt_event_format *reader_format(struct hvt_event_decoder *d, struc
 	if (f->known)
 		return f;
 	spec = spec_of(d, ev->name);
-	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++)
+	for (i = 0; spec && i < MAX_NUMS && spec->num[i][0]; i++) {
 		f->num_name[i] = spelling(rd, spec->num[i]);
+		/*
+		 * A reader of typeless text (QEMU's log) has the fields each
+		 * line has: not this first line's lack, every line is judged.
+		 */
+		if (!f->num_name[i] && !rd->ops->field_index)
+			f->num_name[i] = spec->num[i][0];
+	}
 	for (i = 0; spec && (d->comms || spec->texts) && i < MAX_TEXTS && spec->text[i]; i++)
 		if (!rd->ops->field_text(rd->r, spec->text[i], buf, sizeof(buf)))
 			f->text_name[i] = spec->text[i];
