@@ -360,6 +360,44 @@ static void test_qemu_log(void **state)
 	assert_int_equal(warnings, 0);
 }
 
+/*
+ * QEMU's log is text: a damaged first line of an event (here without its
+ * req) is not decoded, and the whole lines of that event after it are.
+ */
+static void test_qemu_log_first_line_damaged(void **state)
+{
+	static const char log[] =
+		"100@1700000000.000001:virtio_blk_handle_read vdev 0x55d0 sector 8 nsectors 8\n"
+		"100@1700000000.000002:virtio_blk_handle_read vdev 0x55d0 req 0x55e0 sector 16 "
+		"nsectors 8\n";
+	struct hvt_typed_event e[2];
+	struct hvt_event_decoder d;
+	struct hvt_reader_event ev;
+	struct hvt_reader rd;
+	unsigned long warnings = 0;
+	char path[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/qemu.log", (const char *)*state);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(log, f);
+	fclose(f);
+	assert_int_equal(hvt_reader_open_qemu_log(&rd, path, "qemu.log", &warnings), 0);
+	assert_int_equal(hvt_event_decoder_init(&d, ~0u, false), 0);
+	while (hvt_reader_next(&rd, &ev) > 0 && n < 2) {
+		hvt_decode_reader(&d, &rd, &ev, &e[n]);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(e[0].kind, HVT_EV_OTHER);
+	assert_int_equal(e[1].kind, HVT_EV_VIRTIO_BLK_HANDLE);
+	assert_true(e[1].qio.sector == 16 && e[1].qio.req == 0x55e0);
+	hvt_event_decoder_free(&d);
+	hvt_reader_close(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kvm_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_qemu_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qemu_log_first_line_damaged, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

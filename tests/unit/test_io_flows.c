@@ -412,6 +412,37 @@ static void test_disks_and_batches(void **state)
 	assert_int_equal(vm->flight[1].pool_req, 0x72);
 }
 
+/*
+ * Two disks reading the same sector and size at once: the ambiguous pair
+ * binds neither disk to a QEMU device, so the next unambiguous pairs still
+ * link each disk to its own. A wakeup of the issuer from the completion's
+ * context but more than HVT_IO_CLAIM_NS after it is not the request's.
+ */
+static void test_ambiguous_binds_nothing(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_vm *vm = &t->f.vms[0];
+	uint64_t late = 20000 + HVT_IO_CLAIM_NS + 1;
+
+	issue(t, 1000, 50, 0xfe00000, 0, "R");			/* disk A */
+	issue(t, 1010, 51, 0xfe00010, 0, "R");			/* disk B, the same */
+	qemu(t, 2000, HVT_EV_VIRTIO_BLK_HANDLE, 0xdb, 0xb0, 0, false);	/* B's device */
+	assert_true(vm->flight[0].ambiguous);
+	assert_int_equal(vm->nr_disks, 0);			/* nothing bound */
+	issue(t, 10000, 50, 0xfe00010, 64, "R");		/* B alone: binds B to 0xdb */
+	qemu(t, 11000, HVT_EV_VIRTIO_BLK_HANDLE, 0xdb, 0xb1, 64, false);
+	issue(t, 12000, 50, 0xfe00000, 64, "R");		/* A: 0xdb is B's, so not A's */
+	qemu(t, 13000, HVT_EV_VIRTIO_BLK_HANDLE, 0xda, 0xa1, 64, false);
+	assert_int_equal(vm->flight[2].vdev, 0xdb);
+	assert_int_equal(vm->flight[3].vdev, 0xda);
+
+	issue(t, 15000, 60, 0xfe00000, 128, "R");
+	sched_switch(t, 15100, 0, 60, false, 0);
+	complete(t, 20000, 1, 0, 0xfe00000, 128, "R");
+	wakeup(t, late, 1, 0, 60);				/* too late to be its */
+	assert_false(vm->flight[vm->nr_flight - 1].at[HVT_IO_WAKEUP].set);
+}
+
 static void test_percentile(void **state)
 {
 	double d[] = { 10, 20, 30, 40 }, b[] = { 1, 100, 2, 3 }, v, pm;
@@ -475,6 +506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slow_and_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_interrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_binds_nothing, setup, teardown),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_span_hist),
 	};

@@ -43,7 +43,7 @@ static const char *const outcome_names[HVT_IO_NR_OUTCOMES] = {
 	[HVT_IO_NO_QEMU] = "completed, never taken up in QEMU's log",
 	[HVT_IO_QEMU_CUT] = "taken up by QEMU, its log does not hand it back",
 	[HVT_IO_UNCOMPLETED] = "not completed before the trace ended",
-	[HVT_IO_GIVEN_UP] = "given up in flight: more than 4096 at once",
+	[HVT_IO_GIVEN_UP] = "given up in flight: too many at once",
 };
 
 const char *hvt_io_stage_name(enum hvt_io_stage s) { return stage_names[s][0]; }
@@ -146,17 +146,17 @@ bool hvt_io_stage_of(const struct hvt_io_flows *f, const struct hvt_io_request *
 	return true;
 }
 
+/* @ns rounded to an integer, within +/-9e18 (absurd times stay defined). */
+static int64_t whole_ns(double ns)
+{
+	return ns < -9e18 ? (int64_t)-9e18 : ns > 9e18 ? (int64_t)9e18 : llround(ns);
+}
+
 int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns)
 {
-	double lo = floor(ns - bound_ns), hi = ceil(ns + bound_ns);
-
-	if (lo < -9e18)
-		lo = -9e18;
-	if (hi > 9e18)
-		hi = 9e18;
-	ns = ns < -9e18 ? -9e18 : ns > 9e18 ? 9e18 : ns;
-	return hvt_span_hist_add(&fig->d, llround(ns)) | hvt_span_hist_add(&fig->lo, (int64_t)lo) |
-	       hvt_span_hist_add(&fig->hi, (int64_t)hi);
+	return hvt_span_hist_add(&fig->d, whole_ns(ns)) |
+	       hvt_span_hist_add(&fig->lo, whole_ns(floor(ns - bound_ns))) |
+	       hvt_span_hist_add(&fig->hi, whole_ns(ceil(ns + bound_ns)));
 }
 
 void hvt_io_percentile(const struct hvt_io_figures *fig, double pct, double *v, double *pm)
@@ -218,8 +218,7 @@ static void causal_pair(struct hvt_io_flows *f, struct hvt_io_vm *vm,
 	    r->at[b].bound_ns >= NO_BOUND)
 		return;
 	span(f, &r->at[a], &r->at[b], &ns, &bound);
-	ns += bound;
-	margin = ns > 9e18 ? INT64_MAX : ns < -9e18 ? -INT64_MAX : (int64_t)ns;
+	margin = whole_ns(ns + bound);
 	if (!c->pairs++ || margin < c->tightest_ns)
 		c->tightest_ns = margin;
 	if (margin < 0 && !c->late++) {
@@ -454,7 +453,7 @@ static char rw_kind(const char *rwbs)
 }
 
 /* Whether guest disk @dev and QEMU device @vdev may be one (no pair said otherwise). */
-static bool same_disk(struct hvt_io_vm *vm, uint32_t dev, uint64_t vdev)
+static bool same_disk(const struct hvt_io_vm *vm, uint32_t dev, uint64_t vdev)
 {
 	size_t i;
 
@@ -517,7 +516,7 @@ static bool unclaimed_fits(const struct hvt_io_request *r, const void *key, cons
 
 	return !r->at[HVT_IO_ISSUE].set && r->kind == k->kind && r->sector == k->sector &&
 	       r->nr_sector == k->nr_sector && r->at[HVT_IO_PICKUP].ts + k->claim >= k->ts &&
-	       same_disk((struct hvt_io_vm *)vm, k->dev, r->vdev);
+	       same_disk(vm, k->dev, r->vdev);
 }
 
 static void guest_issue(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
@@ -556,7 +555,7 @@ static bool issued_fits(const struct hvt_io_request *r, const void *key, const v
 	return r->at[HVT_IO_ISSUE].set && !r->at[HVT_IO_PICKUP].set && r->kind == k->kind &&
 	       r->sector == k->sector && r->nr_sector == k->nr_sector &&
 	       (!r->at[HVT_IO_COMPLETE].set || r->at[HVT_IO_COMPLETE].ts + k->claim >= k->ts) &&
-	       same_disk((struct hvt_io_vm *)vm, r->dev, k->vdev);
+	       same_disk(vm, r->dev, k->vdev);
 }
 
 static void qemu_handle(struct hvt_io_flows *f, size_t v, const struct hvt_fed_event *e)
@@ -700,7 +699,6 @@ static void guest_complete(struct hvt_io_flows *f, size_t v, const struct hvt_fe
 		vm->orphan_completes++;
 		return;
 	}
-	r->error = b->error;
 	set_mark(f, r, HVT_IO_COMPLETE, e);
 	settle_if_done(f, v - 1, (size_t)(r - vm->flight), e->ts);
 }

@@ -124,7 +124,6 @@ struct hvt_io_request {
 	bool ambiguous, blocked;	/* the issuer slept between ISSUE and COMPLETE */
 	bool no_wakeup;			/* ... and ran again with no wakeup recorded */
 	bool given_up;			/* evicted: too many in flight */
-	int32_t error;			/* COMPLETE's */
 	uint64_t vdev, qreq, pool_req;	/* QEMU's device and request; its pool's */
 	int32_t irq_vector, irq_apic;	/* IRQ's vector and vCPU (-1: not known yet) */
 	uint64_t last;			/* the latest point's host TSC */

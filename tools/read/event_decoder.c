@@ -44,8 +44,6 @@ static const struct kind_spec specs[] = {
 	  { { "vdev" }, { "req" }, { "sector" }, { "nsectors" } }, { NULL }, 0, false },
 	{ "virtio_blk_handle_write", HVT_EV_VIRTIO_BLK_HANDLE, 4,
 	  { { "vdev" }, { "req" }, { "sector" }, { "nsectors" } }, { NULL }, 1, false },
-	{ "virtio_blk_rw_complete", HVT_EV_VIRTIO_BLK_RW_COMPLETE, 2,
-	  { { "vdev" }, { "req" }, { "ret" } }, { NULL }, 0, false },
 	{ "virtio_blk_req_complete", HVT_EV_VIRTIO_BLK_REQ_COMPLETE, 2,
 	  { { "vdev" }, { "req" }, { "status" } }, { NULL }, 0, false },
 	{ "virtio_notify", HVT_EV_VIRTIO_NOTIFY, 2, { { "vdev" }, { "vq" } }, { NULL }, 0, false },

@@ -28,7 +28,6 @@
  *   block_rq_issue, block_rq_complete   dev, sector, nr_sector; error
  *                  (complete; 0: none), rwbs (text, read always)
  *   virtio_blk_handle_read, _write      vdev, req, sector, nsectors
- *   virtio_blk_rw_complete              vdev, req, ret
  *   virtio_blk_req_complete             vdev, req, status (as ret)
  *   virtio_notify, virtio_notify_irqfd  vdev, vq (as req)
  *   thread_pool_submit, _complete       pool (as vdev), req; ret (complete)
@@ -61,7 +60,6 @@ enum hvt_ev_kind {
 	HVT_EV_BLOCK_RQ_ISSUE,		/* a guest's block layer */
 	HVT_EV_BLOCK_RQ_COMPLETE,
 	HVT_EV_VIRTIO_BLK_HANDLE,	/* QEMU's virtio-blk: a request taken up */
-	HVT_EV_VIRTIO_BLK_RW_COMPLETE,	/* ... its I/O done */
 	HVT_EV_VIRTIO_BLK_REQ_COMPLETE,	/* ... handed back to the guest */
 	HVT_EV_VIRTIO_NOTIFY,		/* QEMU interrupts the guest for a queue */
 	HVT_EV_POOL_SUBMIT,		/* QEMU's thread pool: the backend's I/O */
@@ -118,7 +116,7 @@ struct hvt_qemu_io {			/* QEMU's virtio-blk, notify and thread-pool events */
 	uint64_t sector;		/* handle */
 	uint32_t nr_sector;		/* handle */
 	bool write;			/* handle: virtio_blk_handle_write */
-	int64_t ret;			/* rw_complete's ret, req_complete's status, the pool's ret */
+	int64_t ret;			/* req_complete's status, the pool's ret */
 };
 
 struct hvt_kvm_irq {			/* kvm_msi_set_irq, _set_irq, _apic_accept_irq, _inj_virq */
