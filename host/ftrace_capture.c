@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <tracefs.h>
 
@@ -17,6 +18,7 @@
 #include "lib/log.h"
 
 #define BUFFER_KB_PER_CPU "4096"
+#define HVT_CAPTURE_PARTIAL_MS	250	/* a quiet CPU's events are saved this often */
 
 /* The pid of the collector that made instance @name if it is gone, else 0. */
 static int stale_owner(const char *name)
@@ -299,12 +301,44 @@ static void save_failed(const struct hvt_capture *ft, struct hvt_capture_cpu *c,
 		hvt_warn("host CPU %d: cannot trim a partial page: %s", cpu, strerror(errno));
 }
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A CPU that filled no page for HVT_CAPTURE_PARTIAL_MS: its events so far
+ * as a partial page (a read of trace_pipe_raw, which takes the events of
+ * the page being written), so that a follower of the recording (merge
+ * --follow) sees a quiet CPU's events within that time, not when its page
+ * fills. At most one page per CPU per period.
+ */
+static void save_partial(struct hvt_capture *ft, struct hvt_capture_cpu *c, int cpu,
+			 int64_t now)
+{
+	int n;
+
+	if (now - c->saved_ns < (int64_t)HVT_CAPTURE_PARTIAL_MS * 1000000)
+		return;
+	c->saved_ns = now;
+	n = tracefs_cpu_flush_write(c->tcpu, c->fd);
+	if (n > 0)
+		c->bytes += (uint64_t)n;
+	else if (n < 0 && errno != EAGAIN && errno != EINTR)
+		save_failed(ft, c, cpu);
+}
+
 void hvt_capture_pump(struct hvt_capture *ft)
 {
+	int64_t now = monotonic_ns();
 	int cpu;
 
 	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {
 		struct hvt_capture_cpu *c = &ft->cpu[cpu];
+		uint64_t before = c->bytes;
 		int n;
 
 		if (!c->tcpu || c->error)
@@ -313,6 +347,10 @@ void hvt_capture_pump(struct hvt_capture *ft)
 			c->bytes += (uint64_t)n;
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			save_failed(ft, c, cpu);
+		else if (c->bytes != before)
+			c->saved_ns = now;
+		else
+			save_partial(ft, c, cpu, now);
 	}
 }
 

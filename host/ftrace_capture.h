@@ -27,6 +27,7 @@ struct hvt_capture_cpu {
 	int fd;				/* cpuN.raw, -1 if none */
 	uint64_t bytes;			/* saved in the file */
 	int error;			/* errno of the failure that stopped saving, or 0 */
+	int64_t saved_ns;		/* CLOCK_MONOTONIC of its last save, or last look */
 };
 
 struct hvt_capture {

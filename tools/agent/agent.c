@@ -46,7 +46,8 @@
 #include "tools/commands.h"
 
 #define TICK_MS		100	/* housekeeping period; the default drain period */
-#define FLUSH_TICKS	10	/* close partial kernel packets every second */
+#define FLUSH_TICKS	5	/* close partial kernel packets twice a second: a live
+				 * follower (merge --follow) waits at most that long */
 #define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
 #define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
 #define AGENT_MAX_EVENTS	32	/* -e, at most */
