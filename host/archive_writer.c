@@ -81,7 +81,7 @@ int hvt_archive_writer_create(struct hvt_archive_writer *ar, const char *dir, ch
 	if (hvt_archive_writer_clock_pair(ar) ||
 	    (nanosleep(&(struct timespec){ 0, FIRST_PAIRS_APART_NS }, NULL), 0) ||
 	    hvt_archive_writer_clock_pair(ar) ||
-	    hvt_archive_writer_manifest(ar, "recording", NULL, NULL, NULL)) {
+	    hvt_archive_writer_manifest(ar, "starting", NULL, NULL, NULL)) {
 		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
 		return -1;
 	}
@@ -129,10 +129,11 @@ int hvt_archive_writer_manifest(struct hvt_archive_writer *ar, const char *statu
 			 "ftrace", ftrace);
 	if (host && apps)
 		json_object_set(host, "apps", apps);
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:s, s:o, s:O?}",
+	m = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:I, s:s, s:o, s:O?}",
 		      "format", "hvtrace-archive", "version", 1, "status", status,
 		      "started", ar->started, "stopped", stopped[0] ? stopped : NULL,
-		      "hostname", hostname, "host_kernel", u.release, "host", host, "vms", vms);
+		      "hostname", hostname, "collector_pid", (json_int_t)getpid(),
+		      "host_kernel", u.release, "host", host, "vms", vms);
 	if (!m)
 		return -1;
 	if (!vms)

@@ -822,6 +822,7 @@ static long long file_packets(const char *root, const char *rel)
 /* After the streams: info.json records their sizes and packets. */
 static int write_info(const char *root, const struct fx_options *o)
 {
+	const char *closed = o->live ? "false" : "true";	/* live: the guest records on */
 	char raw_stream[256] = "";
 	const char *raw_trace = o->monotonic_user ?
 		",\n  { \"id\": 2, \"layer\": \"user\", \"dir\": \"user-2\", \"domain\": "
@@ -831,9 +832,9 @@ static int write_info(const char *root, const struct fx_options *o)
 	if (o->monotonic_user)
 		snprintf(raw_stream, sizeof(raw_stream), ",\n  { \"id\": 3, \"trace\": 2, \"file\": "
 			 "\"user-2/stream-0\", \"cpu\": -1, \"tid\": 90, \"packets\": %lld, "
-			 "\"bytes\": %lld, \"lost\": 0, \"closed\": true }",
+			 "\"bytes\": %lld, \"lost\": 0, \"closed\": %s }",
 			 file_packets(root, "vm/demo/user-2/stream-0"),
-			 file_bytes(root, "vm/demo/user-2/stream-0"));
+			 file_bytes(root, "vm/demo/user-2/stream-0"), closed);
 
 	return fx_printf(root, "vm/demo/info.json",
 		"{ \"name\": \"demo\", \"qemu_pid\": 4321, \"accel\": \"%s\",\n"
@@ -850,17 +851,20 @@ static int write_info(const char *root, const struct fx_options *o)
 		" \"pid\": 78, \"comm\": \"hvdemo\" }%s ],\n"
 		"  \"streams\": [\n"
 		"  { \"id\": 0, \"trace\": 0, \"file\": \"kernel/stream-0\", \"cpu\": 0, \"tid\": 0,"
-		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": %s },\n"
 		"  { \"id\": 1, \"trace\": 0, \"file\": \"kernel/stream-1\", \"cpu\": 1, \"tid\": 0,"
-		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true },\n"
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": %s },\n"
 		"  { \"id\": 2, \"trace\": 1, \"file\": \"user-1/stream-0\", \"cpu\": -1, \"tid\": 78,"
-		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": true }%s ],\n"
-		"  \"finished\": true, \"end_reason\": \"guest finished\" }\n",
+		" \"packets\": %lld, \"bytes\": %lld, \"lost\": 0, \"closed\": %s }%s ],\n"
+		"  %s }\n",
 		o->sync_points || o->kvm ? "kvm" : "tcg", FX_OFFSET, raw_trace,
 		file_packets(root, "vm/demo/kernel/stream-0"), file_bytes(root, "vm/demo/kernel/stream-0"),
+		closed,
 		file_packets(root, "vm/demo/kernel/stream-1"), file_bytes(root, "vm/demo/kernel/stream-1"),
+		closed,
 		file_packets(root, "vm/demo/user-1/stream-0"), file_bytes(root, "vm/demo/user-1/stream-0"),
-		raw_stream);
+		closed, raw_stream,
+		o->live ? "\"finished\": false" : "\"finished\": true, \"end_reason\": \"guest finished\"");
 }
 
 /* Sync point k (1..FX_SYNC_POINTS + 1) at ns since the start: k milliseconds + 1. */
@@ -991,6 +995,23 @@ static int write_host_apps(const char *root)
 	       fx_write_stream(root, "host/apps/user-1/stream-0", app_uuid, 4096, HVT_CTF_NO_CPU,
 			       FX_APP_TID, ev, 2) ||
 	       fx_write_host_apps_info(root, "host_tsc");
+}
+
+unsigned char *fx_kernel_packets(size_t n, size_t *len)
+{
+	static struct fx_sched_switch sw[64];
+	struct fx_event ev[64];
+	size_t i;
+
+	if (n > 64)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		sw[i] = fx_sched("a", 1, 1, "b", (int32_t)(100 + i));
+		ev[i] = (struct fx_event){ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(2000000 + i * 100000),
+					   0, 1, &sw[i], sizeof(sw[i]) };
+	}
+	/* sub-buffers of 256 bytes: two events a packet */
+	return fx_make_stream(kernel_uuid, 256, 0, 0, ev, n, len);
 }
 
 static struct fx_options standard_opts;	/* of the last fx_standard_archive() */

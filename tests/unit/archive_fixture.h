@@ -154,6 +154,12 @@ int fx_write_stream_gen(const char *root, const char *rel, const uint8_t uuid[16
 			uint32_t subbuf_size, uint32_t cpu_id, uint64_t instance, size_t n,
 			fx_event_fn next, void *ctx);
 
+/*
+ * The kernel trace's stream-0 anew: @n (at most 64) sched_switch at guest
+ * 2 ms + i * 100 us, next_tid 100 + i, two a packet; malloc'd, *@len bytes.
+ */
+unsigned char *fx_kernel_packets(size_t n, size_t *len);
+
 /* The registry of the standard events (all of them), malloc'd, length in *@len. */
 unsigned char *fx_registry(size_t *len);
 /* The standard events and the block events (FX_ID_BLOCK_RQ_*), as fx_registry(). */
@@ -203,6 +209,8 @@ struct fx_options {
 	const char *vcpu_tids;		/* the manifest's vcpu_threads.tids, "[0, 4321]";
 					 * NULL: none (host thread 4321 is QEMU's) */
 	const char *status;		/* NULL: "complete" */
+	bool live;			/* the guest records on: its streams open and it
+					 * not finished, in info.json */
 	bool host_apps;			/* host/apps: a host application on the host TSC,
 					 * its events at FX_APP_NS (fixture.c) */
 };

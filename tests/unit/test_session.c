@@ -29,7 +29,6 @@
 #define MAX_EVENTS	256
 
 /* The standard traces' UUIDs (archive_fixture.c's write_info()). */
-static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
 static const uint8_t user_uuid[16] = { 0xaa, 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15 };
 
 /* ROOT/@rel, whole, NUL-terminated. */
@@ -84,22 +83,6 @@ static size_t count_of(const struct seen_list *l, const char *source)
 	return n;
 }
 
-/* @n sched_switch events at guest ns 2 ms + i * 100 us, next_tid 100 + i, as packets. */
-static unsigned char *kernel_packets(size_t n, size_t *len)
-{
-	static struct fx_sched_switch sw[64];
-	struct fx_event ev[64];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		sw[i] = fx_sched("a", 1, 1, "b", (int32_t)(100 + i));
-		ev[i] = (struct fx_event){ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(2000000 + i * 100000),
-					   0, 1, &sw[i], sizeof(sw[i]) };
-	}
-	/* sub-buffers of 256 bytes: two events a packet */
-	return fx_make_stream(kernel_uuid, 256, 0, 0, ev, n, len);
-}
-
 /* The size of the packet at @p. */
 static size_t packet_size(const unsigned char *p)
 {
@@ -145,7 +128,7 @@ static void test_stream_grows(void **state)
 	struct fx_opened m;
 
 	recording(root, &o);
-	all = kernel_packets(8, &len);
+	all = fx_kernel_packets(8, &len);
 	first = packet_size(all);
 	assert_true(first < len);
 	assert_int_equal(fx_write(root, rel, all, first), 0);

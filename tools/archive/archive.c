@@ -269,6 +269,17 @@ static int parse_host_apps(struct hvt_archive *a, json_t *json)
 	return a->host_apps.dir ? 0 : -1;
 }
 
+/* Who writes the recording: the collector's pid and host, where the manifest says. */
+static void manifest_collector(struct hvt_archive *a, json_t *json)
+{
+	json_t *pid = json_object_get(json, "collector_pid");
+	const char *host = json_string_value(json_object_get(json, "hostname"));
+
+	a->collector_pid = json_is_integer(pid) && json_integer_value(pid) > 0 ?
+			   json_integer_value(pid) : 0;
+	snprintf(a->hostname, sizeof(a->hostname), "%s", host ? host : "");
+}
+
 /* The manifest's fixed part; the caller owns @json. */
 static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pairs)
 {
@@ -304,6 +315,9 @@ static int parse_manifest(struct hvt_archive *a, json_t *json, char **clock_pair
 		return -1;
 	}
 	a->complete = !strcmp(status, "complete");
+	a->starting = !strcmp(status, "starting");
+	a->failed = !strcmp(status, "failed");
+	manifest_collector(a, json);
 	a->tsc_freq_hz = freq > 0 ? (uint64_t)freq : 0;
 	*clock_pairs = hvt_join(a->root, pairs);
 	if (!*clock_pairs || parse_ftrace(a, ftrace) || parse_vms(a, vms) ||

@@ -59,6 +59,10 @@ struct hvt_host_task {
 struct hvt_archive {
 	char *root;
 	bool complete;			/* "status": "complete" */
+	bool starting;			/* "starting": the collector is setting up */
+	bool failed;			/* "failed": setting up failed, no events */
+	int64_t collector_pid;		/* the recording's collector, 0: not said */
+	char hostname[256];		/* ... on this host ("": not said) */
 	uint64_t tsc_freq_hz;		/* informational; 0 if absent */
 	struct hvt_clock_pair *pairs;	/* host/clock.tsv, TSC increasing */
 	size_t nr_pairs;
@@ -97,6 +101,7 @@ struct hvt_stream_info {
 	int32_t tid;
 	int64_t packets, bytes;		/* as the collector last recorded them; -1: not given */
 	int64_t dropped_packets;	/* the collector could not store: ids never registered */
+	bool closed;			/* the guest closed it: nothing more will come */
 };
 
 /* One line of sync.tsv. */

@@ -36,6 +36,9 @@ static void refresh_manifest(struct hvt_session *ses)
 	}
 	hvt_log_unmute();
 	ses->archive.complete = now.complete;
+	ses->archive.failed = now.failed;
+	ses->archive.collector_pid = now.collector_pid;
+	memcpy(ses->archive.hostname, now.hostname, sizeof(now.hostname));
 	for (i = ses->archive.nr_vms + ses->vms_unfollowed; i < now.nr_vms; i++) {
 		hvt_warn("vm %s started after %s was opened: it is not followed (merge the "
 			 "recording again to see it)", now.vms[i].name, ses->archive.root);
@@ -139,6 +142,7 @@ static int refresh_streams(struct hvt_session *ses, struct hvt_session_vm *st, s
 		if (s) {
 			hvt_reader_limit(&s->rd, si->bytes > 0 ? (uint64_t)si->bytes : 0);
 			s->expect_packets = si->packets;
+			s->closed = si->closed || st->vm.finished;
 			continue;
 		}
 		aligned = placeable(ses, st, t, host);

@@ -157,6 +157,8 @@ static void note_end(struct hvt_session *ses, const struct hvt_vm_info *vm, cons
 {
 	if (vm->finished || hvt_vm_info_host_only(vm))
 		return;
+	if (ses->follow && !ses->archive.complete)
+		return;		/* followed: the collector is still writing it */
 	if (vm->end_reason)
 		hvt_warn("%s: the recording ended early (%s); its events may be incomplete",
 			 what, vm->end_reason);
@@ -251,10 +253,11 @@ static bool never_steps_back(const struct hvt_tsc_timeline *tl)
 
 /* The bytes of a stream to read: all, or, following, what info.json counts. */
 static void follow_limit(const struct hvt_session *ses, struct hvt_source *s,
-			 const struct hvt_stream_info *si)
+			 const struct hvt_stream_info *si, bool finished)
 {
 	if (ses->follow)
 		hvt_reader_limit(&s->rd, si->bytes > 0 ? (uint64_t)si->bytes : 0);
+	s->closed = si->closed || finished;
 }
 
 int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, size_t i,
@@ -285,7 +288,7 @@ int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, 
 		s->expect_packets = si->packets;
 		s->expect_no_more = ses->archive.complete;
 	}
-	follow_limit(ses, s, si);
+	follow_limit(ses, s, si, st->vm.finished);
 	/* then damage to one packet's times stays in that packet */
 	if (s->aligned && (host || never_steps_back(s->guest_tl)))
 		hvt_reader_ctf_time_monotonic(&s->rd);
@@ -395,8 +398,21 @@ static int open_vms(struct hvt_session *ses, bool all)
 	for (i = 0; i < ses->archive.nr_vms; i++) {
 		struct hvt_session_vm *st = &ses->vms[i];
 
-		if (st->loaded && (hvt_vm_align(&st->al, &ses->align_host, &st->vm, st->types) ||
-				   open_vm_streams(ses, st, all)))
+		bool early = ses->follow && !ses->archive.complete && !st->vm.nr_sync;
+		int failed;
+
+		if (!st->loaded)
+			continue;
+		unsigned long warned = ses->align_host.warnings;
+
+		if (early)	/* followed: its exchanges are still to come, not missing */
+			hvt_log_mute();
+		failed = hvt_vm_align(&st->al, &ses->align_host, &st->vm, st->types);
+		if (early) {
+			hvt_log_unmute();
+			ses->align_host.warnings = warned;
+		}
+		if (failed || open_vm_streams(ses, st, all))
 			return -1;
 	}
 	return 0;
