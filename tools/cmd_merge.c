@@ -10,6 +10,8 @@
  * and its tie-break are heap.h's.
  */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -27,7 +29,9 @@
 #include "tools/out/output.h"
 #include "tools/out/progress.h"
 #include "tools/out/selection_report.h"
+#include "tools/merge/follow.h"
 #include "tools/merge/select.h"
+#include "tools/model/span_hist.h"
 #include "tools/util/text_buffer.h"
 #include "tools/merge/timeline.h"
 #include "tools/session/session.h"
@@ -44,7 +48,7 @@ static void usage(FILE *out)
 		"                     [--pid LIST] [--comm LIST] [-e|--event LIST]\n"
 		"                     [--print-fmt] [--bounds] [--delta] [--host-trace TRACE.DAT]\n"
 		"                     [--guest-trace VM=TRACE.DAT] [--qemu-trace FILE]\n"
-		"                     [--stats] [-v|-q]\n\n"
+		"                     [--follow [--lag SECONDS]] [--stats] [-v|-q]\n\n"
 		"Prints every event of ARCHIVE (host ftrace, guest kernel, guest user space)\n"
 		"on the host's time line, ordered by host time. TRACE.DAT, a trace-cmd\n"
 		"recording on its own, is read as an archive with a host layer only, on its\n"
@@ -114,6 +118,18 @@ static void usage(FILE *out)
 		"                    timestamp=on), as the vmm layer: their CLOCK_REALTIME\n"
 		"                    microseconds placed through the archive's host clock\n"
 		"                    pairs, the bound said; may be repeated\n\n"
+		"  --follow          ARCHIVE is being recorded: print its events as they become\n"
+		"                    final, until the recording completes (text and null;\n"
+		"                    waits up to 10 s for ARCHIVE to appear). An event is\n"
+		"                    final once every stream was read past it, or once it\n"
+		"                    is --lag old by this host's clock; a stream that\n"
+		"                    stalls longer (a guest that stops sending) has its\n"
+		"                    events printed when they come, out of order, counted\n"
+		"                    as late. Each VM is aligned with the exchanges so far:\n"
+		"                    --bounds holds as it does for a finished recording.\n"
+		"                    Ctrl-C stops it (exit status 130)\n"
+		"  --lag SECONDS     --follow: the longest an event waits for slower streams\n"
+		"                    (default 2, at most 3600)\n"
 		HVT_CLI_VERBOSITY_HELP
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost (discarded or\n"
@@ -147,6 +163,8 @@ struct merge_opts {
 	const struct hvt_output_format *format;
 	struct hvt_output_opts out;	/* --output, --time, --print-fmt */
 	bool stats;
+	bool follow;			/* --follow */
+	int64_t lag_ns;			/* --lag */
 	struct hvt_select sel;
 };
 
@@ -228,6 +246,8 @@ static const struct option longopts[] = {
 	{ "host-trace", required_argument, NULL, 'H' },
 	{ "guest-trace", required_argument, NULL, 'G' },
 	{ "qemu-trace", required_argument, NULL, 'Q' },
+	{ "follow", no_argument, NULL, 'w' },
+	{ "lag", required_argument, NULL, 'g' },
 	{ "help", no_argument, NULL, 'h' },
 	HVT_CLI_VERBOSITY_OPTIONS,
 	{ NULL, 0, NULL, 0 },
@@ -245,6 +265,23 @@ static void format_error(const char *value)
 	}
 	hvt_usage_error("merge", "--format is one of %s, not '%s'", f ? list : "--help's",
 			value);
+}
+
+/* --lag @value, seconds: 0, or -1 after a usage error. */
+static int parse_lag(const char *value, struct merge_opts *o)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno || end == value || *end || !isfinite(v) || v <= 0 || v > 3600) {
+		hvt_usage_error("merge", "--lag is seconds, more than 0 and at most 3600, not "
+				"'%s'", value);
+		return -1;
+	}
+	o->lag_ns = (int64_t)(v * 1e9);
+	return o->lag_ns > 0 ? 0 : (hvt_usage_error("merge", "--lag %s is less than a ns", value), -1);
 }
 
 /* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */
@@ -303,6 +340,11 @@ static int parse_option(int c, int i, const char *value, char **argv, struct mer
 		return add_input("guest-trace", value, o->guest_traces, &o->nr_guest_traces);
 	case 'Q':
 		return add_input("qemu-trace", value, o->qemu_traces, &o->nr_qemu_traces);
+	case 'w':
+		o->follow = true;
+		return 0;
+	case 'g':
+		return parse_lag(value, o);
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -330,6 +372,30 @@ static void warn_extension(const struct merge_opts *o)
 }
 
 /* The inputs after the options, and whether the options fit together; -1 after an error. */
+/* --follow or --lag where they do not apply: said (a usage error). */
+static bool follow_refused(struct merge_opts *o)
+{
+	if (o->lag_ns && !o->follow) {
+		hvt_usage_error("merge", "--lag applies to --follow only");
+		return true;
+	}
+	if (!o->follow)
+		return false;
+	if (!o->lag_ns)
+		o->lag_ns = 2000000000;
+	if (!o->format->streams) {
+		hvt_usage_error("merge", "--follow prints text (or null) as the events come; "
+				"--format=%s is written from a finished recording", o->format->name);
+		return true;
+	}
+	if (is_regular(o->archive)) {
+		hvt_usage_error("merge", "--follow follows an archive being recorded; %s is a "
+				"file", o->archive);
+		return true;
+	}
+	return false;
+}
+
 static int finish_args(int argc, char **argv, struct merge_opts *o)
 {
 	char why[160];
@@ -365,6 +431,8 @@ static int finish_args(int argc, char **argv, struct merge_opts *o)
 		hvt_err("%s", refused);
 		return -1;
 	}
+	if (follow_refused(o))
+		return -1;
 	warn_extension(o);
 	return hvt_select_finish(&o->sel, o->out.time);
 }
@@ -423,6 +491,146 @@ static void merge_events(struct hvt_timeline *tl, struct hvt_select *sel, struct
 		hvt_output_event(out, s);
 	}
 	hvt_progress_end(progress);
+}
+
+/* --follow: what the follower hands on goes through the selection to the output. */
+struct follow_out {
+	struct hvt_follow f;
+	struct hvt_select *sel;
+	struct hvt_output *out;
+	uint64_t *shown;		/* per source: grows with the session */
+	size_t nr_shown;
+	struct hvt_span *seen;
+	struct hvt_thread_names *names;
+	struct hvt_span_hist delay;	/* from an event's time to its line, ns */
+	bool oom;
+};
+
+static volatile sig_atomic_t follow_stop;
+
+static void follow_stop_signal(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+/* Counters for every source of @ses: 0, or -1 if out of memory. */
+static int cover_shown(struct follow_out *c, const struct hvt_session *ses)
+{
+	size_t n = ses->nr_sources + 1;
+	uint64_t *grown;
+
+	if (n <= c->nr_shown)
+		return 0;
+	grown = realloc(c->shown, n * sizeof(*grown));
+	if (!grown)
+		return -1;
+	memset(grown + c->nr_shown, 0, (n - c->nr_shown) * sizeof(*grown));
+	c->shown = grown;
+	c->nr_shown = n;
+	return 0;
+}
+
+static int follow_event(struct hvt_source *s, void *ctx)
+{
+	struct follow_out *c = ctx;
+	struct hvt_session *ses = c->f.tl->ses;
+	int r;
+
+	hvt_span_add(c->seen, s->host_tsc);
+	if (c->names)
+		hvt_thread_names_learn(c->names, s);
+	if (hvt_select_any(c->sel) && (r = hvt_select_event(c->sel, &ses->clock, s)) <= 0)
+		return r < 0 ? -1 : 0;	/* past --to: done */
+	if (cover_shown(c, ses) || hvt_span_hist_add(&c->delay, c->f.now_ns -
+			hvt_host_clock_realtime(&ses->clock, s->host_tsc))) {
+		c->oom = true;
+		return -1;
+	}
+	c->shown[s->index]++;
+	hvt_output_event(c->out, s);
+	return 0;
+}
+
+static void follow_caught_up(void *ctx)
+{
+	struct follow_out *c = ctx;
+
+	hvt_output_flush(c->out);
+}
+
+/* "p50 0.812 s": the delay of rank @k, its upper edge (ms resolution is plenty). */
+static double delay_s(const struct hvt_span_hist *h, double q)
+{
+	int64_t lo, hi;
+
+	hvt_span_hist_rank(h, (uint64_t)(q * (double)(h->n - 1)), &lo, &hi);
+	return (double)hi / 1e9;
+}
+
+/* What following did, for the summary. */
+static void follow_report(const struct follow_out *c, int64_t lag_ns)
+{
+	const struct hvt_follow *f = &c->f;
+
+	if (f->complete && !f->refreshes) {
+		hvt_info("%s was complete when opened: merged whole", f->tl->ses->archive.root);
+		return;
+	}
+	if (c->delay.n)
+		hvt_info("followed: %" PRIu64 " events printed as they became final, %.3f s "
+			 "after their time at the median, %.3f s at p99, %.3f s at most "
+			 "(--lag %.3f s); %" PRIu64 " refreshes, the longest %.3f s",
+			 c->delay.n, delay_s(&c->delay, 0.5), delay_s(&c->delay, 0.99),
+			 (double)c->delay.max / 1e9, (double)lag_ns / 1e9, f->refreshes,
+			 (double)f->refresh_max_ns / 1e9);
+	if (f->late)
+		hvt_warn("%" PRIu64 " events came more than --lag late (a stream that stalled) "
+			 "and were printed when they came, out of order; --lag waits longer",
+			 f->late);
+	if (f->ended && f->tl->ses->archive.failed)
+		hvt_err("the recording failed as it was set up (its collector said why)");
+	else if (f->ended)
+		hvt_err("the recording's collector (pid %" PRId64 ") is gone and the recording "
+			"never completed: followed up to the last data it wrote",
+			f->tl->ses->archive.collector_pid);
+	else if (!f->complete)
+		hvt_info("stopped before the recording completed");
+}
+
+/*
+ * --follow: the events as they become final, until the recording
+ * completes; 0, 1 on an error, 130 if stopped by a signal.
+ */
+static int follow_events(struct hvt_timeline *tl, const struct merge_opts *o,
+			 struct hvt_output *out, uint64_t **shown, struct hvt_span *seen,
+			 struct hvt_thread_names *names)
+{
+	const struct hvt_follow_sink sink = { follow_event, follow_caught_up };
+	struct hvt_follow_opts fo = { .lag_ns = o->lag_ns, .stop = &follow_stop };
+	struct follow_out c = { .sel = (struct hvt_select *)&o->sel, .out = out,
+				.shown = *shown, .nr_shown = tl->ses->nr_sources + 1,
+				.seen = seen, .names = names };
+	struct sigaction sa = { .sa_handler = follow_stop_signal };
+	int ret;
+
+	/* a refresh costs an opening: 5 a second at most, 4 in each lag */
+	fo.period_ns = o->lag_ns / 4 < 200000000 ? o->lag_ns / 4 : 200000000;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: the wait ends at once */
+	sigaction(SIGTERM, &sa, NULL);
+	hvt_follow_init(&c.f, tl, &fo);
+	ret = hvt_follow_run(&c.f, &sink, &c);
+	if (c.oom)
+		hvt_err("out of memory following %s", tl->ses->archive.root);
+	if (!c.oom && cover_shown(&c, tl->ses))
+		ret = -1;
+	*shown = c.shown;
+	follow_report(&c, o->lag_ns);
+	hvt_span_hist_free(&c.delay);
+	if (ret || c.oom || c.f.ended)
+		return 1;
+	return follow_stop ? 130 : 0;
 }
 
 /* Whether no source showed an event. */
@@ -488,7 +696,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 	struct hvt_span seen = { 0, 0, false };
 	struct hvt_progress progress;
 	struct hvt_output out;
-	int ret = 1;
+	int ret = 1, followed = 0;
 
 	if (!shown) {
 		hvt_err("out of memory");
@@ -496,10 +704,15 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 	}
 	if (hvt_output_open(&out, o->format, ses, &o->out))
 		goto out;
-	hvt_progress_init(&progress, tl, progress_out(o), 1000000000, HVT_PROGRESS_EVERY);
-	merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
-	ret = hvt_output_close(&out) || unread_vms(ses) || hvt_session_host_unreadable(ses) ||
-	      host_undecoded(ses) ? 1 : 0;
+	if (o->follow) {
+		followed = follow_events(tl, o, &out, &shown, &seen, names);
+	} else {
+		hvt_progress_init(&progress, tl, progress_out(o), 1000000000,
+				  HVT_PROGRESS_EVERY);
+		merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
+	}
+	ret = hvt_output_close(&out) || followed == 1 || unread_vms(ses) ||
+	      hvt_session_host_unreadable(ses) || host_undecoded(ses) ? 1 : followed;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
@@ -526,6 +739,43 @@ out:
 	return ret;
 }
 
+/* Whether @archive's manifest is there and past "starting"; muted. */
+static bool archive_set_up(const char *archive)
+{
+	char path[4096];
+	struct hvt_archive a;
+	bool up;
+
+	snprintf(path, sizeof(path), "%s/hvtrace.json", archive);
+	if (access(path, F_OK))
+		return false;
+	hvt_log_mute();
+	up = !hvt_archive_open(&a, archive);
+	if (up) {
+		up = !a.starting;
+		hvt_archive_close(&a);
+	}
+	hvt_log_unmute();
+	return up;
+}
+
+/*
+ * --follow: a recording started just before may not have written its
+ * manifest yet, or only the first one, before its host layer and VMs
+ * are set up ("starting"); up to 10 s for it (the open then says what is
+ * missing).
+ */
+static void wait_for_archive(const char *archive)
+{
+	int i;
+
+	for (i = 0; i < 100 && !archive_set_up(archive); i++) {
+		if (!i)
+			hvt_info("waiting for %s to be recorded", archive);
+		usleep(100000);
+	}
+}
+
 int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
@@ -548,7 +798,10 @@ int hvt_cmd_merge(int argc, char **argv)
 		.host_trace = o.host_trace,
 		.guest_traces = o.guest_traces, .nr_guest_traces = o.nr_guest_traces,
 		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
-		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat };
+		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat,
+		.follow = o.follow };
+	if (o.follow)
+		wait_for_archive(o.archive);
 	if (hvt_session_open(&ses, o.archive, &so))
 		goto out;
 	/* the threads' names: for --comm, and for the text output's thread column */

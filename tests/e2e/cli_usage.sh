@@ -39,6 +39,14 @@ usage_error merge "$hvtrace" merge --layer guest A
 usage_error merge "$hvtrace" merge --qemu-trace '' A
 usage_error merge "$hvtrace" merge --host-trace '' A
 usage_error merge "$hvtrace" merge --format=xml A
+usage_error merge "$hvtrace" merge --lag 3 A			# without --follow
+usage_error merge "$hvtrace" merge --follow --lag 0 A
+usage_error merge "$hvtrace" merge --follow --lag -1 A
+usage_error merge "$hvtrace" merge --follow --lag 2s A
+usage_error merge "$hvtrace" merge --follow --lag 3601 A
+usage_error merge "$hvtrace" merge --follow --lag nan A
+usage_error merge "$hvtrace" merge --follow --format=json A	# not a streaming format
+usage_error merge "$hvtrace" merge --follow --format=sqlite -o x.db A
 # The formats an unknown --format is told are the table's, as --help lists them.
 formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
 err=$("$hvtrace" merge --format=xml A 2>&1)
@@ -98,6 +106,7 @@ usage_error merge "$hvtrace" merge "$arch" --host-trace "$other/trace.dat" -o "$
 usage_error merge "$hvtrace" merge "$arch" -o ''
 usage_error merge "$hvtrace" merge "$arch" --event '['
 usage_error merge "$hvtrace" merge "$arch" --comm 'hvdemo[0-9'
+usage_error merge "$hvtrace" merge --follow "$other/trace.dat"	# a file does not grow
 check "the manifest is as it was" grep -q hvtrace-archive "$arch/hvtrace.json"
 check "and nothing was added to the archive" test "$(ls -A "$arch" | tr '\n' ' ')" = "host hvtrace.json "
 usage_error record "$hvtrace" record --no-such-option

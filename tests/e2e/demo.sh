@@ -22,12 +22,15 @@ hvtrace=$build/hvtrace
 . "$(dirname "$0")/io_events.sh"
 # io_flows: the guest's disk requests followed through QEMU (analyze --io, io-causal)
 . "$(dirname "$0")/io_flows.sh"
+# follow_live: merge --follow while the demo recorded, against the final merge
+. "$(dirname "$0")/follow.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 archive=$work/archive
 
 HVTRACE_DEMO_ROUNDS=100 HVTRACE_DEMO_IO=20 HVTRACE_DEMO_DISK_DELAY_NS=20000000 \
+	HVTRACE_DEMO_FOLLOW=$work/follow.txt HVTRACE_DEMO_FOLLOW_ARGS="--bounds --time=host-tsc" \
 	scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
@@ -135,6 +138,7 @@ host_tasks "$hvtrace" "$archive" "$work"
 io_events "$hvtrace" "$archive" "$work" 20
 io_flows "$hvtrace" "$archive" "$work" 20
 io_known_delay "$work" 20000000
+follow_live "$hvtrace" "$archive" "$work/follow.txt" "$work"
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

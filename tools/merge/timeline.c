@@ -100,6 +100,12 @@ struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
 	return s;
 }
 
+struct hvt_source *hvt_timeline_peek(struct hvt_timeline *tl)
+{
+	advance(tl);
+	return hvt_heap_top(&tl->heap);
+}
+
 int hvt_timeline_refresh(struct hvt_timeline *tl)
 {
 	advance(tl);

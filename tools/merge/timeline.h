@@ -44,6 +44,11 @@ int hvt_timeline_init(struct hvt_timeline *tl, struct hvt_session *ses, hvt_sour
 /* The source holding the next event of the time line, or NULL at the end. */
 struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl);
 /*
+ * The source holding the event hvt_timeline_next() will return, or NULL:
+ * a look, which takes nothing (a follower waits for events to be final).
+ */
+struct hvt_source *hvt_timeline_peek(struct hvt_timeline *tl);
+/*
  * After hvt_session_refresh(): takes the events the sources gained, and
  * the sources the session gained (those @want accepts). The time line goes
  * on in time order among what it has; what a refresh brings may lie before

@@ -53,6 +53,11 @@ static void text_event(struct hvt_output *o, struct hvt_source *s)
 	hvt_printer_print(&o->text, s);
 }
 
+static void text_flush(struct hvt_output *o)
+{
+	hvt_text_flush(&o->text.text);
+}
+
 static int text_close(struct hvt_output *o)
 {
 	hvt_text_flush(&o->text.text);
@@ -131,8 +136,8 @@ static const struct hvt_output_format formats[] = {
 	{ .name = "text", .help = "one line per event (default): time, layer, VM, CPU,\n"
 		"thread (COMM-TID, as trace-cmd prints it), event,\n"
 		"fields", .print_fmt = true, .writes = true,
-	  .thread_names = true,
-	  .open = text_open, .event = text_event, .close = text_close },
+	  .thread_names = true, .streams = true,
+	  .open = text_open, .event = text_event, .close = text_close, .flush = text_flush },
 	{ .name = "json", .help = "Chrome trace-event JSON, for Perfetto UI: a process per\n"
 		"host and VM, a thread per CPU and per traced task",
 	  .own_time = "has its own time: microseconds since the trace start", .writes = true,
@@ -151,7 +156,7 @@ static const struct hvt_output_format formats[] = {
 	  .to_path = true, .writes = true,
 	  .open = sqlite_open, .event = sqlite_event, .close = sqlite_close },
 	{ .name = "null", .help = "decode and merge, print nothing (benchmarks, --stats)",
-	  .open = null_open, .event = null_event, .close = null_close },
+	  .streams = true, .open = null_open, .event = null_event, .close = null_close },
 };
 
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))

@@ -31,9 +31,11 @@ struct hvt_output_format {
 	bool print_fmt;			/* takes --print-fmt and --bounds */
 	bool writes;			/* writes anything at all (not: decode and merge only) */
 	bool thread_names;		/* names each event's thread: needs opts->names */
+	bool streams;			/* written as events come: merge --follow */
 	int (*open)(struct hvt_output *o, struct hvt_session *ses);
 	void (*event)(struct hvt_output *o, struct hvt_source *s);
 	int (*close)(struct hvt_output *o);	/* with the file, if any, closed by the caller */
+	void (*flush)(struct hvt_output *o);	/* a streaming format: what it holds, out */
 };
 
 struct hvt_output_opts {
@@ -85,6 +87,12 @@ int hvt_output_open(struct hvt_output *o, const struct hvt_output_format *f,
 static inline void hvt_output_event(struct hvt_output *o, struct hvt_source *s)
 {
 	o->fmt->event(o, s);
+}
+/* What a streaming format holds goes out (merge --follow, as it catches up). */
+static inline void hvt_output_flush(struct hvt_output *o)
+{
+	if (o->fmt->flush)
+		o->fmt->flush(o);
 }
 /* Finishes it; -1 after an error message if anything failed to be written. */
 int hvt_output_close(struct hvt_output *o);

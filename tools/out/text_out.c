@@ -26,16 +26,51 @@
 #define BOUND_WIDTH	12	/* +/-1234.567 (us) */
 #define OUTPUT_BUFFER	(1u << 20)
 
+/* The layer and VM columns of @s, in @c. */
+static void fill_cols(const struct hvt_printer *p, const struct hvt_source *s,
+		      struct hvt_source_cols *c)
+{
+	int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
+			 hvt_layer_name(s->layer), p->vm_width, s->vm ? s->vm : "-");
+
+	c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
+}
+
+/* Columns for the session's sources up to its last: 0, or -1 if out of memory. */
+static int cover_sources(struct hvt_printer *p)
+{
+	struct hvt_source_cols *grown;
+	size_t i, n = p->ses->nr_sources;
+
+	if (n <= p->nr_cols)
+		return 0;
+	grown = realloc(p->cols, n * sizeof(*grown));
+	if (!grown)
+		return -1;
+	p->cols = grown;
+	for (i = p->nr_cols; i < n; i++)
+		fill_cols(p, p->ses->sources[i], &p->cols[i]);
+	p->nr_cols = n;
+	return 0;
+}
+
 int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 		     enum hvt_time_mode mode, FILE *out)
 {
 	char *buf = malloc(OUTPUT_BUFFER);
-	int width = VM_WIDTH;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	p->cols = calloc(ses->nr_sources + 1, sizeof(*p->cols));
-	if (!buf || !p->cols || hvt_sched_state_init(&p->states)) {
+	p->ses = ses;
+	/* the VM column fits the longest name of the VMs whose events are shown */
+	p->vm_width = VM_WIDTH;
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
+
+		if (s->vm && s->aligned && !s->unwanted && strlen(s->vm) > (size_t)p->vm_width)
+			p->vm_width = (int)strlen(s->vm);
+	}
+	if (!buf || cover_sources(p) || hvt_sched_state_init(&p->states)) {
 		free(buf);
 		free(p->cols);
 		hvt_sched_state_free(&p->states);
@@ -43,23 +78,7 @@ int hvt_printer_init(struct hvt_printer *p, struct hvt_session *ses,
 	}
 	hvt_text_init(&p->text, out, buf, OUTPUT_BUFFER);
 	p->mode = mode;
-	p->ses = ses;
 	p->clock = &ses->clock;
-	/* the VM column fits the longest name of the VMs whose events are shown */
-	for (i = 0; i < ses->nr_sources; i++) {
-		const struct hvt_source *s = ses->sources[i];
-
-		if (s->vm && s->aligned && !s->unwanted && strlen(s->vm) > (size_t)width)
-			width = (int)strlen(s->vm);
-	}
-	for (i = 0; i < ses->nr_sources; i++) {
-		const struct hvt_source *s = ses->sources[i];
-		struct hvt_source_cols *c = &p->cols[s->index];
-		int n = snprintf(c->text, sizeof(c->text), "%-*s %-*s ", LAYER_WIDTH,
-				 hvt_layer_name(s->layer), width, s->vm ? s->vm : "-");
-
-		c->len = n > 0 && (size_t)n < sizeof(c->text) ? (unsigned int)n : 0;
-	}
 	return 0;
 }
 
@@ -142,8 +161,15 @@ void hvt_printer_print(struct hvt_printer *pr, struct hvt_source *s)
 	t->p += pad + len + 1;
 	if (pr->bounds)
 		print_bound(pr, s);
-	/* layer and VM: the same for every line of the source */
-	hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
+	/* layer and VM: the same for every line of the source (one a refresh added: now) */
+	if (s->index < pr->nr_cols || !cover_sources(pr)) {
+		hvt_text_mem(t, pr->cols[s->index].text, pr->cols[s->index].len);
+	} else {
+		struct hvt_source_cols c;
+
+		fill_cols(pr, s, &c);
+		hvt_text_mem(t, c.text, c.len);
+	}
 	/* cpuN or -, then the thread */
 	p = hvt_text_room(t, 48);
 	if (cpu != HVT_CTF_NO_CPU && s->vm_number) {

@@ -30,7 +30,9 @@ struct hvt_printer {
 	uint64_t prev_tsc;		/* ... the line before's (0: none yet) */
 	struct hvt_session *ses;
 	struct hvt_host_clock *clock;
-	struct hvt_source_cols *cols;	/* one per source, by index */
+	struct hvt_source_cols *cols;	/* one per source, by index, ... */
+	size_t nr_cols;			/* ... for the first so many (a refresh adds) */
+	int vm_width;			/* the VM column's */
 	struct hvt_sched_state states;	/* prev_state in letters */
 	const struct hvt_thread_names *names;	/* the thread column's names; NULL: none */
 };
