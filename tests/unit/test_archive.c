@@ -246,6 +246,7 @@ static void test_info_json(void **state)
 	assert_int_equal(vm.warnings, 0);
 	assert_int_equal(vm.nr_traces, 2);
 	assert_int_equal(vm.nr_streams, 1);
+	assert_false(vm.streams[0].closed);	/* closed only where it says true */
 	hvt_vm_info_free(&vm);
 	/*
 	 * An impossible count of untraced threads (negative: no collector

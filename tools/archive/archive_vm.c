@@ -145,22 +145,21 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 				 json_t *j, const char **file)
 {
 	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1, dropped = 0;
-	int closed = 0;
 	const struct hvt_trace_info *t;
 	json_error_t jerr;
 	size_t i;
 
 	/*
-	 * lost is informational: the packets carry what was lost. closed
-	 * tells a follower (merge --follow) that no more will come. packets
-	 * and bytes are checked against the file (session/sources.c).
+	 * lost is informational: the packets carry what was lost; so is closed,
+	 * which tells a follower (merge --follow) that no more will come (true
+	 * only if it says so). packets and bytes are checked against the file
+	 * (session/sources.c).
 	 */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I, s?b}", "id",
-			   &id, "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
-			   "packets", &packets, "bytes", &bytes, "dropped_packets", &dropped,
-			   "closed", &closed))
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I}", "id", &id,
+			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
+			   "packets", &packets, "bytes", &bytes, "dropped_packets", &dropped))
 		return member_why(j, "id:I trace:I file:s ?cpu:I ?tid:I ?packets:I ?bytes:I "
-				  "?dropped_packets:I ?closed:b");
+				  "?dropped_packets:I");
 	if (packets < -1 || bytes < -1 || dropped < 0)
 		return "packets, bytes or dropped_packets out of range";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
@@ -181,7 +180,7 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	s->packets = packets;
 	s->bytes = bytes;
 	s->dropped_packets = dropped;
-	s->closed = closed;
+	s->closed = json_is_true(json_object_get(j, "closed"));
 	return NULL;
 }
 
