@@ -377,6 +377,7 @@ static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t 
 	s->bytes += len;
 	s->packets++;
 	vm->bytes += len;
+	vm->info_dirty = true;	/* its counts, at the tick: a follower reads that far */
 	return 0;
 }
 
