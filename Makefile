@@ -58,9 +58,10 @@ OFFLINE_SRC := $(wildcard $(addsuffix /*.c,$(addprefix tools/,util archive read 
 OUT_SRC := $(wildcard tools/out/*.c)
 CHECK_SRC := $(wildcard tools/check/*.c)
 ANALYZE_SRC := $(wildcard tools/analyze/*.c)
+TOP_SRC := $(wildcard tools/top/*.c)
 # hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
 AGENT_SRC := $(wildcard tools/agent/*.c)
-TOOL_SRC := $(wildcard tools/*.c) $(OUT_SRC) $(CHECK_SRC) $(ANALYZE_SRC) \
+TOOL_SRC := $(wildcard tools/*.c) $(OUT_SRC) $(CHECK_SRC) $(ANALYZE_SRC) $(TOP_SRC) \
 	$(filter-out tools/agent/agent_main.c,$(AGENT_SRC)) $(wildcard host/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 

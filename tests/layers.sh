@@ -4,9 +4,9 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/, analyze/ > model/ > merge/
+#       commands (tools/*.c) > out/, check/, analyze/, top/ > model/ > merge/
 #       > session/ > align/ > read/ > archive/ > util/
-#     out/, check/ and analyze/ do not include each other; tools/agent/ includes no
+#     out/, check/, analyze/ and top/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
 #   - host/, lib/ and clocksync/ include nothing of tools/ but the command
 #     table, tools/commands.h;
@@ -33,7 +33,7 @@ rank() {
 	tools/session/*) echo 5 ;;
 	tools/merge/*) echo 6 ;;
 	tools/model/*) echo 7 ;;
-	tools/out/* | tools/check/* | tools/analyze/*) echo 8 ;;
+	tools/out/* | tools/check/* | tools/analyze/* | tools/top/*) echo 8 ;;
 	tools/commands.h) echo 0 ;;
 	tools/*) echo 9 ;;
 	*) echo 9 ;;

@@ -606,7 +606,7 @@ static int follow_events(struct hvt_timeline *tl, const struct merge_opts *o,
 			 struct hvt_output *out, uint64_t **shown, struct hvt_span *seen,
 			 struct hvt_thread_names *names)
 {
-	const struct hvt_follow_sink sink = { follow_event, follow_caught_up };
+	const struct hvt_follow_sink sink = { .event = follow_event, .caught_up = follow_caught_up };
 	struct hvt_follow_opts fo = { .lag_ns = o->lag_ns, .stop = &follow_stop };
 	struct follow_out c = { .sel = (struct hvt_select *)&o->sel, .out = out,
 				.shown = *shown, .nr_shown = tl->ses->nr_sources + 1,
@@ -739,43 +739,6 @@ out:
 	return ret;
 }
 
-/* Whether @archive's manifest is there and past "starting"; muted. */
-static bool archive_set_up(const char *archive)
-{
-	char path[4096];
-	struct hvt_archive a;
-	bool up;
-
-	snprintf(path, sizeof(path), "%s/hvtrace.json", archive);
-	if (access(path, F_OK))
-		return false;
-	hvt_log_mute();
-	up = !hvt_archive_open(&a, archive);
-	if (up) {
-		up = !a.starting;
-		hvt_archive_close(&a);
-	}
-	hvt_log_unmute();
-	return up;
-}
-
-/*
- * --follow: a recording started just before may not have written its
- * manifest yet, or only the first one, before its host layer and VMs
- * are set up ("starting"); up to 10 s for it (the open then says what is
- * missing).
- */
-static void wait_for_archive(const char *archive)
-{
-	int i;
-
-	for (i = 0; i < 100 && !archive_set_up(archive); i++) {
-		if (!i)
-			hvt_info("waiting for %s to be recorded", archive);
-		usleep(100000);
-	}
-}
-
 int hvt_cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
@@ -800,8 +763,8 @@ int hvt_cmd_merge(int argc, char **argv)
 		.qemu_traces = o.qemu_traces, .nr_qemu_traces = o.nr_qemu_traces,
 		.more_tracedat = o.more_tracedat, .nr_more_tracedat = o.nr_more_tracedat,
 		.follow = o.follow };
-	if (o.follow)
-		wait_for_archive(o.archive);
+	if (o.follow)	/* a recording just started may not be set up yet */
+		hvt_archive_wait_set_up(o.archive, 10, NULL, NULL);
 	if (hvt_session_open(&ses, o.archive, &so))
 		goto out;
 	/* the threads' names: for --comm, and for the text output's thread column */

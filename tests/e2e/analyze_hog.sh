@@ -32,15 +32,6 @@ spin=${ANALYZE_SPIN_SECONDS:-6}
 work=$(mktemp -d /tmp/hvtrace-e2e-analyze-XXXXXX)
 trap 'stop_all; rm -rf "$work"' EXIT
 
-# vcpu_tid QEMU_PID N: the host thread of vCPU N (debug-threads=on names it)
-vcpu_tid() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "CPU $2/TCG" ] && { basename "$t"; return 0; }
-	done
-	return 1
-}
-
 # run NAME HOG(0|1): one recording into $work/NAME; spin_tid, hog_pid, hog_ns set
 run() {
 	local name=$1 with_hog=$2 dir=$work/$1 t0="" t1="" status

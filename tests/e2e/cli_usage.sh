@@ -47,6 +47,14 @@ usage_error merge "$hvtrace" merge --follow --lag 3601 A
 usage_error merge "$hvtrace" merge --follow --lag nan A
 usage_error merge "$hvtrace" merge --follow --format=json A	# not a streaming format
 usage_error merge "$hvtrace" merge --follow --format=sqlite -o x.db A
+usage_error top "$hvtrace" top
+usage_error top "$hvtrace" top A B
+usage_error top "$hvtrace" top -d 0 A
+usage_error top "$hvtrace" top -d x A
+usage_error top "$hvtrace" top -n 0 A
+usage_error top "$hvtrace" top --lag 0 A
+usage_error top "$hvtrace" top --no-such-option A
+usage_error top "$hvtrace" top --
 # The formats an unknown --format is told are the table's, as --help lists them.
 formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
 err=$("$hvtrace" merge --format=xml A 2>&1)
@@ -127,7 +135,7 @@ usage_error record "$hvtrace" record --listen "unix:$work/s" --no-host-trace -e 
 usage_error record "$hvtrace" record --channel "unix:$work/s" --listen "unix:$work/t"
 usage_error record "$hvtrace" record --channel "unix:$work/s" --qemu-log "$work/qemu.log"
 
-for cmd in merge check tsc drift agent record; do
+for cmd in merge check tsc drift agent record top; do
 	out=$("$hvtrace" "$cmd" --help 2>/dev/null)
 	check "hvtrace $cmd --help exits 0 with its usage on standard output" \
 		test $? -eq 0 -a -n "$out"

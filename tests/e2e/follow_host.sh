@@ -97,4 +97,13 @@ check "the recording it followed completes all the same" test $? -eq 0
 check "... and says so" grep -q '"status": "complete"' "$work/a3/hvtrace.json"
 stop_pid "$target" TERM 5
 
+if [ "$e2e_failed" -gt 0 ]; then	# what explains it, before the work directory goes
+	for f in follow1.err follow2.err follow3.err record1.out record2.out record3.out; do
+		[ -s "$work/$f" ] && { echo "== $f"; tail -n 5 "$work/$f"; }
+	done
+	for n in 1 2; do
+		[ -s "$work/final$n.txt" ] && { echo "== follow$n vs final$n, per CPU (diff head)"
+			diff <(per_cpu "$work/follow$n.txt") <(per_cpu "$work/final$n.txt") | head -n 8; }
+	done
+fi
 summary "follow (host)"

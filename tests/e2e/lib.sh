@@ -43,6 +43,15 @@ reap() {
 	return "$status"
 }
 
+# vcpu_tid QEMU_PID N: the host thread of TCG vCPU N (debug-threads=on names it)
+vcpu_tid() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "CPU $2/TCG" ] && { basename "$t"; return 0; }
+	done
+	return 1
+}
+
 stop_all() {	# stops and reaps whatever start_bg started and nobody reaped
 	local pid
 	for pid in "${e2e_pids[@]}"; do

@@ -65,7 +65,7 @@ static void caught_up(void *ctx)
 		h->stop = 1;
 }
 
-static const struct hvt_follow_sink sink = { take, caught_up };
+static const struct hvt_follow_sink sink = { .event = take, .caught_up = caught_up };
 
 /* The follower's clock: CLOCK_REALTIME as the test sets it. */
 static int64_t now_ns;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "lib/fileio.h"
@@ -537,4 +538,40 @@ const char *hvt_json_why(json_t *obj, const char *spec, char *buf, size_t len)
 		p += *p == ' ';
 	}
 	return NULL;
+}
+
+/* Whether @root's manifest is there and past "starting"; muted. */
+static bool set_up(const char *root)
+{
+	char path[HVT_PATH_LEN];
+	struct hvt_archive a;
+	bool up;
+
+	if (hvt_path(path, sizeof(path), "%s/hvtrace.json", root) || access(path, F_OK))
+		return false;
+	hvt_log_mute();
+	up = !hvt_archive_open(&a, root);
+	if (up) {
+		up = !a.starting;
+		hvt_archive_close(&a);
+	}
+	hvt_log_unmute();
+	return up;
+}
+
+bool hvt_archive_wait_set_up(const char *root, int seconds, bool (*give_up)(void *ctx),
+			     void *ctx)
+{
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		if (set_up(root))
+			return true;
+		if (give_up && give_up(ctx))
+			return false;
+		if (!i)
+			hvt_info("waiting for %s to be recorded", root);
+		usleep(100000);
+	}
+	return set_up(root);
 }

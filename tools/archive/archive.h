@@ -151,6 +151,14 @@ struct hvt_vm_info {
 int hvt_archive_open(struct hvt_archive *a, const char *root);
 void hvt_archive_close(struct hvt_archive *a);
 /*
+ * For a follower: waits up to @seconds for ROOT's manifest to be there and
+ * past "starting" (its collector set up the host layer and the VMs), said
+ * once if it waits; @give_up(@ctx), if given, ends the wait early (the
+ * collector the caller started exited). Whether it is set up.
+ */
+bool hvt_archive_wait_set_up(const char *root, int seconds, bool (*give_up)(void *ctx),
+			     void *ctx);
+/*
  * Whether writing @path would change the archive at @root: the directory
  * itself, its manifest, or any file under host/ and vm/, whatever name
  * @path gives it (docs/format.md; files beside them are not the archive's).

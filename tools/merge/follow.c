@@ -135,11 +135,16 @@ static bool hand_on(struct hvt_follow *f, const struct hvt_follow_sink *sink, vo
 	return !f->stopped;
 }
 
-/* Sleeps a period (a signal cuts it short); false if asked to stop. */
-static bool wait_period(struct hvt_follow *f)
+/* Sleeps a period (a signal cuts it short), or the sink waits; false if asked to stop. */
+static bool wait_period(struct hvt_follow *f, const struct hvt_follow_sink *sink, void *ctx)
 {
 	struct timespec ts = { f->opts.period_ns / 1000000000, f->opts.period_ns % 1000000000 };
 
+	if (sink->wait) {
+		if (!sink->wait(ctx, f->opts.period_ns))
+			f->stopped = true;
+		return !stop_asked(f);
+	}
 	while (!stop_asked(f) && nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	return !stop_asked(f);
@@ -186,7 +191,7 @@ int hvt_follow_run(struct hvt_follow *f, const struct hvt_follow_sink *sink, voi
 			return 0;
 		if (f->complete || f->ended)
 			return 0;	/* all handed on */
-		if (!wait_period(f))
+		if (!wait_period(f, sink, ctx))
 			return 0;
 		if (refresh(f))
 			return -1;

@@ -30,6 +30,11 @@ struct hvt_follow_sink {
 	int (*event)(struct hvt_source *s, void *ctx);
 	/* every event final now was handed on (an output flushes): may be NULL */
 	void (*caught_up)(void *ctx);
+	/*
+	 * Waits @ns before the next refresh (a live view reads its keys
+	 * meanwhile); false to stop. NULL: a sleep.
+	 */
+	bool (*wait)(void *ctx, int64_t ns);
 };
 
 struct hvt_follow_opts {
