@@ -247,11 +247,13 @@ FUZZ_RUNS ?= 3000
 FUZZ_TARGETS := guest_link archive_readers
 FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c host/vm_untraced.c \
 	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
-# merge, check, analyze and tsc: the commands but main, the agent and drift,
-# with the offline library built for fuzzing
+# merge, check, analyze and tsc: the commands but main, the agent and drift
+# (top's objects too: its command is linked with them), with the offline
+# library built for fuzzing
 FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive_readers.c \
 	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) $(OUT_SRC) $(CHECK_SRC) \
-	$(ANALYZE_SRC) $(filter-out tools/hvtrace.c tools/cmd_drift.c,$(wildcard tools/*.c))
+	$(ANALYZE_SRC) $(TOP_SRC) \
+	$(filter-out tools/hvtrace.c tools/cmd_drift.c,$(wildcard tools/*.c))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 FUZZ_OFFLINE_LIB := $(FUZZ_BUILD)/libhvtoffline.a
 

@@ -34,6 +34,8 @@
 #define STREAM0		"vm/demo/kernel/stream-0"
 #define MS		1000000ll
 
+static const uint8_t kernel_uuid[16] = { 0x5c, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+
 struct seen {
 	char source[64];
 	uint64_t host_tsc;
@@ -43,6 +45,8 @@ struct seen {
 struct handed {
 	struct seen v[MAX_EVENTS];
 	size_t n;
+	struct hvt_session *ses;	/* if set: guest events without a bound counted */
+	size_t unbounded;
 	unsigned int caught_up, stop_after;
 	volatile sig_atomic_t stop;
 };
@@ -54,6 +58,11 @@ static int take(struct hvt_source *s, void *ctx)
 	assert_true(h->n < MAX_EVENTS);
 	snprintf(h->v[h->n].source, sizeof(h->v[h->n].source), "%s", s->name);
 	h->v[h->n++].host_tsc = s->host_tsc;
+	if (h->ses && s->vm_number) {
+		uint64_t b;
+
+		h->unbounded += hvt_source_error_bound(&h->ses->vms[s->vm_number - 1], s, &b) != 0;
+	}
 	return 0;
 }
 
@@ -250,6 +259,87 @@ static void test_lag_rule(void **state)
 	free(all);
 }
 
+/* info.json with every stream but stream-0 closed: they hold nothing. */
+static void close_all_but_stream0(const char *root)
+{
+	static const char *const others[] = { "\"kernel/stream-1\"", "\"user-1/stream-0\"" };
+	char path[256], *info, *c;
+	size_t len, i;
+
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1u << 20, &info, &len), 0);
+	for (i = 0; i < 2; i++) {
+		c = strstr(info, others[i]);
+		assert_non_null(c);
+		c = strstr(c, "\"closed\": false");
+		assert_non_null(c);
+		memcpy(c, "\"closed\":  true", 15);
+	}
+	assert_int_equal(fx_write(root, "vm/demo/info.json", info, len), 0);
+	free(info);
+}
+
+/*
+ * A guest event is final only where its VM's alignment reaches: with
+ * exchanges up to 100 ms, stream-0's events at 150 and 160 ms wait though
+ * nothing else holds them (the other guest streams closed); once the later
+ * exchanges are there and the VMs refitted, they come, each with its
+ * bound, none late.
+ */
+static void test_alignment_reach(void **state)
+{
+	const char *root = *state;
+	const struct fx_options fo = { .ftrace = true, .status = "recording", .live = true };
+	struct handed got = { .n = 0 };
+	struct hvt_follow_opts o = { .lag_ns = LAG, .period_ns = 1000000, .realtime = test_clock };
+	struct fx_sched_switch sw[2] = { fx_sched("a", 1, 1, "b", 100), fx_sched("b", 100, 1, "a", 1) };
+	const struct fx_event ev[2] = {
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(150000000), 0, 1, &sw[0], sizeof(sw[0]) },
+		{ FX_ID_SCHED_SWITCH, FX_GUEST_TSC(160000000), 0, 100, &sw[1], sizeof(sw[1]) } };
+	struct hvt_follow f;
+	struct fx_opened m;
+	char *sync, *cut;
+	size_t len, i;
+
+	o.stop = &got.stop;
+	assert_int_equal(fx_standard_archive(root, &fo), 0);
+	assert_int_equal(fx_write_stream(root, STREAM0, kernel_uuid, 256, 0, 0, ev, 2), 0);
+	assert_int_equal(fx_refresh_info(root), 0);
+	close_all_but_stream0(root);
+	/* sync.tsv: the first two exchanges only (0 and 100 ms), the rest later */
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", root);
+		assert_int_equal(hvt_read_file(path, 1u << 20, &sync, &len), 0);
+	}
+	cut = strchr(strchr(strchr(sync, '\n') + 1, '\n') + 1, '\n') + 1;
+	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", sync, (size_t)(cut - sync)), 0);
+
+	now_at(-1000 * MS);	/* "now - lag" before the start: the lag holds nothing back */
+	open_follow(&m, root);
+	got.ses = &m.ses;
+	hvt_follow_init(&f, &m.tl, &o);
+	follow_until_caught_up(&f, &got, 1);
+	assert_true(m.ses.vms[0].al.aligned);
+	for (i = 0; i < got.n; i++)
+		assert_true(got.v[i].host_tsc <= FX_HOST_TSC(100000000));
+	assert_int_equal(got.unbounded, 0);
+
+	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", sync, len), 0);
+	manifest_says(root, "\"status\": \"complete\"");
+	follow_until_caught_up(&f, &got, 100);
+	assert_true(f.complete);
+	assert_int_equal(f.late, 0);
+	assert_int_equal(got.unbounded, 0);
+	for (i = 0; i < got.n && strcmp(got.v[i].source, STREAM0); i++)
+		;
+	assert_true(i < got.n);		/* stream-0's events came, at the end */
+	assert_int_equal(got.v[i].host_tsc, FX_HOST_TSC(150000000));
+	free(sync);
+	fx_close(&m);
+}
+
 /* A pid no process has: a child's, reaped. */
 static pid_t gone_pid(void)
 {
@@ -324,6 +414,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_final_order, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_lag_rule, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_alignment_reach, fx_setup_root,
+						fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_collector_gone, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_collector_alive, fx_setup_root,
 						fx_teardown_root),

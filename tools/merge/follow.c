@@ -61,11 +61,19 @@ static uint64_t read_past(const struct hvt_timeline *tl)
 	uint64_t least = UINT64_MAX;
 	size_t i;
 
-	/* a VM not placed yet (its first exchanges to come) may bring anything */
-	for (i = 0; i < ses->archive.nr_vms; i++)
-		if (ses->vms[i].loaded && !ses->vms[i].al.aligned && !ses->vms[i].al.exact &&
-		    ses->vms[i].vm.nr_streams && !ses->vms[i].vm.finished)
-			return 0;
+	/*
+	 * A VM not placed yet (its first exchanges to come) may bring
+	 * anything; a placed one is bounded only up to the last exchange its
+	 * alignment used: its events after it wait for the next refit.
+	 */
+	for (i = 0; i < ses->archive.nr_vms; i++) {
+		const struct hvt_session_vm *st = &ses->vms[i];
+
+		if (!st->loaded || !st->vm.nr_streams)
+			continue;
+		if (st->placed_until < least)
+			least = st->placed_until;
+	}
 
 	for (i = 0; i < tl->nr_known; i++) {
 		const struct hvt_source *s = tl->ses->sources[i];

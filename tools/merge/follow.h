@@ -5,9 +5,11 @@
  * as the collector writes more.
  *
  * An event is final, and handed on, once no stream can still bring an
- * earlier one: every followed stream has been read past it (a stream read
- * to its end for now promises nothing before its last event), or it is
- * older than the lag, by the host's CLOCK_REALTIME now against the event's
+ * earlier one and it has its bound: every followed stream has been read
+ * past it (a stream read to its end for now promises nothing before its
+ * last event; a closed one, or one with no event yet, holds nothing), and
+ * every VM's alignment reaches it (its last exchange used is later: a VM
+ * not placed yet holds everything) - or it is older than the lag, by the host's CLOCK_REALTIME now against the event's
  * (the recording's clock pairs). A stream that stalls (a guest that stops
  * sending, an idle CPU) holds the others back by the lag at most; what it
  * brings later than that is handed on when it comes, out of order, and

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "lib/log.h"
 #include "tools/session/sources.h"
@@ -68,7 +69,6 @@ static void refresh_host(struct hvt_session *ses)
 		if (info && !stat(info->path, &st))
 			hvt_reader_limit(&s->rd, (uint64_t)st.st_size);
 	}
-	hvt_host_layer_forget(&ses->align_host);	/* the pre-passes read it again */
 }
 
 /*
@@ -107,6 +107,7 @@ static int realign(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm
 	}
 	hvt_vm_align_free(&st->al);
 	st->al = al;
+	hvt_session_vm_placed(st);
 	place_anew(ses, st, vm_number);
 	return 0;
 }
@@ -154,7 +155,7 @@ static int refresh_streams(struct hvt_session *ses, struct hvt_session_vm *st, s
 }
 
 static int refresh_vm(struct hvt_session *ses, struct hvt_session_vm *st,
-		      const struct hvt_vm_ref *ref, size_t vm_number, bool host)
+		      const struct hvt_vm_ref *ref, size_t vm_number, bool host, bool refit)
 {
 	struct hvt_vm_info fresh;
 	size_t i;
@@ -172,15 +173,45 @@ static int refresh_vm(struct hvt_session *ses, struct hvt_session_vm *st,
 		    hvt_session_read_registry(st, i, true))
 			return -1;
 	hvt_log_mute();		/* the open said what there is to say of the alignment */
-	ret = !host && realign(ses, st, vm_number);
+	ret = !host && refit && realign(ses, st, vm_number);
 	hvt_log_unmute();
 	return ret ? -1 : refresh_streams(ses, st, vm_number, host);
 }
 
-int hvt_session_refresh(struct hvt_session *ses)
+#define REFIT_MIN_NS	1000000000ll	/* the VMs are aligned again at most this often */
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Whether the VMs are aligned again at this refresh: when due (at most 5%
+ * of the time on it), at once if a VM has exchanges and no alignment yet,
+ * and when the recording has ended (the last events get their bounds).
+ */
+static bool refit_due(const struct hvt_session *ses, int64_t now)
 {
 	size_t i;
+
+	if (now >= ses->realign_due_ns || ses->archive.complete)
+		return true;
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		if (ses->vms[i].loaded && ses->vms[i].vm.nr_sync && !ses->vms[i].al.aligned &&
+		    !ses->vms[i].al.exact)
+			return true;
+	return false;
+}
+
+int hvt_session_refresh(struct hvt_session *ses)
+{
+	int64_t t0;
+	size_t i;
 	int ret = 0;
+	bool refit;
 
 	if (!ses->follow) {
 		hvt_err("%s was not opened to be followed", ses->archive.root);
@@ -190,10 +221,21 @@ int hvt_session_refresh(struct hvt_session *ses)
 		return 0;	/* trace.dat files do not grow */
 	refresh_manifest(ses);
 	refresh_host(ses);
+	refit = refit_due(ses, t0 = monotonic_ns());
+	if (refit)
+		hvt_host_layer_forget(&ses->align_host);	/* the pre-passes read it again */
 	for (i = 0; !ret && i < ses->archive.nr_vms; i++)
 		if (ses->vms[i].loaded)
-			ret = refresh_vm(ses, &ses->vms[i], &ses->archive.vms[i], i + 1, false);
+			ret = refresh_vm(ses, &ses->vms[i], &ses->archive.vms[i], i + 1, false,
+					 refit);
 	if (!ret && ses->host_apps.loaded)
-		ret = refresh_vm(ses, &ses->host_apps, &ses->archive.host_apps, 0, true);
+		ret = refresh_vm(ses, &ses->host_apps, &ses->archive.host_apps, 0, true, false);
+	if (refit) {
+		int64_t now = monotonic_ns();
+
+		ses->realign_cost_ns = now - t0;
+		ses->realign_due_ns = now + (20 * ses->realign_cost_ns > REFIT_MIN_NS ?
+					     20 * ses->realign_cost_ns : REFIT_MIN_NS);
+	}
 	return ret;
 }

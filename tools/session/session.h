@@ -60,7 +60,18 @@ struct hvt_session_vm {
 	struct hvt_vm_align al;		/* how its guest clock is placed (vm_align.h) */
 	struct hvt_session_registry *regs;	/* by trace index of vm */
 	struct hvt_ctf_types *types;	/* by trace index, from its registry */
+	uint64_t placed_until;		/* host TSC of the last exchange its alignment
+					 * used (UINT64_MAX: exact; 0: none): a
+					 * follower's guest events after it wait */
 };
+
+/* @st was aligned now: up to where its guest events have a bound. */
+static inline void hvt_session_vm_placed(struct hvt_session_vm *st)
+{
+	st->placed_until = st->al.exact ? UINT64_MAX :
+			   st->al.aligned && st->vm.nr_sync ?
+			   st->vm.sync[st->vm.nr_sync - 1].ex.host_recv : 0;
+}
 
 struct hvt_session {
 	struct hvt_archive archive;
@@ -82,6 +93,8 @@ struct hvt_session {
 	bool all_streams;		/* as opened (hvt_session_opts) */
 	bool follow;			/* ... */
 	size_t vms_unfollowed;		/* VMs that appeared after the open, said */
+	int64_t realign_due_ns;		/* followed: CLOCK_MONOTONIC of the next refit */
+	int64_t realign_cost_ns;	/* ... what the last one took */
 };
 
 struct hvt_session_opts {
@@ -136,6 +149,11 @@ void hvt_session_close(struct hvt_session *ses);
  *     their placement;
  *   - archive.complete turns true once the recording has finished: what
  *     is read after that refresh is all there will be.
+ * The VMs are aligned again at most once a second, or less often where a
+ * refit takes more than 1/20 of the time since the last (it reads the host
+ * layer from the start): a follower spends at most 5% of its time on it;
+ * at once where a VM has no alignment yet, and when the recording ends.
+ * Each VM's placed_until says up to where its alignment reaches.
  * Not followed: a VM that appears after the open (a libvirt domain started
  * later: said once, open the recording again), and clock pairs the host
  * clock gains (the open's map stays: it places the trace's whole span).
