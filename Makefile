@@ -231,6 +231,8 @@ bench: bench-deps
 	tests/bench/guest_link.sh $(BUILD)
 	@echo "== tests/bench/guest_probes.sh"
 	tests/bench/guest_probes.sh $(BUILD)
+	@echo "== tests/bench/live.sh"
+	tests/bench/live.sh $(BUILD)
 
 .PHONY: bench-deps
 

@@ -150,8 +150,11 @@ check "it joins too" wait_for 20 grep -q "VM hvtest joins the recording" "$work/
 check "hvtest2's guest sends user-space data" wait_for 180 \
 	sh -c "find '$work/b/vm/hvtest2' -path '*/user-*/stream-*' -size +0 | grep -q ."
 check "hvtest2 is destroyed while recording" "${V[@]}" destroy hvtest2
+# Which the collector sees first, QEMU's exit or its end of the link reset,
+# is a race (a loaded machine sees the reset first): each says why.
+ended='\(QEMU process exited\|disconnected\|link to the guest broken\)'
 check "hvtest2 ends there, hvtest goes on" \
-	wait_for 20 grep -q "vm hvtest2: .*\(QEMU process exited\|disconnected\)" "$work/all.err"
+	wait_for 20 grep -q "vm hvtest2: .*$ended" "$work/all.err"
 check "hvtest's guest finishes" wait_for 240 grep -q "vm hvtest: guest finished" "$work/all.err"
 kill -INT "$rec"
 reap "$rec" 60
@@ -159,7 +162,7 @@ check "Ctrl-C ends the --all recording, successfully ($?)" test $? -eq 0
 vms=$(jq -r '[.vms[] | .name + "=" + .libvirt_domain] | sort | join(",")' "$work/b/hvtrace.json")
 check "the manifest has both domains ($vms)" test "$vms" = "hvtest2=hvtest2,hvtest=hvtest"
 check "the summary says why hvtest2 ended" \
-	grep -q "vm hvtest2 (tcg): .*\(QEMU process exited\|disconnected\)" "$work/all.out"
+	grep -q "vm hvtest2 (tcg): .*$ended" "$work/all.out"
 "$hvtrace" merge "$work/b" > "$work/merge-b.txt" 2> "$work/merge-b.err"
 check "the --all archive merges ($?)" test $? -eq 0
 for vm in hvtest hvtest2; do

@@ -95,8 +95,10 @@ struct hvt_source *hvt_timeline_next(struct hvt_timeline *tl)
 	advance(tl);	/* the previous event has been used */
 	s = hvt_heap_top(&tl->heap);
 	tl->current = s;
-	if (s)
+	if (s) {
 		tl->events[s->layer]++;
+		s->pending = false;	/* taken: a refit leaves it where it is */
+	}
 	return s;
 }
 
@@ -106,9 +108,24 @@ struct hvt_source *hvt_timeline_peek(struct hvt_timeline *tl)
 	return hvt_heap_top(&tl->heap);
 }
 
+/* The queued sources keyed anew: a refit may have placed their pending events anew. */
+static void rekey(struct hvt_timeline *tl)
+{
+	size_t i;
+
+	tl->heap.n = 0;
+	for (i = 0; i < tl->nr_known; i++)
+		if (tl->queued[i]) {
+			struct hvt_merge_key key = key_of(tl->ses->sources[i]);
+
+			hvt_heap_push(&tl->heap, &key, tl->ses->sources[i]);	/* had room */
+		}
+}
+
 int hvt_timeline_refresh(struct hvt_timeline *tl)
 {
 	advance(tl);
+	rekey(tl);
 	if (take_sources(tl))
 		return -1;
 	queue_ready(tl);

@@ -72,8 +72,28 @@ static void refresh_host(struct hvt_session *ses)
 }
 
 /*
- * Each source of VM @st placed by its alignment from its next event on; a
- * source's later events are never placed before its last.
+ * A source's event read but not taken yet, placed by the new alignment
+ * (the old one may not have reached it: its bound would not hold); never
+ * before the event before it.
+ */
+static void place_pending(struct hvt_source *s)
+{
+	uint64_t t = hvt_tsc_timeline_to_host(s->guest_tl, &s->cur, s->ev.ts);
+
+	s->shift = 0;
+	if (s->events > 1 && t < s->prev_tsc) {
+		s->shift = s->prev_tsc - t;
+		t = s->prev_tsc;
+	}
+	s->host_tsc = t;
+	if (s->events == 1)
+		s->first_tsc = t;
+}
+
+/*
+ * Each source of VM @st placed by its alignment from its pending event
+ * (read, not taken by a time line) on; a source's later events are never
+ * placed before its last.
  */
 static void place_anew(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm_number)
 {
@@ -86,6 +106,8 @@ static void place_anew(struct hvt_session *ses, struct hvt_session_vm *st, size_
 			continue;
 		s->guest_tl = hvt_vm_align_stream(&st->al, s->guest_cpu);
 		memset(&s->cur, 0, sizeof(s->cur));
+		if (s->pending && s->guest_tl)
+			place_pending(s);
 		if (s->events)
 			s->held = s->host_tsc;
 	}
@@ -107,7 +129,7 @@ static int realign(struct hvt_session *ses, struct hvt_session_vm *st, size_t vm
 	}
 	hvt_vm_align_free(&st->al);
 	st->al = al;
-	hvt_session_vm_placed(st);
+	hvt_session_vm_placed(ses, st);
 	place_anew(ses, st, vm_number);
 	return 0;
 }

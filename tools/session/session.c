@@ -125,6 +125,22 @@ uint64_t hvt_session_lost(const struct hvt_session *ses)
 	return n;
 }
 
+void hvt_session_vm_placed(const struct hvt_session *ses, struct hvt_session_vm *st)
+{
+	const struct hvt_host_switches *hs = &ses->align_host.switches;
+	size_t c;
+
+	st->placed_until = st->al.exact ? UINT64_MAX :
+			   st->al.aligned && st->vm.nr_sync ?
+			   st->vm.sync[st->vm.nr_sync - 1].ex.host_recv : 0;
+	if (st->al.exact || !st->al.runs.samples || ses->archive.complete ||
+	    !ses->align_host.switches_read)
+		return;
+	for (c = 0; c < hs->nr_cpus; c++)
+		if (hs->cpus[c].last < st->placed_until)
+			st->placed_until = hs->cpus[c].last;
+}
+
 void hvt_session_close(struct hvt_session *ses)
 {
 	size_t i;

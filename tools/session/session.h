@@ -65,13 +65,14 @@ struct hvt_session_vm {
 					 * follower's guest events after it wait */
 };
 
-/* @st was aligned now: up to where its guest events have a bound. */
-static inline void hvt_session_vm_placed(struct hvt_session_vm *st)
-{
-	st->placed_until = st->al.exact ? UINT64_MAX :
-			   st->al.aligned && st->vm.nr_sync ?
-			   st->vm.sync[st->vm.nr_sync - 1].ex.host_recv : 0;
-}
+struct hvt_session;
+/*
+ * @st of @ses was aligned now: up to where its guest events have a bound -
+ * its last exchange, and, for a clock the vCPU runs refitted while the
+ * recording goes on, the least of the host CPUs' last scheduling or KVM
+ * event read (past it a run may be under way that the fit did not see).
+ */
+void hvt_session_vm_placed(const struct hvt_session *ses, struct hvt_session_vm *st);
 
 struct hvt_session {
 	struct hvt_archive archive;

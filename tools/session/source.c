@@ -122,8 +122,10 @@ int hvt_source_next(struct hvt_source *s)
 		}
 		if (!s->events)
 			s->first_tsc = t;
+		s->prev_tsc = s->host_tsc;
 		s->host_tsc = t;
 		s->events++;
+		s->pending = true;
 		return 1;
 	}
 }

@@ -55,6 +55,9 @@ struct hvt_source {
 					 * (session.h, hvt_session_refresh()) */
 	uint64_t shift;			/* ... the current event by so many ticks */
 	uint64_t events;		/* returned so far */
+	bool pending;			/* its current event is read, not yet taken by a time
+					 * line: a refit places it anew (refresh.c) */
+	uint64_t prev_tsc;		/* ... the host TSC of the event before it */
 	uint64_t first_tsc;		/* ... the first's host TSC (events > 0) */
 	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
 	int64_t expect_bytes;		/* a host CPU file: hvtrace.json's bytes, -1 unknown;

@@ -408,7 +408,7 @@ static int open_vms(struct hvt_session *ses, bool all)
 		if (early)	/* followed: its exchanges are still to come, not missing */
 			hvt_log_mute();
 		failed = hvt_vm_align(&st->al, &ses->align_host, &st->vm, st->types);
-		hvt_session_vm_placed(st);
+		hvt_session_vm_placed(ses, st);
 		if (early) {
 			hvt_log_unmute();
 			ses->align_host.warnings = warned;
