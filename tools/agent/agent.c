@@ -46,7 +46,7 @@
 #include "tools/commands.h"
 
 #define TICK_MS		100	/* housekeeping period; the default drain period */
-#define FLUSH_TICKS	5	/* close partial kernel packets twice a second: a live
+#define FLUSH_TICKS	10	/* close partial kernel packets every second: a live
 				 * follower (merge --follow) waits at most that long */
 #define FINISH_WAIT_S	15	/* how long to wait for the host's GOODBYE */
 #define REPORT_TICKS	100	/* -v: packets forwarded, every 10 s */
