@@ -59,9 +59,10 @@ OUT_SRC := $(wildcard tools/out/*.c)
 CHECK_SRC := $(wildcard tools/check/*.c)
 ANALYZE_SRC := $(wildcard tools/analyze/*.c)
 TOP_SRC := $(wildcard tools/top/*.c)
+RELAY_SRC := $(wildcard tools/relay/*.c)
 # hvtrace-agent: the guest side alone, linking libc only (tools/agent/agent_main.c)
 AGENT_SRC := $(wildcard tools/agent/*.c)
-TOOL_SRC := $(wildcard tools/*.c) $(OUT_SRC) $(CHECK_SRC) $(ANALYZE_SRC) $(TOP_SRC) \
+TOOL_SRC := $(wildcard tools/*.c) $(OUT_SRC) $(CHECK_SRC) $(ANALYZE_SRC) $(TOP_SRC) $(RELAY_SRC) \
 	$(filter-out tools/agent/agent_main.c,$(AGENT_SRC)) $(wildcard host/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 
@@ -254,7 +255,7 @@ FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store
 # library built for fuzzing
 FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive_readers.c \
 	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) $(OUT_SRC) $(CHECK_SRC) \
-	$(ANALYZE_SRC) $(TOP_SRC) \
+	$(ANALYZE_SRC) $(TOP_SRC) $(RELAY_SRC) \
 	$(filter-out tools/hvtrace.c tools/cmd_drift.c,$(wildcard tools/*.c))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 FUZZ_OFFLINE_LIB := $(FUZZ_BUILD)/libhvtoffline.a

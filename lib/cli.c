@@ -3,6 +3,7 @@
  * cli.c - the command-line conventions of every hvtrace command (cli.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,6 +122,20 @@ int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	*v = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
 	if (errno || *end || *v < min || *v > max)
 		return -1;
+	return 0;
+}
+
+int hvt_parse_seconds(const char *cmd, const char *opt, const char *value, double min,
+		      double max, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(value, &end);
+	if (errno || end == value || *end || !isfinite(*v) || *v < min || *v > max) {
+		hvt_usage_error(cmd, "%s is seconds from %g to %g, not '%s'", opt, min, max, value);
+		return -1;
+	}
 	return 0;
 }
 

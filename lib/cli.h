@@ -35,6 +35,12 @@ size_t hvt_edit_distance(const char *a, const char *b);
  * no sign, blanks or trailing characters. 0, or -1 if it is not one.
  */
 int hvt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/*
+ * @value of option @opt of command @cmd as seconds (a decimal fraction)
+ * from @min to @max: 0, or -1 after a usage error naming the range.
+ */
+int hvt_parse_seconds(const char *cmd, const char *opt, const char *value, double min,
+		      double max, double *v);
 
 /*
  * -v/--verbose and -q/--quiet, the same in every offline command: put

@@ -270,18 +270,12 @@ static void format_error(const char *value)
 /* --lag @value, seconds: 0, or -1 after a usage error. */
 static int parse_lag(const char *value, struct merge_opts *o)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(value, &end);
-	if (errno || end == value || *end || !isfinite(v) || v <= 0 || v > 3600) {
-		hvt_usage_error("merge", "--lag is seconds, more than 0 and at most 3600, not "
-				"'%s'", value);
+	if (hvt_parse_seconds("merge", "--lag", value, 1e-9, 3600, &v))
 		return -1;
-	}
 	o->lag_ns = (int64_t)(v * 1e9);
-	return o->lag_ns > 0 ? 0 : (hvt_usage_error("merge", "--lag %s is less than a ns", value), -1);
+	return 0;
 }
 
 /* Option @c of longopts[@i] with @value: 0, 1 for --help (shown), -1 after an error. */

@@ -83,20 +83,6 @@ static void usage(FILE *out)
 		"cannot be read, or the recording it started failed, 2 usage error.\n");
 }
 
-static int parse_seconds(const char *opt, const char *value, double min, double max, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(value, &end);
-	if (errno || end == value || *end || !isfinite(*v) || *v < min || *v > max) {
-		hvt_usage_error("top", "%s is seconds from %g to %g, not '%s'", opt, min, max,
-				value);
-		return -1;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longopts[] = {
@@ -128,11 +114,11 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			o->batch = true;
 			break;
 		case 'd':
-			if (parse_seconds("-d", optarg, 0.1, 3600, &o->delay_s))
+			if (hvt_parse_seconds("top", "-d", optarg, 0.1, 3600, &o->delay_s))
 				return -1;
 			break;
 		case 'g':
-			if (parse_seconds("--lag", optarg, 0.001, 3600, &lag))
+			if (hvt_parse_seconds("top", "--lag", optarg, 0.001, 3600, &lag))
 				return -1;
 			o->lag_ns = (int64_t)(lag * 1e9);
 			break;

@@ -15,5 +15,6 @@ int hvt_cmd_drift(int argc, char **argv);	/* tools/cmd_drift.c */
 int hvt_cmd_tsc(int argc, char **argv);		/* tools/cmd_tsc.c */
 int hvt_cmd_sql(int argc, char **argv);		/* tools/cmd_sql.c */
 int hvt_cmd_top(int argc, char **argv);		/* tools/cmd_top.c */
+int hvt_cmd_relay(int argc, char **argv);	/* tools/cmd_relay.c */
 
 #endif

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "check", hvt_cmd_check, "validate an archive's alignment" },
 	{ "analyze", hvt_cmd_analyze, "where each vCPU's and guest thread's time went" },
 	{ "top", hvt_cmd_top, "a live view of a recording in progress" },
+	{ "relay", hvt_cmd_relay, "serve a recording to LTTng live viewers (babeltrace2)" },
 	{ "drift", hvt_cmd_drift, "run the clock-drift test suite" },
 	{ "tsc", hvt_cmd_tsc, "show each KVM VM's exact guest TSC timeline per vCPU" },
 	{ "sql", hvt_cmd_sql, "ask an archive in SQL (its database, built once)" },

@@ -31,6 +31,7 @@ struct hvt_ctf_out_stream {
 	unsigned char *buf;		/* NULL until the source's first event */
 	size_t size, used;		/* used includes the packet header */
 	uint64_t seq;			/* packet_seq_num of the packet being filled */
+	uint64_t dropped;		/* events left out (hvt_ctf_out_drop()) */
 	uint64_t first_ts, last_ts;
 	uint32_t cpu;			/* packet context cpu_id */
 	uint16_t vm;			/* event context vm */
@@ -94,10 +95,10 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char 
 {
 	memset(o, 0, sizeof(*o));
 	o->dirfd = -1;
-	if (make_dir(dir, force))
+	if (dir && make_dir(dir, force))
 		return -1;
-	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (o->dirfd < 0) {
+	o->dirfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (dir && o->dirfd < 0) {
 		hvt_err("cannot open %s: %s", dir, strerror(errno));
 		return -1;
 	}
@@ -110,8 +111,9 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char 
 	o->ses = ses;
 	if (set_clock(o, &ses->archive))
 		goto fail;
-	o->dir = strdup(dir);
-	o->streams = calloc(ses->nr_sources + 1, sizeof(*o->streams));
+	o->dir = strdup(dir ? dir : "the live trace");
+	o->cap_streams = ses->nr_sources + 1;
+	o->streams = calloc(o->cap_streams, sizeof(*o->streams));
 	o->cap_keys = 64;
 	o->keys = calloc(o->cap_keys, sizeof(*o->keys));
 	if (!o->dir || !o->streams || !o->keys) {
@@ -120,7 +122,8 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char 
 	}
 	return 0;
 fail:
-	close(o->dirfd);
+	if (o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->dir);
 	free(o->streams);
 	free(o->keys);
@@ -249,12 +252,18 @@ static void flush(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *st,
 	pkt.content_size = (uint64_t)st->used * 8u;
 	pkt.packet_size = pkt.content_size;
 	pkt.packet_seq_num = st->seq++;
-	pkt.events_discarded = hvt_source_lost(s);
+	pkt.events_discarded = hvt_source_lost(s) + st->dropped;
 	pkt.cpu_id = st->cpu;
 	memcpy(st->buf, &pkt, sizeof(pkt));
 	st->used = HEAD;
 	if (o->error)
 		return;
+	if (o->sink.packet) {
+		if (o->sink.packet(o->sink.ctx, s, st->file, st->buf,
+				   (size_t)(pkt.content_size / 8u), &pkt))
+			failed(o, errno, st->file);
+		return;
+	}
 	fd = openat(o->dirfd, st->file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0 || hvt_write_all(fd, st->buf, (size_t)(pkt.content_size / 8u)))
 		failed(o, errno, st->file);
@@ -290,13 +299,53 @@ static unsigned char *reserve(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *
 	return st->buf + st->used;
 }
 
+/* @s's stream, the table grown to the session's sources; NULL if out of memory. */
+static struct hvt_ctf_out_stream *stream_of(struct hvt_ctf_out *o, const struct hvt_source *s)
+{
+	if (s->index >= o->cap_streams) {
+		size_t cap = 2 * (size_t)s->index + 2;
+		struct hvt_ctf_out_stream *grown = realloc(o->streams, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		memset(grown + o->cap_streams, 0, (cap - o->cap_streams) * sizeof(*grown));
+		o->streams = grown;
+		o->cap_streams = cap;
+	}
+	return &o->streams[s->index];
+}
+
+void hvt_ctf_out_drop(struct hvt_ctf_out *o, const struct hvt_source *s)
+{
+	struct hvt_ctf_out_stream *st = stream_of(o, s);
+
+	if (st)
+		st->dropped++;
+}
+
+void hvt_ctf_out_flush(struct hvt_ctf_out *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->ses->nr_sources; i++) {
+		struct hvt_source *s = o->ses->sources[i];
+
+		if (s->index < o->cap_streams && o->streams[s->index].buf)
+			flush(o, &o->streams[s->index], s);
+	}
+}
+
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 {
-	struct hvt_ctf_out_stream *st = &o->streams[s->index];
+	struct hvt_ctf_out_stream *st = stream_of(o, s);
 	uint32_t id, cpu = hvt_source_cpu(s);
 	size_t len;
 	unsigned char *p;
 
+	if (!st) {
+		failed(o, ENOMEM, s->name);
+		return;
+	}
 	if (s->host_tsc > o->max_tsc) {
 		o->beyond++;
 		return;
@@ -423,6 +472,13 @@ static void put_stream(FILE *f)
 		HVT_CTF_STREAM_EVENTS);
 }
 
+void hvt_ctf_out_put_head(FILE *f, const struct hvt_ctf_out *o)
+{
+	put_trace(f, o);
+	put_clock(f, o);
+	put_stream(f);
+}
+
 static void put_class(FILE *f, const struct hvt_ctf_out *o, uint32_t id)
 {
 	const struct hvt_ctf_out_class *c = &o->classes[id];
@@ -435,12 +491,19 @@ static void put_class(FILE *f, const struct hvt_ctf_out *o, uint32_t id)
 	fputs("\t} align(8);\n};\n\n", f);
 }
 
+void hvt_ctf_out_put_classes(FILE *f, const struct hvt_ctf_out *o, uint32_t from)
+{
+	uint32_t id;
+
+	for (id = from; id < o->nr_classes; id++)
+		put_class(f, o, id);
+}
+
 /* The metadata file, listing the classes the streams use; -1 after an error message. */
 static int write_metadata(struct hvt_ctf_out *o)
 {
 	int fd = openat(o->dirfd, "metadata", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	uint32_t id;
 	int ret = 0;
 
 	if (!f) {
@@ -449,11 +512,8 @@ static int write_metadata(struct hvt_ctf_out *o)
 			close(fd);
 		return -1;
 	}
-	put_trace(f, o);
-	put_clock(f, o);
-	put_stream(f);
-	for (id = 0; id < o->nr_classes; id++)
-		put_class(f, o, id);
+	hvt_ctf_out_put_head(f, o);
+	hvt_ctf_out_put_classes(f, o, 0);
 	if (ferror(f))
 		failed(o, errno, "metadata");
 	if (fclose(f))
@@ -469,8 +529,11 @@ int hvt_ctf_out_close(struct hvt_ctf_out *o)
 
 	for (i = 0; i < ses->nr_sources; i++) {
 		struct hvt_source *s = ses->sources[i];
-		struct hvt_ctf_out_stream *st = &o->streams[s->index];
+		struct hvt_ctf_out_stream *st;
 
+		if (s->index >= o->cap_streams)
+			continue;
+		st = &o->streams[s->index];
 		if (st->buf)
 			flush(o, st, s);
 		free(st->buf);
@@ -482,14 +545,15 @@ int hvt_ctf_out_close(struct hvt_ctf_out *o)
 			 "readers cannot represent (signed 64-bit nanoseconds since 1970), left "
 			 "out: damaged timestamps?", o->dir, o->beyond, o->beyond == 1 ? "" : "s");
 	}
-	if (write_metadata(o))
+	if (o->dirfd >= 0 && write_metadata(o))
 		ret = -1;
 	if (o->error) {
 		hvt_err("writing %s/%s failed: %s", o->dir, o->failed ? o->failed : "?",
 			strerror(o->error));
 		ret = -1;
 	}
-	close(o->dirfd);
+	if (o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->dir);
 	free(o->failed);
 	free(o->streams);

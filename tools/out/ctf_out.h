@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <hvtrace/ctf.h>
 #include "tools/session/session.h"
@@ -33,12 +34,26 @@ struct hvt_ctf_out_stream;
 struct hvt_ctf_out_class;
 struct hvt_ctf_out_key;
 
+/*
+ * Where a finished packet goes when not to the stream's file in the output
+ * directory (the relay's live trace, tools/relay/relay_trace.h): @data is
+ * the whole packet, @pkt its header and context as written in it. 0, or -1
+ * with errno.
+ */
+struct hvt_ctf_packet_sink {
+	int (*packet)(void *ctx, const struct hvt_source *s, const char *file,
+		      const void *data, size_t len, const struct hvt_ctf_packet *pkt);
+	void *ctx;
+};
+
 struct hvt_ctf_out {
 	struct hvt_session *ses;
+	struct hvt_ctf_packet_sink sink;	/* .packet NULL: the stream files */
 	char *dir;
 	int dirfd;
 	__u8 uuid[HVT_UUID_LEN];
 	struct hvt_ctf_out_stream *streams;	/* by source index */
+	size_t cap_streams;			/* grows with the session's sources (--follow) */
 	struct hvt_ctf_out_class *classes;	/* by event class id */
 	uint32_t nr_classes, cap_classes;
 	struct hvt_ctf_out_key *keys;		/* event type -> class id, open addressing */
@@ -54,12 +69,25 @@ struct hvt_ctf_out {
 /*
  * Creates @dir (it may exist if empty; with @force, if it holds a CTF trace,
  * whose files are removed: util/output_path.h) for @ses's events; -1 after
- * an error message naming the problem.
+ * an error message naming the problem. @dir NULL: no directory, the
+ * packets go to o->sink (set after opening) and the metadata is the
+ * caller's to write (hvt_ctf_out_put_head(), hvt_ctf_out_put_classes()).
  */
 int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char *dir,
 		     bool force);
 /* Appends the current event of @s. */
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s);
+/*
+ * Counts an event of @s left out (the relay's late events): the stream's
+ * next packet says so in events_discarded.
+ */
+void hvt_ctf_out_drop(struct hvt_ctf_out *o, const struct hvt_source *s);
+/* Finishes every packet that holds events (a live trace, each period). */
+void hvt_ctf_out_flush(struct hvt_ctf_out *o);
+/* The metadata before the event classes: trace, clock, stream (TSDL). */
+void hvt_ctf_out_put_head(FILE *f, const struct hvt_ctf_out *o);
+/* The event classes from @from (class ids are given in order) to the last. */
+void hvt_ctf_out_put_classes(FILE *f, const struct hvt_ctf_out *o, uint32_t from);
 /* Writes the last packets and the metadata and frees @o; -1 after an error message. */
 int hvt_ctf_out_close(struct hvt_ctf_out *o);
 

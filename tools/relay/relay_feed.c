@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * relay_feed.c - followed events into the live trace (relay_feed.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "tools/relay/relay_feed.h"
+
+/* The event classes not in the metadata yet (and its head, first); -1 with errno. */
+static int put_metadata(struct hvt_relay_feed *fd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (fd->t->listed && fd->classes_put == fd->ctf.nr_classes)
+		return 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	if (!fd->t->listed)
+		hvt_ctf_out_put_head(f, &fd->ctf);
+	hvt_ctf_out_put_classes(f, &fd->ctf, fd->classes_put);
+	if (fclose(f)) {
+		free(text);
+		return -1;
+	}
+	ret = hvt_relay_trace_metadata(fd->t, text, len);
+	if (!ret)
+		fd->classes_put = fd->ctf.nr_classes;
+	free(text);
+	return ret;
+}
+
+/* ctf_out's packet sink: the metadata first, then the packet. */
+static int put_packet(void *ctx, const struct hvt_source *s, const char *file, const void *data,
+		      size_t len, const struct hvt_ctf_packet *pkt)
+{
+	struct hvt_relay_feed *fd = ctx;
+	struct hvt_relay_index ix = {
+		.packet_size = pkt->packet_size, .content_size = pkt->content_size,
+		.timestamp_begin = pkt->timestamp_begin, .timestamp_end = pkt->timestamp_end,
+		.events_discarded = pkt->events_discarded,
+	};
+
+	(void)s;
+	if (put_metadata(fd))
+		return -1;
+	return hvt_relay_trace_packet(fd->t, file, data, len, &ix) < 0 ? -1 : 0;
+}
+
+int hvt_relay_feed_open(struct hvt_relay_feed *fd, struct hvt_relay_trace *t,
+			struct hvt_session *ses, const struct hvt_follow *f)
+{
+	memset(fd, 0, sizeof(*fd));
+	fd->t = t;
+	fd->f = f;
+	if (hvt_ctf_out_open(&fd->ctf, ses, NULL, false))
+		return -1;
+	fd->ctf.sink.packet = put_packet;
+	fd->ctf.sink.ctx = fd;
+	if (put_metadata(fd)) {
+		hvt_err("cannot write the live trace's metadata in %s: %s", t->dir,
+			strerror(errno));
+		hvt_ctf_out_close(&fd->ctf);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where the host TSC of @s's last event is kept; NULL if out of memory. */
+static uint64_t *last_of(struct hvt_relay_feed *fd, const struct hvt_source *s)
+{
+	if (s->index >= fd->cap_last) {
+		size_t cap = 2 * (size_t)s->index + 16;
+		uint64_t *grown = realloc(fd->last, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		memset(grown + fd->cap_last, 0, (cap - fd->cap_last) * sizeof(*grown));
+		fd->last = grown;
+		fd->cap_last = cap;
+	}
+	return &fd->last[s->index];
+}
+
+int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
+{
+	struct hvt_relay_feed *fd = ctx;
+	uint64_t *last = last_of(fd, s);
+
+	if (!last) {
+		fd->error = ENOMEM;
+		return -1;
+	}
+	if (s->host_tsc < fd->t->beacon || s->host_tsc < *last) {
+		hvt_ctf_out_drop(&fd->ctf, s);
+		fd->late++;
+		return 0;
+	}
+	*last = s->host_tsc;
+	if (s->host_tsc > fd->max_ts && s->host_tsc <= fd->ctf.max_tsc)
+		fd->max_ts = s->host_tsc;
+	hvt_ctf_out_event(&fd->ctf, s);
+	fd->events++;
+	if (fd->ctf.error) {
+		fd->error = fd->ctf.error;
+		return -1;
+	}
+	return 0;
+}
+
+void hvt_relay_feed_caught_up(void *ctx)
+{
+	struct hvt_relay_feed *fd = ctx;
+	uint64_t horizon;
+
+	if (fd->error)
+		return;
+	hvt_ctf_out_flush(&fd->ctf);
+	if (!fd->ctf.error && put_metadata(fd))
+		fd->ctf.error = errno ? errno : EIO;
+	if (fd->ctf.error) {
+		fd->error = fd->ctf.error;
+		return;
+	}
+	horizon = hvt_follow_horizon((struct hvt_follow *)fd->f, fd->f->now_ns);
+	if (horizon > fd->max_ts)
+		horizon = fd->max_ts;
+	if (horizon > fd->t->beacon)
+		fd->t->beacon = horizon;
+}
+
+int hvt_relay_feed_close(struct hvt_relay_feed *fd)
+{
+	int ret = 0;
+
+	if (!fd->error) {
+		hvt_ctf_out_flush(&fd->ctf);
+		if (!fd->ctf.error && put_metadata(fd))
+			fd->ctf.error = errno ? errno : EIO;
+	}
+	if (fd->ctf.error && !fd->error)
+		fd->error = fd->ctf.error;
+	if (fd->error) {
+		hvt_err("writing the live trace in %s failed: %s; viewers get what was "
+			"written before", fd->t->dir, strerror(fd->error));
+		ret = -1;
+	}
+	fd->t->beacon = fd->max_ts > fd->t->beacon ? fd->max_ts : fd->t->beacon;
+	fd->t->done = true;
+	if (hvt_ctf_out_close(&fd->ctf))
+		ret = -1;
+	free(fd->last);
+	fd->last = NULL;
+	return ret;
+}

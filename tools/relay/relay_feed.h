@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * relay_feed.h - the follower's events into the relay's live trace: each
+ * event final now (merge/follow.h) is written as `merge --format=ctf`
+ * writes it (out/ctf_out.h), its packet published (relay_trace.h) when it
+ * fills or when the follower has caught up, after the metadata its event
+ * classes need.
+ *
+ * The trace's beacon, the host TSC before which no stream brings an event
+ * any more, follows the follower's horizon (no later than the latest
+ * event). An event that comes after its place was promised (earlier than
+ * the beacon, or than its stream's last event: a stalled stream's, handed
+ * on after the lag, or one moved back by a refit) cannot be shown to a
+ * live viewer, whose time only goes forward: it is left out of the live
+ * trace and counted in its stream's events_discarded, which viewers show
+ * as discarded events. The archive keeps it; `merge` shows it.
+ */
+#ifndef HVT_TOOLS_RELAY_RELAY_FEED_H
+#define HVT_TOOLS_RELAY_RELAY_FEED_H
+
+#include <stdint.h>
+
+#include "tools/merge/follow.h"
+#include "tools/out/ctf_out.h"
+#include "tools/relay/relay_trace.h"
+
+struct hvt_relay_feed {
+	struct hvt_relay_trace *t;
+	struct hvt_ctf_out ctf;
+	const struct hvt_follow *f;	/* for the horizon */
+	uint32_t classes_put;		/* event classes in the metadata */
+	uint64_t *last;			/* per source: host TSC of its last event taken */
+	size_t cap_last;
+	uint64_t max_ts;		/* the latest event taken */
+	uint64_t events, late;		/* written; left out */
+	int error;			/* errno of a failed write: the feed stops */
+};
+
+/* Lists the session (the metadata's head); -1 after an error message. */
+int hvt_relay_feed_open(struct hvt_relay_feed *fd, struct hvt_relay_trace *t,
+			struct hvt_session *ses, const struct hvt_follow *f);
+/* The follower's sink callbacks, ctx the feed. */
+int hvt_relay_feed_event(struct hvt_source *s, void *ctx);
+void hvt_relay_feed_caught_up(void *ctx);
+/* Publishes the rest and marks the trace done; -1 after an error message. */
+int hvt_relay_feed_close(struct hvt_relay_feed *fd);
+
+#endif
