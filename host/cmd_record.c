@@ -13,6 +13,7 @@
 #include <hvtrace/app_proto.h>
 
 #include "host/ftrace_capture.h"
+#include "host/live_relay.h"
 #include "host/recorder.h"
 #include "host/vm_list.h"
 #include "lib/cli.h"
@@ -98,6 +99,10 @@ static void usage(FILE *out)
 "  --rate BYTES          most bytes per second read from a guest; a faster one\n"
 "                        is held back, not cut off (default: no limit)\n"
 "\n"
+"  --live [ADDR:]PORT    serve the recording as it is written to LTTng live\n"
+"                        viewers (hvtrace relay): babeltrace2\n"
+"                        net://ADDR:PORT/host/HOSTNAME/ARCHIVE-NAME. ADDR defaults\n"
+"                        to 127.0.0.1: the protocol has no authentication\n"
 "  -v, --verbose         more messages\n"
 "  -h, --help            this text\n"
 "\n"
@@ -265,7 +270,7 @@ static int list_alone(const struct hvt_record_opts *o)
 
 enum { O_LIST = 256, O_QMP, O_QEMU_LOG, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
        O_NO_HOST, O_HOST_APPS, O_UID_SHARE, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
-       O_MAX_STREAMS, O_RATE };
+       O_MAX_STREAMS, O_RATE, O_LIVE };
 
 static const struct option record_options[] = {
 	{ "list", no_argument, NULL, O_LIST },
@@ -289,6 +294,7 @@ static const struct option record_options[] = {
 	{ "quota", required_argument, NULL, O_QUOTA },
 	{ "max-streams", required_argument, NULL, O_MAX_STREAMS },
 	{ "rate", required_argument, NULL, O_RATE },
+	{ "live", required_argument, NULL, O_LIVE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -362,6 +368,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_CONNECT: o->connect = arg; break;
 	case O_NO_HOST: o->host_trace = false; break;
 	case O_HOST_APPS: o->host_apps = arg; break;
+	case O_LIVE: o->live = arg; break;
 	case 'o': o->output = arg; break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); exit(0);
@@ -417,6 +424,7 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 int hvt_cmd_record(int argc, char **argv)
 {
 	struct hvt_recorder *r = calloc(1, sizeof(*r));
+	struct hvt_live_relay live = { .fd = -1 };
 	int ret;
 
 	if (!r) {
@@ -441,9 +449,16 @@ int hvt_cmd_record(int argc, char **argv)
 		strftime(r->default_output, sizeof(r->default_output), "hvtrace-%Y%m%d-%H%M%S", &tm);
 		r->o.output = r->default_output;
 	}
-	if (!hvt_recorder_prepare(r))
+	if (r->o.live && hvt_live_relay_listen(&live, r->o.live)) {
+		free(r);
+		return 1;
+	}
+	if (!hvt_recorder_prepare(r)) {
+		hvt_live_relay_start(&live, r->o.output);
 		hvt_recorder_run(r);
+	}
 	ret = hvt_recorder_finish(r);
+	hvt_live_relay_finish(&live);
 	free(r);
 	return ret;
 }

@@ -46,6 +46,7 @@ struct hvt_record_opts {
 	unsigned int duration_s;
 	unsigned int guest_timeout_s;
 	struct hvt_vm_limits limits;
+	const char *live;		/* --live [ADDR:]PORT: served to LTTng live viewers */
 };
 
 /* --all: a run of a domain that could not be recorded, said once. */
