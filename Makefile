@@ -247,7 +247,7 @@ FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 3000
-FUZZ_TARGETS := guest_link archive_readers
+FUZZ_TARGETS := guest_link archive_readers relay_proto
 FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c host/vm_untraced.c \
 	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
 # merge, check, analyze and tsc: the commands but main, the agent and drift
@@ -257,6 +257,9 @@ FUZZ_SRC_archive_readers := tests/fuzz/fuzz_archive_readers.c tests/fuzz/archive
 	tests/unit/archive_fixture.c $(COMMON_SRC) $(CLOCKSYNC_SRC) $(OUT_SRC) $(CHECK_SRC) \
 	$(ANALYZE_SRC) $(TOP_SRC) $(RELAY_SRC) \
 	$(filter-out tools/hvtrace.c tools/cmd_drift.c,$(wildcard tools/*.c))
+# the relay's viewer protocol over a live trace
+FUZZ_SRC_relay_proto := tests/fuzz/fuzz_relay_proto.c tools/relay/relay_proto.c \
+	tools/relay/relay_trace.c $(COMMON_SRC)
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 FUZZ_OFFLINE_LIB := $(FUZZ_BUILD)/libhvtoffline.a
 
@@ -270,6 +273,9 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 
 $(FUZZ_BUILD)/fuzz_guest_link: $(call fuzzobj,$(FUZZ_SRC_guest_link))
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm
+
+$(FUZZ_BUILD)/fuzz_relay_proto: $(call fuzzobj,$(FUZZ_SRC_relay_proto))
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lm
 
 $(FUZZ_BUILD)/fuzz_archive_readers: $(call fuzzobj,$(FUZZ_SRC_archive_readers)) $(FUZZ_OFFLINE_LIB)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -lm

@@ -60,3 +60,5 @@ $(BUILD)/tests/test_session: $(OFFLINE_TEST)
 $(BUILD)/tests/test_follow: $(OFFLINE_TEST)
 $(BUILD)/tests/test_align: $(OFFLINE_TEST)
 $(BUILD)/tests/test_sql: $(call obj_of,tools/cmd_merge.c tools/cmd_sql.c $(OUT_SRC)) $(OFFLINE_TEST)
+$(BUILD)/tests/test_relay_proto: $(call obj_of,tools/relay/relay_proto.c tools/relay/relay_trace.c) \
+	$(COMMON_LIB)
