@@ -153,6 +153,8 @@ static void on_stop(int sig)
 struct relay_run {
 	struct hvt_relay_feed feed;
 	struct hvt_relay_server server;
+	const char *url;
+	bool said;			/* that the session is listed, with its URL */
 };
 
 static int run_event(struct hvt_source *s, void *ctx)
@@ -167,7 +169,13 @@ static void run_caught_up(void *ctx)
 
 static bool run_wait(void *ctx, int64_t ns)
 {
-	hvt_relay_server_run(&((struct relay_run *)ctx)->server, ns);
+	struct relay_run *run = ctx;
+
+	if (!run->said && run->server.t->listed) {
+		hvt_info("serving %s live: babeltrace2 %s", run->server.t->session, run->url);
+		run->said = true;
+	}
+	hvt_relay_server_run(&run->server, ns);
 	return !relay_stop;
 }
 
@@ -251,8 +259,8 @@ static int follow(struct relay_run *run, struct hvt_session *ses, const struct r
 	if (hvt_timeline_init(&tl, ses, NULL, NULL))
 		return 1;
 	hvt_follow_init(&f, &tl, &fo);
+	run->url = url;
 	if (!hvt_relay_feed_open(&run->feed, run->server.t, ses, &f)) {
-		hvt_info("serving %s live: babeltrace2 %s", run->server.t->session, url);
 		ret = hvt_follow_run(&f, &sink, run) ? 1 : 0;
 		if (hvt_relay_feed_close(&run->feed))
 			ret = 1;
@@ -260,9 +268,11 @@ static int follow(struct relay_run *run, struct hvt_session *ses, const struct r
 			ret = 1;
 		if (!ret && !f.complete)
 			ret = relay_stop ? 130 : 1;
-		hvt_info("served %llu events%s; %llu left out as late (the archive has them)",
+		hvt_info("served %llu events%s; %llu left out as late (the archive has them); "
+			 "%llu lost by the producers (live viewers are not told)",
 			 (unsigned long long)run->feed.events, f.complete ? ", all of the recording" :
-			 "", (unsigned long long)run->feed.late);
+			 "", (unsigned long long)run->feed.late,
+			 (unsigned long long)hvt_session_lost(ses));
 	}
 	hvt_timeline_close(&tl);
 	return ret;

@@ -197,6 +197,8 @@ static void test_list_and_attach(void **state)
 	assert_int_equal(at32(f, 0), 0);
 	assert_int_equal(attach(f, 1, 2), 3);		/* unknown yet */
 	metadata(f, "/* CTF 1.8 */ trace {};\n");
+	assert_int_equal(send_cmd(f, 2, NULL, 0), 1);	/* nor before a data stream */
+	assert_int_equal(at32(f, 0), 0);
 	publish(f, "host-cpu-0", "AAAA", 100, 200);
 	assert_int_equal(send_cmd(f, 2, NULL, 0), 1);
 	assert_int_equal(at32(f, 0), 1);
@@ -227,9 +229,7 @@ static void test_seek_last_then_packets(void **state)
 	publish(f, "s0", "old.", 100, 200);
 	connect_viewer(f, 4);
 	assert_int_equal(attach(f, 1, 2), 1);		/* from now: "old." is not given */
-	assert_int_equal(next_index(f, 2), 5);		/* quiet until the packet it skipped */
-	assert_int_equal(at64(f, 32), 200);
-	assert_int_equal(next_index(f, 2), 2);		/* retry: nothing new */
+	assert_int_equal(next_index(f, 2), 2);		/* retry: no beacon yet */
 	f->t.beacon = 300;
 	assert_int_equal(next_index(f, 2), 5);		/* inactive until 300 */
 	assert_int_equal(at64(f, 32), 300);
@@ -277,7 +277,7 @@ static void test_seek_beginning_and_new_streams(void **state)
 	assert_int_equal(new_streams(f), 2);		/* none new */
 	publish(f, "s1", "q0", 5, 6);
 	metadata(f, "b;\n");
-	assert_int_equal(next_index(f, 2), 2);		/* s0: nothing after its packet */
+	assert_int_equal(next_index(f, 2), 2);		/* s0: no beacon past its packet */
 	assert_int_equal(at32(f, 60), 3);		/* new metadata, new stream */
 	assert_int_equal(new_streams(f), 1);
 	assert_int_equal(at32(f, 4), 1);

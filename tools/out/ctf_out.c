@@ -252,7 +252,7 @@ static void flush(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *st,
 	pkt.content_size = (uint64_t)st->used * 8u;
 	pkt.packet_size = pkt.content_size;
 	pkt.packet_seq_num = st->seq++;
-	pkt.events_discarded = hvt_source_lost(s) + st->dropped;
+	pkt.events_discarded = o->discards_unsaid ? 0 : hvt_source_lost(s) + st->dropped;
 	pkt.cpu_id = st->cpu;
 	memcpy(st->buf, &pkt, sizeof(pkt));
 	st->used = HEAD;

@@ -49,6 +49,7 @@ struct hvt_ctf_packet_sink {
 struct hvt_ctf_out {
 	struct hvt_session *ses;
 	struct hvt_ctf_packet_sink sink;	/* .packet NULL: the stream files */
+	bool discards_unsaid;		/* events_discarded always 0 (relay_feed.h says why) */
 	char *dir;
 	int dirfd;
 	__u8 uuid[HVT_UUID_LEN];

@@ -18,12 +18,18 @@ static int put_metadata(struct hvt_relay_feed *fd)
 	FILE *f;
 	int ret;
 
-	if (fd->t->listed && fd->classes_put == fd->ctf.nr_classes)
+	if (fd->t->metadata_len && fd->classes_put == fd->ctf.nr_classes)
 		return 0;
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -1;
-	if (!fd->t->listed)
+	/*
+	 * Each part starts with the signature: babeltrace2 2.0 parses what one
+	 * round of GET_METADATA brought as a text of its own, whose version it
+	 * reads there (without one it reads garbage and refuses the trace).
+	 */
+	fputs("/* CTF 1.8 */\n", f);
+	if (!fd->t->metadata_len)
 		hvt_ctf_out_put_head(f, &fd->ctf);
 	hvt_ctf_out_put_classes(f, &fd->ctf, fd->classes_put);
 	if (fclose(f)) {
@@ -64,6 +70,7 @@ int hvt_relay_feed_open(struct hvt_relay_feed *fd, struct hvt_relay_trace *t,
 		return -1;
 	fd->ctf.sink.packet = put_packet;
 	fd->ctf.sink.ctx = fd;
+	fd->ctf.discards_unsaid = true;
 	if (put_metadata(fd)) {
 		hvt_err("cannot write the live trace's metadata in %s: %s", t->dir,
 			strerror(errno));

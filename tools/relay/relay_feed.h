@@ -12,8 +12,15 @@
  * the beacon, or than its stream's last event: a stalled stream's, handed
  * on after the lag, or one moved back by a refit) cannot be shown to a
  * live viewer, whose time only goes forward: it is left out of the live
- * trace and counted in its stream's events_discarded, which viewers show
- * as discarded events. The archive keeps it; `merge` shows it.
+ * trace and counted (the relay says how many). The archive keeps it;
+ * `merge` shows it.
+ *
+ * Packets say no discarded events (events_discarded 0), neither these nor
+ * those the producers lost: babeltrace2 2.0 places a discarded-events
+ * message at the end of the stream's previous packet, and a stream that
+ * was quiet meanwhile puts it before what the viewer has shown already,
+ * which it takes for an error and stops. The relay says the counts;
+ * `merge`, `check` and `merge --format=ctf` give them.
  */
 #ifndef HVT_TOOLS_RELAY_RELAY_FEED_H
 #define HVT_TOOLS_RELAY_RELAY_FEED_H
@@ -36,7 +43,7 @@ struct hvt_relay_feed {
 	int error;			/* errno of a failed write: the feed stops */
 };
 
-/* Lists the session (the metadata's head); -1 after an error message. */
+/* Writes the metadata's head; -1 after an error message. */
 int hvt_relay_feed_open(struct hvt_relay_feed *fd, struct hvt_relay_trace *t,
 			struct hvt_session *ses, const struct hvt_follow *f);
 /* The follower's sink callbacks, ctx the feed. */

@@ -309,7 +309,12 @@ static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 		vs->hung_up = true;
 		status = INDEX_HUP;
 	} else {
-		beacon = t->beacon > st->last_ts ? t->beacon : st->last_ts;
+		/*
+		 * The trace's beacon, not the stream's last event: a viewer takes
+		 * a beacon as a time it has reached, and a stream it learns of
+		 * later must not bring anything before it.
+		 */
+		beacon = t->beacon;
 		status = INDEX_RETRY;
 		if (beacon > vs->beacon) {
 			put64(p + 32, beacon);

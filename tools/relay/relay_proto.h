@@ -17,8 +17,9 @@
  * now), "seek beginning" at its first; streams published later start at
  * their first packet, the metadata always at its start. A stream with no
  * packet to give answers an inactivity beacon (no event before the
- * trace's beacon) when that has moved, else "retry"; once everything is
- * published and read, "hung up".
+ * trace's beacon, which holds for every stream, also those not published
+ * yet) when that has moved, else "retry"; once everything is published
+ * and read, "hung up".
  *
  * Anything else than the protocol (an unknown command, a payload of the
  * wrong size, a command before CONNECT, a major version other than 2) is a

@@ -103,7 +103,7 @@ int hvt_relay_trace_metadata(struct hvt_relay_trace *t, const char *text, size_t
 	if (hvt_write_all(t->metadata_fd, text, len))
 		return -1;
 	t->metadata_len += len;
-	t->listed = true;
+	t->listed = t->nr_streams > 0;
 	return 0;
 }
 
@@ -194,6 +194,7 @@ int hvt_relay_trace_packet(struct hvt_relay_trace *t, const char *name, const vo
 	st->bytes += len;
 	st->packets++;
 	st->last_ts = ix->timestamp_end;
+	t->listed = t->metadata_len > 0;
 	return i;
 }
 

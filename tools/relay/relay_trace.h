@@ -41,7 +41,9 @@ struct hvt_relay_trace {
 	char *dir;
 	char *session;			/* the session's name (the archive's directory name) */
 	char *hostname;			/* where it was recorded */
-	bool listed;			/* it has metadata: viewers may attach */
+	bool listed;			/* it has metadata and a stream: viewers may attach
+					 * (babeltrace2 2.0 attached to a session without a
+					 * data stream never asks for new ones) */
 	bool done;			/* everything is published: streams end once read */
 	struct hvt_relay_stream *streams;
 	uint32_t nr_streams, cap_streams;
@@ -59,7 +61,7 @@ int hvt_relay_trace_init(struct hvt_relay_trace *t, const char *dir, const char 
 			 const char *hostname);
 /* Removes the directory and what it holds; frees @t. */
 void hvt_relay_trace_free(struct hvt_relay_trace *t);
-/* Appends @len bytes of metadata (whole declarations); lists the session. 0, or -1 with errno. */
+/* Appends @len bytes of metadata (whole declarations). 0, or -1 with errno. */
 int hvt_relay_trace_metadata(struct hvt_relay_trace *t, const char *text, size_t len);
 /*
  * Publishes a packet of the stream of file @name (made on its first
