@@ -69,8 +69,8 @@ static void usage(FILE *out)
 	      "A viewer that attaches gets each stream from its next packet on (babeltrace2\n"
 	      "asks for that) and streams that start later from their first; the metadata\n"
 	      "whole. An event that comes after its place was promised to viewers (a\n"
-	      "stalled stream's, past the lag) is left out of what they get and counted as\n"
-	      "discarded in its stream; the archive keeps it. What the relay serves is kept\n"
+	      "stalled stream's, past the lag; one a refit placed earlier) is placed at the\n"
+	      "promise, its bound widened as much, and counted. What the relay serves is kept\n"
 	      "in a directory of its own under $TMPDIR (default /var/tmp), removed when it\n"
 	      "exits. Exit status: 0 when the recording completed, 1 when it ended\n"
 	      "otherwise or could not be served, 2 on a usage error, 130 on Ctrl-C.\n", out);
@@ -268,10 +268,11 @@ static int follow(struct relay_run *run, struct hvt_session *ses, const struct r
 			ret = 1;
 		if (!ret && !f.complete)
 			ret = relay_stop ? 130 : 1;
-		hvt_info("served %llu events%s; %llu left out as late (the archive has them); "
-			 "%llu lost by the producers (live viewers are not told)",
-			 (unsigned long long)run->feed.events, f.complete ? ", all of the recording" :
-			 "", (unsigned long long)run->feed.late,
+		hvt_info("served %llu events%s; %llu placed later than their time, bound widened "
+			 "as much (at most %.3f ms); %llu lost by the producers (viewers are not "
+			 "told)", (unsigned long long)run->feed.events,
+			 f.complete ? ", all of the recording" : "",
+			 (unsigned long long)run->feed.late, run->feed.late_max_ns / 1e6,
 			 (unsigned long long)hvt_session_lost(ses));
 	}
 	hvt_timeline_close(&tl);

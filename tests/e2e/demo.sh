@@ -7,7 +7,9 @@
 # the same order through babeltrace2. The SQL cookbook's queries agree with
 # analyze and merge on it, and so do analyze's wake chains (who woke each
 # vCPU thread and guest thread) with merge's sched_switch and sched_wakeup,
-# and merge --pid with the host's threads the recording listed.
+# and merge --pid with the host's threads the recording listed. While it
+# records, merge --follow and a babeltrace2 attached over the LTTng live
+# protocol get what the finished archive has.
 set -uo pipefail
 build=${1:?usage: demo.sh BUILD}
 hvtrace=$build/hvtrace
@@ -24,13 +26,16 @@ hvtrace=$build/hvtrace
 . "$(dirname "$0")/io_flows.sh"
 # follow_live: merge --follow while the demo recorded, against the final merge
 . "$(dirname "$0")/follow.sh"
+# live_viewer: babeltrace2 over the LTTng live protocol, against merge --format=ctf
+. "$(dirname "$0")/live_viewer.sh"
 
 work=$(mktemp -d /tmp/hvtrace-e2e-demo-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ "${KEEP:-}" ] || rm -rf "$work"' EXIT
 archive=$work/archive
 
 HVTRACE_DEMO_ROUNDS=100 HVTRACE_DEMO_IO=20 HVTRACE_DEMO_DISK_DELAY_NS=20000000 \
 	HVTRACE_DEMO_FOLLOW=$work/follow.txt HVTRACE_DEMO_FOLLOW_ARGS="--bounds --time=host-tsc" \
+	HVTRACE_DEMO_LIVE=$work/live.txt \
 	scripts/demo "$build" "$archive" > "$work/demo.out" 2>&1
 status=$?
 check "the demo completes" test "$status" -eq 0
@@ -139,6 +144,7 @@ io_events "$hvtrace" "$archive" "$work" 20
 io_flows "$hvtrace" "$archive" "$work" 20
 io_known_delay "$work" 20000000
 follow_live "$hvtrace" "$archive" "$work/follow.txt" "$work"
+live_viewer "$hvtrace" "$archive" "$work/live.txt" "$work"
 # A damaged copy: the host layer unreadable. check fails on it, merge
 # exits 1, and sql says on every run, not only the first, that its
 # database is incomplete.

@@ -31,7 +31,6 @@ struct hvt_ctf_out_stream {
 	unsigned char *buf;		/* NULL until the source's first event */
 	size_t size, used;		/* used includes the packet header */
 	uint64_t seq;			/* packet_seq_num of the packet being filled */
-	uint64_t dropped;		/* events left out (hvt_ctf_out_drop()) */
 	uint64_t first_ts, last_ts;
 	uint32_t cpu;			/* packet context cpu_id */
 	uint16_t vm;			/* event context vm */
@@ -252,7 +251,7 @@ static void flush(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *st,
 	pkt.content_size = (uint64_t)st->used * 8u;
 	pkt.packet_size = pkt.content_size;
 	pkt.packet_seq_num = st->seq++;
-	pkt.events_discarded = o->discards_unsaid ? 0 : hvt_source_lost(s) + st->dropped;
+	pkt.events_discarded = o->discards_unsaid ? 0 : hvt_source_lost(s);
 	pkt.cpu_id = st->cpu;
 	memcpy(st->buf, &pkt, sizeof(pkt));
 	st->used = HEAD;
@@ -315,14 +314,6 @@ static struct hvt_ctf_out_stream *stream_of(struct hvt_ctf_out *o, const struct 
 	return &o->streams[s->index];
 }
 
-void hvt_ctf_out_drop(struct hvt_ctf_out *o, const struct hvt_source *s)
-{
-	struct hvt_ctf_out_stream *st = stream_of(o, s);
-
-	if (st)
-		st->dropped++;
-}
-
 void hvt_ctf_out_flush(struct hvt_ctf_out *o)
 {
 	size_t i;
@@ -337,6 +328,12 @@ void hvt_ctf_out_flush(struct hvt_ctf_out *o)
 
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 {
+	hvt_ctf_out_event_at(o, s, s->host_tsc, hvt_session_event_bound_ns(o->ses, s));
+}
+
+void hvt_ctf_out_event_at(struct hvt_ctf_out *o, struct hvt_source *s, uint64_t tsc,
+			  int64_t bound_ns)
+{
 	struct hvt_ctf_out_stream *st = stream_of(o, s);
 	uint32_t id, cpu = hvt_source_cpu(s);
 	size_t len;
@@ -346,7 +343,7 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 		failed(o, ENOMEM, s->name);
 		return;
 	}
-	if (s->host_tsc > o->max_tsc) {
+	if (tsc > o->max_tsc) {
 		o->beyond++;
 		return;
 	}
@@ -359,17 +356,17 @@ void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s)
 		goto oom;
 	s->rd.ops->payload(s->rd.r, p + EVENT_HEAD);
 	if (st->used == HEAD) {
-		st->first_ts = s->host_tsc;
+		st->first_ts = tsc;
 		st->cpu = s->layer == HVT_LAYER_USER ? HVT_CTF_NO_CPU : cpu;
 	}
-	st->last_ts = s->host_tsc;
+	st->last_ts = tsc;
 	hvt_put_u32(p, id);
-	hvt_put_u64(p + 4, s->host_tsc);
+	hvt_put_u64(p + 4, tsc);
 	hvt_put_u32(p + 12, cpu);
 	hvt_put_u32(p + 16, (uint32_t)hvt_source_tid(s));
 	p[20] = (unsigned char)s->layer;
 	hvt_put_u16(p + 21, st->vm);
-	hvt_put_u64(p + 23, (uint64_t)hvt_session_event_bound_ns(o->ses, s));	/* -1: none */
+	hvt_put_u64(p + 23, (uint64_t)bound_ns);	/* -1: none */
 	st->used += EVENT_HEAD + len;
 	return;
 oom:

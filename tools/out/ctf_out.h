@@ -79,10 +79,12 @@ int hvt_ctf_out_open(struct hvt_ctf_out *o, struct hvt_session *ses, const char 
 /* Appends the current event of @s. */
 void hvt_ctf_out_event(struct hvt_ctf_out *o, struct hvt_source *s);
 /*
- * Counts an event of @s left out (the relay's late events): the stream's
- * next packet says so in events_discarded.
+ * Appends the current event of @s at host TSC @tsc with error bound
+ * @bound_ns (-1: none guaranteed) instead of its own (the relay's late
+ * events, placed later with their bound widened: relay_feed.h).
  */
-void hvt_ctf_out_drop(struct hvt_ctf_out *o, const struct hvt_source *s);
+void hvt_ctf_out_event_at(struct hvt_ctf_out *o, struct hvt_source *s, uint64_t tsc,
+			  int64_t bound_ns);
 /* Finishes every packet that holds events (a live trace, each period). */
 void hvt_ctf_out_flush(struct hvt_ctf_out *o);
 /* The metadata before the event classes: trace, clock, stream (TSDL). */

@@ -3,6 +3,7 @@
  * relay_feed.c - followed events into the live trace (relay_feed.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,21 +100,32 @@ static uint64_t *last_of(struct hvt_relay_feed *fd, const struct hvt_source *s)
 int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
 {
 	struct hvt_relay_feed *fd = ctx;
-	uint64_t *last = last_of(fd, s);
+	uint64_t *last = last_of(fd, s), floor, tsc;
+	int64_t bound;
 
 	if (!last) {
 		fd->error = ENOMEM;
 		return -1;
 	}
-	if (s->host_tsc < fd->t->beacon || s->host_tsc < *last) {
-		hvt_ctf_out_drop(&fd->ctf, s);
+	floor = fd->t->beacon > *last ? fd->t->beacon : *last;
+	tsc = s->host_tsc;
+	bound = hvt_session_event_bound_ns(fd->ctf.ses, s);
+	if (tsc < floor) {
+		uint64_t shift_ns = (uint64_t)(((unsigned __int128)(floor - tsc) * 1000000000u +
+						fd->ctf.clock_hz - 1) / fd->ctf.clock_hz);
+
+		tsc = floor;
+		if (bound >= 0)
+			bound = shift_ns > (uint64_t)(INT64_MAX - bound) ? INT64_MAX :
+				bound + (int64_t)shift_ns;
+		if (shift_ns > fd->late_max_ns)
+			fd->late_max_ns = shift_ns;
 		fd->late++;
-		return 0;
 	}
-	*last = s->host_tsc;
-	if (s->host_tsc > fd->max_ts && s->host_tsc <= fd->ctf.max_tsc)
-		fd->max_ts = s->host_tsc;
-	hvt_ctf_out_event(&fd->ctf, s);
+	*last = tsc;
+	if (tsc > fd->max_ts && tsc <= fd->ctf.max_tsc)
+		fd->max_ts = tsc;
+	hvt_ctf_out_event_at(&fd->ctf, s, tsc, bound);
 	fd->events++;
 	if (fd->ctf.error) {
 		fd->error = fd->ctf.error;

@@ -10,10 +10,13 @@
  * any more, follows the follower's horizon (no later than the latest
  * event). An event that comes after its place was promised (earlier than
  * the beacon, or than its stream's last event: a stalled stream's, handed
- * on after the lag, or one moved back by a refit) cannot be shown to a
- * live viewer, whose time only goes forward: it is left out of the live
- * trace and counted (the relay says how many). The archive keeps it;
- * `merge` shows it.
+ * on after the lag; a guest event that a refit of its VM's clock placed
+ * a little earlier than the fit before) cannot be shown there to a live
+ * viewer, whose time only goes forward: it is placed at the promise
+ * instead, its bound widened by as much, so that its interval (time +/-
+ * bound) still holds its true time, and counted (the relay says how many,
+ * and how far the farthest moved). An event without a guaranteed bound
+ * keeps none. `merge` places it where it belongs.
  *
  * Packets say no discarded events (events_discarded 0), neither these nor
  * those the producers lost: babeltrace2 2.0 places a discarded-events
@@ -39,7 +42,8 @@ struct hvt_relay_feed {
 	uint64_t *last;			/* per source: host TSC of its last event taken */
 	size_t cap_last;
 	uint64_t max_ts;		/* the latest event taken */
-	uint64_t events, late;		/* written; left out */
+	uint64_t events, late;		/* written; of them placed later than their time */
+	uint64_t late_max_ns;		/* ... the farthest, by so much */
 	int error;			/* errno of a failed write: the feed stops */
 };
 
