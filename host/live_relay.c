@@ -12,7 +12,7 @@
 
 #include "host/live_relay.h"
 #include "lib/log.h"
-#include "tools/relay/relay_listen.h"
+#include "lib/live_addr.h"
 
 #define LINGER_S	10	/* the relay's default --linger */
 
@@ -21,7 +21,7 @@ int hvt_live_relay_listen(struct hvt_live_relay *l, const char *spec)
 	char err[300];
 
 	l->pid = 0;
-	l->fd = hvt_relay_listen(spec, l->bound, sizeof(l->bound), err, sizeof(err));
+	l->fd = hvt_live_listen(spec, l->bound, sizeof(l->bound), err, sizeof(err));
 	if (l->fd < 0) {
 		hvt_err("--live %s: %s", spec, err);
 		return -1;

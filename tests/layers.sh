@@ -4,7 +4,7 @@
 # Checks the layout of the hvtrace binary's sources (docs/architecture.md,
 # "The offline side, by stage"):
 #   - in tools/, includes only point down the stages:
-#       commands (tools/*.c) > out/, check/, analyze/, top/ > model/ > merge/
+#       commands (tools/*.c) > relay/ > out/, check/, analyze/, top/ > model/ > merge/
 #       > session/ > align/ > read/ > archive/ > util/
 #     out/, check/, analyze/ and top/ do not include each other; tools/agent/ includes no
 #     other folder of tools/ (it is the guest's binary, libc and lib/ only);
@@ -34,9 +34,10 @@ rank() {
 	tools/merge/*) echo 6 ;;
 	tools/model/*) echo 7 ;;
 	tools/out/* | tools/check/* | tools/analyze/* | tools/top/*) echo 8 ;;
+	tools/relay/*) echo 9 ;;
 	tools/commands.h) echo 0 ;;
-	tools/*) echo 9 ;;
-	*) echo 9 ;;
+	tools/*) echo 10 ;;
+	*) echo 10 ;;
 	esac
 }
 

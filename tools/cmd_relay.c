@@ -26,7 +26,7 @@
 #include "tools/commands.h"
 #include "tools/merge/follow.h"
 #include "tools/relay/relay_feed.h"
-#include "tools/relay/relay_listen.h"
+#include "lib/live_addr.h"
 #include "tools/relay/relay_server.h"
 #include "tools/session/session.h"
 
@@ -52,7 +52,7 @@ static void usage(FILE *out)
 	      "                    set up (--wait). NAME in the URL is its last component,\n"
 	      "                    HOSTNAME the host that records (both are said)\n"
 	      "  --listen [ADDR:]PORT  where viewers connect (default 127.0.0.1:"
-	      HVT_RELAY_DEFAULT_PORT ",\n"
+	      HVT_LIVE_DEFAULT_PORT ",\n"
 	      "                    lttng-relayd's live port). The protocol has no\n"
 	      "                    authentication: any ADDR but loopback lets every host\n"
 	      "                    that reaches it read the recording. PORT 0: a free one\n"
@@ -294,14 +294,14 @@ int hvt_cmd_relay(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	fd = o.listen_fd >= 0 ? o.listen_fd :
-	     hvt_relay_listen(o.listen ? o.listen : HVT_RELAY_DEFAULT_PORT, bound, sizeof(bound),
+	     hvt_live_listen(o.listen ? o.listen : HVT_LIVE_DEFAULT_PORT, bound, sizeof(bound),
 			      err, sizeof(err));
 	if (fd < 0) {
 		hvt_err("%s%s", err, o.listen ? "" : " (--listen PORT: another one)");
 		return 1;
 	}
 	if (o.listen_fd >= 0)
-		hvt_relay_bound(fd, bound, sizeof(bound));
+		hvt_live_bound(fd, bound, sizeof(bound));
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: waits end at once */
 	sigaction(SIGTERM, &sa, NULL);

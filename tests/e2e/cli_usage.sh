@@ -55,6 +55,13 @@ usage_error top "$hvtrace" top -n 0 A
 usage_error top "$hvtrace" top --lag 0 A
 usage_error top "$hvtrace" top --no-such-option A
 usage_error top "$hvtrace" top --
+usage_error relay "$hvtrace" relay
+usage_error relay "$hvtrace" relay A B
+usage_error relay "$hvtrace" relay --lag 0 A
+usage_error relay "$hvtrace" relay --linger x A
+usage_error relay "$hvtrace" relay --fd 1 A
+usage_error relay "$hvtrace" relay --listen 5344 --fd 5 A
+usage_error relay "$hvtrace" relay --no-such-option A
 # The formats an unknown --format is told are the table's, as --help lists them.
 formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
 err=$("$hvtrace" merge --format=xml A 2>&1)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * relay_listen.c - the relay's listening socket (relay_listen.h).
+ * live_addr.c - an LTTng live relay's listening socket (live_addr.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/netaddr.h"
-#include "tools/relay/relay_listen.h"
+#include "lib/live_addr.h"
 
-int hvt_relay_listen(const char *spec, char *bound, size_t bound_size, char *err, size_t errlen)
+int hvt_live_listen(const char *spec, char *bound, size_t bound_size, char *err, size_t errlen)
 {
 	struct hvt_netaddr a;
 	char tcp[300], where[200];
@@ -35,7 +35,7 @@ int hvt_relay_listen(const char *spec, char *bound, size_t bound_size, char *err
 	return fd;
 }
 
-void hvt_relay_bound(int fd, char *bound, size_t bound_size)
+void hvt_live_bound(int fd, char *bound, size_t bound_size)
 {
 	struct hvt_netaddr a = { .text = "the socket given" };
 	char where[200];
