@@ -553,15 +553,6 @@ static void follow_caught_up(void *ctx)
 	hvt_output_flush(c->out);
 }
 
-/* "p50 0.812 s": the delay of rank @k, its upper edge (ms resolution is plenty). */
-static double delay_s(const struct hvt_span_hist *h, double q)
-{
-	int64_t lo, hi;
-
-	hvt_span_hist_rank(h, (uint64_t)(q * (double)(h->n - 1)), &lo, &hi);
-	return (double)hi / 1e9;
-}
-
 /* What following did, for the summary. */
 static void follow_report(const struct follow_out *c, int64_t lag_ns)
 {
@@ -575,7 +566,8 @@ static void follow_report(const struct follow_out *c, int64_t lag_ns)
 		hvt_info("followed: %" PRIu64 " events printed as they became final, %.3f s "
 			 "after their time at the median, %.3f s at p99, %.3f s at most "
 			 "(--lag %.3f s); %" PRIu64 " refreshes, the longest %.3f s",
-			 c->delay.n, delay_s(&c->delay, 0.5), delay_s(&c->delay, 0.99),
+			 c->delay.n, hvt_span_hist_quantile(&c->delay, 0.5) / 1e9,
+			 hvt_span_hist_quantile(&c->delay, 0.99) / 1e9,
 			 (double)c->delay.max / 1e9, (double)lag_ns / 1e9, f->refreshes,
 			 (double)f->refresh_max_ns / 1e9);
 	if (f->late)

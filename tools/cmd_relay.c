@@ -274,6 +274,13 @@ static int follow(struct relay_run *run, struct hvt_session *ses, const struct r
 			 f.complete ? ", all of the recording" : "",
 			 (unsigned long long)run->feed.late, run->feed.late_max_ns / 1e6,
 			 (unsigned long long)hvt_session_lost(ses));
+		if (run->feed.delay.n)
+			hvt_info("published %.3f s after their time at the median, %.3f s at p99, "
+				 "%.3f s at most (--lag %g s)",
+				 hvt_span_hist_quantile(&run->feed.delay, 0.5) / 1e9,
+				 hvt_span_hist_quantile(&run->feed.delay, 0.99) / 1e9,
+				 run->feed.delay.max / 1e9, o->lag_s);
+		hvt_relay_feed_free(&run->feed);
 	}
 	hvt_timeline_close(&tl);
 	return ret;

@@ -80,6 +80,16 @@ clamp:
 		*hi = h->max;
 }
 
+int64_t hvt_span_hist_quantile(const struct hvt_span_hist *h, double q)
+{
+	int64_t lo, hi;
+
+	if (!h->n)
+		return 0;
+	hvt_span_hist_rank(h, (uint64_t)(q * (double)(h->n - 1)), &lo, &hi);
+	return hi;
+}
+
 void hvt_span_hist_free(struct hvt_span_hist *h)
 {
 	free(h->neg);

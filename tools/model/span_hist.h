@@ -23,6 +23,8 @@ struct hvt_span_hist {
 int hvt_span_hist_add(struct hvt_span_hist *h, int64_t x);
 /* The value of rank @k (0: the least; k < h->n) lies in [*lo, *hi]. */
 void hvt_span_hist_rank(const struct hvt_span_hist *h, uint64_t k, int64_t *lo, int64_t *hi);
+/* The upper edge of the bucket of quantile @q (0 to 1) of @h's values; 0 if none. */
+int64_t hvt_span_hist_quantile(const struct hvt_span_hist *h, double q);
 void hvt_span_hist_free(struct hvt_span_hist *h);
 
 #endif

@@ -122,6 +122,11 @@ int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
 			fd->late_max_ns = shift_ns;
 		fd->late++;
 	}
+	if (hvt_span_hist_add(&fd->delay, fd->f->now_ns -
+			      hvt_host_clock_realtime(&fd->ctf.ses->clock, s->host_tsc))) {
+		fd->error = ENOMEM;
+		return -1;
+	}
 	*last = tsc;
 	if (tsc > fd->max_ts && tsc <= fd->ctf.max_tsc)
 		fd->max_ts = tsc;
@@ -178,4 +183,9 @@ int hvt_relay_feed_close(struct hvt_relay_feed *fd)
 	free(fd->last);
 	fd->last = NULL;
 	return ret;
+}
+
+void hvt_relay_feed_free(struct hvt_relay_feed *fd)
+{
+	hvt_span_hist_free(&fd->delay);
 }

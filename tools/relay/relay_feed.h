@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "tools/merge/follow.h"
+#include "tools/model/span_hist.h"
 #include "tools/out/ctf_out.h"
 #include "tools/relay/relay_trace.h"
 
@@ -44,6 +45,7 @@ struct hvt_relay_feed {
 	uint64_t max_ts;		/* the latest event taken */
 	uint64_t events, late;		/* written; of them placed later than their time */
 	uint64_t late_max_ns;		/* ... the farthest, by so much */
+	struct hvt_span_hist delay;	/* from each event's time to its handing on, ns */
 	int error;			/* errno of a failed write: the feed stops */
 };
 
@@ -55,5 +57,7 @@ int hvt_relay_feed_event(struct hvt_source *s, void *ctx);
 void hvt_relay_feed_caught_up(void *ctx);
 /* Publishes the rest and marks the trace done; -1 after an error message. */
 int hvt_relay_feed_close(struct hvt_relay_feed *fd);
+/* Frees what the feed kept for its summary (after hvt_relay_feed_close()). */
+void hvt_relay_feed_free(struct hvt_relay_feed *fd);
 
 #endif
