@@ -12,10 +12,14 @@
 #     not followed): as a multiset of lines without time and bound, which
 #     the live alignment places within its own bounds (follow.sh checks
 #     those; an event the relay placed later than its time has its bound
-#     widened as much).
+#     widened as much);
+#   - stream by stream, in order, each event is the export's, its live
+#     interval (time +/- bound) overlaps the final one, and its live bound
+#     is never the narrower: the live alignment, with the exchanges so
+#     far, and the relay's placing of late events, still hold its time.
 # usage: live_viewer HVTRACE ARCHIVE LIVE_OUTPUT WORK (check() from lib.sh)
 live_viewer() {
-	local hv=$1 archive=$2 live=$3 work=$4 layer late
+	local hv=$1 archive=$2 live=$3 work=$4 layer late verdict pairs differ apart narrow first
 	check "the live relay ended by itself with the recording, status 0" \
 		grep -q "the live relay ended with status 0" "$work/demo.out"
 	check "babeltrace2 live ended by itself with the recording, status 0" \
@@ -34,4 +38,44 @@ live_viewer() {
 		test -n "$late"
 	check "babeltrace2 live received the $(wc -l < "$work/live-final.txt") events of merge --format=ctf (host, kernel, user), each once" \
 		cmp -s <(strip "$live") <(strip "$work/live-final.txt")
+	# each stream's events in order, live against final: the same event, the
+	# intervals overlap, the live bound never the narrower (1 ns: rounding)
+	verdict=$(python3 - "$live" "$work/live-final.txt" "$(jq -r '.host.tsc_freq_hz' "$archive/hvtrace.json")" <<'PY'
+import re, sys
+line = re.compile(r'^\[(\d+)\] \([^)]*\) (.*)bound_ns = (-?\d+)(.*)$')
+def streams(path):
+    out = {}
+    for l in open(path):
+        m = line.match(l)
+        rest = m.group(2) + m.group(4)
+        c = re.search(r'cpu_id = (\d+), tid = (-?\d+), layer = \( "(\w+)".*?vm = \( "([^"]*)"', rest)
+        key = (c.group(3), c.group(4), c.group(2) if c.group(3) == 'user' else c.group(1))
+        out.setdefault(key, []).append((int(m.group(1)), int(m.group(3)), rest))
+    return out
+live, final, hz = streams(sys.argv[1]), streams(sys.argv[2]), float(sys.argv[3])
+n = differ = apart = narrow = 0
+first = ''
+for key, evs in final.items():
+    for (tf, bf, rf), (tl, bl, rl) in zip(evs, live.get(key, [])):
+        n += 1
+        if rf != rl:
+            differ += 1
+            continue
+        if bf < 0 or bl < 0:
+            continue
+        if abs(tl - tf) / hz * 1e9 > bl + bf + 1:
+            apart += 1
+            first = first or '%s: %d+/-%d vs %d+/-%d' % (key, tl, bl, tf, bf)
+        if bl + 1 < bf:
+            narrow += 1
+print(n, differ, apart, narrow, first)
+PY
+)
+	read -r pairs differ apart narrow first <<< "$verdict"
+	check "babeltrace2 live: each stream's events in order are the export's (${differ:-?} of ${pairs:-?} differ)" \
+		test "${differ:-1}" -eq 0
+	check "babeltrace2 live: each event's interval overlaps the final one (${apart:-?} apart${first:+, first $first})" \
+		test "${apart:-1}" -eq 0
+	check "babeltrace2 live: no bound narrower than the final one (${narrow:-?})" \
+		test "${narrow:-1}" -eq 0
 }
