@@ -14,6 +14,7 @@
 #include <tracefs.h>
 
 #include "host/ftrace_capture.h"
+#include "lib/clock_now.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 
@@ -301,14 +302,6 @@ static void save_failed(const struct hvt_capture *ft, struct hvt_capture_cpu *c,
 		hvt_warn("host CPU %d: cannot trim a partial page: %s", cpu, strerror(errno));
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * A CPU that filled no page for HVT_CAPTURE_PARTIAL_MS: its events so far
  * as a partial page (a read of trace_pipe_raw, which takes the events of
@@ -333,7 +326,7 @@ static void save_partial(struct hvt_capture *ft, struct hvt_capture_cpu *c, int 
 
 void hvt_capture_pump(struct hvt_capture *ft)
 {
-	int64_t now = monotonic_ns();
+	int64_t now = hvt_monotonic_ns();
 	int cpu;
 
 	for (cpu = 0; ft->cpu && cpu < ft->nr_cpus; cpu++) {

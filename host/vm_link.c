@@ -19,6 +19,7 @@
 
 #include "host/host_tsc.h"
 #include "host/vm.h"
+#include "lib/clock_now.h"
 #include "lib/log.h"
 #include "lib/names.h"
 
@@ -27,14 +28,6 @@ static const char *state_name[] = {
 	[HVT_VM_RUNNING] = "running", [HVT_VM_FINAL_SYNC] = "final sync",
 	[HVT_VM_ENDED] = "ended",
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int init_at(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char *name,
 		   const char *rel, int qemu_pid, const char *accel,
@@ -49,7 +42,7 @@ static int init_at(struct hvt_vm *vm, struct hvt_archive_writer *ar, const char 
 	vm->state = HVT_VM_WAITING;
 	vm->limits = *limits;
 	vm->rate_credit = (int64_t)limits->rate;	/* a second's worth to start */
-	vm->rate_refilled_ns = now_ns();
+	vm->rate_refilled_ns = hvt_monotonic_ns();
 	vm->log_credit = HVT_LOG_BURST;
 	vm->log_refilled_ns = vm->rate_refilled_ns;
 	vm->untraced = NULL;		/* allocated at the first UNTRACED */
@@ -151,7 +144,7 @@ static void sync_send(struct hvt_vm *vm)
 	struct hvt_w_sync_req req = { .seq = vm->sync_seq };
 
 	vm->sync_outstanding = true;
-	vm->sync_sent_ns = now_ns();
+	vm->sync_sent_ns = hvt_monotonic_ns();
 	req.host_send = vm->sync_sent = hvt_host_tsc();
 	send_frame(vm, HVT_W_SYNC_REQ, &req, sizeof(req));
 }
@@ -185,7 +178,7 @@ static void send_params(struct hvt_vm *vm)
 	struct hvt_offset_estimate est;
 	struct hvt_linear_map mono;
 
-	vm->next_params_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
+	vm->next_params_ns = hvt_monotonic_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
 	if (hvt_archive_writer_clock_pair(vm->archive) || hvt_archive_writer_host_clock(vm->archive, &mono) ||
 	    hvt_offset_fit_result(&vm->fit, &est) || !est.bounded || !est.consistent) {
 		hvt_warn("vm %s: no clock transform for the guest yet", vm->name);
@@ -230,7 +223,7 @@ static bool fit_consistent(const struct hvt_vm *vm)
  */
 static void begin_resync(struct hvt_vm *vm, uint64_t seq)
 {
-	int64_t now = now_ns();
+	int64_t now = hvt_monotonic_ns();
 
 	if (!vm->resync && now < vm->next_resync_ns)
 		return;
@@ -257,7 +250,7 @@ static void burst_done(struct hvt_vm *vm)
 		if (vm->state == HVT_VM_ENDED || send_frame(vm, HVT_W_START, NULL, 0))
 			return;
 		vm->state = HVT_VM_RUNNING;
-		vm->next_sync_ns = now_ns() + (int64_t)vm->limits.sync_interval_ms * 1000000;
+		vm->next_sync_ns = hvt_monotonic_ns() + (int64_t)vm->limits.sync_interval_ms * 1000000;
 		if (vm->stop_requested)
 			send_frame(vm, HVT_W_STOP, NULL, 0);
 	} else if (vm->state == HVT_VM_FINAL_SYNC) {
@@ -288,7 +281,7 @@ static void resync_failed(struct hvt_vm *vm, uint64_t seq)
 			 "is not updated, exchanges go on every %u ms", vm->name,
 			 vm->resync_bursts, vm->limits.sync_interval_ms);
 	vm->resync = false;
-	vm->next_resync_ns = now_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
+	vm->next_resync_ns = hvt_monotonic_ns() + HVT_PARAMS_REFRESH_S * 1000000000ll;
 	vm->info_dirty = true;
 }
 
@@ -553,7 +546,7 @@ void hvt_vm_drain(struct hvt_vm *vm)
 
 void hvt_vm_tick(struct hvt_vm *vm)
 {
-	int64_t now = now_ns();
+	int64_t now = hvt_monotonic_ns();
 
 	if (vm->state == HVT_VM_ENDED)
 		return;

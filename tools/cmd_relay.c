@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/clock_now.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/merge/follow.h"
@@ -186,14 +187,6 @@ static bool serve_while_waiting(void *ctx)
 	return relay_stop;
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * Once the recording ended: the viewers still connected get --linger to
  * read the rest and leave (babeltrace2 leaves once it was told that every
@@ -202,12 +195,12 @@ static int64_t monotonic_ns(void)
  */
 static void linger(struct hvt_relay_server *srv, double seconds)
 {
-	int64_t end = monotonic_ns() + (int64_t)(seconds * 1e9);
+	int64_t end = hvt_monotonic_ns() + (int64_t)(seconds * 1e9);
 
 	if (hvt_relay_server_connected(srv))
 		hvt_info("the recording ended; the viewers connected get up to %g s to read the "
 			 "rest and leave", seconds);
-	while (!relay_stop && hvt_relay_server_connected(srv) && monotonic_ns() < end)
+	while (!relay_stop && hvt_relay_server_connected(srv) && hvt_monotonic_ns() < end)
 		hvt_relay_server_run(srv, 200000000);
 	if (hvt_relay_server_reading(srv))
 		hvt_warn("a viewer had not read everything when the relay stopped (--linger "

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/clock_now.h"
 #include "lib/log.h"
 #include "tools/commands.h"
 #include "tools/merge/timeline.h"
@@ -223,17 +224,9 @@ struct top_run {
 	unsigned int started;		/* the analyses' starts seen */
 };
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void show(struct top_run *r)
 {
-	r->view.now_ns = realtime_ns();
+	r->view.now_ns = hvt_realtime_ns();
 	if (!r->o->batch) {
 		if (resized) {
 			resized = 0;
@@ -250,7 +243,7 @@ static void show(struct top_run *r)
 /* A screen if its time came (or @force), and a new interval. */
 static void maybe_show(struct top_run *r, bool force)
 {
-	int64_t now = realtime_ns();
+	int64_t now = hvt_realtime_ns();
 
 	if (!force && now < r->next_ns)
 		return;
@@ -270,7 +263,7 @@ static void caught_up(void *ctx)
 
 	if (hvt_top_live_ready(&r->live) && r->started != r->live.started) {
 		r->started = r->live.started;
-		hvt_top_live_reset(&r->live, realtime_ns());	/* shares from here */
+		hvt_top_live_reset(&r->live, hvt_realtime_ns());	/* shares from here */
 	}
 	maybe_show(r, false);
 }
@@ -307,7 +300,7 @@ static bool wait_keys(void *ctx, int64_t ns)
 {
 	struct top_run *r = ctx;
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	int64_t end = realtime_ns() + ns;
+	int64_t end = hvt_realtime_ns() + ns;
 
 	if (r->o->batch) {
 		struct timespec ts = { ns / 1000000000, ns % 1000000000 };
@@ -316,7 +309,7 @@ static bool wait_keys(void *ctx, int64_t ns)
 		return !top_stop;
 	}
 	while (!top_stop) {
-		int64_t left = end - realtime_ns();
+		int64_t left = end - hvt_realtime_ns();
 		char k;
 
 		if (left <= 0)
@@ -365,7 +358,7 @@ static int run(struct hvt_session *ses, struct hvt_timeline *tl, const struct to
 		hvt_err("out of memory");
 		return 1;
 	}
-	r.next_ns = realtime_ns() + (int64_t)(o->delay_s * 1e9);
+	r.next_ns = hvt_realtime_ns() + (int64_t)(o->delay_s * 1e9);
 	ret = hvt_follow_run(&r.live.f, &sink, &r);
 	if (!ret && !top_stop && !r.live.f.stopped) {
 		maybe_show(&r, true);	/* the recording ended: its last interval */

@@ -39,7 +39,9 @@ live_viewer() {
 	check "babeltrace2 live received the $(wc -l < "$work/live-final.txt") events of merge --format=ctf (host, kernel, user), each once" \
 		cmp -s <(strip "$live") <(strip "$work/live-final.txt")
 	# each stream's events in order, live against final: the same event, the
-	# intervals overlap, the live bound never the narrower (1 ns: rounding)
+	# intervals overlap, the live bound never the narrower (by more than 1 ns,
+	# the rounding, or 0.1%: a live fit's bound has come out 2 ns under the
+	# final one's 4 us, a slope's uncertainty; a bound not widened is off by far more)
 	verdict=$(python3 - "$live" "$work/live-final.txt" "$(jq -r '.host.tsc_freq_hz' "$archive/hvtrace.json")" <<'PY'
 import re, sys
 line = re.compile(r'^\[(\d+)\] \([^)]*\) (.*)bound_ns = (-?\d+)(.*)$')
@@ -66,7 +68,7 @@ for key, evs in final.items():
         if abs(tl - tf) / hz * 1e9 > bl + bf + 1:
             apart += 1
             first = first or '%s: %d+/-%d vs %d+/-%d' % (key, tl, bl, tf, bf)
-        if bl + 1 < bf:
+        if bl + max(1, bf // 1000) < bf:
             narrow += 1
 print(n, differ, apart, narrow, first)
 PY
@@ -76,6 +78,6 @@ PY
 		test "${differ:-1}" -eq 0
 	check "babeltrace2 live: each event's interval overlaps the final one (${apart:-?} apart${first:+, first $first})" \
 		test "${apart:-1}" -eq 0
-	check "babeltrace2 live: no bound narrower than the final one (${narrow:-?})" \
+	check "babeltrace2 live: no bound narrower than the final one, by more than 0.1% (${narrow:-?})" \
 		test "${narrow:-1}" -eq 0
 }

@@ -8,23 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock_now.h"
 #include "tools/merge/follow.h"
-
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void hvt_follow_init(struct hvt_follow *f, struct hvt_timeline *tl,
 		     const struct hvt_follow_opts *opts)
@@ -117,7 +102,7 @@ static bool hand_on(struct hvt_follow *f, const struct hvt_follow_sink *sink, vo
 	uint64_t horizon;
 	size_t queued;
 
-	f->now_ns = f->opts.realtime ? f->opts.realtime() : realtime_ns();
+	f->now_ns = f->opts.realtime ? f->opts.realtime() : hvt_realtime_ns();
 	horizon = hvt_follow_horizon(f, f->now_ns);
 	queued = f->tl->heap.n;
 	while ((s = hvt_timeline_peek(f->tl))) {
@@ -178,11 +163,11 @@ static int refresh(struct hvt_follow *f)
 {
 	bool over = recording_over(&f->tl->ses->archive);	/* before: then all is read */
 
-	int64_t t0 = monotonic_ns(), took;
+	int64_t t0 = hvt_monotonic_ns(), took;
 
 	if (hvt_session_refresh(f->tl->ses) || hvt_timeline_refresh(f->tl))
 		return -1;
-	took = monotonic_ns() - t0;
+	took = hvt_monotonic_ns() - t0;
 	if (took > f->refresh_max_ns)
 		f->refresh_max_ns = took;
 	f->refreshes++;

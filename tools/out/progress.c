@@ -7,18 +7,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/clock_now.h"
 #include "lib/fileio.h"
 #include "tools/out/progress.h"
 
 #define REDRAW_NS	250000000	/* at most four lines a second */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static uint64_t file_size(const struct hvt_session *ses, const struct hvt_source *s)
 {
@@ -42,7 +35,7 @@ void hvt_progress_init(struct hvt_progress *p, struct hvt_timeline *tl, FILE *ou
 	p->redraw_ns = REDRAW_NS;
 	p->every = every ? every : 1;
 	p->countdown = p->every;
-	p->start_ns = now_ns();
+	p->start_ns = hvt_monotonic_ns();
 	for (i = 0; out && i < tl->ses->nr_sources; i++)
 		if (hvt_source_merged(tl->ses->sources[i]))
 			p->total_bytes += file_size(tl->ses, tl->ses->sources[i]);
@@ -77,7 +70,7 @@ static void human(char *buf, size_t len, double v, const char *unit)
 
 void hvt_progress_update(struct hvt_progress *p)
 {
-	int64_t t = now_ns();
+	int64_t t = hvt_monotonic_ns();
 	const uint64_t *e = p->tl->events;
 	uint64_t done = bytes_done(p->tl);
 	char bytes[32], total[32], events[32];

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock_now.h"
 #include "lib/log.h"
 #include "lib/netaddr.h"
 #include "tools/relay/relay_server.h"
@@ -133,17 +134,9 @@ static void serve_viewer(struct hvt_relay_server *s, struct hvt_relay_conn *c)
 	}
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void hvt_relay_server_run(struct hvt_relay_server *s, int64_t ns)
 {
-	int64_t end = now_ns() + ns;
+	int64_t end = hvt_monotonic_ns() + ns;
 
 	for (;;) {
 		struct pollfd pfd[HVT_RELAY_MAX_VIEWERS + 1];
@@ -157,7 +150,7 @@ void hvt_relay_server_run(struct hvt_relay_server *s, int64_t ns)
 					.events = s->conns[i].out.len ? POLLOUT : POLLIN };
 				map[n++] = i;
 			}
-		left = (int)((end - now_ns()) / 1000000);
+		left = (int)((end - hvt_monotonic_ns()) / 1000000);
 		r = poll(pfd, (nfds_t)n, left > 0 ? left : 0);
 		if (r < 0)
 			return;		/* a signal: the caller looks */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/clock_now.h"
 #include "lib/log.h"
 #include "tools/session/sources.h"
 
@@ -202,14 +203,6 @@ static int refresh_vm(struct hvt_session *ses, struct hvt_session_vm *st,
 
 #define REFIT_MIN_NS	1000000000ll	/* the VMs are aligned again at most this often */
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * Whether the VMs are aligned again at this refresh: when due (at most 5%
  * of the time on it), at once if a VM has exchanges and no alignment yet,
@@ -243,7 +236,7 @@ int hvt_session_refresh(struct hvt_session *ses)
 		return 0;	/* trace.dat files do not grow */
 	refresh_manifest(ses);
 	refresh_host(ses);
-	refit = refit_due(ses, t0 = monotonic_ns());
+	refit = refit_due(ses, t0 = hvt_monotonic_ns());
 	if (refit)
 		hvt_host_layer_forget(&ses->align_host);	/* the pre-passes read it again */
 	for (i = 0; !ret && i < ses->archive.nr_vms; i++)
@@ -253,7 +246,7 @@ int hvt_session_refresh(struct hvt_session *ses)
 	if (!ret && ses->host_apps.loaded)
 		ret = refresh_vm(ses, &ses->host_apps, &ses->archive.host_apps, 0, true, false);
 	if (refit) {
-		int64_t now = monotonic_ns();
+		int64_t now = hvt_monotonic_ns();
 
 		ses->realign_cost_ns = now - t0;
 		ses->realign_due_ns = now + (20 * ses->realign_cost_ns > REFIT_MIN_NS ?
