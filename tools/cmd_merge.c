@@ -119,7 +119,7 @@ static void usage(FILE *out)
 		"                    microseconds placed through the archive's host clock\n"
 		"                    pairs, the bound said; may be repeated\n\n"
 		"  --follow          ARCHIVE is being recorded: print its events as they become\n"
-		"                    final, until the recording completes (text and null;\n"
+		"                    final, until the recording completes (text, jsonl, null;\n"
 		"                    waits up to 10 s for ARCHIVE to appear). An event is\n"
 		"                    final once every stream was read past it, or once it\n"
 		"                    is --lag old by this host's clock; a stream that\n"
@@ -378,7 +378,7 @@ static bool follow_refused(struct merge_opts *o)
 	if (!o->lag_ns)
 		o->lag_ns = 2000000000;
 	if (!o->format->streams) {
-		hvt_usage_error("merge", "--follow prints text (or null) as the events come; "
+		hvt_usage_error("merge", "--follow prints text, jsonl (or null) as the events come; "
 				"--format=%s is written from a finished recording", o->format->name);
 		return true;
 	}

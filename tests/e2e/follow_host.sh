@@ -7,7 +7,8 @@
 #      merge once, each CPU's in the same order (the whole order too, when
 #      it says no event came late), and no line goes back in time more
 #      often than the late events it counted; it said how long after their
-#      time it printed them;
+#      time it printed them; a follower in JSON lines (--format=jsonl) gave
+#      the same number of events, each a JSON object;
 #   2. a recording whose collector is killed (SIGKILL): the follower ends
 #      by itself, status 1, saying the collector is gone; what it printed
 #      is what a merge of the archive holds; the archive still merges;
@@ -33,6 +34,7 @@ start_bg rec "$hvtrace" record --qemu-pid "$target" --vm target -o "$work/a1" --
 	> "$work/record1.out" 2>&1
 start_bg follow "$hvtrace" merge --follow --bounds --time=host-tsc "$work/a1" \
 	> "$work/follow1.txt" 2> "$work/follow1.err"
+start_bg jsonl "$hvtrace" merge --follow --format=jsonl "$work/a1" > "$work/follow1.jsonl" 2> /dev/null
 reap "$rec" 30
 check "recording 1 completes" test $? -eq 0
 reap "$follow" 10
@@ -40,6 +42,11 @@ status=$?
 check "merge --follow ends by itself with the recording, status 0 ($status)" test "$status" -eq 0
 "$hvtrace" merge --bounds --time=host-tsc "$work/a1" > "$work/final1.txt" 2> /dev/null
 n=$(wc -l < "$work/final1.txt")
+reap "$jsonl" 10
+status=$?
+objects=$(jq -c 'select(type == "object" and .event != null)' "$work/follow1.jsonl" | wc -l)
+check "merge --follow --format=jsonl ends with the recording (status $status), the $n events as JSON objects ($objects)" \
+	test "$status" -eq 0 -a "$objects" -eq "$n"
 check "merge --follow printed the final merge's $n events, each CPU's in order" \
 	cmp -s <(per_cpu "$work/follow1.txt") <(per_cpu "$work/final1.txt")
 late=$(sed -n 's/.*warning: \([0-9]*\) events came more than --lag late.*/\1/p' \

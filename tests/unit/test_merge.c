@@ -747,6 +747,81 @@ static json_t *json_of(const char *text)
 	return doc;
 }
 
+/* A string of decimal digits only. */
+static bool digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/*
+ * --format=jsonl: a JSON object per line and event, as many as text lines,
+ * with the times (host_tsc and realtime_ns exact, as strings), the bound
+ * (0 on the host), the layer, VM, thread name, event and its fields; it
+ * has its own times: --time is refused.
+ */
+static void test_jsonl(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *jsonl, *err, *line, *next;
+	size_t lines = 0, text_lines = 0, guest = 0;
+	json_t *o, *args;
+
+	assert_int_equal(MERGE(c, &text, c->root), 0);
+	for (line = text; (line = strchr(line, '\n')); line++)
+		text_lines++;
+	assert_int_equal(MERGE_ERR(c, &jsonl, &err, c->root, "--format=jsonl"), 0);
+	for (line = jsonl; *line; line = next + 1) {
+		next = strchr(line, '\n');
+		assert_non_null(next);
+		*next = 0;
+		o = json_of(line);
+		assert_true(json_is_object(o));
+		args = json_object_get(o, "args");
+		assert_true(json_is_object(args));
+		assert_true(digits(json_string_value(json_object_get(o, "host_tsc"))));
+		assert_true(digits(json_string_value(json_object_get(o, "realtime_ns"))));
+		assert_true(json_is_integer(json_object_get(o, "time_ns")));
+		if (!lines) {	/* the first event: the host's sched_switch at 0.001234567 */
+			assert_int_equal(json_integer_value(json_object_get(o, "time_ns")), 1234567);
+			assert_string_equal(json_string_value(json_object_get(o, "layer")), "host");
+			assert_true(json_is_null(json_object_get(o, "vm")));
+			assert_int_equal(json_integer_value(json_object_get(o, "bound_ns")), 0);
+			assert_string_equal(json_string_value(json_object_get(o, "comm")),
+					    "qemu-system-x86");
+			assert_string_equal(json_string_value(json_object_get(o, "event")),
+					    "sched_switch");
+			assert_int_equal(json_integer_value(json_object_get(args, "cpu")), 1);
+			assert_int_equal(json_integer_value(json_object_get(args, "tid")), 4321);
+		}
+		if (json_integer_value(json_object_get(o, "time_ns")) == 1240000) {
+			json_int_t b = json_integer_value(json_object_get(o, "bound_ns"));
+
+			assert_string_equal(json_string_value(json_object_get(o, "layer")), "kernel");
+			assert_string_equal(json_string_value(json_object_get(o, "vm")), "demo");
+			assert_true(b > 0 && b < 100);
+			assert_int_equal(json_integer_value(json_object_get(args, "tid")), 77);
+			assert_non_null(json_object_get(args, "next_comm"));
+			guest++;
+		}
+		json_decref(o);
+		lines++;
+	}
+	assert_int_equal(lines, text_lines);
+	assert_int_equal(guest, 1);
+	free(text);
+	free(jsonl);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=jsonl", "--time=realtime"), 2);
+	assert_non_null(strstr(err, "--format=jsonl gives every time"));
+	free(text);
+	free(err);
+}
+
 /* The metadata entry @name ("thread_name", ...) of @pid (and @tid unless 0): its args.name. */
 static const char *meta_name(json_t *events, const char *name, json_int_t pid, json_int_t tid)
 {
@@ -1493,6 +1568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_unused_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_sched_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jsonl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_overwritten_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test(test_time_text),

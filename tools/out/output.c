@@ -82,6 +82,27 @@ static int json_close(struct hvt_output *o)
 	return 0;
 }
 
+static int jsonl_open(struct hvt_output *o, struct hvt_session *ses)
+{
+	return hvt_jsonl_init(&o->jsonl, ses, o->opts->names, o->file);
+}
+
+static void jsonl_event(struct hvt_output *o, struct hvt_source *s)
+{
+	hvt_jsonl_event(&o->jsonl, s);
+}
+
+static void jsonl_flush(struct hvt_output *o)
+{
+	hvt_text_flush(&o->jsonl.text);
+}
+
+static int jsonl_close(struct hvt_output *o)
+{
+	hvt_jsonl_finish(&o->jsonl);
+	return 0;
+}
+
 static int ctf_open(struct hvt_output *o, struct hvt_session *ses)
 {
 	return hvt_ctf_out_open(&o->ctf, ses, o->opts->path, o->opts->force);
@@ -142,6 +163,12 @@ static const struct hvt_output_format formats[] = {
 		"host and VM, a thread per CPU and per traced task",
 	  .own_time = "has its own time: microseconds since the trace start", .writes = true,
 	  .open = json_open, .event = json_event, .close = json_close },
+	{ .name = "jsonl", .help = "JSON lines: an object per event (time_ns, realtime_ns,\n"
+		"host_tsc, bound_ns, layer, vm, comm, event, args), for\n"
+		"jq and programs; streams with --follow",
+	  .own_time = "gives every time: time_ns, realtime_ns and host_tsc", .writes = true,
+	  .thread_names = true, .streams = true,
+	  .open = jsonl_open, .event = jsonl_event, .close = jsonl_close, .flush = jsonl_flush },
 	{ .name = "ctf", .help = "a CTF 1.8 trace on one clock, the host TSC, for\n"
 		"babeltrace2 and Trace Compass: --output names its\n"
 		"directory, new or empty (--force: or one that holds\n"

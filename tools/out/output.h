@@ -14,6 +14,7 @@
 
 #include "tools/out/ctf_out.h"
 #include "tools/out/json_out.h"
+#include "tools/out/jsonl_out.h"
 #include "tools/out/sqlite_out.h"
 #include "tools/out/text_out.h"
 #include "tools/session/session.h"
@@ -56,6 +57,7 @@ struct hvt_output {
 	union {
 		struct hvt_printer text;
 		struct hvt_json_printer json;
+		struct hvt_jsonl_printer jsonl;
 		struct hvt_ctf_out ctf;
 		struct hvt_sql_out *sql;
 	};
