@@ -119,8 +119,7 @@ static const struct hvt_top_entry *top_taker(const struct hvt_top_vm *vm, int32_
 	return NULL;
 }
 
-static void vcpu_rows(struct screen *s, const struct hvt_top_live *t, const struct hvt_top_vm *vm,
-		      double span)
+static void vcpu_rows(struct screen *s, const struct hvt_top_vm *vm, double span)
 {
 	static const enum hvt_vcpu_state cols[] = { HVT_VCPU_GUEST, HVT_VCPU_IDLE,
 		HVT_VCPU_HYPERVISOR, HVT_VCPU_PREEMPTED, HVT_VCPU_BLOCKED, HVT_VCPU_UNKNOWN };
@@ -143,8 +142,6 @@ static void vcpu_rows(struct screen *s, const struct hvt_top_live *t, const stru
 				 share(b[5], sizeof(b[5]), e->ticks, whole));
 		else
 			snprintf(took, sizeof(took), "-");
-		for (k = 0; k < 5; k++)
-			share(b[k], sizeof(b[k]), c->ticks[cols[k]], whole);
 		line(s, " %4zu %6s %6s %6s %8s %7s %7s %8s  %s", v,
 		     share(b[0], sizeof(b[0]), c->ticks[cols[0]], whole),
 		     share(b[1], sizeof(b[1]), c->ticks[cols[1]], whole),
@@ -153,7 +150,6 @@ static void vcpu_rows(struct screen *s, const struct hvt_top_live *t, const stru
 		     share(b[4], sizeof(b[4]), c->ticks[cols[4]], whole),
 		     share(b[5], sizeof(b[5]), c->ticks[cols[5]], whole), exits, took);
 	}
-	(void)t;
 }
 
 /* The host tasks that took the most from the VM's vCPUs, over all its vCPUs. */
@@ -223,11 +219,11 @@ static uint64_t sort_key(const struct thread_sum *x, enum hvt_top_sort sort)
 	}
 }
 
-static enum hvt_top_sort sort_by;
-
-static int by_key(const void *a, const void *b)
+/* qsort_r()'s order: @by points to the hvt_top_sort, most first. */
+static int by_key(const void *a, const void *b, void *by)
 {
-	uint64_t x = sort_key(a, sort_by), y = sort_key(b, sort_by);
+	enum hvt_top_sort sort = *(const enum hvt_top_sort *)by;
+	uint64_t x = sort_key(a, sort), y = sort_key(b, sort);
 
 	return x != y ? (x > y ? -1 : 1) : 0;
 }
@@ -279,8 +275,7 @@ static void thread_rows(struct screen *s, const struct hvt_top_live *t, const st
 			x[n++].tid = vm->threads.v[i].a;
 		add_row(&x[k], &vm->threads.v[i]);
 	}
-	sort_by = s->v->sort;
-	qsort(x, n, sizeof(*x), by_key);
+	qsort_r(x, n, sizeof(*x), by_key, (void *)&s->v->sort);
 	while (n && !sort_key(&x[n - 1], s->v->sort))
 		n--;	/* lost nothing by this measure */
 	if (n)
@@ -316,7 +311,7 @@ static void vm_block(struct screen *s, struct hvt_top_live *t, size_t i, double 
 	clock_text(t, i, vm, clock, sizeof(clock));
 	line(s, "VM %s (%s): %s", t->ses->archive.vms[i].name,
 	     t->ses->vms[i].vm.kvm ? "kvm" : "tcg", clock);
-	vcpu_rows(s, t, vm, span);
+	vcpu_rows(s, vm, span);
 	exit_rows(s, vm, span);
 	taker_rows(s, t, vm);
 	thread_rows(s, t, vm);
