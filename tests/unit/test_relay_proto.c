@@ -99,7 +99,8 @@ static int send_cmd(struct fx *f, uint32_t cmd, const unsigned char *payload, si
 	put64(buf, len);
 	put32(buf + 8, cmd);
 	put32(buf + 12, 0);
-	memcpy(buf + 16, payload, len);
+	if (len)
+		memcpy(buf + 16, payload, len);
 	f->out.len = 0;
 	r = hvt_relay_command(&f->v, &f->t, buf, 16 + len, &used, &f->out);
 	if (r > 0)
