@@ -23,8 +23,9 @@ live_viewer() {
 	check "the live relay ended by itself with the recording, status 0" \
 		grep -q "the live relay ended with status 0" "$work/demo.out"
 	check "babeltrace2 live ended by itself with the recording, status 0" \
-		grep -q "the live viewer ended with status 0" "$work/demo.out" ||
-		grep -v '^ ' "$live.err" | tail -n 5
+		grep -q "the live viewer ended with status 0" "$work/demo.out"
+	grep -q "the live viewer ended with status 0" "$work/demo.out" ||
+		grep -A3 "^CAUSED BY" "$live.err" | tail -n 12	# the work directory goes
 	for layer in host kernel user; do
 		check "babeltrace2 live had $layer events when the recording ended" \
 			grep -q "layer = ( \"$layer\"" "$live.at-end"

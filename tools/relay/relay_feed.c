@@ -111,7 +111,12 @@ int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
 	tsc = s->host_tsc;
 	bound = hvt_session_event_bound_ns(fd->ctf.ses, s);
 	if (tsc < floor) {
-		uint64_t shift_ns = (uint64_t)(((unsigned __int128)(floor - tsc) * 1000000000u +
+		/*
+		 * in ns by the trace's clock, 100 ppm more: the clocks that read it
+		 * (the session's fit, the manifest's tsc_freq_hz) differ by ppm
+		 */
+		uint64_t ticks = floor - tsc + (floor - tsc) / 10000 + 1;
+		uint64_t shift_ns = (uint64_t)(((unsigned __int128)ticks * 1000000000u +
 						fd->ctf.clock_hz - 1) / fd->ctf.clock_hz);
 
 		tsc = floor;
