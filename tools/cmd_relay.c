@@ -70,9 +70,9 @@ static void usage(FILE *out)
 	      "  -h, --help        this text\n\n"
 	      "A viewer that attaches gets each stream from its next packet on (babeltrace2\n"
 	      "asks for that) and streams that start later from their first; the metadata\n"
-	      "whole. An event that comes after its place was promised to viewers (a\n"
-	      "stalled stream's, past the lag; one a refit placed earlier) is placed at the\n"
-	      "promise, its bound widened as much, and counted. What the relay serves is kept\n"
+	      "whole. An event that comes after a later one was served (a stalled stream's,\n"
+	      "past the lag; one a refit placed earlier) is served at that later time, its\n"
+	      "bound widened as much, and counted. What the relay serves is kept\n"
 	      "in a directory of its own under $TMPDIR (default /var/tmp), removed when it\n"
 	      "exits. Exit status: 0 when the recording completed, 1 when it ended\n"
 	      "otherwise or could not be served, 2 on a usage error, 130 on Ctrl-C.\n", out);

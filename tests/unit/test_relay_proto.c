@@ -278,6 +278,10 @@ static void test_seek_beginning_and_new_streams(void **state)
 	assert_int_equal(new_streams(f), 2);		/* none new */
 	publish(f, "s1", "q0", 5, 6);
 	metadata(f, "b;\n");
+	f->t.beacon = 9;	/* past s1's start, which the viewer has not heard of */
+	assert_int_equal(next_index(f, 2), 5);
+	assert_int_equal(at64(f, 32), 5);		/* held at s1's start */
+	f->t.beacon = 0;
 	assert_int_equal(next_index(f, 2), 2);		/* s0: no beacon past its packet */
 	assert_int_equal(at32(f, 60), 3);		/* new metadata, new stream */
 	assert_int_equal(new_streams(f), 1);
@@ -292,6 +296,29 @@ static void test_seek_beginning_and_new_streams(void **state)
 	assert_int_equal(next_index(f, 2), 4);		/* no stream known now */
 	assert_int_equal(send_cmd(f, 9, (const unsigned char *)"\0\0\0\0\0\0\0\1", 8), 1);
 	assert_int_equal(at32(f, 0), 2);
+}
+
+/* A packet needs only the metadata published before it: what came later waits. */
+static void test_packet_needs_its_metadata_only(void **state)
+{
+	struct fx *f = *state;
+
+	metadata(f, "a;\n");
+	publish(f, "s0", "p0", 1, 2);
+	connect_viewer(f, 4);
+	assert_int_equal(attach(f, 1, 1), 1);
+	assert_int_equal(get_metadata(f, 1), 1);
+	assert_int_equal(next_index(f, 2), 1);
+	metadata(f, "b;\n");			/* a class of a packet to come */
+	assert_int_equal(get_packet(f, 2, 0, 2), 1);	/* p0 does not need it */
+	assert_memory_equal(f->out.buf + 12, "p0", 2);
+	assert_int_equal(at32(f, 8) & 1, 1);	/* but it is said to be there */
+	publish(f, "s0", "p1", 3, 4);
+	assert_int_equal(next_index(f, 2), 1);
+	assert_int_equal(get_packet(f, 2, 2, 2), 3);	/* p1 does: read it first */
+	assert_int_equal(at32(f, 8) & 1, 1);
+	assert_int_equal(get_metadata(f, 1), 1);
+	assert_int_equal(get_packet(f, 2, 2, 2), 1);
 }
 
 static void test_protocol_errors(void **state)
@@ -353,6 +380,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_and_attach, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seek_last_then_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seek_beginning_and_new_streams, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_packet_needs_its_metadata_only, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_protocol_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_reads_stay_published, setup, teardown),

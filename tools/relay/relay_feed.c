@@ -81,34 +81,12 @@ int hvt_relay_feed_open(struct hvt_relay_feed *fd, struct hvt_relay_trace *t,
 	return 0;
 }
 
-/* Where the host TSC of @s's last event is kept; NULL if out of memory. */
-static uint64_t *last_of(struct hvt_relay_feed *fd, const struct hvt_source *s)
-{
-	if (s->index >= fd->cap_last) {
-		size_t cap = 2 * (size_t)s->index + 16;
-		uint64_t *grown = realloc(fd->last, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		memset(grown + fd->cap_last, 0, (cap - fd->cap_last) * sizeof(*grown));
-		fd->last = grown;
-		fd->cap_last = cap;
-	}
-	return &fd->last[s->index];
-}
-
 int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
 {
 	struct hvt_relay_feed *fd = ctx;
-	uint64_t *last = last_of(fd, s), floor, tsc;
+	uint64_t floor = fd->max_ts, tsc = s->host_tsc;	/* the beacon is no later */
 	int64_t bound;
 
-	if (!last) {
-		fd->error = ENOMEM;
-		return -1;
-	}
-	floor = fd->t->beacon > *last ? fd->t->beacon : *last;
-	tsc = s->host_tsc;
 	bound = hvt_session_event_bound_ns(fd->ctf.ses, s);
 	if (tsc < floor) {
 		/*
@@ -132,7 +110,6 @@ int hvt_relay_feed_event(struct hvt_source *s, void *ctx)
 		fd->error = ENOMEM;
 		return -1;
 	}
-	*last = tsc;
 	if (tsc > fd->max_ts && tsc <= fd->ctf.max_tsc)
 		fd->max_ts = tsc;
 	hvt_ctf_out_event_at(&fd->ctf, s, tsc, bound);
@@ -185,8 +162,6 @@ int hvt_relay_feed_close(struct hvt_relay_feed *fd)
 	fd->t->done = true;
 	if (hvt_ctf_out_close(&fd->ctf))
 		ret = -1;
-	free(fd->last);
-	fd->last = NULL;
 	return ret;
 }
 

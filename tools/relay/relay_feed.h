@@ -8,11 +8,12 @@
  *
  * The trace's beacon, the host TSC before which no stream brings an event
  * any more, follows the follower's horizon (no later than the latest
- * event). An event that comes after its place was promised (earlier than
- * the beacon, or than its stream's last event: a stalled stream's, handed
- * on after the lag; a guest event that a refit of its VM's clock placed
- * a little earlier than the fit before) cannot be shown there to a live
- * viewer, whose time only goes forward: it is placed at the promise
+ * event). A viewer's time only goes forward, and babeltrace2 2.0 takes a
+ * message earlier than one it has shown, in any stream (also one it learns
+ * of later), for an error: so an event earlier than the latest event
+ * already written (the follower's late events: a stalled stream's, past
+ * the lag; a guest event that a refit placed earlier; a stream's first
+ * events, come after others moved on) is placed at that latest time
  * instead, its bound widened by as much, so that its interval (time +/-
  * bound) still holds its true time, and counted (the relay says how many,
  * and how far the farthest moved). An event without a guaranteed bound
@@ -40,9 +41,7 @@ struct hvt_relay_feed {
 	struct hvt_ctf_out ctf;
 	const struct hvt_follow *f;	/* for the horizon */
 	uint32_t classes_put;		/* event classes in the metadata */
-	uint64_t *last;			/* per source: host TSC of its last event taken */
-	size_t cap_last;
-	uint64_t max_ts;		/* the latest event taken */
+	uint64_t max_ts;		/* the latest event written: no event goes before */
 	uint64_t events, late;		/* written; of them placed later than their time */
 	uint64_t late_max_ns;		/* ... the farthest, by so much */
 	struct hvt_span_hist delay;	/* from each event's time to its handing on, ns */

@@ -270,6 +270,24 @@ static uint32_t news(const struct hvt_relay_viewer *v, const struct hvt_relay_tr
 	       (v->known < t->nr_streams ? FLAG_NEW_STREAM : 0);
 }
 
+/*
+ * The time @v may take every stream to have reached: the trace's beacon,
+ * not a stream's last event (a viewer takes a beacon as a time it has
+ * reached, and a stream it learns of later must not bring anything before
+ * it), and no later than the start of a stream it has not been told of
+ * yet (babeltrace2 2.0 hears of new streams only with a packet's index).
+ */
+static uint64_t viewer_beacon(const struct hvt_relay_viewer *v, const struct hvt_relay_trace *t)
+{
+	uint64_t beacon = t->beacon;
+	uint32_t i;
+
+	for (i = v->known; i < t->nr_streams; i++)
+		if (t->streams[i].first_ts < beacon)
+			beacon = t->streams[i].first_ts;
+	return beacon;
+}
+
 static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_trace *t,
 			  const unsigned char *in, struct hvt_relay_out *o)
 {
@@ -304,17 +322,13 @@ static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 		put64(p + 40, ix.events_discarded);
 		vs->next++;
 		vs->beacon = ix.timestamp_end;
+		vs->metadata_needed = ix.metadata_len;
 		status = INDEX_OK;
 	} else if (t->done) {
 		vs->hung_up = true;
 		status = INDEX_HUP;
 	} else {
-		/*
-		 * The trace's beacon, not the stream's last event: a viewer takes
-		 * a beacon as a time it has reached, and a stream it learns of
-		 * later must not bring anything before it.
-		 */
-		beacon = t->beacon;
+		beacon = viewer_beacon(v, t);
 		status = INDEX_RETRY;
 		if (beacon > vs->beacon) {
 			put64(p + 32, beacon);
@@ -334,7 +348,11 @@ static int cmd_get_packet(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 	uint32_t len = get32(in + 16);
 	unsigned char *p;
 
-	if (j >= 0 && v->metadata_sent < t->metadata_len) {
+	/*
+	 * Only when the packet needs it (babeltrace2 2.0 has to stop a packet
+	 * half read for this): metadata added since is not the packet's.
+	 */
+	if (j >= 0 && v->metadata_sent < v->streams[j].metadata_needed) {
 		p = reply(o, 12, PACKET_ERR);
 		if (p)
 			put32(p + 8, news(v, t));

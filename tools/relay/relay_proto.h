@@ -50,6 +50,7 @@
 struct hvt_relay_view_stream {
 	uint64_t next;			/* the next packet to index */
 	uint64_t beacon;		/* the last inactivity beacon sent (host TSC) */
+	uint64_t metadata_needed;	/* ... of the packet indexed last */
 	bool hung_up;			/* told it ends */
 };
 

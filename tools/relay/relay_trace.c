@@ -184,6 +184,7 @@ int hvt_relay_trace_packet(struct hvt_relay_trace *t, const char *name, const vo
 		return -1;
 	st = &t->streams[i];
 	ix->offset = st->bytes;
+	ix->metadata_len = t->metadata_len;
 	if (pwrite(st->data_fd, data, len, (off_t)st->bytes) != (ssize_t)len ||
 	    pwrite(st->index_fd, ix, sizeof(*ix), (off_t)(st->packets * sizeof(*ix))) !=
 	    (ssize_t)sizeof(*ix)) {
@@ -191,6 +192,8 @@ int hvt_relay_trace_packet(struct hvt_relay_trace *t, const char *name, const vo
 			errno = ENOSPC;
 		return -1;
 	}
+	if (!st->packets)
+		st->first_ts = ix->timestamp_begin;
 	st->bytes += len;
 	st->packets++;
 	st->last_ts = ix->timestamp_end;

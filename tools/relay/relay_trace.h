@@ -27,6 +27,7 @@ struct hvt_relay_index {
 	uint64_t timestamp_begin;	/* host TSC */
 	uint64_t timestamp_end;
 	uint64_t events_discarded;	/* cumulative */
+	uint64_t metadata_len;		/* the metadata when it was published: what it needs */
 };
 
 struct hvt_relay_stream {
@@ -34,7 +35,8 @@ struct hvt_relay_stream {
 	int data_fd, index_fd;
 	uint64_t packets;		/* published */
 	uint64_t bytes;			/* ... their size in the file */
-	uint64_t last_ts;		/* host TSC of its last packet's end */
+	uint64_t first_ts;		/* host TSC of its first packet's beginning */
+	uint64_t last_ts;		/* ... of its last packet's end */
 };
 
 struct hvt_relay_trace {
@@ -65,7 +67,8 @@ void hvt_relay_trace_free(struct hvt_relay_trace *t);
 int hvt_relay_trace_metadata(struct hvt_relay_trace *t, const char *text, size_t len);
 /*
  * Publishes a packet of the stream of file @name (made on its first
- * packet): @data, @len bytes, indexed by @ix (its offset is set here).
+ * packet): @data, @len bytes, indexed by @ix (its offset and metadata_len
+ * are set here).
  * The stream's number, or -1 with errno.
  */
 int hvt_relay_trace_packet(struct hvt_relay_trace *t, const char *name, const void *data,
