@@ -100,9 +100,15 @@ static void usage(FILE *out)
 "                        is held back, not cut off (default: no limit)\n"
 "\n"
 "  --live [ADDR:]PORT    serve the recording as it is written to LTTng live\n"
-"                        viewers (hvtrace relay): babeltrace2\n"
-"                        net://ADDR:PORT/host/HOSTNAME/ARCHIVE-NAME. ADDR defaults\n"
-"                        to 127.0.0.1: the protocol has no authentication\n"
+"                        viewers (hvtrace relay; it prints the URL to give\n"
+"                        babeltrace2). ADDR defaults to 127.0.0.1. The protocol\n"
+"                        has no authentication: every local user (and, on\n"
+"                        another ADDR, every host that reaches it) can read the\n"
+"                        recording. At the end, record waits while connected\n"
+"                        viewers read the rest (10 s at most after the relay read\n"
+"                        the end)\n"
+"  --live-from-start     with --live: every viewer gets the recording from its\n"
+"                        start (babeltrace2 asks for it from now)\n"
 "  -v, --verbose         more messages\n"
 "  -h, --help            this text\n"
 "\n"
@@ -224,6 +230,10 @@ static int check_opts(struct hvt_record_opts *o)
 		bad_usage("--guests is for --listen");
 		return -1;
 	}
+	if (o->live_from_start && !o->live) {
+		bad_usage("--live-from-start goes with --live PORT");
+		return -1;
+	}
 	if (o->listen && !o->guests)
 		o->guests = o->nr_names ? (unsigned int)o->nr_names : 1;
 	if (link || o->qemu_pid) {
@@ -270,7 +280,7 @@ static int list_alone(const struct hvt_record_opts *o)
 
 enum { O_LIST = 256, O_QMP, O_QEMU_LOG, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
        O_NO_HOST, O_HOST_APPS, O_UID_SHARE, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
-       O_MAX_STREAMS, O_RATE, O_LIVE };
+       O_MAX_STREAMS, O_RATE, O_LIVE, O_LIVE_FROM_START };
 
 static const struct option record_options[] = {
 	{ "list", no_argument, NULL, O_LIST },
@@ -295,6 +305,7 @@ static const struct option record_options[] = {
 	{ "max-streams", required_argument, NULL, O_MAX_STREAMS },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "live", required_argument, NULL, O_LIVE },
+	{ "live-from-start", no_argument, NULL, O_LIVE_FROM_START },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -369,6 +380,7 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_NO_HOST: o->host_trace = false; break;
 	case O_HOST_APPS: o->host_apps = arg; break;
 	case O_LIVE: o->live = arg; break;
+	case O_LIVE_FROM_START: o->live_from_start = true; break;
 	case 'o': o->output = arg; break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); exit(0);
@@ -454,7 +466,7 @@ int hvt_cmd_record(int argc, char **argv)
 		return 1;
 	}
 	if (!hvt_recorder_prepare(r)) {
-		hvt_live_relay_start(&live, r->o.output);
+		hvt_live_relay_start(&live, r->o.output, r->o.live_from_start);
 		hvt_recorder_run(r);
 	}
 	ret = hvt_recorder_finish(r);

@@ -29,7 +29,7 @@ int hvt_live_relay_listen(struct hvt_live_relay *l, const char *spec)
 	return 0;
 }
 
-void hvt_live_relay_start(struct hvt_live_relay *l, const char *archive)
+void hvt_live_relay_start(struct hvt_live_relay *l, const char *archive, bool from_start)
 {
 	char fd_arg[16];
 	pid_t pid;
@@ -42,8 +42,12 @@ void hvt_live_relay_start(struct hvt_live_relay *l, const char *archive)
 
 		setpgid(0, 0);	/* Ctrl-C is the collector's: the relay serves the end */
 		snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
-		execl("/proc/self/exe", "hvtrace", "relay", "--fd", fd_arg, "--wait", "30",
-		      "--", archive, (char *)NULL);
+		if (from_start)
+			execl("/proc/self/exe", "hvtrace", "relay", "--fd", fd_arg, "--wait", "30",
+			      "--from-start", "--", archive, (char *)NULL);
+		else
+			execl("/proc/self/exe", "hvtrace", "relay", "--fd", fd_arg, "--wait", "30",
+			      "--", archive, (char *)NULL);
 		fprintf(stderr, "hvtrace record: cannot run hvtrace relay: %s\n", strerror(errno));
 		_exit(127);
 	}
@@ -78,8 +82,8 @@ void hvt_live_relay_finish(struct hvt_live_relay *l)
 	if (l->pid <= 0)
 		return;
 	if (!exited(l->pid, 1000, &status)) {
-		hvt_info("the live relay (pid %d) serves the end to its viewers (at most %d s)",
-			 (int)l->pid, LINGER_S);
+		hvt_info("the live relay (pid %d) serves the end to its viewers (%d s at most "
+			 "once it read the end)", (int)l->pid, LINGER_S);
 		if (!exited(l->pid, (LINGER_S + 50) * 1000, &status)) {
 			hvt_warn("the live relay (pid %d) did not exit: stopped", (int)l->pid);
 			kill(l->pid, SIGTERM);

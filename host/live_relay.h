@@ -14,6 +14,7 @@
 #ifndef HVT_HOST_LIVE_RELAY_H
 #define HVT_HOST_LIVE_RELAY_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct hvt_live_relay {
@@ -24,8 +25,11 @@ struct hvt_live_relay {
 
 /* Binds @spec ([ADDR:]PORT); -1 after an error message. */
 int hvt_live_relay_listen(struct hvt_live_relay *l, const char *spec);
-/* Starts the relay on @archive (set up now); said if it cannot start. */
-void hvt_live_relay_start(struct hvt_live_relay *l, const char *archive);
+/*
+ * Starts the relay on @archive (set up now), giving every viewer the whole
+ * recording if @from_start; said if it cannot start.
+ */
+void hvt_live_relay_start(struct hvt_live_relay *l, const char *archive, bool from_start);
 /* Waits for the relay to serve the end and exit; closes the socket. */
 void hvt_live_relay_finish(struct hvt_live_relay *l);
 

@@ -47,6 +47,7 @@ struct hvt_record_opts {
 	unsigned int guest_timeout_s;
 	struct hvt_vm_limits limits;
 	const char *live;		/* --live [ADDR:]PORT: served to LTTng live viewers */
+	bool live_from_start;		/* ... each from the recording's start */
 };
 
 /* --all: a run of a domain that could not be recorded, said once. */

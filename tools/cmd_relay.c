@@ -41,41 +41,48 @@ struct relay_opts {
 
 static void usage(FILE *out)
 {
-	fputs("usage: hvtrace relay ARCHIVE [--listen [ADDR:]PORT] [--lag SECONDS]\n"
-	      "                     [--linger SECONDS] [--wait SECONDS] [--from-start] [-v|-q]\n\n"
-	      "Serves a recording, while hvtrace record writes it or once finished, to\n"
-	      "LTTng live viewers, as lttng-relayd serves an LTTng session: babeltrace2\n"
-	      "net://HOST:PORT/host/HOSTNAME/NAME and Trace Compass attach to it. They get\n"
-	      "the trace merge --format=ctf would write: every layer on the host's clock,\n"
-	      "each event with its bound (_bound_ns), each event once it is final (merge\n"
-	      "--follow's lag rule). hvtrace record --live starts one beside the recording.\n\n"
+	fputs("usage: hvtrace relay ARCHIVE [--listen [ADDR:]PORT] [--from-start]\n"
+	      "                     [--lag SECONDS] [--linger SECONDS] [--wait SECONDS] [-v|-q]\n\n"
+	      "Serves a recording to LTTng live viewers, as lttng-relayd serves an LTTng\n"
+	      "session, while hvtrace record writes it, or once finished: then from its\n"
+	      "start, until Ctrl-C.\n"
+	      "Start it, wait for its line \"serving NAME live: babeltrace2 URL\", then run:\n"
+	      "  babeltrace2 URL --params='session-not-found-action=\"end\"'\n"
+	      "(without the option babeltrace2 waits for the next session of that name when\n"
+	      "the recording ends). Viewers get what merge --format=ctf writes: every layer\n"
+	      "but QEMU's own events, on the host's clock, each event's error bound in ns as\n"
+	      "bound_ns (-1: none guaranteed), each event once it is final (merge --follow's\n"
+	      "rule). hvtrace record --live starts one beside the recording.\n\n"
 	      "  ARCHIVE           the recording's directory; the relay waits for it to be\n"
-	      "                    set up (--wait). NAME in the URL is its last component,\n"
-	      "                    HOSTNAME the host that records (both are said)\n"
+	      "                    created (--wait). NAME in the URL is its last component,\n"
+	      "                    HOSTNAME the recording host's name: copy the URL printed\n"
 	      "  --listen [ADDR:]PORT  where viewers connect (default 127.0.0.1:"
 	      HVT_LIVE_DEFAULT_PORT ",\n"
-	      "                    lttng-relayd's live port). The protocol has no\n"
-	      "                    authentication: every local user can read the recording,\n"
-	      "                    and on any ADDR but loopback every host that reaches it.\n"
-	      "                    PORT 0: a free one\n"
+	      "                    lttng-relayd's live port; PORT 0: a free one, printed).\n"
+	      "                    The protocol has no authentication. Every local user can\n"
+	      "                    read the recording. With another ADDR (0.0.0.0: all),\n"
+	      "                    so can every host that reaches it\n"
+	      "  --from-start      every viewer gets the recording from its first event.\n"
+	      "                    Without it a viewer gets each stream from its next packet,\n"
+	      "                    when it asks for \"from now\", as babeltrace2 always does\n"
 	      "  --lag SECONDS     the longest an event waits for slower streams (default 2)\n"
-	      "  --linger SECONDS  once the recording ended, how long the viewers connected\n"
+	      "  --linger SECONDS  once the recording ended, how long the connected viewers\n"
 	      "                    get to read the rest and leave (default 10); the relay\n"
 	      "                    exits then, or when they have left\n"
-	      "  --wait SECONDS    how long to wait for ARCHIVE to be set up (default 60)\n"
-	      "  --from-start      every viewer gets the recording from its start, also one\n"
-	      "                    that asks for it from now (babeltrace2 always does)\n"
-	      "  -v, --verbose     also say each viewer that comes and goes\n"
+	      "  --wait SECONDS    how long to wait for ARCHIVE to be created (default 60)\n"
+	      "  -v, --verbose     also print each viewer that comes and goes\n"
 	      "  -q, --quiet       warnings and errors only\n"
 	      "  -h, --help        this text\n\n"
-	      "A viewer that attaches gets each stream from its next packet on (babeltrace2\n"
-	      "asks for that) and streams that start later from their first; the metadata\n"
-	      "whole. An event that comes after a later one was served (a stalled stream's,\n"
-	      "past the lag; one a refit placed earlier) is served at that later time, its\n"
-	      "bound widened as much, and counted. What the relay serves is kept\n"
-	      "in a directory of its own under $TMPDIR (default /var/tmp), removed when it\n"
-	      "exits. Exit status: 0 when the recording completed, 1 when it ended\n"
-	      "otherwise or could not be served, 2 on a usage error, 130 on Ctrl-C.\n", out);
+	      "No event goes to viewers before one they were sent: an event that comes later\n"
+	      "than one with a later time (a stream that stalled past --lag, the first\n"
+	      "events of a new stream, a guest event the clock's refit moved) is sent at that\n"
+	      "later time, its bound widened by as much, and counted in the last line. Events\n"
+	      "the producers lost are counted there too: viewers show no discarded events.\n"
+	      "The relay keeps what it serves, a CTF copy of the recording, in a directory\n"
+	      "under $TMPDIR (default /var/tmp), removed when it exits (not if it is killed).\n"
+	      "Ctrl-C disconnects the viewers and stops the relay, not the recording.\n"
+	      "Exit status: 0 when the recording completed (also on Ctrl-C after that), 1 when\n"
+	      "it ended otherwise or could not be served, 2 on a usage error, 130 on Ctrl-C.\n", out);
 }
 
 static int parse_args(int argc, char **argv, struct relay_opts *o)
@@ -169,14 +176,20 @@ static void run_caught_up(void *ctx)
 	hvt_relay_feed_caught_up(&((struct relay_run *)ctx)->feed);
 }
 
-static bool run_wait(void *ctx, int64_t ns)
+/* The URL, once viewers can attach (the session has metadata and a stream). */
+static void say_serving(struct relay_run *run)
 {
-	struct relay_run *run = ctx;
-
 	if (!run->said && run->server.t->listed) {
 		hvt_info("serving %s live: babeltrace2 %s", run->server.t->session, run->url);
 		run->said = true;
 	}
+}
+
+static bool run_wait(void *ctx, int64_t ns)
+{
+	struct relay_run *run = ctx;
+
+	say_serving(run);
 	hvt_relay_server_run(&run->server, ns);
 	return !relay_stop;
 }
@@ -206,6 +219,15 @@ static void linger(struct hvt_relay_server *srv, double seconds)
 	if (hvt_relay_server_reading(srv))
 		hvt_warn("a viewer had not read everything when the relay stopped (--linger "
 			 "gives it longer)");
+}
+
+/* A recording complete when opened: served from its start until Ctrl-C. */
+static void serve_finished(struct relay_run *run)
+{
+	say_serving(run);
+	hvt_info("the recording is complete: serving it from its start until Ctrl-C");
+	while (!relay_stop)
+		hvt_relay_server_run(&run->server, 1000000000);
 }
 
 /* The directory of what is served, under $TMPDIR; NULL after an error message. */
@@ -268,7 +290,7 @@ static int follow(struct relay_run *run, struct hvt_session *ses, const struct r
 			 f.complete ? ", all of the recording" : "",
 			 (unsigned long long)run->feed.late, run->feed.late_max_ns / 1e6,
 			 (unsigned long long)hvt_session_lost(ses));
-		if (run->feed.delay.n)
+		if (run->feed.delay.n && f.refreshes)	/* followed while written */
 			hvt_info("published %.3f s after their time at the median, %.3f s at p99, "
 				 "%.3f s at most (--lag %g s)",
 				 hvt_span_hist_quantile(&run->feed.delay, 0.5) / 1e9,
@@ -330,6 +352,10 @@ int hvt_cmd_relay(int argc, char **argv)
 			hvt_err("%s was not set up within %g s: is hvtrace record writing it?",
 				o.archive, o.wait_s);
 	} else if (!hvt_session_open(&ses, o.archive, &so)) {
+		bool finished = ses.archive.complete;
+
+		if (finished)
+			run->server.from_start = true;	/* "from now" would be nothing */
 		if (ses.archive.hostname[0] && strcmp(ses.archive.hostname, host)) {
 			free(t.hostname);
 			t.hostname = strndup(ses.archive.hostname, 63);
@@ -338,7 +364,9 @@ int hvt_cmd_relay(int argc, char **argv)
 			 host, name);
 		ret = follow(run, &ses, &o, url);
 		hvt_session_close(&ses);
-		if (ret != 130)
+		if (ret != 130 && finished)
+			serve_finished(run);
+		else if (ret != 130)
 			linger(&run->server, o.linger_s);
 	}
 	if (relay_stop && ret != 0)

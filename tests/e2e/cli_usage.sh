@@ -62,6 +62,7 @@ usage_error relay "$hvtrace" relay --linger x A
 usage_error relay "$hvtrace" relay --fd 1 A
 usage_error relay "$hvtrace" relay --listen 5344 --fd 5 A
 usage_error relay "$hvtrace" relay --no-such-option A
+usage_error record "$hvtrace" record --live-from-start --qemu-pid 1
 # The formats an unknown --format is told are the table's, as --help lists them.
 formats=$("$hvtrace" merge --help | sed -n 's/.*\[--format=\([a-z|]*\)\].*/\1/p')
 err=$("$hvtrace" merge --format=xml A 2>&1)
