@@ -91,7 +91,10 @@ static void usage(FILE *out)
 "                        root is not limited)\n"
 "  --duration SECONDS    stop after this long (default: when every guest finished)\n"
 "  --sync-interval MS    period of clock exchanges (default 100)\n"
-"  --guest-timeout SECONDS  how long to wait for a guest agent (default 120)\n"
+"  --guest-timeout SECONDS  how long to wait for a guest agent to say hello,\n"
+"                        and for one that stopped answering clock exchanges (a\n"
+"                        stalled or paused guest: said after 10 s) before it is\n"
+"                        cut off (default 120)\n"
 "\n"
 "Per-VM quotas (a guest over one is cut off with the reason; the others go on):\n"
 "  --quota BYTES         most guest data to store (default 16 GiB)\n"
@@ -331,7 +334,10 @@ static int take_number(struct hvt_record_opts *o, int c, const char *name, const
 	case O_TIMEOUT:
 		if (number(name, arg, 1, 0x7fffffff, &v))
 			return -1;
-		*(c == O_DURATION ? &o->duration_s : &o->guest_timeout_s) = (unsigned int)v;
+		if (c == O_DURATION)
+			o->duration_s = (unsigned int)v;
+		else
+			o->guest_timeout_s = o->limits.stall_timeout_s = (uint32_t)v;
 		break;
 	case O_SYNC:
 		if (number(name, arg, 1, 0x7fffffff, &v))

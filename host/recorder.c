@@ -41,7 +41,8 @@ void hvt_record_opts_init(struct hvt_record_opts *o)
 		.host_trace = true,
 		.guest_timeout_s = 120,
 		.limits = { .sync_interval_ms = 100, .byte_quota = 16ull << 30,
-			    .max_streams = HVT_VM_MAX_STREAMS, .rate = 0 },
+			    .max_streams = HVT_VM_MAX_STREAMS, .rate = 0,
+			    .stall_timeout_s = 120 },
 	};
 }
 

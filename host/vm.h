@@ -29,8 +29,13 @@
 #define HVT_VM_MAX_STREAMS	HVT_W_MAX_STREAMS
 #define HVT_VM_MAX_UNTRACED_THREADS (1ull << 32)	/* one process's, at most (pid_t) */
 #define HVT_SYNC_BURST		16
-/* A guest that leaves a SYNC_REQ unanswered this long is cut off. */
-#define HVT_SYNC_TIMEOUT_S	10
+/*
+ * A guest that leaves a SYNC_REQ unanswered this long is said to be stalled
+ * (a TCG guest on a busy host, a paused VM); it is cut off only after
+ * limits.stall_timeout_s.
+ */
+#define HVT_SYNC_SLOW_S		10
+#define HVT_SYNC_STALL_S	120	/* limits.stall_timeout_s when 0 */
 /* The guest's transform is refreshed this often while it traces. */
 #define HVT_PARAMS_REFRESH_S	10
 /*
@@ -61,6 +66,7 @@ struct hvt_vm_limits {
 	uint64_t byte_quota;		/* packets and registry records stored */
 	uint32_t max_streams;		/* streams opened over the recording */
 	uint64_t rate;			/* bytes per second read from the link; 0: any */
+	uint32_t stall_timeout_s;	/* a SYNC_REQ unanswered this long ends the link */
 };
 
 enum hvt_vm_state {
@@ -133,6 +139,8 @@ struct hvt_vm {
 	uint64_t sync_sent;		/* host_send of the outstanding request */
 	bool sync_outstanding;
 	int64_t sync_sent_ns;		/* CLOCK_MONOTONIC of the outstanding request */
+	bool sync_stall_said;		/* it was said to be unanswered for HVT_SYNC_SLOW_S */
+	char label[HVT_VM_NAME_MAX + 4];	/* "vm NAME", for messages */
 	int burst_left;
 	bool resync;			/* the offset changed: a burst, then new PARAMS */
 	unsigned int resyncs;		/* times the guest clock was seen to change */

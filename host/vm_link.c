@@ -285,6 +285,15 @@ static void resync_failed(struct hvt_vm *vm, uint64_t seq)
 	vm->info_dirty = true;
 }
 
+/* "vm NAME", or "host applications", as messages name the link. */
+static const char *link_name(struct hvt_vm *vm)
+{
+	if (vm->host_apps)
+		return "host applications";
+	snprintf(vm->label, sizeof(vm->label), "vm %s", vm->name);
+	return vm->label;
+}
+
 static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t host_recv)
 {
 	struct hvt_w_sync_reply r;
@@ -297,6 +306,11 @@ static int on_sync_reply(struct hvt_vm *vm, const struct hvt_frame *f, uint64_t 
 		return -1;
 	}
 	vm->sync_outstanding = false;
+	if (vm->sync_stall_said)
+		hvt_info("%s: clock exchange %llu answered after %.1f s; exchanges go on",
+			 link_name(vm), (unsigned long long)r.seq,
+			 (double)(hvt_monotonic_ns() - vm->sync_sent_ns) / 1e9);
+	vm->sync_stall_said = false;
 	vm->sync_seq++;
 	ex = (struct hvt_exchange){ r.host_send, r.guest_recv, r.guest_send, host_recv };
 	hvt_offset_fit_exchange(&vm->fit, &ex);
@@ -544,6 +558,31 @@ void hvt_vm_drain(struct hvt_vm *vm)
 	}
 }
 
+/*
+ * Exchanges are one at a time, so a guest that stops answering stops them
+ * all. A stall is said, and waited out up to limits.stall_timeout_s: a TCG
+ * guest on a busy host stalls for tens of seconds, a paused VM for as long
+ * as it is paused, and their tracing goes on after. True once it ended the link.
+ */
+static bool sync_stalled(struct hvt_vm *vm, int64_t now)
+{
+	uint32_t limit = vm->limits.stall_timeout_s ? vm->limits.stall_timeout_s : HVT_SYNC_STALL_S;
+	int64_t waited = now - vm->sync_sent_ns;
+
+	if (waited > (int64_t)limit * 1000000000ll) {
+		hvt_vm_end(vm, "the guest did not answer clock exchange %llu within %u s",
+			   (unsigned long long)vm->sync_seq, limit);
+		return true;
+	}
+	if (waited > HVT_SYNC_SLOW_S * 1000000000ll && !vm->sync_stall_said) {
+		hvt_warn("%s: no answer to clock exchange %llu for %d s (the guest stalled or "
+			 "paused?); waiting up to %u s", link_name(vm),
+			 (unsigned long long)vm->sync_seq, HVT_SYNC_SLOW_S, limit);
+		vm->sync_stall_said = true;
+	}
+	return false;
+}
+
 void hvt_vm_tick(struct hvt_vm *vm)
 {
 	int64_t now = hvt_monotonic_ns();
@@ -556,12 +595,8 @@ void hvt_vm_tick(struct hvt_vm *vm)
 		hvt_vm_end(vm, "%s", vm->why);
 		return;
 	}
-	/* Exchanges are one at a time: a guest that stops answering would stall them all. */
-	if (vm->sync_outstanding && now - vm->sync_sent_ns > HVT_SYNC_TIMEOUT_S * 1000000000ll) {
-		hvt_vm_end(vm, "the guest did not answer clock exchange %llu within %d s",
-			   (unsigned long long)vm->sync_seq, HVT_SYNC_TIMEOUT_S);
+	if (vm->sync_outstanding && sync_stalled(vm, now))
 		return;
-	}
 	/* A throttled guest's reply would wait behind its data: no exchange then. */
 	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || !hvt_vm_wants_input(vm))
 		return;

@@ -233,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* A small stream quota, so that inputs reach it. */
-	static const struct hvt_vm_limits limits = { 100, 1 << 20, 8, 0 };
+	static const struct hvt_vm_limits limits = { 100, 1 << 20, 8, 0, 0 };
 	static unsigned long count;
 	struct hvt_vm *vm;
 	struct hvt_frame_reader r;

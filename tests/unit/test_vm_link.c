@@ -40,7 +40,7 @@ struct fake {
 	uint32_t packet_len;
 };
 
-static const struct hvt_vm_limits test_limits = { 100, 1 << 20, HVT_VM_MAX_STREAMS, 0 };
+static const struct hvt_vm_limits test_limits = { 100, 1 << 20, HVT_VM_MAX_STREAMS, 0, 0 };
 
 static int setup(void **state)
 {
@@ -785,21 +785,61 @@ static void test_unsolicited_sync_reply(void **state)
 	expect_ended(f, "does not answer");
 }
 
-/* A guest that stops answering clock exchanges is cut off after a while. */
+/*
+ * A guest that stops answering clock exchanges (stalled, paused) is said
+ * to after HVT_SYNC_SLOW_S and waited for: once it answers, exchanges go
+ * on. It is cut off once it has not answered for HVT_SYNC_STALL_S.
+ */
 static void test_sync_timeout(void **state)
 {
 	struct fake *f = *state;
+	struct hvt_w_sync_req req;
+	struct hvt_w_sync_reply rep;
+	struct hvt_frame fr;
 
 	after_one_packet(f);
 	f->vm.next_sync_ns = 0;
 	hvt_vm_tick(&f->vm);
-	host_frame(f, HVT_W_SYNC_REQ);
+	fr = host_frame(f, HVT_W_SYNC_REQ);
+	memcpy(&req, fr.payload, sizeof(req));
 	assert_true(f->vm.sync_outstanding);
+	f->vm.sync_sent_ns -= (HVT_SYNC_SLOW_S + 1) * 1000000000ll;
 	hvt_vm_tick(&f->vm);
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
-	f->vm.sync_sent_ns -= (HVT_SYNC_TIMEOUT_S + 1) * 1000000000ll;
+	assert_true(f->vm.sync_stall_said);
+	/* the stall ends: its late answer is an exchange like any other */
+	rep = (struct hvt_w_sync_reply){ req.seq, req.host_send, req.host_send + 5100,
+					 req.host_send + 5200, 0, 0 };
+	guest_send(f, HVT_W_SYNC_REPLY, 0, &rep, sizeof(rep));
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	assert_false(f->vm.sync_outstanding);
+	assert_false(f->vm.sync_stall_said);
+	assert_int_equal(f->vm.sync_seq, req.seq + 1);
+	/* the next one never answered */
+	f->vm.next_sync_ns = 0;
 	hvt_vm_tick(&f->vm);
-	expect_ended(f, "did not answer clock exchange 16 within 10 s");
+	host_frame(f, HVT_W_SYNC_REQ);
+	f->vm.sync_sent_ns -= (HVT_SYNC_STALL_S - 1) * 1000000000ll;
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
+	f->vm.sync_sent_ns -= 2 * 1000000000ll;
+	hvt_vm_tick(&f->vm);
+	expect_ended(f, "did not answer clock exchange 17 within 120 s");
+}
+
+/* --guest-timeout's limit, not the default, when given. */
+static void test_sync_timeout_given(void **state)
+{
+	struct fake *f = *state;
+
+	after_one_packet(f);
+	f->vm.limits.stall_timeout_s = 30;
+	f->vm.next_sync_ns = 0;
+	hvt_vm_tick(&f->vm);
+	host_frame(f, HVT_W_SYNC_REQ);
+	f->vm.sync_sent_ns -= 31 * 1000000000ll;
+	hvt_vm_tick(&f->vm);
+	expect_ended(f, "did not answer clock exchange 16 within 30 s");
 }
 
 /* The same during the first burst, before any data. */
@@ -812,7 +852,7 @@ static void test_sync_timeout_in_burst(void **state)
 	host_frame(f, HVT_W_WELCOME);
 	answer_syncs(f, 3);
 	host_frame(f, HVT_W_SYNC_REQ);
-	f->vm.sync_sent_ns -= (HVT_SYNC_TIMEOUT_S + 1) * 1000000000ll;
+	f->vm.sync_sent_ns -= (HVT_SYNC_STALL_S + 1) * 1000000000ll;
 	hvt_vm_tick(&f->vm);
 	assert_int_equal(f->vm.state, HVT_VM_ENDED);
 	assert_non_null(strstr(f->vm.end_reason, "did not answer clock exchange 3 within"));
@@ -1523,6 +1563,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_registry_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsolicited_sync_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_timeout_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_timeout_in_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_before_start, setup, teardown),
