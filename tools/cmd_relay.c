@@ -35,14 +35,15 @@ struct relay_opts {
 	const char *archive;
 	const char *listen;		/* [ADDR:]PORT */
 	int listen_fd;			/* --fd: given by hvtrace record --live; -1 */
-	double lag_s, linger_s, wait_s;
+	double lag_s, linger_s, wait_s, viewer_idle_s;
 	bool from_start;		/* viewers read from the first packets */
 };
 
 static void usage(FILE *out)
 {
 	fputs("usage: hvtrace relay ARCHIVE [--listen [ADDR:]PORT] [--from-start]\n"
-	      "                     [--lag SECONDS] [--linger SECONDS] [--wait SECONDS] [-v|-q]\n\n"
+	      "                     [--lag SECONDS] [--linger SECONDS] [--wait SECONDS]\n"
+	      "                     [--viewer-idle SECONDS] [-v|-q]\n\n"
 	      "Serves a recording to LTTng live viewers, as lttng-relayd serves an LTTng\n"
 	      "session, while hvtrace record writes it, or once finished: then from its\n"
 	      "start, until Ctrl-C.\n"
@@ -70,6 +71,9 @@ static void usage(FILE *out)
 	      "                    get to read the rest and leave (default 10); the relay\n"
 	      "                    exits then, or when they have left\n"
 	      "  --wait SECONDS    how long to wait for ARCHIVE to be created (default 60)\n"
+	      "  --viewer-idle SECONDS  when all " HVT_RELAY_MAX_VIEWERS_STR " viewer places are taken, a new\n"
+	      "                    viewer gets the place of one that did nothing this long\n"
+	      "                    (no command, no reply read; default 10)\n"
 	      "  -v, --verbose     also print each viewer that comes and goes\n"
 	      "  -q, --quiet       warnings and errors only\n"
 	      "  -h, --help        this text\n\n"
@@ -93,6 +97,7 @@ static int parse_args(int argc, char **argv, struct relay_opts *o)
 		{ "lag", required_argument, NULL, 'g' },
 		{ "linger", required_argument, NULL, 'L' },
 		{ "wait", required_argument, NULL, 'W' },
+		{ "viewer-idle", required_argument, NULL, 'I' },
 		{ "from-start", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		HVT_CLI_VERBOSITY_OPTIONS,
@@ -106,6 +111,7 @@ static int parse_args(int argc, char **argv, struct relay_opts *o)
 	o->lag_s = 2;
 	o->linger_s = 10;
 	o->wait_s = 60;
+	o->viewer_idle_s = HVT_RELAY_IDLE_S;
 	optind = 0;
 	opterr = 0;
 	hvt_cli_verbosity_reset();
@@ -131,6 +137,11 @@ static int parse_args(int argc, char **argv, struct relay_opts *o)
 			break;
 		case 'W':
 			if (hvt_parse_seconds("relay", "--wait", optarg, 0, 86400, &o->wait_s))
+				return -1;
+			break;
+		case 'I':
+			if (hvt_parse_seconds("relay", "--viewer-idle", optarg, 0.001, 86400,
+					      &o->viewer_idle_s))
 				return -1;
 			break;
 		case 's': o->from_start = true; break;
@@ -219,6 +230,18 @@ static void linger(struct hvt_relay_server *srv, double seconds)
 	if (hvt_relay_server_reading(srv))
 		hvt_warn("a viewer had not read everything when the relay stopped (--linger "
 			 "gives it longer)");
+}
+
+/* How many viewers came, and those turned away or closed by the relay. */
+static void say_viewers(const struct hvt_relay_server *s)
+{
+	if (!s->accepted && !s->refused)
+		return;
+	hvt_info("viewers: %llu connected, %llu refused (all %d places taken), %llu closed idle "
+		 "for a newcomer, %llu closed on a protocol error",
+		 (unsigned long long)s->accepted, (unsigned long long)s->refused,
+		 HVT_RELAY_MAX_VIEWERS, (unsigned long long)s->evicted,
+		 (unsigned long long)s->dropped);
 }
 
 /* A recording complete when opened: served from its start until Ctrl-C. */
@@ -345,6 +368,7 @@ int hvt_cmd_relay(int argc, char **argv)
 	}
 	hvt_relay_server_init(&run->server, fd, &t);
 	run->server.from_start = o.from_start;
+	run->server.idle_ns = (int64_t)(o.viewer_idle_s * 1e9);
 	hvt_info("listening on %s for LTTng live viewers", bound);
 	ret = 1;
 	if (!hvt_archive_wait_set_up(o.archive, (int)o.wait_s, serve_while_waiting, &run->server)) {
@@ -371,6 +395,7 @@ int hvt_cmd_relay(int argc, char **argv)
 	}
 	if (relay_stop && ret != 0)
 		ret = 130;
+	say_viewers(&run->server);
 	hvt_relay_server_close(&run->server);
 	hvt_relay_trace_free(&t);
 	free(dir);

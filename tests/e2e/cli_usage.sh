@@ -59,6 +59,7 @@ usage_error relay "$hvtrace" relay
 usage_error relay "$hvtrace" relay A B
 usage_error relay "$hvtrace" relay --lag 0 A
 usage_error relay "$hvtrace" relay --linger x A
+usage_error relay "$hvtrace" relay --viewer-idle 0 A
 usage_error relay "$hvtrace" relay --fd 1 A
 usage_error relay "$hvtrace" relay --listen 5344 --fd 5 A
 usage_error relay "$hvtrace" relay --no-such-option A

@@ -15,7 +15,12 @@
 #      protocol error, the good viewer ends with a subset of the archive's
 #      events (it attached "from now"), and the collector returns within
 #      the relay's linger of the stuck viewer;
-#   3. a port in use: record --live says so and records nothing.
+#   3. a port in use: record --live says so and records nothing;
+#   4. all 16 viewer places held by idle connections, on recording 1 (now
+#      finished, served from its start until Ctrl-C): a newcomer within
+#      --viewer-idle is refused, said; one after it gets the place of an
+#      idle one, said, and babeltrace2 there receives every event; the
+#      relay counts them on Ctrl-C.
 set -uo pipefail
 build=${1:?usage: relay_host.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
@@ -148,6 +153,41 @@ status=$?
 check "record --live on a port in use fails (status $status), saying so" \
 	bash -c "test $status -ne 0 && grep -q 'live.*in use' '$work/record3.out'"
 check "... and records nothing" test ! -e "$work/a3"
+stop_all
+
+# 4. Idle connections in every place.
+start_bg relay "$hvtrace" relay --listen 0 --viewer-idle 4 "$work/a1" 2> "$work/relay4.err"
+wait_for 10 grep -q "serving a1 live" "$work/relay4.err"
+port=$(port_of "$work/relay4.err")
+# 16 connections that never speak, then a 17th at once: refused (closed
+# unanswered); the 16 stay open until the viewer below is done
+start_bg idle python3 -c '
+import socket, sys, time
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
+time.sleep(0.5)
+late = socket.create_connection(("127.0.0.1", port)); late.settimeout(3)
+try:
+    print("refused" if late.recv(1) == b"" else "served", flush=True)
+except socket.timeout:
+    print("served", flush=True)
+time.sleep(60)' "$port" > "$work/idle.out"
+wait_for 10 test -s "$work/idle.out"
+check "a 17th viewer while 16 are idle for less than --viewer-idle is refused ($(cat "$work/idle.out"))" \
+	bash -c "grep -qx refused '$work/idle.out' && grep -q 'refused: 16 viewers are connected already, none idle for 4 s' '$work/relay4.err'"
+sleep 4.5
+viewer "$work/live4.txt" "net://127.0.0.1:$port/host/$host/a1"
+status=$?
+check "after --viewer-idle, babeltrace2 gets an idle viewer's place and all $(wc -l < "$work/final1.txt") events (status $status, $(wc -l < "$work/live4.txt"))" \
+	cmp -s <(strip "$work/live4.txt") <(strip "$work/final1.txt")
+check "... the idle viewer it replaced was said" \
+	grep -q "idle for [0-9.]* s while all 16 places were taken; its connection is closed" \
+	"$work/relay4.err"
+stop_pid "$idle" TERM 5
+stop_pid "$relay" INT 10
+check "the relay counts the viewers on Ctrl-C" \
+	grep -q "viewers: [0-9]* connected, 1 refused (all 16 places taken), [1-9][0-9]* closed idle for a newcomer, 0 closed on a protocol error" \
+	"$work/relay4.err"
 stop_all
 
 echo "relay_host: $e2e_passed passed, $e2e_failed failed"

@@ -23,6 +23,7 @@ void hvt_relay_server_init(struct hvt_relay_server *s, int listen_fd, struct hvt
 	s->listen_fd = listen_fd;
 	s->t = t;
 	s->next_id = 1;
+	s->idle_ns = HVT_RELAY_IDLE_S * 1000000000ll;
 	for (i = 0; i < HVT_RELAY_MAX_VIEWERS; i++)
 		s->conns[i].fd = -1;
 }
@@ -37,6 +38,17 @@ static void count_attached(struct hvt_relay_server *s)
 	s->t->viewers = n;
 }
 
+static void close_conn(struct hvt_relay_server *s, struct hvt_relay_conn *c)
+{
+	close(c->fd);
+	hvt_relay_viewer_free(&c->v);
+	hvt_relay_out_free(&c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	count_attached(s);
+}
+
+/* Closes @c: said with @why (a fault, counted), or as a viewer that left. */
 static void drop(struct hvt_relay_server *s, struct hvt_relay_conn *c, const char *why)
 {
 	if (why) {
@@ -46,12 +58,31 @@ static void drop(struct hvt_relay_server *s, struct hvt_relay_conn *c, const cha
 		hvt_detail("viewer %s left (%llu commands, %llu packets sent)", c->peer,
 			    (unsigned long long)c->v.commands, (unsigned long long)c->v.packets_sent);
 	}
-	close(c->fd);
-	hvt_relay_viewer_free(&c->v);
-	hvt_relay_out_free(&c->out);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
-	count_attached(s);
+	close_conn(s, c);
+}
+
+/*
+ * A place for viewer @peer: a free one, else the one of the viewer idle
+ * the longest if that is idle_ns or more (closed, said); -1 if none.
+ */
+static int free_place(struct hvt_relay_server *s, const char *peer, int64_t now)
+{
+	int i, idlest = 0;
+
+	for (i = 0; i < HVT_RELAY_MAX_VIEWERS; i++) {
+		if (s->conns[i].fd < 0)
+			return i;
+		if (s->conns[i].active_ns < s->conns[idlest].active_ns)
+			idlest = i;
+	}
+	if (now - s->conns[idlest].active_ns < s->idle_ns)
+		return -1;
+	hvt_warn("viewer %s: idle for %.1f s while all %d places were taken; its connection is "
+		 "closed, its place goes to %s", s->conns[idlest].peer,
+		 (double)(now - s->conns[idlest].active_ns) / 1e9, HVT_RELAY_MAX_VIEWERS, peer);
+	close_conn(s, &s->conns[idlest]);
+	s->evicted++;
+	return idlest;
 }
 
 static void accept_viewers(struct hvt_relay_server *s)
@@ -59,19 +90,20 @@ static void accept_viewers(struct hvt_relay_server *s)
 	int fd, i;
 
 	while ((fd = hvt_netaddr_accept(s->listen_fd)) >= 0) {
+		int64_t now = hvt_monotonic_ns();
 		char peer[80];
 
 		hvt_netaddr_peer(fd, peer, sizeof(peer));
-		for (i = 0; i < HVT_RELAY_MAX_VIEWERS && s->conns[i].fd >= 0; i++)
-			;
-		if (i == HVT_RELAY_MAX_VIEWERS) {
-			hvt_warn("viewer %s refused: %d viewers are connected already", peer,
-				 HVT_RELAY_MAX_VIEWERS);
+		i = free_place(s, peer, now);
+		if (i < 0) {
+			hvt_warn("viewer %s refused: %d viewers are connected already, none idle "
+				 "for %.0f s", peer, HVT_RELAY_MAX_VIEWERS, (double)s->idle_ns / 1e9);
 			s->refused++;
 			close(fd);
 			continue;
 		}
 		s->conns[i].fd = fd;
+		s->conns[i].active_ns = now;
 		snprintf(s->conns[i].peer, sizeof(s->conns[i].peer), "%s", peer);
 		hvt_relay_viewer_init(&s->conns[i].v, s->next_id++);
 		s->conns[i].v.from_start = s->from_start;
@@ -90,6 +122,7 @@ static int send_pending(struct hvt_relay_conn *c)
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 		c->out_off += (size_t)n;
+		c->active_ns = hvt_monotonic_ns();
 	}
 	c->out.len = c->out_off = 0;
 	return 0;
@@ -118,6 +151,7 @@ static void serve_viewer(struct hvt_relay_server *s, struct hvt_relay_conn *c)
 			return;
 		}
 		if (r > 0) {
+			c->active_ns = hvt_monotonic_ns();
 			memmove(c->in, c->in + used, c->in_len - used);
 			c->in_len -= used;
 			count_attached(s);
