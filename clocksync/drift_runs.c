@@ -70,9 +70,9 @@ static struct hvt_estimator *refit(const struct hvt_exchange *ex, size_t nr_ex,
 			continue;
 		}
 		if (b->v[k].upper)
-			hvt_est_h2g(e, b->v[k].host, b->v[k].guest);
+			hvt_est_h2g_within(e, b->v[k].host, b->v[k].guest, b->v[k].delay);
 		else
-			hvt_est_g2h(e, b->v[k].guest, b->v[k].host);
+			hvt_est_g2h_within(e, b->v[k].guest, b->v[k].host, b->v[k].delay);
 		k++;
 	}
 	hvt_est_finish(e);

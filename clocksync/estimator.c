@@ -262,6 +262,26 @@ enum hvt_est_result hvt_est_g2h(struct hvt_estimator *e, uint64_t guest, uint64_
 	return add(e, rel(e, host, guest), 0, -1);
 }
 
+/* @delay as a sample's d: -1 (the longest round trip) past what coordinates hold. */
+static int64_t own_delay(uint64_t delay)
+{
+	return delay < (uint64_t)COORD_LIMIT / 4 ? (int64_t)delay : -1;
+}
+
+enum hvt_est_result hvt_est_h2g_within(struct hvt_estimator *e, uint64_t host, uint64_t guest,
+				       uint64_t delay)
+{
+	set_origin(e, host, guest);
+	return add(e, rel(e, host, guest), 1, own_delay(delay));
+}
+
+enum hvt_est_result hvt_est_g2h_within(struct hvt_estimator *e, uint64_t guest, uint64_t host,
+				       uint64_t delay)
+{
+	set_origin(e, host, guest);
+	return add(e, rel(e, host, guest), 0, own_delay(delay));
+}
+
 enum hvt_est_result hvt_est_exchange(struct hvt_estimator *e, const struct hvt_exchange *ex)
 {
 	enum hvt_est_result a, b;

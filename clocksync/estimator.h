@@ -78,6 +78,17 @@ void hvt_est_free(struct hvt_estimator *e);
 enum hvt_est_result hvt_est_h2g(struct hvt_estimator *e, uint64_t host, uint64_t guest);
 /* A guest->host message: sent at guest TSC @guest, received at host TSC @host. */
 enum hvt_est_result hvt_est_g2h(struct hvt_estimator *e, uint64_t guest, uint64_t host);
+/*
+ * The same with the message's own delay: its stamp was read within @delay
+ * host ticks after @host (h2g) or before it (g2h). Without it a one-way
+ * message may have taken as long as the longest round trip (or the delay
+ * bound set), which one slow exchange (a guest that stalled for seconds)
+ * makes long for every message.
+ */
+enum hvt_est_result hvt_est_h2g_within(struct hvt_estimator *e, uint64_t host, uint64_t guest,
+				       uint64_t delay);
+enum hvt_est_result hvt_est_g2h_within(struct hvt_estimator *e, uint64_t guest, uint64_t host,
+				       uint64_t delay);
 /* Both messages of an exchange; returns HVT_EST_SPLIT if either split. */
 enum hvt_est_result hvt_est_exchange(struct hvt_estimator *e, const struct hvt_exchange *ex);
 /*

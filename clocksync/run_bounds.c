@@ -209,7 +209,8 @@ static bool certainly_in(const struct hvt_run_clock *rc, size_t seg, uint64_t ho
 }
 
 size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu *v, uint64_t max,
-		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper),
+		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper,
+				   uint64_t delay),
 		      void *ctx)
 {
 	size_t k, n = 0, seg;
@@ -223,19 +224,19 @@ size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu 
 		/* the first event at its latest within max of the start, on one line */
 		if (!hvt_run_window(rc, v->gmin[k], &seg, &lo, &hi) && hi >= s->start &&
 		    hi - s->start <= max && certainly_in(rc, seg, s->start)) {
-			emit(ctx, s->start, v->gmin[k], true);
+			emit(ctx, s->start, v->gmin[k], true, hi - s->start);
 			n++;
 		}
 		if (!hvt_run_window(rc, v->gmax[k], &seg, &lo, &hi) && s->end >= lo &&
 		    s->end - lo <= max && certainly_in(rc, seg, s->end)) {
-			emit(ctx, s->end, v->gmax[k], false);
+			emit(ctx, s->end, v->gmax[k], false, s->end - lo);
 			n++;
 		}
 	}
 	return n;
 }
 
-void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper)
+void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper, uint64_t delay)
 {
 	struct hvt_run_bound_list *l = list;
 	struct hvt_run_bound *grown = hvt_grow(l->v, l->n, &l->cap, sizeof(*grown));
@@ -245,7 +246,7 @@ void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper)
 		return;
 	}
 	l->v = grown;
-	l->v[l->n++] = (struct hvt_run_bound){ host, guest, upper };
+	l->v[l->n++] = (struct hvt_run_bound){ host, guest, upper, delay };
 }
 
 /* Host order; ties by guest stamp, then lower first: the same order on every run. */

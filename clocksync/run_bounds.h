@@ -111,13 +111,18 @@ size_t hvt_run_first_after_from(const struct hvt_run_vcpu *v, uint64_t host, siz
 void hvt_run_assign(const struct hvt_run_clock *rc, struct hvt_run_vcpu *v);
 /* Calls @emit per bound; returns their number. */
 size_t hvt_run_bounds(const struct hvt_run_clock *rc, const struct hvt_run_vcpu *v, uint64_t max,
-		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper),
+		      void (*emit)(void *ctx, uint64_t host, uint64_t guest, bool upper,
+				   uint64_t delay),
 		      void *ctx);
 
-/* One bound of hvt_run_bounds(): an upper (h2g) or a lower (g2h) bound. */
+/*
+ * One bound of hvt_run_bounds(): an upper (h2g) or a lower (g2h) bound, and
+ * how far from its edge its event may have been read (at most max).
+ */
 struct hvt_run_bound {
 	uint64_t host, guest;
 	bool upper;
+	uint64_t delay;
 };
 
 /* The bounds collected by hvt_run_bound_add(), as @emit with this as @ctx. */
@@ -127,7 +132,7 @@ struct hvt_run_bound_list {
 	bool failed;			/* out of memory: some are missing */
 };
 
-void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper);
+void hvt_run_bound_add(void *list, uint64_t host, uint64_t guest, bool upper, uint64_t delay);
 /* Sorts the list in host order, as the estimators take bounds. */
 void hvt_run_bound_sort(struct hvt_run_bound_list *l);
 

@@ -3,8 +3,10 @@
  * test_estimator.c - clocksync/estimator.c's interface, case by case
  * (the statistics are test_drift.c's business).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -164,6 +166,88 @@ static void test_one_way_with_delay_bound(void **state)
 	assert_int_equal(violations, 0);
 }
 
+/* guest = host + 1000000, jumping back 500000 ticks at host 2000000 (a paused VM) */
+static uint64_t jump_truth(uint64_t h)
+{
+	return h + (h >= 2000000 ? 500000 : 1000000);
+}
+
+/*
+ * Before the jump at 2000000: loose exchanges every 100000 ticks (20000 in
+ * flight), tight one-way messages every 3000 (delays up to 100), as run
+ * edges are; after it the same, and maybe one exchange answered 3000000
+ * ticks late (a guest that stalled). The one-way messages given their own
+ * delay (@within) or not. The width of the slopes that the samples
+ * certainly of the first segment allow, after hvt_est_finish(); every
+ * instant's interval must hold the truth. INFINITY: no slope is bounded.
+ */
+static double first_slopes_with(bool slow, bool within)
+{
+	struct hvt_sim_rng r = { 4243 };
+	struct hvt_estimator *e = hvt_est_new();
+	struct hvt_est_segment_info first;
+	struct hvt_est_value v;
+	uint64_t h, next_ex = 1000000;
+
+	for (h = 1000000; h < 6000000; h += 3000) {
+		uint64_t d = hvt_sim_rand(&r) % 100;
+
+		if (h >= next_ex) {
+			struct hvt_exchange ex = { next_ex, jump_truth(next_ex + 10000),
+						   jump_truth(next_ex + 10000), next_ex + 20000 };
+
+			if (slow && next_ex == 2500000) {	/* read at its end */
+				ex.guest_recv = jump_truth(next_ex + 2999800);
+				ex.guest_send = jump_truth(next_ex + 2999900);
+				ex.host_recv = next_ex + 3000000;
+			}
+			hvt_est_exchange(e, &ex);
+			next_ex += 100000;
+		}
+		if (hvt_sim_rand(&r) & 1) {
+			if (within)
+				hvt_est_h2g_within(e, h, jump_truth(h + d), 100);
+			else
+				hvt_est_h2g(e, h, jump_truth(h + d));
+		} else if (within) {
+			hvt_est_g2h_within(e, jump_truth(h), h + d, 100);
+		} else {
+			hvt_est_g2h(e, jump_truth(h), h + d);
+		}
+	}
+	assert_int_equal(hvt_est_finish(e), 0);
+	assert_int_equal(hvt_est_nr_segments(e), 2);
+	for (h = 1050000; h < 5950000; h += 1000) {
+		assert_int_equal(hvt_est_eval(e, h, &v), 0);
+		assert_true(!v.bounded || (v.lo <= jump_truth(h) && jump_truth(h) <= v.hi));
+	}
+	hvt_est_segment_info(e, 0, &first);
+	hvt_est_free(e);
+	if (first.certain_amax <= 0)
+		return INFINITY;	/* no slope bounded */
+	return first.certain_amax - first.certain_amin;
+}
+
+/*
+ * A one-way message given its own delay is judged by it at a clock change,
+ * not by the longest round trip: one exchange answered late (a guest that
+ * stalled for seconds) must not leave the segment before the change with
+ * only its loose exchanges as certain (a vCPU run edge's bound is such a
+ * message).
+ */
+static void test_one_way_own_delay(void **state)
+{
+	double quick = first_slopes_with(false, true), slow = first_slopes_with(true, true);
+	double unowned = first_slopes_with(true, false);
+
+	(void)state;
+	print_message("first segment's certain slopes: %.3g wide, %.3g with a slow exchange, "
+		      "%.3g without own delays\n", quick, slow, unowned);
+	assert_true(slow <= quick * 1.01);
+	/* without their own delay the slow exchange's round trip widens them */
+	assert_true(unowned > 10 * quick);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_jump_splits),
 		cmocka_unit_test(test_out_of_order_and_range),
 		cmocka_unit_test(test_one_way_with_delay_bound),
+		cmocka_unit_test(test_one_way_own_delay),
 	};
 
 	return cmocka_run_group_tests_name("estimator", tests, NULL, NULL);

@@ -51,7 +51,8 @@ static int next_input(const struct hvt_sync_rec *recs, size_t i, size_t n,
 
 static enum hvt_est_result one_way(struct hvt_estimator *est, const struct hvt_one_way *w)
 {
-	return w->upper ? hvt_est_h2g(est, w->host, w->guest) : hvt_est_g2h(est, w->guest, w->host);
+	return w->upper ? hvt_est_h2g_within(est, w->host, w->guest, w->delay) :
+			  hvt_est_g2h_within(est, w->guest, w->host, w->delay);
 }
 
 int hvt_vm_clock_build(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,

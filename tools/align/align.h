@@ -57,6 +57,7 @@ struct hvt_one_way {
 	uint64_t host, guest;
 	bool upper;
 	uint64_t seq;			/* for glitch_seq */
+	uint64_t delay;			/* the stamp was read within this of host */
 };
 
 /* hvt_vm_clock_build() with one-way bounds too (@ow in host order). */

@@ -207,7 +207,7 @@ static size_t bounds(struct hvt_vm_clock *c, struct vcpu_runs *vcpus, size_t nr,
 	hvt_run_bound_sort(&l);
 	for (i = 0; i < l.n; i++)
 		ow[i] = (struct hvt_one_way){ l.v[i].host, l.v[i].guest, l.v[i].upper,
-					      SAMPLE_SEQ + i };
+					      SAMPLE_SEQ + i, l.v[i].delay };
 	free(l.v);
 	*out = ow;
 	return l.n;
