@@ -6,12 +6,18 @@
 # guest a new transform, which the guest module applies (one
 # hvtrace_clock_change "set_clock", a new generation, per transform); merge must align
 # the guest piecewise and hvtrace check must find every exchange causal.
+# Then QEMU gets SIGSTOP for STALL_S (12 s): a guest starved on a busy host,
+# its TSC going on (a TCG guest's is the host's, plus its offset). The
+# collector must say that the guest stopped answering clock exchanges after
+# 10 s, wait for it (up to --guest-timeout), and go on once it answers:
+# the recording completes with every check above.
 set -uo pipefail
 build=${1:?usage: guest_pause.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
 . "$(dirname "$0")/lib.sh"
 
 PAUSE_S=2
+STALL_S=12
 work=$(mktemp -d /tmp/hvtrace-e2e-pause-XXXXXX)
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 qmp() {	# qmp COMMAND: one QMP command, after the capabilities handshake
@@ -48,10 +54,19 @@ sleep 2
 check "QMP stop" qmp stop
 sleep "$PAUSE_S"
 check "QMP cont" qmp cont
+sleep 2
+check "QEMU stopped (SIGSTOP)" kill -STOP "$qemu"
+sleep "$STALL_S"
+check "QEMU continued (SIGCONT)" kill -CONT "$qemu"
 reap "$rec" 240
 check "the recording completes (status $?)" test $? -eq 0
 reap "$qemu" 30
 
+check "the collector said the stalled guest did not answer for 10 s" \
+	grep -q "no answer to clock exchange [0-9]* for 10 s (the guest stalled or paused?); waiting up to 120 s" \
+	"$work/rec.err"
+check "... and went on once it answered" \
+	grep -q "clock exchange [0-9]* answered after 1[0-9].[0-9] s; exchanges go on" "$work/rec.err"
 check "the collector saw the guest clock change" \
 	grep -q "contradicts the guest TSC offset so far" "$work/rec.err"
 changes=$(jq '.sync.clock_changes' "$work/a/vm/pause/info.json" 2>/dev/null)
