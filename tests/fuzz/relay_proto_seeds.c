@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/big_endian.h"
+
 static unsigned char seed[4096];
 static size_t len;
 
@@ -28,18 +30,6 @@ static void cmd(uint32_t c, const unsigned char *payload, size_t n)
 	memcpy(seed + len + 12, &version, 4);
 	memcpy(seed + len + 16, payload, n);
 	len += 16 + n;
-}
-
-static void u64(unsigned char *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static void u32(unsigned char *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
 }
 
 static void write_seed(const char *dir, const char *name)
@@ -64,31 +54,31 @@ static void conversation(unsigned char state, uint32_t seek)
 	len = 0;
 	seed[len++] = state;
 	memset(p, 0, sizeof(p));
-	u32(p + 8, 2);
-	u32(p + 12, 15);
-	u32(p + 16, 1);
+	hvt_put_be32(p + 8, 2);
+	hvt_put_be32(p + 12, 15);
+	hvt_put_be32(p + 16, 1);
 	cmd(1, p, 20);
 	cmd(8, NULL, 0);
 	cmd(2, NULL, 0);
 	memset(p, 0, sizeof(p));
-	u64(p, 1);
-	u32(p + 16, seek);
+	hvt_put_be64(p, 1);
+	hvt_put_be32(p + 16, seek);
 	cmd(3, p, 20);
-	u64(p, 1);
+	hvt_put_be64(p, 1);
 	cmd(6, p, 8);
 	cmd(6, p, 8);
 	cmd(7, p, 8);
 	for (id = 2; id <= 3; id++) {
-		u64(p, id);
+		hvt_put_be64(p, id);
 		cmd(4, p, 8);
-		u64(p, id);
-		u64(p + 8, 0);
-		u32(p + 16, 20);
+		hvt_put_be64(p, id);
+		hvt_put_be64(p + 8, 0);
+		hvt_put_be32(p + 16, 20);
 		cmd(5, p, 20);
-		u64(p, id);
+		hvt_put_be64(p, id);
 		cmd(4, p, 8);
 	}
-	u64(p, 1);
+	hvt_put_be64(p, 1);
 	cmd(9, p, 8);
 }
 

@@ -15,7 +15,6 @@
  *     CONNECT first, another major version) is an error; a partial command
  *     waits for its bytes.
  */
-#include <endian.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/big_endian.h"
 #include "tools/relay/relay_proto.h"
 
 struct fx {
@@ -59,34 +59,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
 static uint32_t at32(const struct fx *f, size_t off)
 {
-	uint32_t v;
-
 	assert_true(off + 4 <= f->out.len);
-	memcpy(&v, f->out.buf + off, 4);
-	return be32toh(v);
+	return hvt_get_be32(f->out.buf + off);
 }
 
 static uint64_t at64(const struct fx *f, size_t off)
 {
-	uint64_t v;
-
 	assert_true(off + 8 <= f->out.len);
-	memcpy(&v, f->out.buf + off, 8);
-	return be64toh(v);
+	return hvt_get_be64(f->out.buf + off);
 }
 
 /* Sends command @cmd with @len payload bytes; the reply is in f->out. */
@@ -96,9 +78,9 @@ static int send_cmd(struct fx *f, uint32_t cmd, const unsigned char *payload, si
 	size_t used;
 	int r;
 
-	put64(buf, len);
-	put32(buf + 8, cmd);
-	put32(buf + 12, 0);
+	hvt_put_be64(buf, len);
+	hvt_put_be32(buf + 8, cmd);
+	hvt_put_be32(buf + 12, 0);
 	if (len)
 		memcpy(buf + 16, payload, len);
 	f->out.len = 0;
@@ -112,9 +94,9 @@ static void connect_viewer(struct fx *f, uint32_t minor)
 {
 	unsigned char p[20] = { 0 };
 
-	put32(p + 8, 2);
-	put32(p + 12, minor);
-	put32(p + 16, 1);
+	hvt_put_be32(p + 8, 2);
+	hvt_put_be32(p + 12, minor);
+	hvt_put_be32(p + 16, 1);
 	assert_int_equal(send_cmd(f, 1, p, 20), 1);
 	assert_int_equal(f->out.len, 20);
 	assert_int_equal(at64(f, 0), 7);
@@ -126,8 +108,8 @@ static int attach(struct fx *f, uint64_t id, uint32_t seek)
 {
 	unsigned char p[20] = { 0 };
 
-	put64(p, id);
-	put32(p + 16, seek);
+	hvt_put_be64(p, id);
+	hvt_put_be32(p + 16, seek);
 	assert_int_equal(send_cmd(f, 3, p, 20), 1);
 	return (int)at32(f, 0);
 }
@@ -152,7 +134,7 @@ static uint32_t next_index(struct fx *f, uint64_t id)
 {
 	unsigned char p[8];
 
-	put64(p, id);
+	hvt_put_be64(p, id);
 	assert_int_equal(send_cmd(f, 4, p, 8), 1);
 	assert_int_equal(f->out.len, 64);
 	return at32(f, 56);
@@ -162,9 +144,9 @@ static uint32_t get_packet(struct fx *f, uint64_t id, uint64_t off, uint32_t len
 {
 	unsigned char p[20];
 
-	put64(p, id);
-	put64(p + 8, off);
-	put32(p + 16, len);
+	hvt_put_be64(p, id);
+	hvt_put_be64(p + 8, off);
+	hvt_put_be32(p + 16, len);
 	assert_int_equal(send_cmd(f, 5, p, 20), 1);
 	return at32(f, 0);
 }
@@ -173,7 +155,7 @@ static uint32_t get_metadata(struct fx *f, uint64_t id)
 {
 	unsigned char p[8];
 
-	put64(p, id);
+	hvt_put_be64(p, id);
 	assert_int_equal(send_cmd(f, 6, p, 8), 1);
 	return at32(f, 8);
 }
@@ -182,7 +164,7 @@ static uint32_t new_streams(struct fx *f)
 {
 	unsigned char p[8];
 
-	put64(p, 1);
+	hvt_put_be64(p, 1);
 	assert_int_equal(send_cmd(f, 7, p, 8), 1);
 	return at32(f, 0);
 }
@@ -329,11 +311,11 @@ static void test_protocol_errors(void **state)
 
 	assert_int_equal(send_cmd(f, 2, NULL, 0), -1);	/* before CONNECT */
 	assert_non_null(strstr(f->v.why, "before CONNECT"));
-	put32(p + 8, 3);
-	put32(p + 16, 1);
+	hvt_put_be32(p + 8, 3);
+	hvt_put_be32(p + 16, 1);
 	assert_int_equal(send_cmd(f, 1, p, 20), -1);	/* major 3 */
-	put32(p + 8, 2);
-	put32(p + 16, 2);
+	hvt_put_be32(p + 8, 2);
+	hvt_put_be32(p + 16, 2);
 	assert_int_equal(send_cmd(f, 1, p, 20), -1);	/* a notification connection */
 	connect_viewer(f, 4);
 	assert_int_equal(send_cmd(f, 1, p, 20), -1);	/* CONNECT again */
@@ -341,13 +323,13 @@ static void test_protocol_errors(void **state)
 	assert_non_null(strstr(f->v.why, "unknown command 10"));
 	assert_int_equal(send_cmd(f, 4, p, 4), -1);	/* a payload of the wrong size */
 	/* a payload size the header announces too large is refused at once */
-	put64(buf, 1ull << 40);
-	put32(buf + 8, 4);
+	hvt_put_be64(buf, 1ull << 40);
+	hvt_put_be32(buf + 8, 4);
 	assert_int_equal(hvt_relay_command(&f->v, &f->t, buf, 16, &used, &f->out), -1);
 	/* a partial command waits */
-	put64(buf, 8);
-	put32(buf + 8, 4);
-	put32(buf + 12, 0);
+	hvt_put_be64(buf, 8);
+	hvt_put_be32(buf + 8, 4);
+	hvt_put_be32(buf + 12, 0);
 	assert_int_equal(hvt_relay_command(&f->v, &f->t, buf, 20, &used, &f->out), 0);
 	assert_int_equal(used, 0);
 	assert_int_equal(hvt_relay_command(&f->v, &f->t, buf, 15, &used, &f->out), 0);

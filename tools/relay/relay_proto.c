@@ -2,13 +2,13 @@
 /*
  * relay_proto.c - LTTng live viewer commands and their replies (relay_proto.h).
  */
-#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/big_endian.h"
 #include "tools/relay/relay_proto.h"
 
 enum {
@@ -97,34 +97,6 @@ static unsigned char *room(struct hvt_relay_out *o, size_t n)
 	return p;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
 /* A string in a fixed field of @size bytes, cut to leave its NUL. */
 static void put_str(unsigned char *p, const char *s, size_t size)
 {
@@ -139,7 +111,7 @@ static unsigned char *reply(struct hvt_relay_out *o, size_t n, uint32_t status)
 	unsigned char *p = room(o, n);
 
 	if (p)
-		put32(p, status);
+		hvt_put_be32(p, status);
 	return p;
 }
 
@@ -152,9 +124,9 @@ static int put_stream_info(struct hvt_relay_out *o, const struct hvt_relay_trace
 	if (!p)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", t->hostname, t->session);
-	put64(p, id);
-	put64(p + 8, HVT_LIVE_TRACE_ID);
-	put32(p + 16, id == HVT_LIVE_METADATA_STREAM);
+	hvt_put_be64(p, id);
+	hvt_put_be64(p + 8, HVT_LIVE_TRACE_ID);
+	hvt_put_be32(p + 16, id == HVT_LIVE_METADATA_STREAM);
 	put_str(p + 20, path, PATH_MAX_LIVE);
 	put_str(p + 20 + PATH_MAX_LIVE, channel, NAME_MAX_LIVE);
 	return 0;
@@ -188,7 +160,7 @@ static int announce(struct hvt_relay_viewer *v, const struct hvt_relay_trace *t,
 static int cmd_connect(struct hvt_relay_viewer *v, const unsigned char *in,
 		       struct hvt_relay_out *o)
 {
-	uint32_t major = get32(in + 8), minor = get32(in + 12), type = get32(in + 16);
+	uint32_t major = hvt_get_be32(in + 8), minor = hvt_get_be32(in + 12), type = hvt_get_be32(in + 16);
 	unsigned char *p;
 
 	if (v->connected)
@@ -204,10 +176,10 @@ static int cmd_connect(struct hvt_relay_viewer *v, const unsigned char *in,
 	p = room(o, 20);
 	if (!p)
 		return -1;
-	put64(p, v->id);
-	put32(p + 8, HVT_LIVE_MAJOR);
-	put32(p + 12, v->minor);
-	put32(p + 16, CONNECTION_COMMAND);
+	hvt_put_be64(p, v->id);
+	hvt_put_be32(p + 8, HVT_LIVE_MAJOR);
+	hvt_put_be32(p + 12, v->minor);
+	hvt_put_be32(p + 16, CONNECTION_COMMAND);
 	return 1;
 }
 
@@ -217,14 +189,14 @@ static int cmd_list(const struct hvt_relay_trace *t, struct hvt_relay_out *o)
 
 	if (!p)
 		return -1;
-	put32(p, t->listed);
+	hvt_put_be32(p, t->listed);
 	if (!t->listed)
 		return 1;
 	p += 4;
-	put64(p, HVT_LIVE_SESSION_ID);
-	put32(p + 8, HVT_LIVE_TIMER_US);
-	put32(p + 12, t->viewers);
-	put32(p + 16, t->nr_streams + 1);
+	hvt_put_be64(p, HVT_LIVE_SESSION_ID);
+	hvt_put_be32(p + 8, HVT_LIVE_TIMER_US);
+	hvt_put_be32(p + 12, t->viewers);
+	hvt_put_be32(p + 16, t->nr_streams + 1);
 	put_str(p + 20, t->hostname, HOST_NAME_MAX_LIVE);
 	put_str(p + 20 + HOST_NAME_MAX_LIVE, t->session, NAME_MAX_LIVE);
 	return 1;
@@ -233,8 +205,8 @@ static int cmd_list(const struct hvt_relay_trace *t, struct hvt_relay_out *o)
 static int cmd_attach(struct hvt_relay_viewer *v, const struct hvt_relay_trace *t,
 		      const unsigned char *in, struct hvt_relay_out *o)
 {
-	uint64_t id = get64(in);
-	uint32_t seek = get32(in + 16), count = 1, i;
+	uint64_t id = hvt_get_be64(in);
+	uint32_t seek = hvt_get_be32(in + 16), count = 1, i;
 	size_t at = o->len;
 
 	if (id != HVT_LIVE_SESSION_ID || !t->listed)
@@ -250,7 +222,7 @@ static int cmd_attach(struct hvt_relay_viewer *v, const struct hvt_relay_trace *
 	if (seek == SEEK_LAST && !v->from_start)
 		for (i = 0; i < v->known; i++)
 			v->streams[i].next = t->streams[i].packets;
-	put32(o->buf + at + 4, count);
+	hvt_put_be32(o->buf + at + 4, count);
 	v->attached = true;
 	return 1;
 }
@@ -291,7 +263,7 @@ static uint64_t viewer_beacon(const struct hvt_relay_viewer *v, const struct hvt
 static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_trace *t,
 			  const unsigned char *in, struct hvt_relay_out *o)
 {
-	int64_t j = data_stream(v, get64(in));
+	int64_t j = data_stream(v, hvt_get_be64(in));
 	unsigned char *p = room(o, 64);
 	struct hvt_relay_view_stream *vs;
 	const struct hvt_relay_stream *st;
@@ -302,24 +274,24 @@ static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 	if (!p)
 		return -1;
 	if (j < 0) {
-		put32(p + 56, INDEX_ERR);
+		hvt_put_be32(p + 56, INDEX_ERR);
 		return 1;
 	}
 	vs = &v->streams[j];
 	st = &t->streams[j];
-	put64(p + 48, 0);	/* the CTF stream class: one (HVT_CTF_STREAM_EVENTS) */
-	put32(p + 60, news(v, t));
+	hvt_put_be64(p + 48, 0);	/* the CTF stream class: one (HVT_CTF_STREAM_EVENTS) */
+	hvt_put_be32(p + 60, news(v, t));
 	if (vs->next < st->packets) {
 		if (hvt_relay_trace_read_index(t, (uint32_t)j, vs->next, &ix)) {
-			put32(p + 56, INDEX_ERR);
+			hvt_put_be32(p + 56, INDEX_ERR);
 			return 1;
 		}
-		put64(p, ix.offset);
-		put64(p + 8, ix.packet_size);
-		put64(p + 16, ix.content_size);
-		put64(p + 24, ix.timestamp_begin);
-		put64(p + 32, ix.timestamp_end);
-		put64(p + 40, ix.events_discarded);
+		hvt_put_be64(p, ix.offset);
+		hvt_put_be64(p + 8, ix.packet_size);
+		hvt_put_be64(p + 16, ix.content_size);
+		hvt_put_be64(p + 24, ix.timestamp_begin);
+		hvt_put_be64(p + 32, ix.timestamp_end);
+		hvt_put_be64(p + 40, ix.events_discarded);
 		vs->next++;
 		vs->beacon = ix.timestamp_end;
 		vs->metadata_needed = ix.metadata_len;
@@ -331,21 +303,21 @@ static int cmd_next_index(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 		beacon = viewer_beacon(v, t);
 		status = INDEX_RETRY;
 		if (beacon > vs->beacon) {
-			put64(p + 32, beacon);
+			hvt_put_be64(p + 32, beacon);
 			vs->beacon = beacon;
 			status = INDEX_INACTIVE;
 		}
 	}
-	put32(p + 56, status);
+	hvt_put_be32(p + 56, status);
 	return 1;
 }
 
 static int cmd_get_packet(struct hvt_relay_viewer *v, const struct hvt_relay_trace *t,
 			  const unsigned char *in, struct hvt_relay_out *o)
 {
-	int64_t j = data_stream(v, get64(in));
-	uint64_t off = get64(in + 8);
-	uint32_t len = get32(in + 16);
+	int64_t j = data_stream(v, hvt_get_be64(in));
+	uint64_t off = hvt_get_be64(in + 8);
+	uint32_t len = hvt_get_be32(in + 16);
 	unsigned char *p;
 
 	/*
@@ -355,7 +327,7 @@ static int cmd_get_packet(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 	if (j >= 0 && v->metadata_sent < v->streams[j].metadata_needed) {
 		p = reply(o, 12, PACKET_ERR);
 		if (p)
-			put32(p + 8, news(v, t));
+			hvt_put_be32(p + 8, news(v, t));
 		return p ? 1 : -1;
 	}
 	if (j < 0 || len > HVT_LIVE_MAX_PACKET_READ)
@@ -365,11 +337,11 @@ static int cmd_get_packet(struct hvt_relay_viewer *v, const struct hvt_relay_tra
 		return -1;
 	if (hvt_relay_trace_read(t, (uint32_t)j, off, p + 12, len)) {
 		o->len -= len;	/* the error reply alone */
-		put32(p, PACKET_ERR);
+		hvt_put_be32(p, PACKET_ERR);
 		return 1;
 	}
-	put32(p + 4, len);
-	put32(p + 8, news(v, t));
+	hvt_put_be32(p + 4, len);
+	hvt_put_be32(p + 8, news(v, t));
 	v->packets_sent++;
 	return 1;
 }
@@ -380,10 +352,10 @@ static int cmd_get_metadata(struct hvt_relay_viewer *v, const struct hvt_relay_t
 	uint64_t n = t->metadata_len - v->metadata_sent;
 	unsigned char *p;
 
-	if (!v->attached || get64(in) != HVT_LIVE_METADATA_STREAM) {
+	if (!v->attached || hvt_get_be64(in) != HVT_LIVE_METADATA_STREAM) {
 		p = room(o, 12);
 		if (p)
-			put32(p + 8, METADATA_ERR);
+			hvt_put_be32(p + 8, METADATA_ERR);
 		return p ? 1 : -1;
 	}
 	if (n > HVT_LIVE_MAX_METADATA_READ)
@@ -393,11 +365,11 @@ static int cmd_get_metadata(struct hvt_relay_viewer *v, const struct hvt_relay_t
 		return -1;
 	if (!n || hvt_relay_trace_read_metadata(t, v->metadata_sent, p + 12, (size_t)n)) {
 		o->len -= (size_t)n;
-		put32(p + 8, n ? METADATA_ERR : METADATA_NO_NEW);
+		hvt_put_be32(p + 8, n ? METADATA_ERR : METADATA_NO_NEW);
 		return 1;
 	}
-	put64(p, n);
-	put32(p + 8, METADATA_OK);
+	hvt_put_be64(p, n);
+	hvt_put_be32(p + 8, METADATA_OK);
 	v->metadata_sent += n;
 	return 1;
 }
@@ -419,21 +391,21 @@ static int cmd_new_streams(struct hvt_relay_viewer *v, const struct hvt_relay_tr
 	size_t at = o->len;
 	uint32_t count = 0, status;
 
-	if (!v->attached || get64(in) != HVT_LIVE_SESSION_ID)
+	if (!v->attached || hvt_get_be64(in) != HVT_LIVE_SESSION_ID)
 		return reply(o, 8, NEW_STREAMS_ERR) ? 1 : -1;
 	if (!reply(o, 8, NEW_STREAMS_OK) || announce(v, t, o, &count))
 		return -1;
 	status = count ? NEW_STREAMS_OK :
 		 t->done && all_hung_up(v) ? NEW_STREAMS_HUP : NEW_STREAMS_NO_NEW;
-	put32(o->buf + at, status);
-	put32(o->buf + at + 4, count);
+	hvt_put_be32(o->buf + at, status);
+	hvt_put_be32(o->buf + at + 4, count);
 	return 1;
 }
 
 static int cmd_detach(struct hvt_relay_viewer *v, const unsigned char *in,
 		      struct hvt_relay_out *o)
 {
-	if (!v->attached || get64(in) != HVT_LIVE_SESSION_ID)
+	if (!v->attached || hvt_get_be64(in) != HVT_LIVE_SESSION_ID)
 		return reply(o, 4, DETACH_UNK) ? 1 : -1;
 	v->attached = false;
 	v->known = 0;
@@ -463,8 +435,8 @@ int hvt_relay_command(struct hvt_relay_viewer *v, const struct hvt_relay_trace *
 	*used = 0;
 	if (avail < HVT_LIVE_HEADER_SIZE)
 		return 0;
-	size = get64(in);
-	cmd = get32(in + 8);
+	size = hvt_get_be64(in);
+	cmd = hvt_get_be32(in + 8);
 	want = payload_size(cmd);
 	if (want < 0)
 		return protocol_error(v, "unknown command %u", cmd);
