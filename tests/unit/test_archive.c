@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/fileio.h"
 #include "tests/unit/archive_fixture.h"
 #include "tools/archive/archive.h"
 #include "tools/archive/archive_path.h"
@@ -347,6 +348,45 @@ static void test_unlisted_vm(void **state)
 	hvt_archive_close(&a);
 }
 
+/*
+ * Files no entry lists are data no one reads: a host CPU file hvtrace.json
+ * does not list, a stream file or a trace directory a finished VM's
+ * info.json does not list, each a warning. While the guest traces, a
+ * stream's file comes before its entry: not judged.
+ */
+static void test_unlisted_files(void **state)
+{
+	const char *root = *state;
+	struct hvt_vm_info vm;
+	struct hvt_archive a;
+	char path[256], *info, *at;
+	size_t len;
+
+	assert_int_equal(fx_write(root, "host/ftrace/cpu5.raw", "", 0), 0);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu5.raw.bak", "", 0), 0);
+	assert_int_equal(fx_write(root, "vm/demo/kernel/stream-7", "", 0), 0);
+	assert_int_equal(fx_write(root, "vm/demo/user-9/stream-0", "", 0), 0);
+	assert_int_equal(hvt_archive_open(&a, root), 0);
+	assert_int_equal(a.warnings, 1);
+	assert_int_equal(hvt_vm_info_load(&vm, &a.vms[0]), 0);
+	assert_true(vm.finished);
+	assert_int_equal(vm.warnings, 2);
+	hvt_vm_info_free(&vm);
+	/* the same VM still tracing */
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	at = strstr(info, "\"finished\": true");
+	assert_non_null(at);
+	memcpy(at, "\"finished\":false", 16);
+	assert_int_equal(fx_write(root, "vm/demo/info.json", info, len), 0);
+	free(info);
+	assert_int_equal(hvt_vm_info_load(&vm, &a.vms[0]), 0);
+	assert_false(vm.finished);
+	assert_int_equal(vm.warnings, 0);
+	hvt_vm_info_free(&vm);
+	hvt_archive_close(&a);
+}
+
 /* Says what a path given as an archive is: @expect in its text, or NULL: may be one. */
 static void assert_misgiven(const char *root, const char *rel, const char *expect)
 {
@@ -428,6 +468,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_info_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misgiven_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_vm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlisted_files, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);

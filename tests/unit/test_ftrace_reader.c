@@ -66,7 +66,9 @@ static int teardown(void **state)
 }
 
 /* Decodes ROOT/host/ftrace/@file as CPU @cpu into `result`. */
-static struct result *decode(const char *root, const char *file, int cpu, uint32_t page_size)
+/* decode() with pages stamped outside [@lo, @hi] damaged (hvt_ftrace_set_span()). */
+static struct result *decode_in(const char *root, const char *file, int cpu, uint32_t page_size,
+				uint64_t lo, uint64_t hi)
 {
 	struct result *r = &result;
 	struct hvt_ftrace_event ev;
@@ -79,6 +81,7 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	ft = hvt_ftrace_open(dir, page_size, &r->warnings);
 	assert_non_null(ft);
+	hvt_ftrace_set_span(ft, lo, hi);
 	c = hvt_ftrace_cpu_open(ft, path, file, cpu, &r->warnings);
 	assert_non_null(c);
 	while (hvt_ftrace_cpu_next(c, &ev)) {
@@ -106,6 +109,11 @@ static struct result *decode(const char *root, const char *file, int cpu, uint32
 	hvt_ftrace_cpu_close(c);
 	hvt_ftrace_close(ft);
 	return r;
+}
+
+static struct result *decode(const char *root, const char *file, int cpu, uint32_t page_size)
+{
+	return decode_in(root, file, cpu, page_size, 0, UINT64_MAX);
 }
 
 static const struct fx_host_switch three[] = {
@@ -211,6 +219,43 @@ static void test_page_stamped_out_of_line(void **state)
 	assert_int_equal(r->ev[r->n - 1].ts, ev[299].ts);
 	for (i = 1; i < r->n; i++)
 		assert_true(r->ev[i].ts > r->ev[i - 1].ts);
+}
+
+/*
+ * The first page stamped 0 and the last 2^63 - 2: neither has a page on
+ * both sides to be judged against, but both lie outside the recording's
+ * span: each is skipped, said, and the pages between are read in order.
+ */
+static void test_page_stamped_outside_the_span(void **state)
+{
+	const char *root = *state;
+	static struct fx_host_switch ev[300];
+	char path[128], *data;
+	struct result *r;
+	size_t i, len, pages;
+
+	for (i = 0; i < 300; i++) {
+		ev[i] = three[i % 2];
+		ev[i].ts = 1000 + i * 37;
+	}
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
+	assert_int_equal(hvt_read_file(path, 1 << 22, &data, &len), 0);
+	pages = len / 4096;
+	assert_true(pages >= 4);
+	hvt_put_u64((unsigned char *)data, 0);
+	hvt_put_u64((unsigned char *)data + (pages - 1) * 4096, (1ull << 63) - 2);
+	assert_int_equal(fx_write(root, "host/ftrace/cpu0.raw", data, len), 0);
+	free(data);
+	r = decode_in(root, "cpu0.raw", 0, 4096, 500, 1000000);
+	assert_int_equal(r->stats.warnings, 2);
+	assert_true(r->n < 300 - 2 && r->n >= 300 - 2 * (4080 / 68));
+	assert_true(r->ev[0].ts > ev[0].ts && r->ev[r->n - 1].ts < ev[299].ts);
+	for (i = 1; i < r->n; i++)
+		assert_true(r->ev[i].ts > r->ev[i - 1].ts);
+	/* without the span the first page is taken, at its damaged stamp */
+	r = decode(root, "cpu0.raw", 0, 4096);
+	assert_true(r->ev[0].ts < 500);
 }
 
 static unsigned char *page_file(const char *root, size_t *len)
@@ -609,6 +654,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decode_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_stamped_out_of_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_stamped_outside_the_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_outside_record, setup, teardown),

@@ -405,6 +405,37 @@ static void note_unlisted_vms(struct hvt_archive *a)
 	free(vm_dir);
 }
 
+/* Whether @name is a host CPU file's: cpuN.raw. */
+static bool cpu_file_name(const char *name)
+{
+	size_t digits = strncmp(name, "cpu", 3) ? 0 : strspn(name + 3, "0123456789");
+
+	return digits && !strcmp(name + 3 + digits, ".raw");
+}
+
+/* A host CPU file (cpuN.raw) of host/ftrace that hvtrace.json does not list: said. */
+static void note_unlisted_cpus(struct hvt_archive *a)
+{
+	DIR *d = a->ftrace_dir && !a->starting ? opendir(a->ftrace_dir) : NULL;
+	struct dirent *e;
+	size_t i;
+
+	while (d && (e = readdir(d))) {
+		if (!cpu_file_name(e->d_name))
+			continue;
+		for (i = 0; i < a->nr_cpus && strcmp(strrchr(a->cpus[i].path, '/') + 1, e->d_name);
+		     i++)
+			;
+		if (i < a->nr_cpus)
+			continue;
+		hvt_warn("%s/%s: not in hvtrace.json's list of host CPUs, so not read (an edited or "
+			 "damaged manifest?)", a->ftrace_dir, e->d_name);
+		a->warnings++;
+	}
+	if (d)
+		closedir(d);
+}
+
 int hvt_archive_open(struct hvt_archive *a, const char *root)
 {
 	char *clock_pairs = NULL;
@@ -420,6 +451,7 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 	note_pairs(a, clock_pairs);
 	free(clock_pairs);
 	note_unlisted_vms(a);
+	note_unlisted_cpus(a);
 	if (hvt_archive_load_tasks(a)) {
 		hvt_err("out of memory");
 		hvt_archive_close(a);

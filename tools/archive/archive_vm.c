@@ -6,6 +6,7 @@
  * A trace or stream entry that breaks a rule is skipped with a warning (with
  * the streams that belong to it), so one bad entry does not hide the rest.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -325,6 +326,73 @@ const char *hvt_vm_info_untraced_text(const struct hvt_vm_info *vm, char *buf, s
 	return buf;
 }
 
+/* Whether @path is one of @vm's streams' files. */
+static bool stream_listed(const struct hvt_vm_info *vm, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < vm->nr_streams; i++)
+		if (!strcmp(vm->streams[i].path, path))
+			return true;
+	return false;
+}
+
+/* Stream files in @dir (a trace's directory) that info.json does not list: said. */
+static void note_unlisted_in(struct hvt_vm_info *vm, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path;
+
+		if (strncmp(e->d_name, "stream-", 7))
+			continue;
+		path = hvt_join(dir, e->d_name);
+		if (path && !stream_listed(vm, path)) {
+			hvt_warn("%s: not in info.json's list of streams, so not read (an edited or "
+				 "damaged info.json?)", path);
+			vm->warnings++;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Recorded data no reader will see, in a finished VM's directory: stream
+ * files info.json does not list, and trace directories (kernel, user-N) of
+ * no trace it lists. While the guest traces, a stream's file comes before
+ * its entry: not judged then.
+ */
+static void note_unlisted(struct hvt_vm_info *vm)
+{
+	DIR *d = vm->finished ? opendir(vm->dir) : NULL;
+	struct dirent *e;
+	size_t i;
+
+	while (d && (e = readdir(d))) {
+		char *dir;
+
+		if (strcmp(e->d_name, "kernel") && strncmp(e->d_name, "user-", 5))
+			continue;
+		dir = hvt_join(vm->dir, e->d_name);
+		for (i = 0; dir && i < vm->nr_traces && strcmp(vm->traces[i].dir, dir); i++)
+			;
+		if (dir && i == vm->nr_traces) {
+			hvt_warn("%s: not in info.json's list of traces, so not read (an edited or "
+				 "damaged info.json?)", dir);
+			vm->warnings++;
+		} else if (dir) {
+			note_unlisted_in(vm, dir);
+		}
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 {
 	char *sync_path = NULL;
@@ -341,6 +409,7 @@ int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 	vm->dir = strdup(ref->dir);
 	if (!vm->dir || load_info(vm, &sync_path))
 		goto fail;
+	note_unlisted(vm);
 	/* Without exchanges the VM cannot be aligned, but it is still described. */
 	if (hvt_tsv_read_sync(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
 		vm->sync_warnings++;

@@ -28,6 +28,7 @@ struct hvt_ftrace {
 	size_t nr_unsafe;
 	uint32_t *need;			/* by event id: 1 + the bytes its fields span; 0 unknown */
 	bool native;			/* file byte order is ours (set by hvt_ftrace_field_find) */
+	uint64_t span_lo, span_hi;	/* stamps a page may have (hvt_ftrace_set_span) */
 };
 
 struct hvt_ftrace_cpu {

@@ -300,12 +300,19 @@ struct hvt_ftrace *hvt_ftrace_open(const char *dir, uint32_t page_size,
 		return NULL;
 	}
 	ft->page_size = page_size;
+	ft->span_hi = UINT64_MAX;
 	if (parse_header_page(ft, dir)) {
 		hvt_ftrace_close(ft);
 		return NULL;
 	}
 	parse_formats(ft, dir, warnings);
 	return ft;
+}
+
+void hvt_ftrace_set_span(struct hvt_ftrace *ft, uint64_t lo, uint64_t hi)
+{
+	ft->span_lo = lo;
+	ft->span_hi = hi;
 }
 
 void hvt_ftrace_close(struct hvt_ftrace *ft)
@@ -475,6 +482,13 @@ static bool load_next_page(struct hvt_ftrace_cpu *c)
 		return false;
 	}
 	zero_pages_end(c);
+	if (hvt_get_u64(c->page) < c->ft->span_lo || hvt_get_u64(c->page) > c->ft->span_hi) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": stamped %"
+				PRIu64 ", outside the recording (host TSC %" PRIu64 " to %" PRIu64
+				"): a damaged timestamp; skipping the page", c->page_off,
+				(uint64_t)hvt_get_u64(c->page), c->ft->span_lo, c->ft->span_hi);
+		return false;
+	}
 	if (page_out_of_line(c)) {
 		hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": stamped %"
 				PRIu64 ", after the page that follows it: a damaged timestamp; "

@@ -67,6 +67,13 @@ void hvt_ftrace_tracedat_raw(struct hvt_ftrace *ft);
 /* Of a trace.dat: its CPUs (0 to N - 1), and its first timestamp. */
 int hvt_ftrace_nr_cpus(const struct hvt_ftrace *ft);
 uint64_t hvt_ftrace_first_ts(const struct hvt_ftrace *ft);
+/*
+ * The host TSC span a raw CPU file's pages can be stamped in (the
+ * recording's, with a margin): a page stamped outside it is damaged, and
+ * skipped with a warning. Without it (the default), only a page stamped
+ * later than the two after it is found out; not the first or the last.
+ */
+void hvt_ftrace_set_span(struct hvt_ftrace *ft, uint64_t lo, uint64_t hi);
 void hvt_ftrace_close(struct hvt_ftrace *ft);
 
 /* Opens one CPU's pages; NULL after a warning counted in *@warnings. */

@@ -96,6 +96,7 @@ struct hvt_ftrace *hvt_ftrace_open_tracedat(const char *path, const char **clock
 		hvt_err("out of memory");
 		return NULL;
 	}
+	ft->span_hi = UINT64_MAX;
 	/* libtracecmd would wait forever on a FIFO: a regular file only. */
 	fd = hvt_open_regular(path, UINT64_MAX, &size);
 	if (fd < 0) {

@@ -103,6 +103,29 @@ static const char *host_source_name(const struct hvt_session *ses, size_t i, cha
 	return buf;
 }
 
+#define HOST_SPAN_MARGIN_S	60	/* of stamps before the first clock pair, after the last */
+
+/*
+ * The host TSC span the host layer's pages are stamped in: the clock
+ * pairs', taken from the start to the end of the recording, with a margin;
+ * open at the end while the recording goes on. Without pairs, any.
+ */
+static void set_host_span(struct hvt_ftrace *ft, const struct hvt_archive *a)
+{
+	uint64_t first, last, margin;
+
+	if (!a->nr_pairs)
+		return;
+	first = a->pairs[0].tsc;
+	last = a->pairs[a->nr_pairs - 1].tsc;
+	margin = a->tsc_freq_hz ? a->tsc_freq_hz * HOST_SPAN_MARGIN_S : UINT64_MAX;
+	if (!a->tsc_freq_hz && a->pairs[a->nr_pairs - 1].mono_ns > a->pairs[0].mono_ns)
+		margin = (uint64_t)((double)(last - first) * HOST_SPAN_MARGIN_S * 1e9 /
+				    (double)(a->pairs[a->nr_pairs - 1].mono_ns - a->pairs[0].mono_ns));
+	hvt_ftrace_set_span(ft, first > margin ? first - margin : 0,
+			    a->complete && UINT64_MAX - last > margin ? last + margin : UINT64_MAX);
+}
+
 static int open_host(struct hvt_session *ses)
 {
 	const struct hvt_archive *a = &ses->archive;
@@ -119,6 +142,7 @@ static int open_host(struct hvt_session *ses)
 		ses->warnings++;
 		return 0;
 	}
+	set_host_span(ses->ftrace, a);
 	for (i = 0; i < a->nr_cpus; i++) {
 		const char *rel = host_source_name(ses, i, name, sizeof(name));
 		struct hvt_source *s = hvt_session_add_source(ses, HVT_LAYER_HOST, 0, NULL, rel);
