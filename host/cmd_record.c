@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,11 +170,39 @@ static int check_values(const struct hvt_record_opts *o)
 		return -1;
 	}
 	for (i = 0; i < o->nr_events; i++)
-		if (hvt_capture_event_ok(o->events[i], err, sizeof(err))) {
+		if (hvt_capture_event_ok(o->events[i], err, sizeof(err)) ||
+		    (o->host_trace && hvt_capture_event_exists(o->events[i], err, sizeof(err)))) {
 			bad_usage("-e: %s", err);
 			return -1;
 		}
 	return 0;
+}
+
+/* @path with its directory resolved (the socket itself may not exist yet); false if it cannot be. */
+static bool socket_path_resolved(const char *path, char *out, size_t size)
+{
+	char dir_copy[PATH_MAX], base_copy[PATH_MAX], dir[PATH_MAX];
+
+	snprintf(dir_copy, sizeof(dir_copy), "%s", path);
+	snprintf(base_copy, sizeof(base_copy), "%s", path);
+	if (!realpath(dirname(dir_copy), dir))
+		return false;
+	return snprintf(out, size, "%s/%s", dir, basename(base_copy)) < (int)size;
+}
+
+/* Whether unix socket path @path is the one of --listen @listen. */
+static bool same_socket(const char *path, const char *listen)
+{
+	char a[PATH_MAX + 256], b[PATH_MAX + 256], err[300];
+	struct hvt_netaddr addr;
+
+	if (!listen || hvt_netaddr_parse(listen, true, &addr, err, sizeof(err)) ||
+	    addr.kind != HVT_ADDR_UNIX)
+		return false;
+	if (!strcmp(path, addr.path))
+		return true;
+	return socket_path_resolved(path, a, sizeof(a)) &&
+	       socket_path_resolved(addr.path, b, sizeof(b)) && !strcmp(a, b);
 }
 
 /* The options together. */
@@ -189,6 +219,11 @@ static int check_opts(struct hvt_record_opts *o)
 		return -1;
 	if (o->host_apps && (o->host_apps[0] != '/' || strlen(o->host_apps) >= 108)) {
 		bad_usage("--host-apps %s: an absolute path of at most 107 bytes", o->host_apps);
+		return -1;
+	}
+	if (o->host_apps && same_socket(o->host_apps, o->listen)) {
+		bad_usage("--host-apps %s is --listen's socket: give the host applications' agent a "
+			  "path of its own", o->host_apps);
 		return -1;
 	}
 	if (o->uid_share && !o->host_apps) {

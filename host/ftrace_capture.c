@@ -118,6 +118,22 @@ int hvt_capture_event_ok(const char *spec, char *err, size_t errlen)
 	return 0;
 }
 
+int hvt_capture_event_exists(const char *spec, char *err, size_t errlen)
+{
+	char sys[HVT_CAPTURE_SYS_MAX];
+	const char *colon = strchr(spec, ':'), *dir;
+
+	memcpy(sys, spec, (size_t)(colon - spec));
+	sys[colon - spec] = '\0';
+	if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !dir)
+		return 0;
+	if (tracefs_event_file_exists(NULL, sys, colon + 1, "format"))
+		return 0;
+	snprintf(err, errlen, "the host has no event %s (no %s/events/%s/%s; `ls %s/events` "
+		 "lists the systems)", spec, dir, sys, colon + 1, dir);
+	return -1;
+}
+
 static int enable_event(struct hvt_capture *ft, const char *spec, char *err, size_t errlen)
 {
 	char sys[HVT_CAPTURE_SYS_MAX], rel[300];

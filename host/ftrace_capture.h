@@ -50,6 +50,12 @@ void hvt_capture_list_stale(FILE *out);
 /* Whether @spec names a host event as SYSTEM:EVENT: 0, or -1 with @err saying why not. */
 int hvt_capture_event_ok(const char *spec, char *err, size_t errlen);
 /*
+ * Whether the host has event @spec (well formed), as far as tracefs can
+ * tell now: -1 with @err if it has not; 0 if it has, or if tracefs cannot
+ * be reached (the start then says why).
+ */
+int hvt_capture_event_exists(const char *spec, char *err, size_t errlen);
+/*
  * Creates the instance, enables @events (SYSTEM:EVENT) filtered to @pids (if
  * any), saves their formats under @dir and starts tracing. On failure the
  * instance is gone again and @err says why.

@@ -130,6 +130,8 @@ usage_error record "$hvtrace" record --no-such-option
 usage_error record "$hvtrace" record -x
 usage_error record "$hvtrace" record unexpected
 usage_error record "$hvtrace" record --uid-share 10 --qemu-pid 1
+usage_error record "$hvtrace" record --qemu-pid 1 --listen unix:/tmp/hvt-cli-s.sock --host-apps /tmp/./hvt-cli-s.sock
+usage_error record "$hvtrace" record --qemu-pid 1 -e sched:no_such_event
 usage_error record "$hvtrace" record --uid-share 101 --host-apps /tmp/nosuch.sock --qemu-pid 1
 usage_error record "$hvtrace" record --duration abc --listen "unix:$work/s"
 usage_error record "$hvtrace" record --listen bogus
@@ -169,15 +171,19 @@ for v in "$build/hvtrace-agent --version" "$build/hvtrace-agent -V" "$hvtrace ag
 done
 check "hvtrace --version names the man pages' version" grep -q "^\.TH HVTRACE-MERGE 1 .* \"$("$hvtrace" --version)\"" \
 	"$top/man/man1/hvtrace-merge.1"
-# Well-formed but not there: found only when the host layer starts, after the
-# archive was made; the archive must then say "failed", not "complete".
+# Found only once the archive was made (a QEMU log that is not there): the
+# archive must then say "failed", not "complete". (An -e event the host
+# lacks, found there before, is now a usage error: above.)
 if [ "$(id -u)" = 0 ]; then
-	timeout 30 "$hvtrace" record --listen "unix:$work/s" -e no_such_system:no_such_event \
+	sleep 30 & sleeper=$!
+	timeout 30 "$hvtrace" record --qemu-pid "$sleeper" --qemu-log "$work/no-such.log" \
 		--duration 1 -o "$work/a" > "$work/record.out" 2>&1
 	rc=$?
-	check "record -e naming no host event exits 1 ($rc)" test "$rc" -eq 1
+	kill "$sleeper"
+	wait "$sleeper" 2> /dev/null
+	check "record failing to set up after the archive was made exits 1 ($rc)" test "$rc" -eq 1
 	check "and its archive is marked failed" grep -q '"status": "failed"' "$work/a/hvtrace.json"
-	check "and it says why" grep -q 'cannot enable host event no_such_system:no_such_event' \
+	check "and it says why" grep -q "qemu-log $work/no-such.log: No such file" \
 		"$work/record.out"
 	# a "QEMU" with no thread named as a vCPU: said at the start, with the fix
 	sleep 30 & sleeper=$!
@@ -191,7 +197,7 @@ if [ "$(id -u)" = 0 ]; then
 	check "... and -e of a default event records it once" \
 		test "$(grep -c '"sched:sched_switch"' "$work/novcpu/hvtrace.json")" -eq 1
 else
-	echo "SKIP record -e naming no host event: needs root (tracefs)"
+	echo "SKIP record failing after the archive was made: needs root (tracefs)"
 fi
 # A tracefs instance whose collector died (kill -9) is reported by --list and
 # removed by the next record; in a mount namespace of its own, tracefs
