@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,16 +47,24 @@ static void test_no_torn_reads(void **state)
 {
 	pthread_t t;
 	uint64_t last_gen = 0, new_gens = 0;
+	time_t deadline;
 	long i;
 
 	(void)state;
 	memset(&page, 0, sizeof(page));
 	page.magic = HVT_CLOCK_PAGE_MAGIC;
 	assert_int_equal(pthread_create(&t, NULL, writer, NULL), 0);
-	/* Reads start once the writer runs, and go on until it has published often. */
+	/*
+	 * Reads start once the writer runs, and go on until it has published
+	 * often while they ran. On a busy machine (CI shares 2 cores) the two
+	 * threads may share one CPU: the reader yields now and then so that the
+	 * writer gets turns, and gives up after 60 s, not after a count of reads
+	 * that a starved writer might never see.
+	 */
 	while (!__atomic_load_n(&page.generation, __ATOMIC_ACQUIRE))
 		sched_yield();
-	for (i = 0; i < 2000000 || (new_gens < 1000 && i < 2000000000); i++) {
+	deadline = time(NULL) + 60;
+	for (i = 0; i < 2000000 || (new_gens < 1000 && time(NULL) < deadline); i++) {
 		struct hvt_clock_params p;
 		uint32_t flags;
 		uint64_t gen = hvt_clock_page_read_params(&page, 0, &p, &flags);
@@ -68,6 +77,8 @@ static void test_no_torn_reads(void **state)
 				 (unsigned long long)p.error_ns, (unsigned long long)gen);
 		new_gens += gen != last_gen;
 		last_gen = gen;
+		if (!(i % 4096))
+			sched_yield();
 	}
 	stop = 1;
 	pthread_join(t, NULL);
