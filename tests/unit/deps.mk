@@ -30,6 +30,8 @@ $(BUILD)/tests/test_ftrace_capture: $(BUILD)/obj/host/ftrace_capture.o \
 	$(BUILD)/obj/host/task_list.o $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_qemu_log_copy: $(BUILD)/obj/host/qemu_log_copy.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
+$(BUILD)/tests/test_qemu_log_lines: $(BUILD)/obj/tools/read/qemu_log_lines.o \
+	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_task_list: $(BUILD)/obj/host/task_list.o \
 	$(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_agent_apps: \
