@@ -18,7 +18,10 @@
 #     22623 live bounds up to 5% under the final ones, their intervals
 #     all overlapping (each bound is guaranteed for its own constraints);
 #   - its lines go back in time no more often than it says events came
-#     late (later than --lag: a stream that stalled).
+#     late (later than --lag: a stream that stalled);
+#   - its last alignment used the vCPU threads' run edges if the final
+#     merge's does (the follower's last refit once read the host's CPU
+#     files only as far as the manifest said at its open, and lost them).
 # usage: follow_live HVTRACE ARCHIVE FOLLOW_OUTPUT WORK (check() from lib.sh)
 follow_live() {
 	local hv=$1 archive=$2 live=$3 work=$4 late back verdict hz
@@ -62,6 +65,10 @@ follow_live() {
 	check "merge --follow: each live interval overlaps the final one ($apart apart)" \
 		test "$apart" -eq 0
 	echo "merge --follow: $narrow of $total live bounds narrower than the final one by more than 0.1% (not judged: see above)"
+	if "$hv" merge -o /dev/null --format=null "$archive" 2>&1 | grep -q "vCPU run edges"; then
+		check "merge --follow: its last alignment has the vCPU run edges, as the final one" \
+			grep -q "vCPU run edges" "$live.err"
+	fi
 	late=$(sed -n 's/.*warning: \([0-9]*\) events came more than --lag late.*/\1/p' "$live.err")
 	back=$(awk '$1 + 0 < max { n++ } $1 + 0 > max { max = $1 + 0 } END { print n + 0 }' "$live")
 	check "merge --follow: lines back in time ($back) no more than the late events it said (${late:-0})" \

@@ -317,6 +317,45 @@ static void test_new_stream_and_end(void **state)
 	free(manifest);
 }
 
+/*
+ * The bytes the manifest gives each host CPU file are taken again at each
+ * refresh: once complete, a file is read no further than they say (the
+ * run and switch passes), and the count from the open, made while the
+ * collector wrote, would cut the host's scheduling short (a follower's
+ * last refit then had no vCPU run edge).
+ */
+static void test_cpu_bytes_refreshed(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .monotonic_user = false };
+	char *manifest, *early, *p;
+	struct fx_opened m;
+	size_t len, i;
+
+	recording(root, &o);
+	assert_int_equal(read_rel(root, "hvtrace.json", &manifest, &len), 0);
+	early = strdup(manifest);
+	p = strstr(early, "\"bytes\": 4096");
+	assert_non_null(p);
+	memcpy(p, "\"bytes\": 0   ", 13);
+	assert_int_equal(fx_write(root, "hvtrace.json", early, len), 0);
+	open_follow(&m, root);
+	for (i = 0; i < m.ses.archive.nr_cpus && m.ses.archive.cpus[i].cpu != 1; i++)
+		;
+	assert_true(i < m.ses.archive.nr_cpus);
+	assert_int_equal(m.ses.archive.cpus[i].bytes, 0);
+	p = strstr(manifest, "\"recording\"");
+	assert_non_null(p);
+	memcpy(p, "\"complete\" ", 11);
+	assert_int_equal(fx_write(root, "hvtrace.json", manifest, len), 0);
+	refresh(&m);
+	assert_true(m.ses.archive.complete);
+	assert_int_equal(m.ses.archive.cpus[i].bytes, 4096);
+	fx_close(&m);
+	free(manifest);
+	free(early);
+}
+
 /* The source named @name of @ses. */
 static struct hvt_source *source_named(const struct hvt_session *ses, const char *name)
 {
@@ -1035,6 +1074,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_registry_grows, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_alignment_arrives, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_new_stream_and_end, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_cpu_bytes_refreshed, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_held_after_refit, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_refresh_needs_follow, fx_setup_root, fx_teardown_root),
 	};

@@ -25,6 +25,21 @@ static struct hvt_source *stream_source(const struct hvt_session *ses, size_t vm
 	return NULL;
 }
 
+/*
+ * The bytes the collector says it wrote of each host CPU file: a complete
+ * recording's files are read no further (the run pass, the switch pass),
+ * so the count of the open, from while it recorded, would cut them short.
+ */
+static void refresh_cpu_bytes(struct hvt_archive *a, const struct hvt_archive *now)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->nr_cpus; i++)
+		for (j = 0; j < now->nr_cpus; j++)
+			if (now->cpus[j].cpu == a->cpus[i].cpu)
+				a->cpus[i].bytes = now->cpus[j].bytes;
+}
+
 /* The manifest again: whether the recording finished, and VMs started since. */
 static void refresh_manifest(struct hvt_session *ses)
 {
@@ -40,6 +55,7 @@ static void refresh_manifest(struct hvt_session *ses)
 	ses->archive.complete = now.complete;
 	ses->archive.failed = now.failed;
 	ses->archive.collector_pid = now.collector_pid;
+	refresh_cpu_bytes(&ses->archive, &now);
 	memcpy(ses->archive.hostname, now.hostname, sizeof(now.hostname));
 	for (i = ses->archive.nr_vms + ses->vms_unfollowed; i < now.nr_vms; i++) {
 		hvt_warn("vm %s started after %s was opened: it is not followed (merge the "
