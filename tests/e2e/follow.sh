@@ -10,13 +10,13 @@
 #     events in the same order with the same fields: none missing, none
 #     added, none twice;
 #   - each event's live interval (time +/- bound) overlaps the final one:
-#     both hold the event's true time, so they share it. How many live
-#     bounds are the narrower is printed, not judged: the final fit is not
-#     the live one with more constraints added. Its run edges are chosen
-#     anew on each refit, from the fit before, and held out in turns, so
-#     the set that bounds an instant can differ; a CI run had 1034 of
-#     22623 live bounds up to 5% under the final ones, their intervals
-#     all overlapping (each bound is guaranteed for its own constraints);
+#     both hold the event's true time, so they share it;
+#   - no live bound is under 90% of the final one. Issue 37 asks for
+#     "never narrower", which does not hold yet: the final fit is not the
+#     live one with more constraints added (its run edges are chosen anew
+#     on each refit, from the fit before), and CI runs had up to 4% of the
+#     live bounds 5-6% under the final ones, their intervals all
+#     overlapping. How many are narrower at all is printed;
 #   - its lines go back in time no more often than it says events came
 #     late (later than --lag: a stream that stalled);
 #   - its last alignment used the vCPU threads' run edges if the final
@@ -51,21 +51,23 @@ follow_live() {
 		  if (d > (lb + b) * tpu + 1) { if (!apart++) sep = k " #" i ": " $1 "+/-" lb " vs " ft[k, i] "+/-" b }
 		  slack = b * 0.001; if (slack < 0.0015) slack = 0.0015
 		  if (lb + 0 < b - slack) { if (!narrow++) nar = k " #" i ": +/-" lb " < +/-" b }
+		  if (lb + 0 < 0.9 * b - 0.0015) { if (!far++) farw = k " #" i ": +/-" lb " < 0.9 * +/-" b }
 		}
 		END { for (k in nf) if (nl[k] < nf[k]) missing += nf[k] - nl[k]
-		      printf "%d %d %d %d %d %d %d|%s|%s|%s\n", total, missing + 0, extra + 0,
-			differ + 0, apart + 0, narrow + 0, unbounded + 0, first, sep, nar }
+		      printf "%d %d %d %d %d %d %d %d|%s|%s|%s|%s\n", total, missing + 0, extra + 0,
+			differ + 0, apart + 0, narrow + 0, unbounded + 0, far + 0, first, sep, nar, farw }
 	' "$work/final.txt" "$live")
 	echo "follow: $verdict"
-	read -r total missing extra differ apart narrow unbounded <<< "${verdict%%|*}"
+	read -r total missing extra differ apart narrow unbounded far <<< "${verdict%%|*}"
 	check "merge --follow: the final merge's $total host, kernel and user events" \
 		test "$total" -gt 0 -a "$missing" -eq 0 -a "$extra" -eq 0
 	check "merge --follow: each stream's events in order, the same fields ($differ differ)" \
 		test "$differ" -eq 0
 	check "merge --follow: each live interval overlaps the final one ($apart apart)" \
 		test "$apart" -eq 0
-	echo "merge --follow: $narrow of $total live bounds narrower than the final one by more than 0.1% (not judged: see above)"
-	if "$hv" merge -o /dev/null --format=null "$archive" 2>&1 | grep -q "vCPU run edges"; then
+	check "merge --follow: no live bound under 90% of the final one ($far; $narrow of $total narrower by more than 0.1%)" \
+		test "$far" -eq 0
+	if "$hv" merge -v --layer kernel "$archive" 2>&1 > /dev/null | grep -q "vCPU run edges"; then
 		check "merge --follow: its last alignment has the vCPU run edges, as the final one" \
 			grep -q "vCPU run edges" "$live.err"
 	fi

@@ -23,6 +23,11 @@ struct vcpu_runs {
 	uint64_t *gmin, *gmax;		/* per span: its unambiguous events */
 	uint64_t *events;		/* candidate guest TSC values, sorted */
 	size_t nr_events, cap_events;
+	/*
+	 * While the events are read: per span, its earliest and latest event
+	 * deep inside it on the first clock (deep_min > deep_max: none).
+	 */
+	uint64_t *deep_min, *deep_max;
 	size_t contradictions;
 	size_t outside;			/* events far from every run and unknown span */
 	bool unused;
@@ -61,15 +66,29 @@ static int near_edge(struct vcpu_runs *v, uint64_t lo, uint64_t hi)
 
 /* --- the guest's events near a run's edge ----------------------------------- */
 
-/* Whether [@lo, @hi] lies inside one run, away from its edges. */
-static bool deep_inside(struct vcpu_runs *v, uint64_t lo, uint64_t hi, size_t *hint)
+/* Whether [@lo, @hi] lies inside one run, away from its edges: that run in *@run. */
+static bool deep_inside(struct vcpu_runs *v, uint64_t lo, uint64_t hi, size_t *hint, size_t *run)
 {
 	struct hvt_run_vcpu rv = view(v);
 	size_t k = hvt_run_first_after_from(&rv, lo, hint);
 
 	const struct hvt_run_span *s = v->sp->v;
 
+	*run = k;
 	return k < v->sp->n && s[k].running && s[k].start < lo && s[k].end > hi;
+}
+
+/*
+ * Guest value @g, deep inside run @k on the first clock, as the run's
+ * earliest or latest such: on a tighter clock the run's first or last
+ * event may be one of those two, never one between them.
+ */
+static void note_deep(struct vcpu_runs *v, size_t k, uint64_t g)
+{
+	if (g < v->deep_min[k])
+		v->deep_min[k] = g;
+	if (g > v->deep_max[k])
+		v->deep_max[k] = g;
 }
 
 static int keep_event(struct vcpu_runs *v, uint64_t g)
@@ -90,7 +109,7 @@ static int read_stream(const struct hvt_run_clock *rc, const struct hvt_stream_i
 	unsigned long warnings = 0;
 	struct hvt_ctf_stream *s = hvt_ctf_open(si->path, si->rel, t->uuid, types, &warnings);
 	struct hvt_ctf_event ev;
-	size_t hint = 0;
+	size_t hint = 0, run;
 	int ret = 0;
 
 	if (!s)
@@ -103,10 +122,18 @@ static int read_stream(const struct hvt_run_clock *rc, const struct hvt_stream_i
 
 		if (cpu >= nr || !vcpus[cpu].sp->n)
 			continue;
-		/* most events lie deep inside a run: neither near an edge nor outside */
+		/*
+		 * Most events lie deep inside a run: neither near an edge nor
+		 * outside. Of those only a run's earliest and latest can be its
+		 * first or last event once the clock is tighter; they are kept
+		 * at the end, so that a tighter first clock (more exchanges)
+		 * never leaves a later fit fewer edges to bound it with.
+		 */
 		if (!hvt_run_window_wide(rc, ev.ts, &lo, &hi) &&
-		    deep_inside(&vcpus[cpu], lo, hi, &hint))
+		    deep_inside(&vcpus[cpu], lo, hi, &hint, &run)) {
+			note_deep(&vcpus[cpu], run, ev.ts);
 			continue;
+		}
 		if (hvt_run_window(rc, ev.ts, &seg, &lo, &hi))
 			continue;
 		where = near_edge(&vcpus[cpu], lo, hi);
@@ -128,16 +155,50 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Each run's earliest and latest deep event, among the candidates. */
+static int keep_deep(struct vcpu_runs *v, size_t *kept)
+{
+	size_t k;
+
+	for (k = 0; k < v->sp->n && *kept < HVT_RUN_MAX_EVENTS; k++) {
+		if (v->deep_min[k] > v->deep_max[k])
+			continue;
+		if (keep_event(v, v->deep_min[k]))
+			return -1;
+		++*kept;
+		if (v->deep_max[k] != v->deep_min[k]) {
+			if (keep_event(v, v->deep_max[k]))
+				return -1;
+			++*kept;
+		}
+	}
+	return 0;
+}
+
 static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		       const struct hvt_ctf_types *types, struct vcpu_runs *vcpus, size_t nr,
 		       size_t *kept)
 {
 	struct hvt_run_clock rc;
-	size_t i;
+	size_t i, k;
 	int ret = 0;
 
-	if (hvt_run_clock_init(&rc, c->est, &c->tl))
+	for (i = 0; i < nr; i++) {
+		vcpus[i].deep_min = malloc((vcpus[i].sp->n + 1) * sizeof(uint64_t));
+		vcpus[i].deep_max = calloc(vcpus[i].sp->n + 1, sizeof(uint64_t));
+		if (!vcpus[i].deep_min || !vcpus[i].deep_max)
+			ret = -1;
+		for (k = 0; vcpus[i].deep_min && k <= vcpus[i].sp->n; k++)
+			vcpus[i].deep_min[k] = UINT64_MAX;
+	}
+	if (ret || hvt_run_clock_init(&rc, c->est, &c->tl)) {
+		for (i = 0; i < nr; i++) {
+			free(vcpus[i].deep_min);
+			free(vcpus[i].deep_max);
+			vcpus[i].deep_min = vcpus[i].deep_max = NULL;
+		}
 		return -1;
+	}
 
 	hvt_log_mute();
 	for (i = 0; i < vm->nr_streams && !ret; i++) {
@@ -156,9 +217,15 @@ static int read_events(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	}
 	hvt_log_unmute();
 	hvt_run_clock_free(&rc);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr && !ret; i++)
+		ret = keep_deep(&vcpus[i], kept);
+	for (i = 0; i < nr; i++) {
+		free(vcpus[i].deep_min);
+		free(vcpus[i].deep_max);
+		vcpus[i].deep_min = vcpus[i].deep_max = NULL;
 		if (vcpus[i].nr_events)
 			qsort(vcpus[i].events, vcpus[i].nr_events, sizeof(uint64_t), cmp_u64);
+	}
 	return ret;
 }
 
@@ -239,6 +306,18 @@ static void free_vcpus(struct vcpu_runs *vcpus, size_t nr)
 	free(vcpus);
 }
 
+/* A digest of bounds @ow[0..@n) (FNV-1a over their host, guest and side). */
+static uint64_t bounds_digest(const struct hvt_one_way *ow, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = ((h ^ ow[i].host) * 1099511628211ull ^ ow[i].guest ^
+		     (uint64_t)ow[i].upper) * 1099511628211ull;
+	return h;
+}
+
 /* One round on @c: the bounds, a refit, its verdict. 1: accepted into @c, 0: stop, -1. */
 static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 		    struct vcpu_runs *vcpus, size_t nr, const struct hvt_sync_point *points,
@@ -249,6 +328,7 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	struct hvt_one_way *ow;
 	size_t i, n, events = 0;
 	const char *wrong;
+	uint64_t digest;
 
 	if (hvt_run_clock_init(&rc, c->est, &c->tl))
 		return -1;
@@ -278,7 +358,13 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	n = bounds(c, vcpus, nr, max_round_trip(vm), &ow);
 	if (n == SIZE_MAX)
 		return -1;
-	if (!n || n == r->samples) {	/* nothing (new) to fit */
+	/*
+	 * Nothing (new) to fit. The set, not its size: as the clock tightens, a
+	 * run's first event may become an earlier one, a tighter bound in the
+	 * same place.
+	 */
+	digest = bounds_digest(ow, n);
+	if (!n || (n == r->samples && digest == r->digest)) {
 		free(ow);
 		return 0;
 	}
@@ -294,6 +380,7 @@ static int round_on(struct hvt_vm_clock *c, const struct hvt_vm_info *vm,
 	hvt_vm_clock_free(c);
 	*c = next;
 	r->samples = n;
+	r->digest = digest;
 	r->events = events;
 	r->rounds++;
 	return 1;

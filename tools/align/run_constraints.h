@@ -57,6 +57,7 @@
 /* What the run intervals did for a VM's clock. */
 struct hvt_run_fit {
 	size_t samples;			/* one-way bounds fitted, in the last accepted round */
+	uint64_t digest;		/* ... of those bounds, to tell one set from another */
 	size_t events;			/* unambiguous guest events behind them */
 	size_t rounds;			/* accepted refits */
 	size_t contradictions;		/* events outside every run: their vCPU unused */
