@@ -124,6 +124,36 @@ static void test_later_than_the_window(void **state)
 }
 
 /*
+ * One line stamped a day ahead (damage, a clock set wrong) among lines
+ * written slightly out of order: the window is flushed once, the lines
+ * after it are sorted again; the line goes out last.
+ */
+static void test_one_line_far_ahead(void **state)
+{
+	struct hvt_qemu_lines q;
+	uint64_t ts[500];
+	unsigned long k;
+	size_t i, n;
+	FILE *f = log_file();
+
+	(void)state;
+	for (k = 0; k < 400; k += 2) {		/* pairs written later first */
+		line(f, 1700000000, k + 1, "a");
+		line(f, 1700000000, k, "a");
+		if (k == 200)
+			line(f, 1700086400, 0, "ahead");
+	}
+	fclose(f);
+	n = read_all(&q, ts, 500);
+	assert_int_equal(n, 401);
+	assert_true(q.late <= 1);
+	assert_int_equal(ts[400], 1700086400 * S + 500);
+	for (i = 1; i < n; i++)
+		assert_true(ts[i] >= ts[i - 1]);
+	hvt_qemu_lines_close(&q);
+}
+
+/*
  * More lines within the window than it holds: no more than
  * HVT_QEMU_LOG_PENDING_MAX wait (checked at each line), all come out, in
  * order; memory is bounded by the window, not the file.
@@ -169,10 +199,17 @@ static void test_skipped_lines(void **state)
 		fputc('x', f);
 	fputc('\n', f);
 	line(f, 1700000000, 3, "after");
+	/* longer than the read buffer itself */
+	fprintf(f, "100@1700000000.000004:longer ");
+	for (i = 0; i < 3 * HVT_QEMU_LOG_MAX_LINE; i++)
+		fputc('y', f);
+	fputc('\n', f);
+	fprintf(f, "100@1700000000.000005:last dev 0x1");	/* no newline at the end */
 	fclose(f);
-	assert_int_equal(read_all(&q, ts, 4), 2);
-	assert_true(q.too_long == 1 && q.line == 3);
+	assert_int_equal(read_all(&q, ts, 4), 3);
+	assert_true(q.too_long == 2 && q.line == 5);
 	assert_int_equal(ts[1], 1700000000 * S + 3500);
+	assert_int_equal(ts[2], 1700000000 * S + 5500);
 	hvt_qemu_lines_close(&q);
 
 	f = log_file();
@@ -204,6 +241,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_in_time_order, hvt_test_dir_setup,
 						hvt_test_dir_teardown),
 		cmocka_unit_test_setup_teardown(test_later_than_the_window, hvt_test_dir_setup,
+						hvt_test_dir_teardown),
+		cmocka_unit_test_setup_teardown(test_one_line_far_ahead, hvt_test_dir_setup,
 						hvt_test_dir_teardown),
 		cmocka_unit_test_setup_teardown(test_window_bounded, hvt_test_dir_setup,
 						hvt_test_dir_teardown),

@@ -229,6 +229,7 @@ static void qemu_close(void *r)
 	struct qemu_log *q = r;
 
 	free(q->cur);
+	say_counts(q);		/* read to its end or not (merge --to): what was met */
 	hvt_qemu_lines_close(&q->lines);
 	free(q->name);
 	free(q);

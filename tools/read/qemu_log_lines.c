@@ -242,8 +242,8 @@ static int take_line(struct hvt_qemu_lines *q, const char *p, const char *end)
 	l->name = name;
 	l->args_len = (uint32_t)pl.args_len;
 	memcpy(l->args, pl.args, pl.args_len);
-	if (l->ts > q->newest)
-		q->newest = l->ts;
+	q->last_read = l->ts;
+	q->pending_bytes += sizeof(*l) + l->args_len;
 	heap_push(q, l);
 	return 0;
 }
@@ -296,7 +296,7 @@ static int read_line(struct hvt_qemu_lines *q)
 		}
 		if (q->eof)
 			return 0;
-		if (q->end - q->start >= HVT_QEMU_LOG_MAX_LINE) {
+		if (q->end - q->start > HVT_QEMU_LOG_MAX_LINE) {
 			if (!q->skipping) {
 				q->line++;
 				q->too_long++;
@@ -313,7 +313,9 @@ static int read_line(struct hvt_qemu_lines *q)
 static bool settled(const struct hvt_qemu_lines *q)
 {
 	return q->nr_pending && (q->nr_pending >= HVT_QEMU_LOG_PENDING_MAX ||
-				 q->newest - q->heap[0]->ts >= HVT_QEMU_LOG_WINDOW_NS);
+				 q->pending_bytes >= HVT_QEMU_LOG_PENDING_BYTES ||
+				 (q->last_read > q->heap[0]->ts &&
+				  q->last_read - q->heap[0]->ts >= HVT_QEMU_LOG_WINDOW_NS));
 }
 
 struct hvt_qemu_line *hvt_qemu_lines_next(struct hvt_qemu_lines *q)
@@ -329,6 +331,7 @@ struct hvt_qemu_line *hvt_qemu_lines_next(struct hvt_qemu_lines *q)
 		return NULL;
 	}
 	l = heap_pop(q);
+	q->pending_bytes -= sizeof(*l) + l->args_len;
 	if (l->ts < q->last_out) {	/* later than the window: placed at the line before */
 		q->late++;
 		if (q->last_out - l->ts > q->late_max_ns)

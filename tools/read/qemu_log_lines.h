@@ -6,9 +6,12 @@
  *
  * QEMU's threads stamp a line, then write it in turns, so a line may
  * follow one stamped later. The file is not read whole: lines wait in a
- * window until one HVT_QEMU_LOG_WINDOW_NS later than them was read (or
- * HVT_QEMU_LOG_PENDING_MAX lines wait), then go out earliest first, line
- * order within a time. A line that comes later still than that is handed
+ * window until the line read last is stamped HVT_QEMU_LOG_WINDOW_NS later
+ * than them (or HVT_QEMU_LOG_PENDING_MAX lines, or
+ * HVT_QEMU_LOG_PENDING_BYTES of them, wait), then go out earliest first,
+ * line order within a time. (The line read last, not the latest stamp
+ * read: one line stamped far ahead, damage or a clock set wrong, flushes
+ * the window once instead of unsorting the rest of the file.) A line that comes later still than that is handed
  * on at the time of the line before it and counted: memory is bounded by
  * the window, not by the file. Lines of another shape, over-long lines and
  * names past the HVT_QEMU_LOG_MAX_NAMES distinct ones are skipped and
@@ -23,6 +26,7 @@
 
 #define HVT_QEMU_LOG_WINDOW_NS		5000000000ull	/* how late a line may come */
 #define HVT_QEMU_LOG_PENDING_MAX	(256u * 1024)	/* lines in the window, at most */
+#define HVT_QEMU_LOG_PENDING_BYTES	(64u << 20)	/* ... and their bytes */
 #define HVT_QEMU_LOG_MAX_NAMES		65536u		/* distinct event names */
 #define HVT_QEMU_LOG_MAX_LINE		65536u		/* bytes of a line */
 
@@ -41,7 +45,8 @@ struct hvt_qemu_lines {
 	size_t start, end;		/* the bytes of buf not parsed yet */
 	bool eof, skipping;		/* skipping: the rest of an over-long line */
 	uint64_t line;			/* lines read */
-	uint64_t newest;		/* the latest stamp read */
+	uint64_t last_read;		/* the stamp of the line read last */
+	size_t pending_bytes;		/* of the lines in the window */
 	uint64_t last_out;		/* the stamp of the line handed on last */
 	struct hvt_qemu_line **heap;	/* the window: a min-heap by (ts, line) */
 	size_t nr_pending;
