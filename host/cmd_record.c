@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <hvtrace/app_proto.h>
 
 #include "host/ftrace_capture.h"
@@ -170,8 +171,27 @@ static int check_values(const struct hvt_record_opts *o)
 		return -1;
 	}
 	for (i = 0; i < o->nr_events; i++)
-		if (hvt_capture_event_ok(o->events[i], err, sizeof(err)) ||
-		    (o->host_trace && hvt_capture_event_exists(o->events[i], err, sizeof(err)))) {
+		if (hvt_capture_event_ok(o->events[i], err, sizeof(err))) {
+			bad_usage("-e: %s", err);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * Whether the host has every -e event, asked of tracefs once the options
+ * agree (it may mount tracefs, as the recording would a moment later).
+ * Only root can read tracefs: for others the start says what is missing.
+ */
+static int check_events_exist(const struct hvt_record_opts *o)
+{
+	char err[300];
+	int i;
+
+	if (!o->host_trace || geteuid())
+		return 0;
+	for (i = 0; i < o->nr_events; i++)
+		if (hvt_capture_event_exists(o->events[i], err, sizeof(err))) {
 			bad_usage("-e: %s", err);
 			return -1;
 		}
@@ -301,7 +321,7 @@ static int check_opts(struct hvt_record_opts *o)
 				return -1;
 			}
 	}
-	return 0;
+	return check_events_exist(o);
 }
 
 /* --list lists and records nothing: it takes --connect and --verbose only. */

@@ -188,14 +188,16 @@ void hvt_relay_server_run(struct hvt_relay_server *s, int64_t ns)
 		r = poll(pfd, (nfds_t)n, left > 0 ? left : 0);
 		if (r < 0)
 			return;		/* a signal: the caller looks */
-		for (i = 0; r > 0 && i < n; i++) {
-			if (!pfd[i].revents)
-				continue;
-			if (map[i] < 0)
-				accept_viewers(s);
-			else
+		/*
+		 * The viewers first, the newcomers last: a viewer whose command
+		 * waited while the relay was busy has made progress by the time
+		 * a newcomer looks for an idle one to replace.
+		 */
+		for (i = 1; r > 0 && i < n; i++)
+			if (pfd[i].revents)
 				serve_viewer(s, &s->conns[map[i]]);
-		}
+		if (r > 0 && pfd[0].revents)
+			accept_viewers(s);
 		if (left <= 0)
 			return;
 	}

@@ -107,23 +107,25 @@ static const char *host_source_name(const struct hvt_session *ses, size_t i, cha
 
 /*
  * The host TSC span the host layer's pages are stamped in: the clock
- * pairs', taken from the start to the end of the recording, with a margin;
- * open at the end while the recording goes on. Without pairs, any.
+ * pairs', taken from before the host layer starts to after it stops, with
+ * a margin of HOST_SPAN_MARGIN_S at the TSC's rate between the first and
+ * the last pair; open at the end while the recording goes on. Pairs that
+ * cannot say (fewer than two, a rate no TSC has: damage) leave any.
  */
 static void set_host_span(struct hvt_ftrace *ft, const struct hvt_archive *a)
 {
-	uint64_t first, last, margin;
+	const struct hvt_clock_pair *first = a->pairs, *last = a->pairs + a->nr_pairs - 1;
+	double hz, margin;
 
-	if (!a->nr_pairs)
+	if (a->nr_pairs < 2 || last->mono_ns <= first->mono_ns || last->tsc <= first->tsc)
 		return;
-	first = a->pairs[0].tsc;
-	last = a->pairs[a->nr_pairs - 1].tsc;
-	margin = a->tsc_freq_hz ? a->tsc_freq_hz * HOST_SPAN_MARGIN_S : UINT64_MAX;
-	if (!a->tsc_freq_hz && a->pairs[a->nr_pairs - 1].mono_ns > a->pairs[0].mono_ns)
-		margin = (uint64_t)((double)(last - first) * HOST_SPAN_MARGIN_S * 1e9 /
-				    (double)(a->pairs[a->nr_pairs - 1].mono_ns - a->pairs[0].mono_ns));
-	hvt_ftrace_set_span(ft, first > margin ? first - margin : 0,
-			    a->complete && UINT64_MAX - last > margin ? last + margin : UINT64_MAX);
+	hz = (double)(last->tsc - first->tsc) * 1e9 / (double)(last->mono_ns - first->mono_ns);
+	if (hz < 1e7 || hz > 1e11)
+		return;
+	margin = hz * HOST_SPAN_MARGIN_S;
+	hvt_ftrace_set_span(ft, (double)first->tsc > margin ? first->tsc - (uint64_t)margin : 0,
+			    a->complete && (double)(UINT64_MAX - last->tsc) > margin ?
+			    last->tsc + (uint64_t)margin : UINT64_MAX);
 }
 
 static int open_host(struct hvt_session *ses)
