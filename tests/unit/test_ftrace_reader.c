@@ -189,6 +189,22 @@ static void test_many_pages(void **state)
 		assert_int_equal(r->ev[i].ts, ev[i].ts);
 }
 
+/* cpu0.raw with 300 switches @ev from @ts0, 37 apart: the file's bytes, to damage. */
+static char *pages_of_300(const char *root, struct fx_host_switch *ev, uint64_t ts0, size_t *len)
+{
+	char path[128], *data;
+	size_t i;
+
+	for (i = 0; i < 300; i++) {
+		ev[i] = three[i % 2];
+		ev[i].ts = ts0 + i * 37;
+	}
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
+	assert_int_equal(hvt_read_file(path, 1 << 22, &data, len), 0);
+	return data;
+}
+
 /*
  * One page of many stamped 2^64 - 1: that page is skipped, said; the pages
  * after it, which it would have put "before" it, are all read.
@@ -197,17 +213,11 @@ static void test_page_stamped_out_of_line(void **state)
 {
 	const char *root = *state;
 	static struct fx_host_switch ev[300];
-	char path[128], *data;
+	char *data;
 	struct result *r;
 	size_t i, len;
 
-	for (i = 0; i < 300; i++) {
-		ev[i] = three[i % 2];
-		ev[i].ts = 100 + i * 37;
-	}
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
-	assert_int_equal(hvt_read_file(path, 1 << 22, &data, &len), 0);
+	data = pages_of_300(root, ev, 100, &len);
 	assert_true(len >= 4 * 4096);
 	hvt_put_u64((unsigned char *)data + 2 * 4096, UINT64_MAX);	/* the third page's stamp */
 	assert_int_equal(fx_write(root, "host/ftrace/cpu0.raw", data, len), 0);
@@ -230,17 +240,11 @@ static void test_page_stamped_outside_the_span(void **state)
 {
 	const char *root = *state;
 	static struct fx_host_switch ev[300];
-	char path[128], *data;
+	char *data;
 	struct result *r;
 	size_t i, len, pages;
 
-	for (i = 0; i < 300; i++) {
-		ev[i] = three[i % 2];
-		ev[i].ts = 1000 + i * 37;
-	}
-	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
-	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", root);
-	assert_int_equal(hvt_read_file(path, 1 << 22, &data, &len), 0);
+	data = pages_of_300(root, ev, 1000, &len);
 	pages = len / 4096;
 	assert_true(pages >= 4);
 	hvt_put_u64((unsigned char *)data, 0);

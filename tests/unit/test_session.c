@@ -105,6 +105,16 @@ static void refresh(struct fx_opened *m)
 	assert_int_equal(hvt_timeline_refresh(&m->tl), 0);
 }
 
+/* Writes @manifest (@len bytes, "recording") as the archive's, now "complete". */
+static void mark_complete(const char *root, char *manifest, size_t len)
+{
+	char *p = strstr(manifest, "\"recording\"");
+
+	assert_non_null(p);
+	memcpy(p, "\"complete\" ", 11);
+	assert_int_equal(fx_write(root, "hvtrace.json", manifest, len), 0);
+}
+
 static void recording(const char *root, const struct fx_options *o)
 {
 	struct fx_options rec = *o;
@@ -285,10 +295,7 @@ static void test_new_stream_and_end(void **state)
 
 	assert_int_equal(fx_write(root, "vm/demo/info.json", info, len), 0);
 	assert_int_equal(read_rel(root, "hvtrace.json", &manifest, &len), 0);
-	p = strstr(manifest, "\"recording\"");
-	assert_non_null(p);
-	memcpy(p, "\"complete\" ", 11);
-	assert_int_equal(fx_write(root, "hvtrace.json", manifest, len), 0);
+	mark_complete(root, manifest, len);
 	refresh(&m);
 	assert_true(m.ses.archive.complete);
 	drain(&m.tl, &l);
@@ -344,10 +351,7 @@ static void test_cpu_bytes_refreshed(void **state)
 		;
 	assert_true(i < m.ses.archive.nr_cpus);
 	assert_int_equal(m.ses.archive.cpus[i].bytes, 0);
-	p = strstr(manifest, "\"recording\"");
-	assert_non_null(p);
-	memcpy(p, "\"complete\" ", 11);
-	assert_int_equal(fx_write(root, "hvtrace.json", manifest, len), 0);
+	mark_complete(root, manifest, len);
 	refresh(&m);
 	assert_true(m.ses.archive.complete);
 	assert_int_equal(m.ses.archive.cpus[i].bytes, 4096);
