@@ -66,7 +66,7 @@ check "the collector said the stalled guest did not answer for 10 s" \
 	grep -q "no answer to clock exchange [0-9]* for 10 s (the guest stalled or paused?); waiting up to 120 s" \
 	"$work/rec.err"
 check "... and went on once it answered" \
-	grep -q "clock exchange [0-9]* answered after 1[0-9].[0-9] s; exchanges go on" "$work/rec.err"
+	grep -q "clock exchange [0-9]* answered after [0-9.]* s; exchanges go on" "$work/rec.err"
 check "the collector saw the guest clock change" \
 	grep -q "contradicts the guest TSC offset so far" "$work/rec.err"
 changes=$(jq '.sync.clock_changes' "$work/a/vm/pause/info.json" 2>/dev/null)

@@ -156,7 +156,7 @@ check "... and records nothing" test ! -e "$work/a3"
 stop_all
 
 # 4. Idle connections in every place.
-start_bg relay "$hvtrace" relay --listen 0 --viewer-idle 4 "$work/a1" 2> "$work/relay4.err"
+start_bg relay "$hvtrace" relay --listen 0 --viewer-idle 6 "$work/a1" 2> "$work/relay4.err"
 wait_for 10 grep -q "serving a1 live" "$work/relay4.err"
 port=$(port_of "$work/relay4.err")
 # 16 connections that never speak, then a 17th at once: refused (closed
@@ -174,8 +174,8 @@ except socket.timeout:
 time.sleep(60)' "$port" > "$work/idle.out"
 wait_for 10 test -s "$work/idle.out"
 check "a 17th viewer while 16 are idle for less than --viewer-idle is refused ($(cat "$work/idle.out"))" \
-	bash -c "grep -qx refused '$work/idle.out' && grep -q 'refused: 16 viewers are connected already, none idle for 4 s' '$work/relay4.err'"
-sleep 4.5
+	bash -c "grep -qx refused '$work/idle.out' && grep -q 'refused: 16 viewers are connected already, none idle for 6 s' '$work/relay4.err'"
+sleep 6.5
 viewer "$work/live4.txt" "net://127.0.0.1:$port/host/$host/a1"
 status=$?
 check "after --viewer-idle, babeltrace2 gets an idle viewer's place and all $(wc -l < "$work/final1.txt") events (status $status, $(wc -l < "$work/live4.txt"))" \
