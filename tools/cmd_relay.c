@@ -71,7 +71,7 @@ static void usage(FILE *out)
 	      "                    get to read the rest and leave (default 10); the relay\n"
 	      "                    exits then, or when they have left\n"
 	      "  --wait SECONDS    how long to wait for ARCHIVE to be created (default 60)\n"
-	      "  --viewer-idle SECONDS  when all " HVT_RELAY_MAX_VIEWERS_STR " viewer places are taken, a new\n"
+	      "  --viewer-idle SECONDS  when all " HVT_RELAY_XSTR(HVT_RELAY_MAX_VIEWERS) " viewer places are taken, a new\n"
 	      "                    viewer gets the place of one that did nothing this long\n"
 	      "                    (no command, no reply read; default 10)\n"
 	      "  -v, --verbose     also print each viewer that comes and goes\n"

@@ -306,7 +306,7 @@ static void free_vcpus(struct vcpu_runs *vcpus, size_t nr)
 	free(vcpus);
 }
 
-/* A digest of bounds @ow[0..@n) (FNV-1a over their host, guest and side). */
+/* A digest of bounds @ow[0..@n) (an FNV-style hash of their host, guest and side). */
 static uint64_t bounds_digest(const struct hvt_one_way *ow, size_t n)
 {
 	uint64_t h = 14695981039346656037ull;

@@ -24,7 +24,8 @@
 #include "tools/relay/relay_proto.h"
 
 #define HVT_RELAY_MAX_VIEWERS	16
-#define HVT_RELAY_MAX_VIEWERS_STR "16"	/* for --help */
+#define HVT_RELAY_STR(x)	#x
+#define HVT_RELAY_XSTR(x)	HVT_RELAY_STR(x)	/* a constant's digits, for --help */
 #define HVT_RELAY_IDLE_S	10	/* idle_ns by default */
 
 struct hvt_relay_conn {
