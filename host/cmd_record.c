@@ -21,6 +21,7 @@
 #include "host/vm_list.h"
 #include "lib/cli.h"
 #include "lib/log.h"
+#include "lib/priority.h"
 #include "lib/netaddr.h"
 #include "tools/commands.h"
 
@@ -115,6 +116,11 @@ static void usage(FILE *out)
 "                        the end)\n"
 "  --live-from-start     with --live: every viewer gets the recording from its\n"
 "                        start (babeltrace2 asks for it from now)\n"
+"  --nice N              the collector's nice value, and its host agent's\n"
+"                        (default " HVT_CONSUMER_NICE_STR ", where root or CAP_SYS_NICE allows):\n"
+"                        ahead of the programs it records, so that when they\n"
+"                        take every core what they write still reaches the\n"
+"                        archive; 0 to run as started\n"
 "  -v, --verbose         more messages\n"
 "  -h, --help            this text\n"
 "\n"
@@ -338,7 +344,7 @@ static int list_alone(const struct hvt_record_opts *o)
 
 enum { O_LIST = 256, O_QMP, O_QEMU_LOG, O_CHANNEL, O_LISTEN, O_QEMU_PID, O_VM, O_ALL, O_CONNECT, O_GUESTS,
        O_NO_HOST, O_HOST_APPS, O_UID_SHARE, O_DURATION, O_SYNC, O_TIMEOUT, O_QUOTA,
-       O_MAX_STREAMS, O_RATE, O_LIVE, O_LIVE_FROM_START };
+       O_MAX_STREAMS, O_RATE, O_LIVE, O_LIVE_FROM_START, O_NICE };
 
 static const struct option record_options[] = {
 	{ "list", no_argument, NULL, O_LIST },
@@ -364,6 +370,7 @@ static const struct option record_options[] = {
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "live", required_argument, NULL, O_LIVE },
 	{ "live-from-start", no_argument, NULL, O_LIVE_FROM_START },
+	{ "nice", required_argument, NULL, O_NICE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -444,6 +451,12 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_LIVE_FROM_START: o->live_from_start = true; break;
 	case 'o': o->output = arg; break;
 	case 'v': hvt_log_set_verbose(1); break;
+	case O_NICE:
+		if (hvt_nice_parse(arg, &o->nice)) {
+			hvt_usage_error("record", "invalid --nice: %s (a nice value, -20..19)", arg);
+			return -1;
+		}
+		break;
 	case 'h': usage(stdout); exit(0);
 	case O_VM:
 		if (o->nr_names == HVT_REC_MAX_NAMES) {
@@ -509,6 +522,8 @@ int hvt_cmd_record(int argc, char **argv)
 		free(r);
 		return 2;
 	}
+	if (!r->o.list)
+		hvt_consumer_priority(r->o.nice, "collector");
 	if (r->o.list) {
 		ret = hvt_vm_list(stdout, r->o.connect);
 		free(r);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,7 +58,7 @@ static bool socket_free(const char *path)
 static void exec_agent(int fd, const char *exe, const char *socket_path, unsigned int uid_share)
 {
 	const char *verbose = hvt_log_verbose() ? "-v" : NULL;
-	char share[16];
+	char share[16], nice[16];
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -71,8 +72,11 @@ static void exec_agent(int fd, const char *exe, const char *socket_path, unsigne
 	 */
 	close_range(LINK_FD + 1, ~0u, 0);
 	snprintf(share, sizeof(share), "%u", uid_share ? uid_share : 25);
+	/* where the collector is (its --nice): the agent drains for it */
+	snprintf(nice, sizeof(nice), "%d", getpriority(PRIO_PROCESS, 0));
 	execl(exe, "hvtrace", "agent", "--host", "--link-fd", "3", "--socket",
-	      socket_path, "--wait", "0", "--uid-share", share, verbose, (char *)NULL);
+	      socket_path, "--wait", "0", "--uid-share", share, "--nice", nice, verbose,
+	      (char *)NULL);
 	fprintf(stderr, "hvtrace record: cannot start the host agent: %s\n", strerror(errno));
 	_exit(127);
 }

@@ -24,6 +24,7 @@
 #include "lib/evloop.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
+#include "lib/priority.h"
 #include "lib/names.h"
 
 #define TICK_MS			100
@@ -40,6 +41,7 @@ void hvt_record_opts_init(struct hvt_record_opts *o)
 	*o = (struct hvt_record_opts){
 		.host_trace = true,
 		.guest_timeout_s = 120,
+		.nice = HVT_CONSUMER_NICE,
 		.limits = { .sync_interval_ms = 100, .byte_quota = 16ull << 30,
 			    .max_streams = HVT_VM_MAX_STREAMS, .rate = 0,
 			    .stall_timeout_s = 120 },

@@ -48,6 +48,7 @@ struct hvt_record_opts {
 	struct hvt_vm_limits limits;
 	const char *live;		/* --live [ADDR:]PORT: served to LTTng live viewers */
 	bool live_from_start;		/* ... each from the recording's start */
+	int nice;			/* --nice: the collector's (lib/priority.h) */
 };
 
 /* --all: a run of a domain that could not be recorded, said once. */

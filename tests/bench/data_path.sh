@@ -30,9 +30,21 @@
 # forwarded, and the clock exchanges' round trip (p50/p99 from the
 # archive's sync.tsv, in microseconds), next to an idle recording's.
 #
+# Both tools write their trace into fresh page-cache pages. In a VM whose
+# balloon reports free memory to its host (this machine: Firecracker,
+# VIRTIO_BALLOON_F_REPORTING), memory freed a few seconds ago is unbacked
+# again, and the first write into it costs about 5 times a write into
+# memory the guest still holds (the reference line "page cache" measures
+# both). Whichever tool ran right after another run's trace was deleted got
+# the warm memory. So before every run, both tools', the script writes and
+# deletes DATA_PATH_WARM_MB of a file (default 4096, at most half the
+# available memory): each run starts with the same warm memory, as on a
+# machine without a ballooned host.
+#
 # Environment: DATA_PATH_SECONDS (default 5), DATA_PATH_RATES (events/s per
 # thread, default "100000 300000 1000000 3000000 0"), DATA_PATH_THREADS
-# (default "1 2"), KEEP=1 keeps the work directory. Takes about 10 minutes
+# (default "1 2"), DATA_PATH_WARM_MB (above; 0: no warming), KEEP=1 keeps
+# the work directory. Takes about 10 minutes
 # at the defaults here (babeltrace2 reads about 2 M events/s).
 # shellcheck disable=SC2154
 set -uo pipefail
@@ -111,6 +123,27 @@ proc_cpu_s() {
 	set -- $s
 	awk -v u="${12}" -v k="${13}" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (u + k) / hz }'
 }
+# warm_memory: writes and deletes DATA_PATH_WARM_MB of a file in the work
+# directory, so that the pages a run's trace takes are backed (above).
+warm_mb=${DATA_PATH_WARM_MB:-4096}
+avail_mb=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 / 2 }' /proc/meminfo)
+[ "$warm_mb" -le "$avail_mb" ] || warm_mb=$avail_mb
+warm_memory() {
+	[ "$warm_mb" -gt 0 ] || return 0
+	dd if=/dev/zero of="$work/warm" bs=1M count="$warm_mb" status=none
+	rm -f "$work/warm"
+}
+# page_cache_rate COLD|WARM: GB/s of a 1 GiB write into the page cache, into
+# memory left alone for 20 s (cold) or freed just before (warm).
+page_cache_rate() {
+	local t0 t1
+	if [ "$1" = cold ]; then sleep 20; else warm_memory; fi
+	t0=$(date +%s%N)
+	dd if=/dev/zero of="$work/rate" bs=1M count=1024 status=none
+	t1=$(date +%s%N)
+	rm -f "$work/rate"
+	awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 1.073741824 / (ns / 1e9) }'
+}
 per_m() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? c / (n / 1e6) : 0) }'; }
 pct() { awk -v r="$1" -v e="$2" 'BEGIN { printf "%.3f", (e > 0 ? 100 * (e - r) / e : 0) }'; }
 
@@ -135,6 +168,7 @@ rtt_us() {
 # recorded, lost_tool, agent_cpu, rec_cpu, bytes, rtt ("p50 p99 n").
 hvt_run() {
 	local name=$1 threads=$2 rate=$3 dir=$work/$1 t0 t1
+	warm_memory
 	start_timed rec "$work/$name-rec.cpu" "$work/$name-rec.out" "$work/$name-rec.err" \
 		"$hvtrace" record --listen "unix:$work/$name.sock" --no-host-trace --vm local \
 		-o "$dir" --guest-timeout 30
@@ -185,6 +219,7 @@ rtt_window() {
 # recorded, lost_tool, consumer_cpu.
 lttng_run() {
 	local name=$1 threads=$2 rate=$3 trace=$tmp/$1 c0
+	warm_memory
 	lt create "$session" --output="$trace" || die "$name: lttng create failed"
 	created=1
 	if [ $# -gt 3 ]; then
@@ -234,6 +269,8 @@ row() {	# row TRACER THREADS RATE [EXTRA...]
 lttng_home
 start_sessiond
 echo "== data path: $secs s per run, rates per thread: $rates (0: as fast as it can)"
+echo "page cache write, 1 GiB: into cold memory $(page_cache_rate cold) GB/s, into warm" \
+	"memory $(page_cache_rate warm) GB/s (each run is given warm memory: DATA_PATH_WARM_MB=$warm_mb)"
 hvt_run idle 0 0
 read -r idle_p50 idle_p99 idle_n <<< "$rtt"
 echo "clock exchanges with no load: round trip p50 $idle_p50 us, p99 $idle_p99 us ($idle_n)"

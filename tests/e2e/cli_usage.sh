@@ -99,6 +99,7 @@ usage_error drift "$hvtrace" drift --duration abc
 usage_error agent "$hvtrace" agent --no-such-option
 usage_error agent "$hvtrace" agent --port /dev/null --connect unix:/nonexistent/sock
 usage_error agent "$hvtrace" agent --subbuf-size 12ab
+usage_error agent "$hvtrace" agent --nice -21
 usage_error agent "$hvtrace" agent --wait -3
 usage_error agent "$hvtrace" agent unexpected
 usage_error agent "$build/hvtrace-agent" --no-such-option
@@ -134,6 +135,7 @@ usage_error record "$hvtrace" record --qemu-pid 1 --listen unix:/tmp/hvt-cli-s.s
 usage_error record "$hvtrace" record --qemu-pid 1 -e sched:no_such_event
 usage_error record "$hvtrace" record --uid-share 101 --host-apps /tmp/nosuch.sock --qemu-pid 1
 usage_error record "$hvtrace" record --duration abc --listen "unix:$work/s"
+usage_error record "$hvtrace" record --nice 20 --listen "unix:$work/s"
 usage_error record "$hvtrace" record --listen bogus
 usage_error record "$hvtrace" record --channel bogus
 usage_error record "$hvtrace" record --list --listen "unix:$work/s"

@@ -91,6 +91,13 @@ read -r t0 hz < <("$app" -T)	# the events' clock and its rate
 start_bg rec "$hvtrace" record --listen "unix:$work/r1.sock" --no-host-trace --vm local \
 	-o "$work/r1" --guest-timeout 30
 check "the agent serves applications (recording 1)" wait_for 10 test -S "$sock"
+# Both drain ahead of the programs they record (lib/priority.h): nice -10
+# at their defaults where they may (root), as started where not.
+want=0
+[ "$(id -u)" -ne 0 ] || want=-10
+nice_of() { ps -o ni= -p "$1" | tr -d ' '; }
+check "the collector and the agent run at nice $want, the programs at 0" \
+	test "$(nice_of "$rec") $(nice_of "$agent") $(nice_of "$a") $(nice_of "$b")" = "$want $want 0 0"
 sleep 2
 finish 1
 

@@ -19,6 +19,7 @@ $(BUILD)/tests/test_fit: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_estimator: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_netaddr: $(COMMON_LIB)
 $(BUILD)/tests/test_cli: $(COMMON_LIB)
+$(BUILD)/tests/test_priority: $(COMMON_LIB)
 $(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/cmd_drift.o $(CLOCKSYNC_LIB) $(COMMON_LIB)
 $(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \

@@ -37,6 +37,7 @@
 #include "lib/evloop.h"
 #include "lib/log.h"
 #include "lib/netaddr.h"
+#include "lib/priority.h"
 #include "lib/tsc.h"
 #include "lib/version.h"
 #include "lib/wire_io.h"
@@ -114,6 +115,10 @@ static void usage(FILE *out)
 "                      (default 25; root is not limited); past it its\n"
 "                      processes and threads go untraced, counted in the\n"
 "                      archive\n"
+"  --nice N            the agent's nice value (default " HVT_CONSUMER_NICE_STR ", where root or\n"
+"                      CAP_SYS_NICE allows): ahead of the programs it drains,\n"
+"                      so that when they take every core what they write still\n"
+"                      reaches the host; 0 to run as started\n"
 "  --wait SECONDS      how long to wait for the host (default 120; 0: no limit,\n"
 "                      as the systemd unit runs it)\n"
 "  -v, --verbose       also say what happens to applications, streams, packets\n"
@@ -490,6 +495,7 @@ struct agent_opts {
 	const char *events[AGENT_MAX_EVENTS + 8];	/* -e's, then the final list */
 	unsigned int nr_events;
 	bool no_default_events;
+	int nice;			/* --nice (lib/priority.h) */
 };
 
 static bool listed(const char *const *v, unsigned int n, const char *name)
@@ -557,6 +563,7 @@ static const struct option agent_options[] = {
 	{ "drain-interval", required_argument, NULL, 'D' },
 	{ "wait", required_argument, NULL, 'w' },
 	{ "uid-share", required_argument, NULL, 'U' },
+	{ "nice", required_argument, NULL, 'n' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -621,6 +628,11 @@ static int take_opt(struct agent_opts *o, int c, const char *arg, char **argv)
 		else if (parse_size(arg, &o->wait_s))
 			return hvt_usage_error("agent", "invalid --wait: %s (seconds)", arg);
 		break;
+	case 'n':
+		if (hvt_nice_parse(arg, &o->nice))
+			return hvt_usage_error("agent", "invalid --nice: %s (a nice value, "
+					       "-20..19)", arg);
+		break;
 	case 'v': hvt_log_set_verbose(1); break;
 	case 'h': usage(stdout); return 0;
 	case 'V': fputs(HVT_VERSION_LINE, stdout); return 0;
@@ -637,6 +649,7 @@ static int parse_opts(struct agent_opts *o, int argc, char **argv)
 	*o = (struct agent_opts){
 		.link_fd = -1, .wait_s = 120, .drain_ms = TICK_MS, .socket_path = HVT_APP_SOCKET,
 		.subbuf_size = 65536, .nr_subbufs = 8, .uid_share = AGENT_UID_SHARE_DEFAULT,
+		.nice = HVT_CONSUMER_NICE,
 	};
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
@@ -705,6 +718,7 @@ int hvt_cmd_agent(int argc, char **argv)
 	if (ret >= 0)
 		return ret;	/* --help, or a usage error */
 	ret = 1;
+	hvt_consumer_priority(o.nice, "agent");
 	if (!agent_init(&a, &o) &&
 	    !agent_link_open(&a.link, o.link_fd, o.connect_to, o.port, (int)o.wait_s)) {
 		ret = send_hello(&a) ? 1 : run(&a);
