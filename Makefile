@@ -189,7 +189,7 @@ $(BUILD)/bench/bench_merge: $(BUILD)/obj/tests/bench/run_measure.o $(HVT_FIXTURE
 	$(OFFLINE_LIBS) | $(HVTRACE)
 $(BUILD)/bench/bench_io_flows: $(BUILD)/obj/tests/bench/run_measure.o $(HVT_FIXTURE_OBJ) \
 	$(OFFLINE_LIBS) | $(HVTRACE)
-$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o vm_untraced.o archive_writer.o host_tsc.o ftrace_capture.o task_list.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
+$(BUILD)/bench/bench_collector: $(addprefix $(BUILD)/obj/host/,vm_link.o vm_store.o vm_untraced.o replace_async.o archive_writer.o host_tsc.o ftrace_capture.o task_list.o) $(COMMON_LIB) $(CLOCKSYNC_LIB)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o
 	@mkdir -p $(dir $@)
@@ -248,7 +248,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 3000
 FUZZ_TARGETS := guest_link archive_readers relay_proto
-FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c host/vm_untraced.c \
+FUZZ_SRC_guest_link := tests/fuzz/fuzz_guest_link.c host/vm_link.c host/vm_store.c host/vm_untraced.c host/replace_async.c \
 	host/archive_writer.c host/host_tsc.c $(COMMON_SRC) $(CLOCKSYNC_SRC)
 # merge, check, analyze and tsc: the commands but main, the agent and drift
 # (top's objects too: its command is linked with them), with the offline

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <hvtrace/wire.h>
 
+#include "host/replace_async.h"
 #include "clocksync/clocksync.h"
 #include "host/archive_writer.h"
 #include "lib/names.h"
@@ -174,6 +175,7 @@ struct hvt_vm {
 	uint32_t nr_untraced_listed;
 	uint64_t nr_untraced;
 	bool info_dirty;		/* info.json lags */
+	struct hvt_replace_slot info_slot;	/* its rewrites on the tick (replace_async.h) */
 	bool stop_requested;
 	bool no_link;			/* host layer only: ending is not a failure */
 	bool finished;			/* FINISH, the final exchanges and GOODBYE done */
@@ -228,9 +230,13 @@ uint64_t hvt_vm_threads_untraced_total(const struct hvt_vm *vm);
 void hvt_vm_untraced_free(struct hvt_vm *vm);
 /*
  * Brings metadata and info.json up to date if they lag; called every tick.
- * -1 with vm->why set if a file cannot be written.
+ * info.json's rewrite is queued for a thread of its own (replace_async.h):
+ * on disk soon after, not at return. -1 with vm->why set if a file cannot
+ * be written (a queued rewrite that failed: at the next call).
  */
 int hvt_vm_flush(struct hvt_vm *vm);
+/* Waits until info.json's queued rewrite is on disk; -1 with errno if it failed. */
+int hvt_vm_settle(struct hvt_vm *vm);
 void hvt_vm_store_close(struct hvt_vm *vm);
 void hvt_vm_free(struct hvt_vm *vm);	/* after hvt_vm_end() and the summary */
 /* Copies up to @n bytes of guest text to @dst (n + 1 bytes), up to a NUL, as

@@ -11,7 +11,10 @@
  * brought up to date by hvt_vm_flush() on the collector's tick, not for
  * every frame that changes them: only before a packet is stored must they describe it, so that the
  * archive on disk stays usable at every moment (docs/format.md, "Crash
- * safety").
+ * safety"). The tick's rewrite of info.json (its counts) goes to a thread
+ * of its own (replace_async.h), whose fsync cannot stop the link; the
+ * rewrites that must be on disk before what follows them (a new stream
+ * listed before its first packet, the last one) are made here, after it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -589,11 +592,11 @@ static json_t *sync_json(const struct hvt_vm *vm)
 	return o;
 }
 
-static int write_info(struct hvt_vm *vm)
+/* info.json's text as it stands (free it); NULL if out of memory. */
+static char *info_text(struct hvt_vm *vm)
 {
-	char path[HVT_PATH_LEN], release[HVT_W_RELEASE_MAX + 1];
+	char release[HVT_W_RELEASE_MAX + 1], *text;
 	json_t *info;
-	int ret;
 
 	hvt_vm_sanitize(release, vm->hello.kernel_release, sizeof(vm->hello.kernel_release));
 	info = json_pack("{s:s, s:i, s:s, s:{s:i, s:I, s:i, s:s}, s:o, s:o, s:o, s:I, s:b, s:s*}",
@@ -608,14 +611,32 @@ static int write_info(struct hvt_vm *vm)
 			 /* absent while the link lasts: nothing has ended yet */
 			 "end_reason", vm->end_reason[0] ? vm->end_reason : NULL);
 	if (!info)
+		return NULL;
+	text = hvt_vm_untraced_json(vm, info) ? NULL : json_dumps(info, JSON_INDENT(2));
+	json_decref(info);
+	return text;
+}
+
+/*
+ * info.json rewritten and on disk when this returns 0, after any rewrite
+ * the thread had (a failed one fails this too): every stream it lists is
+ * then listed for good.
+ */
+static int write_info(struct hvt_vm *vm)
+{
+	char path[HVT_PATH_LEN], *text;
+	int ret;
+
+	if (hvt_replace_wait(&vm->info_slot))
 		return -1;
-	if (hvt_vm_untraced_json(vm, info)) {
-		json_decref(info);
+	text = info_text(vm);
+	if (!text) {
+		errno = ENOMEM;
 		return -1;
 	}
 	ret = hvt_path(path, sizeof(path), "%s/info.json", vm->dir) ? -1 :
-	      hvt_write_json_atomic(path, info);
-	json_decref(info);
+	      hvt_write_file_atomic(path, text, strlen(text));
+	free(text);
 	if (!ret) {
 		unsigned int i;
 
@@ -656,6 +677,33 @@ static int flush_info(struct hvt_vm *vm)
 	return 0;
 }
 
+/*
+ * The tick's rewrite: queued for the thread, which supersedes one it has
+ * not written yet. Its streams are not taken as listed (it is not on disk
+ * yet): a new stream's first packet still waits for write_info(). A
+ * failed rewrite is said at the next tick, as one of ours would be.
+ */
+static int queue_info(struct hvt_vm *vm)
+{
+	char path[HVT_PATH_LEN], *text;
+	int err = hvt_replace_error(&vm->info_slot);
+
+	if (err) {
+		errno = err;
+		return fail_io(vm, "cannot write info.json");
+	}
+	if (!vm->info_dirty)
+		return 0;
+	text = info_text(vm);
+	if (text && !hvt_path(path, sizeof(path), "%s/info.json", vm->dir) &&
+	    !hvt_replace_async(&vm->info_slot, path, text, strlen(text))) {
+		vm->info_dirty = false;
+		return 0;
+	}
+	free(text);
+	return flush_info(vm);	/* cannot queue it: written here */
+}
+
 int hvt_vm_flush(struct hvt_vm *vm)
 {
 	unsigned int i;
@@ -663,7 +711,12 @@ int hvt_vm_flush(struct hvt_vm *vm)
 	for (i = 0; i < HVT_VM_MAX_TRACES; i++)
 		if (flush_metadata(vm, &vm->traces[i]))
 			return -1;
-	return flush_info(vm);
+	return queue_info(vm);
+}
+
+int hvt_vm_settle(struct hvt_vm *vm)
+{
+	return hvt_replace_wait(&vm->info_slot);
 }
 
 void hvt_vm_store_close(struct hvt_vm *vm)
@@ -701,6 +754,7 @@ void hvt_vm_free(struct hvt_vm *vm)
 {
 	unsigned int i;
 
+	hvt_replace_wait(&vm->info_slot);	/* the thread is done with it */
 	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
 		while (vm->streams[i] && vm->streams[i]->pending) {
 			struct hvt_vm_pending *w = vm->streams[i]->pending;

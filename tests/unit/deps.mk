@@ -20,9 +20,10 @@ $(BUILD)/tests/test_estimator: $(CLOCKSYNC_LIB)
 $(BUILD)/tests/test_netaddr: $(COMMON_LIB)
 $(BUILD)/tests/test_cli: $(COMMON_LIB)
 $(BUILD)/tests/test_priority: $(COMMON_LIB)
+$(BUILD)/tests/test_replace_async: $(BUILD)/obj/host/replace_async.o $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_fileio: $(BUILD)/obj/tests/common/tmpdir.o $(COMMON_LIB)
 $(BUILD)/tests/test_drift: $(BUILD)/obj/tools/cmd_drift.o $(CLOCKSYNC_LIB) $(COMMON_LIB)
-$(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o \
+$(BUILD)/tests/test_vm_link: $(BUILD)/obj/host/vm_link.o $(BUILD)/obj/host/vm_store.o $(BUILD)/obj/host/replace_async.o \
 	$(BUILD)/obj/host/vm_untraced.o \
 	$(BUILD)/obj/tests/common/wire_packet.o \
 	$(BUILD)/obj/host/archive_writer.o $(BUILD)/obj/host/host_tsc.o \

@@ -341,6 +341,7 @@ static void test_untraced_recorded(void **state)
 		guest_send(f, HVT_W_UNTRACED, 0, &u, sizeof(u));
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 	hvt_vm_tick(&f->vm);	/* info.json brought up to date */
+	assert_int_equal(hvt_vm_settle(&f->vm), 0);
 	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
 	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
 	assert_non_null(strstr(info, "\"untraced_threads\": 872"));
@@ -502,6 +503,7 @@ static void test_host_apps_link(void **state)
 	guest_send(f, HVT_W_TRACE_OPEN, 1, &to, sizeof(to));
 	assert_int_equal(f->vm.state, HVT_VM_RUNNING);
 	hvt_vm_tick(&f->vm);	/* info.json brought up to date */
+	assert_int_equal(hvt_vm_settle(&f->vm), 0);
 	snprintf(path, sizeof(path), "%s/archive/host/apps/info.json", f->dir);
 	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
 	assert_non_null(strstr(info, "\"domain\": \"host_tsc\""));
@@ -902,6 +904,7 @@ static char *read_info(struct fake *f)
 	char path[512], *info;
 	size_t len;
 
+	assert_int_equal(hvt_vm_settle(&f->vm), 0);	/* the tick's rewrite is on disk */
 	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
 	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
 	return info;
@@ -913,6 +916,7 @@ static bool file_has(struct fake *f, const char *rel, const char *needle)
 	size_t len;
 	bool found;
 
+	assert_int_equal(hvt_vm_settle(&f->vm), 0);	/* the tick's rewrite is on disk */
 	snprintf(path, sizeof(path), "%s/archive/vm/guest0/%s", f->dir, rel);
 	if (hvt_read_file(path, 1 << 20, &text, &len))
 		return false;
@@ -937,6 +941,7 @@ static bool file_is(struct fake *f, const char *rel, const void *a, uint32_t na,
 	size_t len;
 	bool same;
 
+	assert_int_equal(hvt_vm_settle(&f->vm), 0);	/* the tick's rewrite is on disk */
 	snprintf(path, sizeof(path), "%s/archive/vm/guest0/%s", f->dir, rel);
 	if (hvt_read_file(path, 1 << 20, &text, &len))
 		return false;
@@ -1482,6 +1487,34 @@ static bool exists(const struct fake *f, const char *rel)
 }
 
 /*
+ * The tick's rewrite of info.json runs on a thread of its own; one that
+ * fails ends the VM at the next tick, as a rewrite on the collector's own
+ * thread did, and nothing written before it is lost.
+ */
+static void test_tick_rewrite_failure(void **state)
+{
+	struct fake *f = *state;
+	struct hvt_w_untraced u = { .pid = 4711, .uid = 1000, .reason = HVT_UNTRACED_UID_SHARE,
+				    .comm = "worker" };
+	char path[512];
+
+	after_one_packet(f);
+	hvt_vm_tick(&f->vm);
+	assert_true(file_has(f, "info.json", "\"packets\": 1"));
+	/* rename() cannot replace a directory that is not empty */
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json/x", f->dir);
+	assert_int_equal(hvt_mkdir_p(path), 0);
+	guest_send(f, HVT_W_UNTRACED, 0, &u, sizeof(u));	/* info.json lags */
+	hvt_vm_tick(&f->vm);
+	assert_int_equal(hvt_vm_settle(&f->vm), -1);
+	assert_int_equal(f->vm.state, HVT_VM_RUNNING);	/* not known to the link yet */
+	hvt_vm_tick(&f->vm);
+	expect_ended(f, "cannot write info.json");	/* the stored packet stays */
+}
+
+/*
  * A VM that cannot be set up takes back what it made and nothing else:
  * a second VM of the same name is refused and leaves the first one's
  * files as they were; one whose info.json cannot be written leaves no
@@ -1522,6 +1555,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tick_rewrite_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_never_settles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_quota, setup, teardown),

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * replace_async.c - atomic file replacements on a thread of their own
+ * (replace_async.h). One thread for the process, started with the first
+ * slot queued; it sleeps while the queue is empty and lives as long as the
+ * process.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/replace_async.h"
+#include "lib/fileio.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued_cond = PTHREAD_COND_INITIALIZER;	/* to the thread */
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;	/* to the waiters */
+static struct hvt_replace_slot *head, **tail = &head;
+static bool started;
+
+/* The next slot to write, out of the queue and busy, with its text; under @lock. */
+static struct hvt_replace_slot *take(char **path, char **text, size_t *len)
+{
+	struct hvt_replace_slot *s;
+
+	while (!head)
+		pthread_cond_wait(&queued_cond, &lock);
+	s = head;
+	head = s->next;
+	if (!head)
+		tail = &head;
+	s->next = NULL;
+	s->queued = false;
+	s->busy = true;
+	*path = s->path;
+	*text = s->text;
+	*len = s->len;
+	s->path = s->text = NULL;
+	return s;
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		char *path, *text;
+		size_t len;
+		struct hvt_replace_slot *s = take(&path, &text, &len);
+		int err = 0;
+
+		pthread_mutex_unlock(&lock);
+		if (hvt_write_file_atomic(path, text, len))
+			err = errno ? errno : EIO;
+		free(path);
+		free(text);
+		pthread_mutex_lock(&lock);
+		s->busy = false;
+		if (err)
+			s->err = err;
+		pthread_cond_broadcast(&done_cond);
+	}
+	return NULL;
+}
+
+/* Under @lock: the thread, started once. */
+static int start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	if (started)
+		return 0;
+	if (pthread_attr_init(&attr))
+		return -1;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &attr, writer, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	started = true;
+	return 0;
+}
+
+int hvt_replace_async(struct hvt_replace_slot *s, const char *path, char *text, size_t len)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -1;
+	pthread_mutex_lock(&lock);
+	if (start()) {
+		int err = errno;
+
+		pthread_mutex_unlock(&lock);
+		free(copy);
+		errno = err;
+		return -1;
+	}
+	free(s->path);		/* an older text not written yet: superseded */
+	free(s->text);
+	s->path = copy;
+	s->text = text;
+	s->len = len;
+	if (!s->queued) {
+		s->queued = true;
+		*tail = s;
+		tail = &s->next;
+		pthread_cond_signal(&queued_cond);
+	}
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+int hvt_replace_wait(struct hvt_replace_slot *s)
+{
+	int err;
+
+	pthread_mutex_lock(&lock);
+	while (s->queued || s->busy)
+		pthread_cond_wait(&done_cond, &lock);
+	err = s->err;
+	pthread_mutex_unlock(&lock);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int hvt_replace_error(struct hvt_replace_slot *s)
+{
+	int err;
+
+	pthread_mutex_lock(&lock);
+	err = s->err;
+	s->err = 0;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
