@@ -65,6 +65,7 @@ struct agent {
 	struct agent_apps apps;
 	uint64_t packets_reported;	/* packets_sent at the last -v report */
 	bool started, finishing, done;
+	bool stop_asked;		/* STOP came: finish at the end of the loop's turn */
 	time_t finish_deadline;		/* finishing: when to stop waiting for GOODBYE */
 };
 
@@ -275,8 +276,8 @@ static void on_frame(struct agent *a, const struct hvt_frame *f, uint64_t tsc, u
 	case HVT_W_START:
 		on_start(a);
 		break;
-	case HVT_W_STOP:
-		begin_finish(a);
+	case HVT_W_STOP:	/* at the end of the loop's turn: this may be mid-drain */
+		a->stop_asked = true;
 		break;
 	case HVT_W_GOODBYE:
 		a->done = true;
@@ -306,6 +307,21 @@ static void on_port_readable(struct agent *a)
 		hvt_err("malformed frame from the host: %s", why);
 		a->link.host_gone = true;
 	}
+}
+
+/*
+ * Between batches of packets (agent_link.h): the host's frames, if any
+ * came, so that a clock exchange is answered now and its reply waits
+ * behind one batch. What cannot be done in the middle of a drain (STOP)
+ * is only noted here.
+ */
+static void answer_host(void *ctx)
+{
+	struct agent *a = ctx;
+	struct pollfd p = { .fd = a->link.port, .events = POLLIN };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+		on_port_readable(a);
 }
 
 static void on_tick(struct agent *a, unsigned long tick)
@@ -460,6 +476,8 @@ static int run(struct agent *a)
 		for (i = 0; i < p.n && !agent_done(a); i++)
 			if (p.fds[i].revents)
 				poll_dispatch(a, &p, i, sfd, tfd, &tick);
+		if (a->stop_asked)
+			begin_finish(a);
 	}
 	/* the link was lost rather than ended, or the loop ran out of memory */
 	failed = (a->link.host_gone && !a->finishing) || oom;
@@ -682,6 +700,8 @@ static int agent_init(struct agent *a, const struct agent_opts *o)
 			  .host = o->host, .uids = { .percent = o->uid_share } },
 	};
 	a->have_rdtscp = hvt_tsc_have_rdtscp();
+	a->link.between_packets = answer_host;
+	a->link.between_ctx = a;
 	a->dev = o->host ? -1 : open(HVTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (a->dev < 0 && !o->host)
 		hvt_warn("%s: %s; no guest kernel layer (load hvtrace.ko)", HVTRACE_DEVICE,

@@ -241,6 +241,13 @@ static int send_packet(struct agent_apps *a, struct app_stream *s, size_t len)
  * it is.
  */
 #define BATCH_PACKETS	16
+/*
+ * ... and of at most this many bytes (at least one packet): each batch's
+ * slots go back to the writer once it is sent, and a clock exchange's
+ * reply waits behind one batch at most (agent_link.h). A batch of a whole
+ * buffer held every slot until the last packet was through.
+ */
+#define BATCH_BYTES	(256u * 1024)
 
 struct packet_batch {
 	struct hvt_wire_hdr frame[BATCH_PACKETS];
@@ -300,8 +307,13 @@ static int drain_stream(struct agent_apps *a, struct app *app, struct app_stream
 		goto corrupt;
 	while (ready > 0) {
 		why = NULL;
-		for (b.n = 0; b.n < BATCH_PACKETS && b.n < ready && !why;)
+		size_t bytes = 0;
+
+		for (b.n = 0; b.n < BATCH_PACKETS && b.n < ready && bytes < BATCH_BYTES && !why;) {
 			why = batch_add(a, app, s, &b, s->consumed + b.n);
+			if (!why)
+				bytes += b.iov[3 * (b.n - 1) + 2].iov_len;
+		}
 		if (b.n && batch_send(a, s, &b))
 			return 0;	/* the link is lost: the agent is ending */
 		if (why)

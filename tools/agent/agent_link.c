@@ -46,19 +46,36 @@ static int link_lost(struct agent_link *l)
 	return -1;
 }
 
+/* Packets went out: what waits for the link between them (agent_link.h). */
+static void packets_sent(struct agent_link *l)
+{
+	if (!l->between_packets || l->in_between || l->host_gone)
+		return;
+	l->in_between = true;
+	l->between_packets(l->between_ctx);
+	l->in_between = false;
+}
+
 int agent_send(struct agent_link *l, uint16_t type, uint32_t id, const void *payload,
 	       uint32_t len)
 {
 	if (l->host_gone)
 		return -1;
-	return hvt_wire_send(l->port, type, id, payload, len) ? link_lost(l) : 0;
+	if (hvt_wire_send(l->port, type, id, payload, len))
+		return link_lost(l);
+	if (type == HVT_W_PACKET)
+		packets_sent(l);
+	return 0;
 }
 
 int agent_sendv(struct agent_link *l, struct iovec *iov, int n_iov)
 {
 	if (l->host_gone)
 		return -1;
-	return hvt_wire_writev(l->port, iov, n_iov, HVT_WIRE_SEND_TIMEOUT_MS) ? link_lost(l) : 0;
+	if (hvt_wire_writev(l->port, iov, n_iov, HVT_WIRE_SEND_TIMEOUT_MS))
+		return link_lost(l);
+	packets_sent(l);
+	return 0;
 }
 
 /*

@@ -22,6 +22,14 @@ struct agent_link {
 	uint32_t next_stream_id;
 	uint64_t packets_sent, lost;
 	char why[HVT_WIRE_WHY_MAX];	/* scratch: why a payload is refused */
+	/*
+	 * Called after each batch of packets sent, never from within itself:
+	 * the agent answers the host's clock exchanges there, so that a reply
+	 * waits behind one batch, not behind a whole drain (agent.c).
+	 */
+	void (*between_packets)(void *ctx);
+	void *between_ctx;
+	bool in_between;
 };
 
 /*
