@@ -11,12 +11,11 @@
 #     added, none twice;
 #   - each event's live interval (time +/- bound) overlaps the final one:
 #     both hold the event's true time, so they share it;
-#   - no live bound is under 90% of the final one. Issue 37 asks for
-#     "never narrower", which does not hold yet: the final fit is not the
-#     live one with more constraints added (its run edges are chosen anew
-#     on each refit, from the fit before), and CI runs had up to 4% of the
-#     live bounds 5-6% under the final ones, their intervals all
-#     overlapping. How many are narrower at all is printed;
+#   - no live bound is narrower than the final one (issue 37), past the
+#     printing's rounding (0.1%, or 1.5 ns). It once failed for up to 4%
+#     of the bounds, by up to 30%: the run fit's refits stopped when the
+#     count of run-edge bounds repeated, not the set (run_constraints.c);
+#     how many are under 90% of the final one is printed beside;
 #   - its lines go back in time no more often than it says events came
 #     late (later than --lag: a stream that stalled);
 #   - its last alignment used the vCPU threads' run edges if the final
@@ -59,14 +58,15 @@ follow_live() {
 	' "$work/final.txt" "$live")
 	echo "follow: $verdict"
 	read -r total missing extra differ apart narrow unbounded far <<< "${verdict%%|*}"
+	IFS='|' read -r _ _ _ nar _ <<< "$verdict"
 	check "merge --follow: the final merge's $total host, kernel and user events" \
 		test "$total" -gt 0 -a "$missing" -eq 0 -a "$extra" -eq 0
 	check "merge --follow: each stream's events in order, the same fields ($differ differ)" \
 		test "$differ" -eq 0
 	check "merge --follow: each live interval overlaps the final one ($apart apart)" \
 		test "$apart" -eq 0
-	check "merge --follow: no live bound under 90% of the final one ($far; $narrow of $total narrower by more than 0.1%)" \
-		test "$far" -eq 0
+	check "merge --follow: no live bound narrower than the final one ($narrow of $total narrower by more than 0.1%, $far under 90%${nar:+, first $nar})" \
+		test "$narrow" -eq 0
 	if "$hv" merge -v --layer kernel "$archive" 2>&1 > /dev/null | grep -q "vCPU run edges"; then
 		check "merge --follow: its last alignment has the vCPU run edges, as the final one" \
 			grep -q "vCPU run edges" "$live.err"
