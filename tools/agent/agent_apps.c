@@ -306,9 +306,9 @@ static int drain_stream(struct agent_apps *a, struct app *app, struct app_stream
 	if (ready < 0)
 		goto corrupt;
 	while (ready > 0) {
-		why = NULL;
 		size_t bytes = 0;
 
+		why = NULL;
 		for (b.n = 0; b.n < BATCH_PACKETS && b.n < ready && bytes < BATCH_BYTES && !why;) {
 			why = batch_add(a, app, s, &b, s->consumed + b.n);
 			if (!why)
