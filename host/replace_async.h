@@ -12,9 +12,10 @@
  * queued for a file replaces an older one not written yet, so a slow disk
  * delays counts, never the collector.
  *
- * The caller orders what must be ordered: hvt_replace_wait() before a
- * write of its own to the same path (one that must be on disk before what
- * follows it) and before the slot goes.
+ * The thread writes a little after it is woken (replace_async.c says
+ * why). The caller orders what must be ordered: hvt_replace_cancel()
+ * before a write of its own to the same path (one that must be on disk
+ * before what follows it) and before the slot goes.
  */
 #ifndef HVT_HOST_REPLACE_ASYNC_H
 #define HVT_HOST_REPLACE_ASYNC_H
@@ -43,6 +44,13 @@ int hvt_replace_async(struct hvt_replace_slot *s, const char *path, char *text, 
  * write failed that hvt_replace_error() has not taken, else 0.
  */
 int hvt_replace_wait(struct hvt_replace_slot *s);
+
+/*
+ * Drops a text queued in @s and not being written yet (the caller writes a
+ * newer one itself), and waits for one being written. Returns as
+ * hvt_replace_wait() does.
+ */
+int hvt_replace_cancel(struct hvt_replace_slot *s);
 
 /* The errno of a failed write not said yet, and forgets it; 0 if none. */
 int hvt_replace_error(struct hvt_replace_slot *s);

@@ -627,7 +627,7 @@ static int write_info(struct hvt_vm *vm)
 	char path[HVT_PATH_LEN], *text;
 	int ret;
 
-	if (hvt_replace_wait(&vm->info_slot))
+	if (hvt_replace_cancel(&vm->info_slot))	/* this one is newer */
 		return -1;
 	text = info_text(vm);
 	if (!text) {
@@ -754,7 +754,7 @@ void hvt_vm_free(struct hvt_vm *vm)
 {
 	unsigned int i;
 
-	hvt_replace_wait(&vm->info_slot);	/* the thread is done with it */
+	hvt_replace_cancel(&vm->info_slot);	/* the thread is done with it */
 	for (i = 0; i < HVT_VM_MAX_STREAMS; i++) {
 		while (vm->streams[i] && vm->streams[i]->pending) {
 			struct hvt_vm_pending *w = vm->streams[i]->pending;
