@@ -356,7 +356,7 @@ int hvt_vm_stream_open(struct hvt_vm *vm, uint32_t id, const struct hvt_w_stream
 }
 
 static int flush_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t);
-static int flush_info(struct hvt_vm *vm);
+static int list_streams(struct hvt_vm *vm);
 
 /* Appends a checked packet to its stream file, whole or not at all. */
 static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t len)
@@ -365,10 +365,11 @@ static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t 
 
 	/*
 	 * What is stored must be described: its events declared, the stream
-	 * listed. Only that: the rest of info.json waits for the tick, so that
+	 * listed in the info.json on disk (a rewrite the tick queued may not be
+	 * yet). Only that: the rest of info.json waits for the tick, so that
 	 * cheap frames between packets cannot make every packet rewrite it.
 	 */
-	if (flush_metadata(vm, &vm->traces[s->trace]) || (!s->listed && flush_info(vm)))
+	if (flush_metadata(vm, &vm->traces[s->trace]) || (!s->listed && list_streams(vm)))
 		return -1;
 	if (hvt_write_all(s->fd, p, len)) {
 		fail_io(vm, "cannot write stream %u (archive kept up to its last whole packet)", id);
@@ -618,17 +619,21 @@ static char *info_text(struct hvt_vm *vm)
 }
 
 /*
- * info.json rewritten and on disk when this returns 0, after any rewrite
- * the thread had (a failed one fails this too): every stream it lists is
- * then listed for good.
+ * info.json rewritten here and on disk when this returns 0: every stream
+ * it lists is then listed for good. A rewrite the thread had queued is
+ * dropped (this one is newer); one it failed is said, and superseded by
+ * this one if this one is written.
  */
 static int write_info(struct hvt_vm *vm)
 {
 	char path[HVT_PATH_LEN], *text;
-	int ret;
+	int ret, err;
 
-	if (hvt_replace_cancel(&vm->info_slot))	/* this one is newer */
-		return -1;
+	hvt_replace_cancel(&vm->info_slot);
+	err = hvt_replace_error(&vm->info_slot);
+	if (err)
+		hvt_warn("vm %s: a rewrite of info.json failed: %s; writing it again", vm->name,
+			 strerror(err));
 	text = info_text(vm);
 	if (!text) {
 		errno = ENOMEM;
@@ -667,10 +672,9 @@ static int flush_metadata(struct hvt_vm *vm, struct hvt_vm_trace *t)
 	return 0;
 }
 
-static int flush_info(struct hvt_vm *vm)
+/* info.json rewritten now, whatever the tick queued: a new stream is listed on disk. */
+static int list_streams(struct hvt_vm *vm)
 {
-	if (!vm->info_dirty)
-		return 0;
 	if (write_info(vm))
 		return fail_io(vm, "cannot write info.json");
 	hvt_debug("vm %s: info.json rewritten", vm->name);
@@ -701,7 +705,7 @@ static int queue_info(struct hvt_vm *vm)
 		return 0;
 	}
 	free(text);
-	return flush_info(vm);	/* cannot queue it: written here */
+	return list_streams(vm);	/* cannot queue it: written here */
 }
 
 int hvt_vm_flush(struct hvt_vm *vm)

@@ -1216,6 +1216,31 @@ static void test_described_before_stored(void **state)
 }
 
 /*
+ * A tick that queued info.json's rewrite (for the thread, not on disk yet)
+ * does not stand for the stream's listing: the first packet is written
+ * only after an info.json that lists its stream is on disk. Read here
+ * without waiting for the thread.
+ */
+static void test_listed_on_disk_before_first_packet(void **state)
+{
+	struct fake *f = *state;
+	char path[512], *info;
+	size_t len;
+
+	handshake(f);
+	f->vm.next_sync_ns = INT64_MAX;
+	open_kernel_stream(f);
+	hvt_vm_tick(&f->vm);	/* queued: the thread writes it 30 ms later */
+	make_packet(f);
+	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
+	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
+	snprintf(path, sizeof(path), "%s/archive/vm/guest0/info.json", f->dir);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	assert_non_null(strstr(info, "kernel/stream-7"));
+	free(info);
+}
+
+/*
  * A guest that registers its events one at a time, a packet after each:
  * the metadata file only grows (same inode, each step longer), declares
  * every event once, and its bytes count in the guest's quota. Before, each
@@ -1556,6 +1581,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_change_resync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tick_rewrite_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listed_on_disk_before_first_packet, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_clock_never_settles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metadata_quota, setup, teardown),
