@@ -12,8 +12,8 @@
  * queued for a file replaces an older one not written yet, so a slow disk
  * delays counts, never the collector.
  *
- * The thread writes a little after it is woken (replace_async.c says
- * why). The caller orders what must be ordered: hvt_replace_cancel()
+ * The thread looks at its queue every 50 ms, unwoken (replace_async.c
+ * says why). The caller orders what must be ordered: hvt_replace_cancel()
  * before a write of its own to the same path (one that must be on disk
  * before what follows it) and before the slot goes.
  */

@@ -1230,7 +1230,7 @@ static void test_listed_on_disk_before_first_packet(void **state)
 	handshake(f);
 	f->vm.next_sync_ns = INT64_MAX;
 	open_kernel_stream(f);
-	hvt_vm_tick(&f->vm);	/* queued: the thread writes it 30 ms later */
+	hvt_vm_tick(&f->vm);	/* queued: the thread writes it within 50 ms */
 	make_packet(f);
 	guest_send(f, HVT_W_PACKET, 7, f->packet, f->packet_len);
 	assert_int_equal(file_size(f, "kernel/stream-7"), f->packet_len);
