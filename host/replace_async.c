@@ -144,11 +144,22 @@ int hvt_replace_async(struct hvt_replace_slot *s, const char *path, char *text, 
 	return 0;
 }
 
-int hvt_replace_wait(struct hvt_replace_slot *s)
+/*
+ * Waits until @s has nothing queued (@drop: drops a queued text first)
+ * and nothing being written; -1 with errno if a write failed and was not
+ * taken yet.
+ */
+static int settle(struct hvt_replace_slot *s, bool drop)
 {
 	int err;
 
 	pthread_mutex_lock(&lock);
+	if (drop && s->queued) {
+		unqueue(s);
+		free(s->path);
+		free(s->text);
+		s->path = s->text = NULL;
+	}
 	while (s->queued || s->busy)
 		pthread_cond_wait(&done_cond, &lock);
 	err = s->err;
@@ -160,26 +171,14 @@ int hvt_replace_wait(struct hvt_replace_slot *s)
 	return 0;
 }
 
+int hvt_replace_wait(struct hvt_replace_slot *s)
+{
+	return settle(s, false);
+}
+
 int hvt_replace_cancel(struct hvt_replace_slot *s)
 {
-	int err;
-
-	pthread_mutex_lock(&lock);
-	if (s->queued) {
-		unqueue(s);
-		free(s->path);
-		free(s->text);
-		s->path = s->text = NULL;
-	}
-	while (s->busy)
-		pthread_cond_wait(&done_cond, &lock);
-	err = s->err;
-	pthread_mutex_unlock(&lock);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return settle(s, true);
 }
 
 int hvt_replace_error(struct hvt_replace_slot *s)
