@@ -663,6 +663,17 @@ static void begin_stop(struct hvt_recorder *r, const char *why)
 	hvt_host_apps_request_stop(&r->apps);
 }
 
+/* A second signal ends a stop that waits for a stalled guest. */
+static void on_signal(struct hvt_recorder *r, const char *name)
+{
+	if (!r->stopping) {
+		begin_stop(r, name);
+	} else if (!r->stop_now) {
+		hvt_info("stopping now: %s again", name);
+		r->stop_now = true;
+	}
+}
+
 /*
  * --all: domains started since the last look become targets, and join the
  * host layer (their threads in its filter) and the KVM snapshots.
@@ -741,7 +752,8 @@ static void follow_host_apps(struct hvt_recorder *r)
 static void on_tick(struct hvt_recorder *r, unsigned long tick)
 {
 	struct hvt_target_clock c = { time(NULL), r->o.guest_timeout_s,
-				      r->stopping ? r->stop_deadline : 0, STOP_GRACE_S };
+				      r->stopping ? r->stop_deadline : 0, STOP_GRACE_S,
+				      r->stop_now };
 	unsigned int i;
 
 	if (tick % 10 == 0)
@@ -809,7 +821,7 @@ void hvt_recorder_run(struct hvt_recorder *r)
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				begin_stop(r, strsignal((int)si.ssi_signo));
+				on_signal(r, strsignal((int)si.ssi_signo));
 		}
 		for (i = 0; i < n; i++)
 			hvt_target_polled(r->targets[i], &fds[FIXED + 2 * i]);

@@ -85,6 +85,7 @@ struct hvt_recorder {
 	unsigned int nr_refused;
 	char default_output[64];
 	time_t started, stop_deadline;
+	bool stop_now;			/* a stop was asked again: no more waiting */
 	bool stopping;
 	bool failed;			/* a host-side file could not be written */
 };

@@ -191,6 +191,26 @@ static void each_second(struct hvt_target *t, struct hvt_capture *ft)
 	hvt_vm_kvm_offset(&t->vm, t->kvm_tsc.uniform, t->kvm_tsc.offset);
 }
 
+/*
+ * A stop gives the guest stop_grace_s to send what it has. A guest that is
+ * stalled (a TCG guest on a busy host, a paused VM) gets that grace from
+ * the end of its stall instead; the stall rule (--guest-timeout) still ends
+ * a guest that never answers. A second stop request ends it at once.
+ */
+static bool stop_overdue(struct hvt_target *t, const struct hvt_target_clock *c)
+{
+	if (!c->stop_deadline || c->now <= c->stop_deadline)
+		return false;
+	if (c->stop_now || !t->stalled_at || c->now > t->stalled_at + (time_t)c->stop_grace_s)
+		return true;
+	if (!t->stop_wait_said)
+		hvt_warn("VM %s: its guest is stalled; the stop waits for it up to %u s after "
+			 "the stall (--guest-timeout); stop again (Ctrl-C) to end it now",
+			 t->vm.name, c->stop_grace_s);
+	t->stop_wait_said = true;
+	return false;
+}
+
 void hvt_target_tick(struct hvt_target *t, unsigned long tick, const struct hvt_target_clock *c,
 		     struct hvt_capture *ft)
 {
@@ -209,9 +229,11 @@ void hvt_target_tick(struct hvt_target *t, unsigned long tick, const struct hvt_
 			   "guest, with a virtio-serial port named %s on %s?", c->guest_timeout_s,
 			   HVT_WIRE_PORT_NAME, t->connects ? t->channel.text :
 			   t->listen_fd >= 0 ? t->listen_addr.text : "the collector's listener");
-	if (c->stop_deadline && c->now > c->stop_deadline)
-		hvt_vm_end(vm, "the guest did not finish within %u s of the stop request",
-			   c->stop_grace_s);
+	if (vm->sync_stall_said)
+		t->stalled_at = c->now;
+	if (stop_overdue(t, c))
+		hvt_vm_end(vm, "the guest did not finish within %u s of the stop request%s",
+			   c->stop_grace_s, t->stalled_at ? " or of its last stall" : "");
 }
 
 void hvt_target_request_stop(struct hvt_target *t, const char *why)

@@ -38,6 +38,7 @@ struct hvt_target_clock {
 	unsigned int guest_timeout_s;	/* for the guest agent to say hello */
 	time_t stop_deadline;		/* 0 until a stop was requested */
 	unsigned int stop_grace_s;	/* how long before the deadline it was asked */
+	bool stop_now;			/* asked twice: no more waiting for a stalled guest */
 };
 
 struct hvt_target {
@@ -53,6 +54,8 @@ struct hvt_target {
 	struct hvt_netaddr listen_addr;	/* its own listener, when listen_fd >= 0 */
 	int listen_fd;
 	time_t started;
+	time_t stalled_at;		/* last tick its guest was stalled, 0 if never */
+	bool stop_wait_said;		/* the stop was said to wait for the stalled guest */
 	bool failed;			/* one of its host-side files could not be written */
 	bool gone;			/* its QEMU exited while recording */
 	bool wrapped_up;		/* hvt_target_finish() ran */

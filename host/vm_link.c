@@ -600,8 +600,12 @@ void hvt_vm_tick(struct hvt_vm *vm)
 	/* A throttled guest's reply would wait behind its data: no exchange then. */
 	if (vm->state != HVT_VM_RUNNING || vm->sync_outstanding || !hvt_vm_wants_input(vm))
 		return;
-	/* A refresh: a narrower bound, the host clock line through the latest pair. */
-	if (!vm->resync && now >= vm->next_params_ns && fit_consistent(vm))
+	/*
+	 * A refresh: a narrower bound, the host clock line through the latest
+	 * pair. Not once the guest was asked to stop: it would reach a guest
+	 * that traces no more.
+	 */
+	if (!vm->resync && !vm->stop_requested && now >= vm->next_params_ns && fit_consistent(vm))
 		send_params(vm);
 	if (vm->state != HVT_VM_RUNNING || now < vm->next_sync_ns)
 		return;

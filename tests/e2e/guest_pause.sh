@@ -9,8 +9,11 @@
 # Then QEMU gets SIGSTOP for STALL_S (12 s): a guest starved on a busy host,
 # its TSC going on (a TCG guest's is the host's, plus its offset). The
 # collector must say that the guest stopped answering clock exchanges after
-# 10 s, wait for it (up to --guest-timeout), and go on once it answers:
-# the recording completes with every check above.
+# 10 s and wait for it (up to --guest-timeout). The recording is stopped
+# (SIGTERM) during the stall, and the stall goes on for STOP_WAIT_S (20 s)
+# more, past the 15 s a stop waits for a guest that is not stalled: the
+# stop must wait for the stalled guest too, and the recording completes,
+# the guest finished, with every check above.
 set -uo pipefail
 build=${1:?usage: guest_pause.sh BUILD}
 hvtrace=$(realpath "$build/hvtrace")
@@ -18,6 +21,7 @@ hvtrace=$(realpath "$build/hvtrace")
 
 PAUSE_S=2
 STALL_S=12
+STOP_WAIT_S=20
 work=$(mktemp -d /tmp/hvtrace-e2e-pause-XXXXXX)
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 qmp() {	# qmp COMMAND: one QMP command, after the capabilities handshake
@@ -57,6 +61,8 @@ check "QMP cont" qmp cont
 sleep 2
 check "QEMU stopped (SIGSTOP)" kill -STOP "$qemu"
 sleep "$STALL_S"
+check "the recording is stopped during the stall (SIGTERM)" kill -TERM "$rec"
+sleep "$STOP_WAIT_S"
 check "QEMU continued (SIGCONT)" kill -CONT "$qemu"
 reap "$rec" 240
 check "the recording completes (status $?)" test $? -eq 0
@@ -67,6 +73,10 @@ check "the collector said the stalled guest did not answer for 10 s" \
 	"$work/rec.err"
 check "... and went on once it answered" \
 	grep -q "clock exchange [0-9]* answered after [0-9.]* s; exchanges go on" "$work/rec.err"
+check "the stop said it waits for the stalled guest" \
+	grep -q "VM pause: its guest is stalled; the stop waits for it" "$work/rec.err"
+check "the guest finished after the stall" \
+	grep -q "vm pause: guest finished tracing" "$work/rec.err"
 check "the collector saw the guest clock change" \
 	grep -q "contradicts the guest TSC offset so far" "$work/rec.err"
 changes=$(jq '.sync.clock_changes' "$work/a/vm/pause/info.json" 2>/dev/null)
