@@ -34,6 +34,7 @@
  *
  * Last, one line of JSON with every number, for tracking across runs.
  */
+#include <errno.h>
 #include <ftw.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -187,6 +188,10 @@ static void write_vm(const char *root, int v, const struct sizes *n)
 		die("cannot write sync.tsv");
 	free(sync);
 	write_info(root, v);
+	/* the fixture's own user stream, which this info.json does not list */
+	snprintf(rel, sizeof(rel), "%s/vm/%s/user-1/stream-0", root, vm_names[v]);
+	if (unlink(rel) && errno != ENOENT)
+		die("cannot remove the fixture's user stream");
 	snprintf(rel, sizeof(rel), "vm/%s/kernel", vm_names[v]);
 	if (fx_write_trace(root, rel, kernel_uuid[v], vm_names[v], HVT_LAYER_KERNEL,
 			   HVT_DOMAIN_GUEST_TSC, 2000000000ull, 0))
@@ -262,6 +267,18 @@ static void write_manifest(const char *root, bool vcpu_threads)
 {
 	const char *threads = vcpu_threads ?
 		", \"vcpu_threads\": { \"source\": \"proc\", \"tids\": [4321, 0] }" : "";
+	long long bytes[HOST_CPUS];
+	char path[128];
+	struct stat st;
+	int cpu;
+
+	/* a complete recording's manifest has each CPU file's length: merge reads that much */
+	for (cpu = 0; cpu < HOST_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "%s/host/ftrace/cpu%d.raw", root, cpu);
+		if (stat(path, &st))
+			die("cannot measure a host CPU file");
+		bytes[cpu] = (long long)st.st_size;
+	}
 
 	if (fx_printf(root, "hvtrace.json",
 		"{ \"format\": \"hvtrace-archive\", \"version\": 1, \"status\": \"complete\",\n"
@@ -270,12 +287,13 @@ static void write_manifest(const char *root, bool vcpu_threads)
 		"            \"tsc_freq_hz\": 2000000000, \"ftrace\": { \"dir\": \"host/ftrace\","
 		" \"instance\": \"hvtrace-1\", \"page_size\": 4096, \"events\": "
 		"[\"sched:sched_switch\"], \"pids\": [4321, 4322], \"cpus\": [\n"
-		"    { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": 0 },"
-		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": 0 },\n"
-		"    { \"cpu\": 2, \"file\": \"cpu2.raw\", \"bytes\": 0 },"
-		" { \"cpu\": 3, \"file\": \"cpu3.raw\", \"bytes\": 0 } ] } },\n"
+		"    { \"cpu\": 0, \"file\": \"cpu0.raw\", \"bytes\": %lld },"
+		" { \"cpu\": 1, \"file\": \"cpu1.raw\", \"bytes\": %lld },\n"
+		"    { \"cpu\": 2, \"file\": \"cpu2.raw\", \"bytes\": %lld },"
+		" { \"cpu\": 3, \"file\": \"cpu3.raw\", \"bytes\": %lld } ] } },\n"
 		"  \"vms\": [ { \"name\": \"demo\", \"dir\": \"vm/demo\"%s },"
-		" { \"name\": \"demo2\", \"dir\": \"vm/demo2\"%s } ] }\n", threads, threads))
+		" { \"name\": \"demo2\", \"dir\": \"vm/demo2\"%s } ] }\n", bytes[0], bytes[1],
+		bytes[2], bytes[3], threads, threads))
 		die("cannot write hvtrace.json");
 }
 
@@ -339,10 +357,10 @@ int main(void)
 	snprintf(ref_dir, sizeof(ref_dir), "%s.csv", root);
 	snprintf(ref_db, sizeof(ref_db), "%s.ref.db", root);
 	snprintf(ref_sql, sizeof(ref_sql), ".read %s/import.sql", ref_dir);
-	write_manifest(root, false);
 	write_host(root, &n);
 	for (v = 0; v < 2; v++)
 		write_vm(root, v, &n);
+	write_manifest(root, false);
 
 	ctf_m = bench_measure(ctf_argv, 1, n.total);		/* the conversion, once */
 	if (ctf_m.ns <= 0)
