@@ -387,6 +387,33 @@ static void test_unlisted_files(void **state)
 	hvt_archive_close(&a);
 }
 
+/*
+ * A stream entry info.json cannot read leaves its file unlisted: one
+ * problem, one warning (the entry's), and the file is said not read.
+ */
+static void test_skipped_stream_entry_counted_once(void **state)
+{
+	const char *root = *state;
+	struct hvt_vm_info vm;
+	struct hvt_archive a;
+	char path[256], *info, *at;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &info, &len), 0);
+	at = strstr(info, "\"file\": \"kernel/stream-0\"");
+	assert_non_null(at);
+	memcpy(at, "\"file\": \"kernel/../../x.\"", 25);	/* same length, refused */
+	assert_int_equal(fx_write(root, "vm/demo/info.json", info, len), 0);
+	free(info);
+	assert_int_equal(hvt_archive_open(&a, root), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &a.vms[0]), 0);
+	assert_int_equal(vm.streams_skipped, 1);
+	assert_int_equal(vm.warnings, 1);
+	hvt_vm_info_free(&vm);
+	hvt_archive_close(&a);
+}
+
 /* Says what a path given as an archive is: @expect in its text, or NULL: may be one. */
 static void assert_misgiven(const char *root, const char *rel, const char *expect)
 {
@@ -469,6 +496,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_misgiven_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_vm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_skipped_stream_entry_counted_once, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);

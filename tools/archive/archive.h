@@ -129,6 +129,7 @@ struct hvt_vm_info {
 	size_t nr_traces;
 	struct hvt_stream_info *streams;
 	size_t nr_streams;
+	size_t streams_skipped;		/* entries of info.json's streams that were not read */
 	struct hvt_sync_rec *sync;	/* sync.tsv, in file order */
 	size_t nr_sync;
 	int64_t sync_recorded;		/* info.json's sync.exchanges; -1: not said */

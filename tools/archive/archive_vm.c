@@ -204,6 +204,7 @@ static int parse_streams(struct hvt_vm_info *vm, json_t *streams)
 		why = stream_fields(vm, s, json_array_get(streams, i), &file);
 		if (why) {
 			vm_warn_entry(vm, "streams", i, why);
+			vm->streams_skipped++;
 			continue;
 		}
 		s->path = hvt_join(vm->dir, file);
@@ -349,7 +350,11 @@ static void note_unlisted_in(struct hvt_vm_info *vm, const char *dir)
 		if (strncmp(e->d_name, "stream-", 7))
 			continue;
 		path = hvt_join(dir, e->d_name);
-		if (path && !stream_listed(vm, path)) {
+		if (path && !stream_listed(vm, path) && vm->streams_skipped) {
+			/* likely the file of a skipped entry: the same problem, counted once */
+			hvt_warn("%s: not read either: no stream entry of info.json that could be "
+				 "read names it (%zu skipped above)", path, vm->streams_skipped);
+		} else if (path && !stream_listed(vm, path)) {
 			hvt_warn("%s: not in info.json's list of streams, so not read (an edited or "
 				 "damaged info.json?)", path);
 			vm->warnings++;
