@@ -180,9 +180,13 @@ int hvt_cmd_tsc(int argc, char **argv)
 	if (hvt_archive_open(&a, argv[optind]))
 		return 1;
 	if (a.ftrace_dir) {
+		uint64_t lo, hi;
+
 		ft = hvt_ftrace_open(a.ftrace_dir, a.page_size, &warnings);
 		if (!ft)
 			hvt_warn("the host layer cannot be decoded: offset changes are unknown");
+		else if (hvt_archive_host_span(&a, &lo, &hi))	/* as merge: pages outside, damage */
+			hvt_ftrace_set_span(ft, lo, hi);
 	}
 	if (ft && hvt_kvm_changes_read(&a, ft, &changes)) {
 		hvt_err("out of memory");

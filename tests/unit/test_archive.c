@@ -414,6 +414,27 @@ static void test_skipped_stream_entry_counted_once(void **state)
 	hvt_archive_close(&a);
 }
 
+/* The host span: the clock pairs' with 60 s at their rate around; none from damaged pairs. */
+static void test_host_span(void **state)
+{
+	const char *root = *state;
+	struct hvt_archive a;
+	uint64_t lo = 1, hi = 1;
+
+	assert_int_equal(hvt_archive_open(&a, root), 0);
+	assert_true(a.complete);
+	assert_true(hvt_archive_host_span(&a, &lo, &hi));
+	assert_int_equal(lo, 0);	/* FX_T0 is less than 60 s of 2 GHz */
+	assert_int_equal(hi, FX_T0 + 4000000000ull + 60ull * 2000000000ull);
+	a.complete = false;		/* while it records: open at the end */
+	assert_true(hvt_archive_host_span(&a, &lo, &hi));
+	assert_int_equal(hi, UINT64_MAX);
+	a.pairs[1].tsc = a.pairs[0].tsc;	/* the TSC stood still: damage */
+	a.nr_pairs = 2;
+	assert_false(hvt_archive_host_span(&a, &lo, &hi));
+	hvt_archive_close(&a);
+}
+
 /* Says what a path given as an archive is: @expect in its text, or NULL: may be one. */
 static void assert_misgiven(const char *root, const char *rel, const char *expect)
 {
@@ -498,6 +519,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unlisted_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skipped_stream_entry_counted_once, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_host_span, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);

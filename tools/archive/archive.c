@@ -607,3 +607,20 @@ bool hvt_archive_wait_set_up(const char *root, int seconds, bool (*give_up)(void
 	}
 	return set_up(root);
 }
+
+bool hvt_archive_host_span(const struct hvt_archive *a, uint64_t *lo, uint64_t *hi)
+{
+	const struct hvt_clock_pair *first = a->pairs, *last = a->pairs + a->nr_pairs - 1;
+	double hz, margin;
+
+	if (a->nr_pairs < 2 || last->mono_ns <= first->mono_ns || last->tsc <= first->tsc)
+		return false;
+	hz = (double)(last->tsc - first->tsc) * 1e9 / (double)(last->mono_ns - first->mono_ns);
+	if (hz < 1e7 || hz > 1e11)
+		return false;
+	margin = hz * HVT_HOST_SPAN_MARGIN_S;
+	*lo = (double)first->tsc > margin ? first->tsc - (uint64_t)margin : 0;
+	*hi = a->complete && (double)(UINT64_MAX - last->tsc) > margin ?
+	      last->tsc + (uint64_t)margin : UINT64_MAX;
+	return true;
+}

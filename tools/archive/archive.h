@@ -169,6 +169,16 @@ bool hvt_archive_touched_by(const char *root, const char *path);
  * "its VMs: a, b" or "it has no VM" in @buf (truncated to @len): what an
  * error about a VM name that is not in @a says. Returns @buf.
  */
+/*
+ * The host TSC span [@lo, @hi] the host layer's pages are stamped in: the
+ * clock pairs', taken from before the host layer starts to after it stops,
+ * with a margin of HVT_HOST_SPAN_MARGIN_S at the TSC's rate between the
+ * first and the last pair; open at the end while the recording goes on.
+ * False where the pairs cannot say (fewer than two, a rate no TSC has:
+ * damage): then any time is possible.
+ */
+#define HVT_HOST_SPAN_MARGIN_S	60
+bool hvt_archive_host_span(const struct hvt_archive *a, uint64_t *lo, uint64_t *hi);
 const char *hvt_archive_vm_list(const struct hvt_archive *a, char *buf, size_t len);
 
 /*

@@ -103,29 +103,13 @@ static const char *host_source_name(const struct hvt_session *ses, size_t i, cha
 	return buf;
 }
 
-#define HOST_SPAN_MARGIN_S	60	/* of stamps before the first clock pair, after the last */
-
-/*
- * The host TSC span the host layer's pages are stamped in: the clock
- * pairs', taken from before the host layer starts to after it stops, with
- * a margin of HOST_SPAN_MARGIN_S at the TSC's rate between the first and
- * the last pair; open at the end while the recording goes on. Pairs that
- * cannot say (fewer than two, a rate no TSC has: damage) leave any.
- */
+/* A raw CPU file's pages stamped outside the recording's span are damage. */
 static void set_host_span(struct hvt_ftrace *ft, const struct hvt_archive *a)
 {
-	const struct hvt_clock_pair *first = a->pairs, *last = a->pairs + a->nr_pairs - 1;
-	double hz, margin;
+	uint64_t lo, hi;
 
-	if (a->nr_pairs < 2 || last->mono_ns <= first->mono_ns || last->tsc <= first->tsc)
-		return;
-	hz = (double)(last->tsc - first->tsc) * 1e9 / (double)(last->mono_ns - first->mono_ns);
-	if (hz < 1e7 || hz > 1e11)
-		return;
-	margin = hz * HOST_SPAN_MARGIN_S;
-	hvt_ftrace_set_span(ft, (double)first->tsc > margin ? first->tsc - (uint64_t)margin : 0,
-			    a->complete && (double)(UINT64_MAX - last->tsc) > margin ?
-			    last->tsc + (uint64_t)margin : UINT64_MAX);
+	if (hvt_archive_host_span(a, &lo, &hi))
+		hvt_ftrace_set_span(ft, lo, hi);
 }
 
 static int open_host(struct hvt_session *ses)
