@@ -125,6 +125,8 @@ static void usage(FILE *out)
 "                        still reaches the archive; never above the nice it\n"
 "                        started with: 0 leaves it as started\n"
 "  -v, --verbose         more messages\n"
+"  -q, --quiet           warnings and errors only on stderr (the summary is\n"
+"                        still printed)\n"
 "  -h, --help            this text\n"
 "\n"
 "Ctrl-C stops cleanly: each guest is asked to send what it has, the archive is\n"
@@ -375,6 +377,7 @@ static const struct option record_options[] = {
 	{ "live-from-start", no_argument, NULL, O_LIVE_FROM_START },
 	{ "nice", required_argument, NULL, O_NICE },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -453,7 +456,8 @@ static int take_opt(struct hvt_record_opts *o, int c, const char *name, char *ar
 	case O_LIVE: o->live = arg; break;
 	case O_LIVE_FROM_START: o->live_from_start = true; break;
 	case 'o': o->output = arg; break;
-	case 'v': hvt_log_set_verbose(1); break;
+	case 'v': hvt_log_set_verbose(1); hvt_log_set_quiet(0); break;	/* the last one counts */
+	case 'q': hvt_log_set_quiet(1); hvt_log_set_verbose(0); break;
 	case O_NICE:
 		if (hvt_nice_parse(arg, &o->nice)) {
 			hvt_usage_error("record", "invalid --nice: %s (a nice value, -20..19)", arg);
@@ -498,7 +502,7 @@ static int parse_opts(struct hvt_record_opts *o, int argc, char **argv)
 
 	optind = 0;	/* glibc: start over, the command may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:e:vh", record_options, &i)) != -1)
+	while ((c = getopt_long(argc, argv, "o:e:vqh", record_options, &i)) != -1)
 		if (take_opt(o, c, c >= 256 ? record_options[i].name : "", optarg, argv))
 			return -1;
 	if (optind < argc) {

@@ -877,7 +877,7 @@ static void summary(const struct hvt_recorder *r)
 			total += r->ftrace.cpu[cpu].bytes;
 		for (i = 0; i < r->nr_targets; i++)
 			threads += r->targets[i]->qemu.nr_tids;
-		printf("  host   %d CPUs, %llu KiB of ftrace pages, %d events, %zu threads\n",
+		printf("  host   %d CPUs, %llu KiB of ftrace pages, %d event types, %zu threads\n",
 		       r->ftrace.nr_cpus, total / 1024, r->ftrace.nr_events, threads);
 	} else {
 		printf("  host   not recorded\n");
