@@ -435,6 +435,43 @@ static void test_host_span(void **state)
 	hvt_archive_close(&a);
 }
 
+/*
+ * Exchanges no clock of the recording could have made are damage: one
+ * far past the recording's host time, one on a guest CPU the guest does
+ * not have (it has 2). Skipped, one warning per kind, the rest kept.
+ */
+static void test_impossible_exchanges_skipped(void **state)
+{
+	const char *root = *state;
+	struct hvt_vm_info vm;
+	struct hvt_archive a;
+	char path[256], *text, row[256];
+	size_t len;
+	uint64_t far = FX_T0 + 1000000000000000ull, near = FX_T0 + 1000000ull;
+
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	text = realloc(text, len + sizeof(row) * 2);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, sizeof(row), "90\t%llu\t%llu\t%llu\t%llu\t0\t0\n",
+				(unsigned long long)far, (unsigned long long)far + 100,
+				(unsigned long long)far + 110, (unsigned long long)far + 210);
+	len += (size_t)snprintf(text + len, sizeof(row), "91\t%llu\t%llu\t%llu\t%llu\t5\t0\n",
+				(unsigned long long)near,
+				(unsigned long long)(near + 100 + FX_OFFSET),
+				(unsigned long long)(near + 110 + FX_OFFSET),
+				(unsigned long long)near + 210);
+	assert_int_equal(fx_write(root, "vm/demo/sync.tsv", text, len), 0);
+	free(text);
+	assert_int_equal(hvt_archive_open(&a, root), 0);
+	assert_int_equal(hvt_vm_info_load(&vm, &a.vms[0]), 0);
+	assert_int_equal(vm.nr_sync, 5);
+	assert_int_equal(vm.sync_warnings, 2);
+	assert_int_equal(vm.sync[4].seq, 4);
+	hvt_vm_info_free(&vm);
+	hvt_archive_close(&a);
+}
+
 /* Says what a path given as an archive is: @expect in its text, or NULL: may be one. */
 static void assert_misgiven(const char *root, const char *rel, const char *expect)
 {
@@ -520,6 +557,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_skipped_stream_entry_counted_once, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_span, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_impossible_exchanges_skipped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);

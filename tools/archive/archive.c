@@ -436,6 +436,21 @@ static void note_unlisted_cpus(struct hvt_archive *a)
 		closedir(d);
 }
 
+/* Each VM's exchanges are judged against the recording's host span (archive_vm.c). */
+static void give_vms_span(struct hvt_archive *a)
+{
+	uint64_t lo, hi;
+	size_t i;
+
+	if (!hvt_archive_host_span(a, &lo, &hi))
+		return;
+	for (i = 0; i < a->nr_vms; i++) {
+		a->vms[i].host_span = true;
+		a->vms[i].host_lo = lo;
+		a->vms[i].host_hi = hi;
+	}
+}
+
 int hvt_archive_open(struct hvt_archive *a, const char *root)
 {
 	char *clock_pairs = NULL;
@@ -450,6 +465,7 @@ int hvt_archive_open(struct hvt_archive *a, const char *root)
 		goto fail;
 	note_pairs(a, clock_pairs);
 	free(clock_pairs);
+	give_vms_span(a);
 	note_unlisted_vms(a);
 	note_unlisted_cpus(a);
 	if (hvt_archive_load_tasks(a)) {

@@ -398,6 +398,54 @@ static void note_unlisted(struct hvt_vm_info *vm)
 		closedir(d);
 }
 
+static const char *const impossible_sync_why[] = {
+	"outside the recording's host time",
+	"on a guest CPU the guest does not have",
+};
+
+/*
+ * Whether exchange @r could have been made in this recording (@ref's span,
+ * the guest's CPUs): -1 if so, else the index of the reason it could not.
+ */
+static int impossible_sync(const struct hvt_vm_info *vm, const struct hvt_vm_ref *ref,
+			   const struct hvt_sync_rec *r)
+{
+	if (ref->host_span && (r->ex.host_send < ref->host_lo || r->ex.host_recv > ref->host_hi))
+		return 0;
+	if (vm->nr_cpus && (r->cpu_recv >= vm->nr_cpus || r->cpu_send >= vm->nr_cpus))
+		return 1;
+	return -1;
+}
+
+/*
+ * Exchanges no clock of this recording could have made are damage: kept,
+ * they would pull the fit anywhere (every guest event placed at one
+ * instant, a clock change that never was). Skipped, with a warning per kind.
+ */
+static size_t drop_impossible_sync(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
+{
+	size_t i, kept = 0, dropped[2] = { 0, 0 };
+	uint64_t first_seq[2] = { 0, 0 };
+	int k;
+
+	for (i = 0; i < vm->nr_sync; i++) {
+		k = impossible_sync(vm, ref, &vm->sync[i]);
+		if (k < 0)
+			vm->sync[kept++] = vm->sync[i];
+		else if (!dropped[k]++)
+			first_seq[k] = vm->sync[i].seq;
+	}
+	for (k = 0; k < 2; k++)
+		if (dropped[k]) {
+			hvt_warn("%s/sync.tsv: %zu exchange%s %s (the first: exchange %" PRIu64
+				 "); skipped as damage", vm->dir, dropped[k],
+				 dropped[k] == 1 ? "" : "s", impossible_sync_why[k], first_seq[k]);
+			vm->sync_warnings++;
+		}
+	vm->nr_sync = kept;
+	return dropped[0] + dropped[1];
+}
+
 int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 {
 	char *sync_path = NULL;
@@ -418,7 +466,9 @@ int hvt_vm_info_load(struct hvt_vm_info *vm, const struct hvt_vm_ref *ref)
 	/* Without exchanges the VM cannot be aligned, but it is still described. */
 	if (hvt_tsv_read_sync(sync_path, &vm->sync, &vm->nr_sync, &vm->sync_warnings))
 		vm->sync_warnings++;
-	else if (vm->sync_recorded > (int64_t)vm->nr_sync + (int64_t)vm->sync_warnings) {
+	/* rows dropped as damage were said: not said missing too */
+	else if (!drop_impossible_sync(vm, ref) &&
+		 vm->sync_recorded > (int64_t)vm->nr_sync + (int64_t)vm->sync_warnings) {
 		/* lines gone, not damaged (those were said): cut short or trimmed since */
 		hvt_warn("%s/sync.tsv: %zu exchanges, where info.json records %" PRId64 ": %" PRId64
 			 " are missing (cut short or trimmed); the clock is aligned with fewer",
