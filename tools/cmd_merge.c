@@ -143,8 +143,9 @@ static void usage(FILE *out)
 		"A selection that selects no event, or a --from or --to outside the events'\n"
 		"span, is a warning that shows what the archive holds.\n"
 		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
-		"archive, or a part of it (a VM's info.json, the host layer), could not be\n"
-		"read (what could is still written), or --output not written (it exists\n"
+		"archive, or a part of it (a VM's info.json, the host layer, a stream or\n"
+		"host CPU file missing or shorter than recorded), could not be read (what\n"
+		"could is still written), or --output not written (it exists\n"
 		"and --force was not given: said before anything is read), 2 usage error.\n");
 }
 
@@ -630,50 +631,6 @@ static bool none_shown(const struct hvt_session *ses, const uint64_t *shown)
 	return true;
 }
 
-/*
- * The VMs lost to damage: a description that could not be read, or clock
- * exchanges gone from sync.tsv (fewer than info.json records) so that the
- * VM cannot be aligned. Their guest events are not merged: an error (the
- * reason was said when the session opened). A VM that never had exchanges
- * (a guest without the module) is not damage.
- */
-static size_t unread_vms(const struct hvt_session *ses)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < ses->archive.nr_vms; i++) {
-		const struct hvt_session_vm *st = &ses->vms[i];
-
-		n += !st->loaded || (!st->al.aligned && !st->al.exact &&
-				     st->vm.sync_recorded > (int64_t)st->vm.nr_sync);
-	}
-	return n;
-}
-
-/*
- * Whether the host layer was read and not one of its records decoded,
- * though it had some (warnings): its format files lost, say. As much of a
- * loss as a host layer that cannot be opened, and said the same way.
- */
-static bool host_undecoded(const struct hvt_session *ses)
-{
-	unsigned long warnings = 0;
-	size_t i;
-
-	if (!ses->ftrace)
-		return false;
-	for (i = 0; i < ses->nr_sources; i++) {
-		const struct hvt_source *s = ses->sources[i];
-
-		if (s->layer != HVT_LAYER_HOST || s->vm_number)
-			continue;
-		if (s->events)
-			return false;
-		warnings += hvt_source_warnings(s);
-	}
-	return warnings > 0;
-}
-
 /* The merge of @ses, written out with a summary; the exit status. */
 static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		 struct hvt_timeline *tl, struct merge_opts *o, struct hvt_thread_names *names)
@@ -683,6 +640,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 	struct hvt_progress progress;
 	struct hvt_output out;
 	int ret = 1, followed = 0;
+	size_t incomplete = 0;
 
 	if (!shown) {
 		hvt_err("out of memory");
@@ -696,9 +654,12 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_progress_init(&progress, tl, progress_out(o), 1000000000,
 				  HVT_PROGRESS_EVERY);
 		merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
+		/* of the streams selected: known once every event was read */
+		incomplete = hvt_session_incomplete_sources(ses, hvt_select_source, &o->sel);
 	}
-	ret = hvt_output_close(&out) || followed == 1 || unread_vms(ses) ||
-	      hvt_session_host_unreadable(ses) || host_undecoded(ses) ? 1 : followed;
+	ret = hvt_output_close(&out) || followed == 1 || hvt_session_unread_vms(ses) ||
+	      hvt_session_host_unreadable(ses) || hvt_session_host_undecoded(ses) ||
+	      incomplete ? 1 : followed;
 	if (o->stats)
 		hvt_merge_stats(ses, shown, stderr);
 	else if (o->format->writes)
@@ -708,18 +669,23 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_selection_empty_report(ses, so, &o->sel);	/* says the span too */
 	else
 		hvt_select_span_warn(&o->sel, &ses->clock, &seen);
-	if (unread_vms(ses))
+	if (hvt_session_unread_vms(ses))
 		hvt_err("%zu VM%s of the archive could not be read: %s guest events are not in "
-			"the output (see the messages above)", unread_vms(ses),
-			unread_vms(ses) == 1 ? "" : "s", unread_vms(ses) == 1 ? "its" : "their");
+			"the output (see the messages above)", hvt_session_unread_vms(ses),
+			hvt_session_unread_vms(ses) == 1 ? "" : "s", hvt_session_unread_vms(ses) == 1 ? "its" : "their");
 	if (hvt_session_host_unreadable(ses))
 		hvt_err("the archive's host layer could not be decoded: its events are not in the "
 			"output, and the guests are aligned by their clock exchanges alone (see the "
 			"errors above)");
-	else if (host_undecoded(ses))
+	else if (hvt_session_host_undecoded(ses))
 		hvt_err("not one record of the archive's host layer could be decoded (are its "
 			"format files, host/ftrace/events/, there?): its events are not in the "
 			"output (see the warnings above)");
+	if (incomplete)
+		hvt_err("%zu stream%s of the archive %s missing or cut short: %s events are not "
+			"all in the output (see the warnings above)", incomplete,
+			incomplete == 1 ? "" : "s", incomplete == 1 ? "is" : "are",
+			incomplete == 1 ? "its" : "their");
 out:
 	free(shown);
 	return ret;

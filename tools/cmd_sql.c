@@ -46,7 +46,9 @@ static void usage(FILE *out)
 		"Times are integer ns since the trace start on the host's clock; a guest row\n"
 		"carries the bound of its ends in ns.\n"
 		"Exit status: 0 done, 1 the archive or the database cannot be read (or is\n"
-		"not hvtrace's) or the query failed, 2 usage error.\n");
+		"not hvtrace's), the query failed, or the database lacks recorded events (a\n"
+		"part of the archive could not be read: said on every run; the rows are\n"
+		"still printed), 2 usage error.\n");
 }
 
 /*

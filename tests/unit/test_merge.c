@@ -334,11 +334,11 @@ static void test_unreadable_and_damaged(void **state)
 	free(text);
 	assert_int_equal(MERGE(c, &text, "--output", "/nonexistent/dir/out", c->root), 1);
 	free(text);
-	/* Damage: a stream missing, a garbage stream: still merged, exit 0. */
+	/* Damage: a stream missing, a garbage stream: still merged, exit 1 (events lacking). */
 	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", c->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(fx_write(c->root, "vm/demo/user-1/stream-0", "garbage", 7), 0);
-	assert_int_equal(MERGE(c, &text, c->root), 0);
+	assert_int_equal(MERGE(c, &text, c->root), 1);
 	assert_non_null(strstr(text, "0.100000000 kernel demo  vcpu0 hvdemo-77             test:far value=42\n"));
 	assert_null(strstr(text, " user "));
 	free(text);
@@ -680,7 +680,7 @@ static void test_runs_unused_said(void **state)
 	assert_int_equal(fx_standard_archive(c->root, &o), 0);
 	snprintf(path, sizeof(path), "%s/host/ftrace/cpu0.raw", c->root);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=null", "--stats"), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--format=null", "--stats"), 1);
 	ASSERT_ERR_HAS(err, "between the first and last exchange (no vCPU run edge: host CPU 0 "
 		       "could not be read, and a vCPU thread may have run there unseen)\n");
 	free(text);
@@ -1470,6 +1470,33 @@ static void test_host_layer_undecoded(void **state)
 	free(err);
 }
 
+/*
+ * A stream the recording has but that is missing or cut short: what could
+ * be read is printed, and merge ends with 1, said as an error; unless the
+ * selection leaves that stream out.
+ */
+static void test_stream_missing_exit_status(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err, path[256];
+
+	snprintf(path, sizeof(path), "%s/vm/demo/user-1/stream-0", c->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_non_null(strstr(text, " host "));	/* the rest is there */
+	assert_non_null(strstr(err, "error: 1 stream of the archive is missing or cut short"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--layer", "host,kernel"), 0);
+	free(text);
+	free(err);
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", c->root);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--layer", "host,kernel"), 1);
+	free(text);
+	free(err);
+}
+
 /* Whether @text is @n lines, each of thread @thread. */
 static bool lines_of(const char *text, unsigned int n, const char *thread)
 {
@@ -1544,6 +1571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_column, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_layer_undecoded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_missing_exit_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),

@@ -612,6 +612,7 @@ static void test_damaged_archive_still_merges(void **state)
 	assert_int_equal(n, 3);		/* kernel stream-0 only */
 	/* unfinished, missing stream, bad registry + unknown event, short page */
 	assert_int_equal(hvt_session_warnings(&tl.ses), 5);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);	/* the missing stream */
 	fx_close(&tl);
 	/* Unreadable: no manifest, or no usable clock. */
 	assert_int_equal(fx_printf(root, "host/clock.tsv", "tsc\tmono_ns\trealtime_ns\t"
@@ -902,7 +903,7 @@ static void test_streams_against_info_json(void **state)
 	struct fx_opened tl;
 	struct hvt_source *s;
 	size_t kernel = 0;
-	char path[160];
+	char path[160], lacks[128];
 
 	assert_int_equal(fx_standard_archive(root, &o), 0);
 	assert_int_equal(fx_open(&tl, root, false), 0);
@@ -910,8 +911,10 @@ static void test_streams_against_info_json(void **state)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 4);
 	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 0);
+	assert_null(hvt_session_lacks(&tl.ses, lacks, sizeof(lacks)));
 	fx_close(&tl);
-	/* emptied */
+	/* emptied: the output lacks its events, which is said for the exit status */
 	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", root);
 	assert_int_equal(truncate(path, 0), 0);
 	assert_int_equal(fx_open(&tl, root, false), 0);
@@ -919,6 +922,9 @@ static void test_streams_against_info_json(void **state)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 3);
 	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);
+	assert_string_equal(hvt_session_lacks(&tl.ses, lacks, sizeof(lacks)),
+			    "1 stream is missing or cut short");
 	fx_close(&tl);
 	/* CPU 0's stream copied over CPU 1's, info.json agreeing on the size */
 	copy_file(root, "vm/demo/kernel/stream-0", "vm/demo/kernel/stream-1");
@@ -928,6 +934,7 @@ static void test_streams_against_info_json(void **state)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 3);	/* stream-0's, once */
 	assert_int_equal(hvt_session_warnings(&tl.ses), 1);	/* its one packet, skipped */
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 0);	/* nothing recorded lost */
 	fx_close(&tl);
 	/*
 	 * The sizes agree but info.json counts another packet: the packets
@@ -941,6 +948,7 @@ static void test_streams_against_info_json(void **state)
 		kernel += s->layer == HVT_LAYER_KERNEL;
 	assert_int_equal(kernel, 4);
 	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);	/* a packet short */
 	fx_close(&tl);
 	set_stream_packets(root, "kernel/stream-0", 0);
 	assert_int_equal(fx_open(&tl, root, false), 0);

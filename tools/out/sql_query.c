@@ -121,19 +121,21 @@ const char *hvt_sql_query_refused(const char *query, char *buf, size_t len)
 /*
  * Says, on every run, that database @h of @what (the archive or the file
  * asked) is incomplete and why (the warnings were printed once, when it
- * was built).
+ * was built). True if it lacks recorded events (a part of the archive
+ * could not be read): then, as merge, the command ends with status 1.
  */
-static void say_incomplete(sqlite3 *h, const char *what)
+static bool say_incomplete(sqlite3 *h, const char *what)
 {
-	char complete[8], why[512], archive[4096];
+	char complete[8], why[512], archive[4096], lacks[8];
 
 	if (!meta_text(h, "complete", complete, sizeof(complete)) || strcmp(complete, "0") ||
 	    !meta_text(h, "incomplete_reason", why, sizeof(why)))
-		return;
+		return false;
 	if (!meta_text(h, "archive", archive, sizeof(archive)))
 		snprintf(archive, sizeof(archive), "%s", what);
 	hvt_warn("the database of %s is incomplete: %s ('hvtrace merge --format=null %s' "
 		 "prints the warnings again)", what, why, archive);
+	return meta_text(h, "lacks", lacks, sizeof(lacks)) && lacks[0];
 }
 
 /* One row's columns, tab-separated. */
@@ -226,6 +228,7 @@ static int run_dot(sqlite3 *h, const char *query)
 int hvt_sql_query(const char *db, const char *what, const char *query)
 {
 	sqlite3 *h;
+	bool lacking;
 	int ret;
 
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -233,8 +236,8 @@ int hvt_sql_query(const char *db, const char *what, const char *query)
 		sqlite3_close(h);
 		return 1;
 	}
-	say_incomplete(h, what);
+	lacking = say_incomplete(h, what);
 	ret = *skip_blanks(query) == '.' ? run_dot(h, query) : run_sql(h, query);
 	sqlite3_close(h);
-	return ret;
+	return ret ? ret : lacking;
 }

@@ -257,11 +257,14 @@ static int write_meta(struct hvt_sql_out *o)
 {
 	struct hvt_session *ses = o->ses;
 	unsigned long warnings = hvt_session_warnings(ses);
-	char why[256] = "";
+	char why[256] = "", lacks_text[256];
+	const char *lacks = hvt_session_lacks(ses, lacks_text, sizeof(lacks_text));
 	sqlite3_stmt *st;
 	int ret;
 
-	if (!ses->archive.complete && !ses->tracedat_only)
+	if (lacks)
+		snprintf(why, sizeof(why), "it lacks recorded events: %s", lacks);
+	else if (!ses->archive.complete && !ses->tracedat_only)
 		snprintf(why, sizeof(why), "the recording did not finish (its status is not "
 			 "complete)");
 	else if (warnings)
@@ -277,7 +280,8 @@ static int write_meta(struct hvt_sql_out *o)
 			sqlite3_bind_int64(st, 2, (int64_t)(v)), hvt_sql_step(o, st))
 	ret = !(META_TEXT("archive", ses->archive.root) && META_TEXT("format", "hvtrace-sql") &&
 		META_INT("version", HVT_SQL_SCHEMA_VERSION) && META_INT("complete", !why[0]) &&
-		META_TEXT("incomplete_reason", why) && META_INT("warnings", warnings) &&
+		META_TEXT("incomplete_reason", why) && META_TEXT("lacks", lacks ? lacks : "") &&
+		META_INT("warnings", warnings) &&
 		META_INT("lost_events", hvt_session_lost(ses)) && META_INT("events", o->events) &&
 		META_INT("tsc_hz", ses->archive.tsc_freq_hz) &&
 		META_INT("start_host_tsc", ses->archive.pairs[0].tsc) &&

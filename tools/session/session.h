@@ -172,6 +172,35 @@ unsigned long hvt_session_warnings(const struct hvt_session *ses);
  * ("" if none; cut to @len); how many.
  */
 size_t hvt_session_unread_host_cpus(const struct hvt_session *ses, char *buf, size_t len);
+
+/*
+ * What of the recording the output lacks (completeness.c), each said as it
+ * was found; asked once every event was read.
+ *
+ * The VMs lost to damage: a description that could not be read, or clock
+ * exchanges gone from sync.tsv (fewer than info.json records) so that the
+ * VM cannot be aligned. A VM that never had exchanges (a guest without the
+ * module) is not damage.
+ */
+size_t hvt_session_unread_vms(const struct hvt_session *ses);
+/*
+ * Whether the host layer was read and not one of its records decoded,
+ * though it had some (warnings): its format files lost, say.
+ */
+bool hvt_session_host_undecoded(const struct hvt_session *ses);
+/*
+ * Streams and host CPU files with recorded data that could not be read:
+ * missing, unreadable, shorter than recorded. Of those @wanted takes (the
+ * selection, as hvt_timeline_init() takes it; NULL: all).
+ */
+size_t hvt_session_incomplete_sources(const struct hvt_session *ses,
+				      bool (*wanted)(const struct hvt_source *s, void *ctx),
+				      void *ctx);
+/*
+ * All of the above in one line in @buf ("1 VM could not be read; 2 streams
+ * are missing or cut short"), or NULL if the output lacks nothing.
+ */
+const char *hvt_session_lacks(const struct hvt_session *ses, char *buf, size_t len);
 /*
  * How far the current event of @s may be from its true host time, in ns
  * rounded up: 0 on the host TSC, a guest event's error bound

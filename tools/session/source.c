@@ -47,6 +47,7 @@ static void check_packets(struct hvt_source *s)
 	s->expect_packets = -1;
 	s->rd.ops->stats(s->rd.r, &st);
 	seen = st.packets + st.skipped_packets;
+	s->incomplete |= seen < want;
 	if (seen < want)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " packet%s, where info.json "
 				"records %" PRIu64 ": %" PRIu64 " missing", seen, seen == 1 ? "" : "s",
@@ -85,6 +86,7 @@ static void check_bytes(struct hvt_source *s)
 {
 	if (s->expect_bytes < 0)
 		return;
+	s->incomplete |= s->file_bytes < s->expect_bytes;
 	if (s->file_bytes < s->expect_bytes)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " bytes, where hvtrace.json "
 				"records %" PRId64 ": %" PRId64 " bytes of events are missing "

@@ -64,6 +64,8 @@ struct hvt_source {
 					 * judged at the end, against ... */
 	int64_t file_bytes;		/* ... its size when opened */
 	bool expect_no_more;		/* the archive is complete: more is wrong too */
+	bool incomplete;		/* recorded data of it could not be read: its file
+					 * missing, unreadable, or shorter than recorded */
 	bool closed;			/* followed: its writer closed it, or its VM
 					 * finished: what it has is all (follow.h) */
 };

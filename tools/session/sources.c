@@ -139,6 +139,7 @@ static int open_host(struct hvt_session *ses)
 		s->host_cpu = a->cpus[i].cpu;
 		hvt_reader_open_ftrace_cpu(&s->rd, ses->ftrace, a->cpus[i].path, rel,
 					   a->cpus[i].cpu, &s->warnings);
+		s->incomplete = !hvt_reader_opened(&s->rd);
 		/* a complete recording's manifest says how much the collector wrote */
 		if (!ses->host_trace && !ses->follow && a->complete && a->cpus[i].bytes >= 0 &&
 		    hvt_reader_opened(&s->rd) && !stat(a->cpus[i].path, &st)) {
@@ -235,6 +236,7 @@ static bool check_stream_size(const struct hvt_session *ses, struct hvt_source *
 		return true;
 	if ((uint64_t)st.st_size == (uint64_t)si->bytes)
 		return true;
+	s->incomplete |= (uint64_t)st.st_size < (uint64_t)si->bytes;
 	if ((uint64_t)st.st_size < (uint64_t)si->bytes)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " bytes, where info.json "
 				"records %" PRId64 " (%" PRId64 " packets): %" PRIu64 " bytes of "
@@ -288,8 +290,10 @@ int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, 
 	if (s->aligned && !host)
 		s->guest_tl = hvt_vm_align_stream(&st->al, si->cpu);
 	if (hvt_reader_open_ctf(&s->rd, si->path, si->rel, t->uuid, &st->types[si->trace],
-				si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid, &s->warnings))
+				si->cpu < 0 ? HVT_NO_CPU : (uint32_t)si->cpu, si->tid, &s->warnings)) {
+		s->incomplete = true;	/* listed, so recorded: said by the reader */
 		return 0;
+	}
 	if (si->dropped_packets)
 		hvt_stream_warn(&s->warnings, s->name, "%" PRId64 " packet%s the collector could "
 				"not store: the guest never registered an event in them",
