@@ -1497,6 +1497,34 @@ static void test_stream_missing_exit_status(void **state)
 	free(err);
 }
 
+/*
+ * Guest events before the first exchange kept (the first two cut from
+ * sync.tsv): the summary says they reach outside, with the widest bound,
+ * not only the narrow one between the exchanges.
+ */
+static void test_summary_events_outside_exchanges(void **state)
+{
+	struct ctx *c = *state;
+	char *text, *err, path[256], *sync, *third;
+	size_t len;
+
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 0);
+	ASSERT_ERR_HAS(err, "between the first and last exchange\n");
+	free(text);
+	free(err);
+	snprintf(path, sizeof(path), "%s/vm/demo/sync.tsv", c->root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &sync, &len), 0);
+	third = strstr(sync, "\n2\t");
+	assert_non_null(third);
+	memmove(strchr(sync, '\n'), third, strlen(third) + 1);	/* the header, then 2.. */
+	assert_int_equal(fx_write(c->root, "vm/demo/sync.tsv", sync, strlen(sync)), 0);
+	free(sync);
+	MERGE_ERR(c, &text, &err, c->root);
+	ASSERT_ERR_HAS(err, "reach outside the exchanges, where bounds widen up to +/-");
+	free(text);
+	free(err);
+}
+
 /* Whether @text is @n lines, each of thread @thread. */
 static bool lines_of(const char *text, unsigned int n, const char *thread)
 {
@@ -1572,6 +1600,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pid_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_layer_undecoded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_missing_exit_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_events_outside_exchanges, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_output_file_and_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_decodes_everything, setup, teardown),

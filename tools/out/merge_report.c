@@ -49,10 +49,74 @@ static const char *runs_before(struct hvt_session *ses, const struct hvt_session
 	return buf;
 }
 
+/* The host TSC span of VM @st's guest events read so far; false if none. */
+static bool guest_events_span(const struct hvt_session *ses, const struct hvt_session_vm *st,
+			      uint64_t *first, uint64_t *last)
+{
+	size_t i, vm = (size_t)(st - ses->vms) + 1;
+	bool any = false;
+
+	for (i = 0; i < ses->nr_sources; i++) {
+		const struct hvt_source *s = ses->sources[i];
+
+		if (s->vm_number != vm || !s->events || s->layer == HVT_LAYER_VMM)
+			continue;
+		*first = !any || s->first_tsc < *first ? s->first_tsc : *first;
+		*last = !any || s->prev_tsc > *last ? s->prev_tsc : *last;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * The figures above hold between the first and the last exchange; a guest
+ * event read before the first or after the last has a wider bound, the
+ * wider the farther: said with the widest, so that a summary never shows a
+ * bound 1000 times narrower than its events' (say, a sync.tsv cut short).
+ */
+static const char *outside_text(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
+				size_t len)
+{
+	const struct hvt_sync_rec *r = st->vm.sync;
+	uint64_t first = 0, last = 0, lo = 0, hi = 0, w = 0;
+	size_t i;
+
+	buf[0] = '\0';
+	if (!st->vm.nr_sync || !guest_events_span(ses, st, &first, &last))
+		return buf;
+	for (i = 0; i < st->vm.nr_sync; i++) {
+		lo = !i || r[i].ex.host_send < lo ? r[i].ex.host_send : lo;
+		hi = !i || r[i].ex.host_recv > hi ? r[i].ex.host_recv : hi;
+	}
+	if (first >= lo && last <= hi)
+		return buf;
+	if (first < lo && hvt_vm_clock_half_width(&st->al.clock, first, &w))
+		w = UINT64_MAX;
+	if (last > hi) {
+		uint64_t t = 0;
+
+		if (hvt_vm_clock_half_width(&st->al.clock, last, &t))
+			t = UINT64_MAX;
+		w = t > w ? t : w;
+	}
+	if (w == UINT64_MAX)
+		snprintf(buf, len, "; its events from %.3f to %.3f s reach outside the exchanges, "
+			 "some with no bound (--bounds shows each event's)",
+			 hvt_host_clock_since_start(&ses->clock, first) / 1e9,
+			 hvt_host_clock_since_start(&ses->clock, last) / 1e9);
+	else
+		snprintf(buf, len, "; its events from %.3f to %.3f s reach outside the exchanges, "
+			 "where bounds widen up to +/-%.3f us (--bounds shows each event's)",
+			 hvt_host_clock_since_start(&ses->clock, first) / 1e9,
+			 hvt_host_clock_since_start(&ses->clock, last) / 1e9,
+			 hvt_host_clock_ticks_us(&ses->clock, first < lo ? first : last, w));
+	return buf;
+}
+
 const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm *st, char *buf,
 				  size_t len)
 {
-	char runs[128], samples[48] = "", unused[256];
+	char runs[128], samples[48] = "", unused[256], outside[192];
 	struct hvt_vm_clock_quality q;
 	size_t segs;
 
@@ -72,21 +136,22 @@ const char *hvt_vm_alignment_text(struct hvt_session *ses, struct hvt_session_vm
 	else
 		snprintf(buf, len, "clock from %zu exchanges%s%zu sync points%s%s, %zu segment%s; "
 			 "guest events are within +/-%.3f us of their host time (median; worst "
-			 "%.3f us%s) between the first and last exchange%s%s", st->vm.nr_sync,
+			 "%.3f us%s) between the first and last exchange%s%s%s", st->vm.nr_sync,
 			 st->al.runs.samples ? ", " : " and ", st->al.clock.nr_points,
 			 st->al.runs.samples ? " and " : "", samples, segs, segs == 1 ? "" : "s",
 			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_p50),
 			 hvt_host_clock_ticks_us(&ses->clock, q.host_mid, q.half_max),
 			 runs_before(ses, st, runs, sizeof(runs)),
 			 q.in_window ? ", except around each clock change" : "",
-			 runs_unused(ses, st, unused, sizeof(unused)));
+			 runs_unused(ses, st, unused, sizeof(unused)),
+			 outside_text(ses, st, outside, sizeof(outside)));
 	return buf;
 }
 
 void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool selecting)
 {
 	uint64_t lost = hvt_session_lost(ses), gaps = 0, e[HVT_NR_LAYERS] = { 0 };
-	char lost_text[96] = "", buf[512], of[32] = "";
+	char lost_text[96] = "", buf[1024], of[32] = "";
 	unsigned long warnings = hvt_session_warnings(ses);
 	size_t i, streams = 0, showing = 0;
 
@@ -179,7 +244,7 @@ static const char *when(struct hvt_session *ses, const struct hvt_source *s, uin
 
 void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 {
-	char buf[512], first[HVT_TIME_TEXT_MAX], last[HVT_TIME_TEXT_MAX];
+	char buf[1024], first[HVT_TIME_TEXT_MAX], last[HVT_TIME_TEXT_MAX];
 	size_t i, width = 6;
 
 	for (i = 0; i < ses->nr_sources; i++)

@@ -271,7 +271,7 @@ static int machine_row(struct hvt_sql_out *o, sqlite3_stmt *st, uint32_t id)
 	struct hvt_session *ses = o->ses;
 	struct hvt_session_vm *vm = id ? &ses->vms[id - 1] : NULL;
 	struct hvt_vm_clock_quality q = { 0 };
-	char text[512];
+	char text[1024];
 
 	sqlite3_clear_bindings(st);	/* a machine has some of the columns only */
 	sqlite3_bind_int64(st, 1, id);
