@@ -132,6 +132,11 @@ static void write_manifest(struct hvt_recorder *r, const char *status)
 	free(tids);
 	for (i = 0; i < r->nr_targets; i++)
 		json_array_append_new(vms, hvt_target_manifest_entry(r->targets[i]));
+	/* a kept QEMU log is part of the recording: a reader misses it if it is gone */
+	if (r->qemu_log_saved && json_array_size(vms))
+		json_object_set_new(json_array_get(vms, 0), "qemu_log",
+				    json_pack("{s:s, s:I}", "file", "qemu-trace.log", "bytes",
+					      (json_int_t)r->qemu_log_kept));
 	if (hvt_archive_writer_manifest(&r->archive, status, ft, apps, vms))
 		hvt_err("cannot write %s/hvtrace.json: %s", r->archive.dir, strerror(errno));
 	json_decref(apps);
@@ -860,6 +865,7 @@ static void keep_qemu_log(struct hvt_recorder *r)
 			 r->targets[0]->vm.dir, strerror(errno));
 		r->qemu_log_kept = -1;
 	}
+	r->qemu_log_saved = r->qemu_log_kept >= 0;
 	hvt_qemu_log_close(&r->qemu_log);
 }
 

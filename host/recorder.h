@@ -72,6 +72,7 @@ struct hvt_recorder {
 	struct hvt_host_apps apps;	/* the host's own applications */
 	struct hvt_qemu_log qemu_log;	/* --qemu-log: fd -1 if none */
 	int64_t qemu_log_kept;		/* ... bytes kept in the archive; -1: could not */
+	bool qemu_log_saved;		/* ... kept: the manifest says so */
 	bool qemu_events_on;		/* ... its I/O events turned on over --qmp */
 	/* --listen: guests connect here and take the next waiting target */
 	struct hvt_netaddr listen_addr;

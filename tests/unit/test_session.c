@@ -759,7 +759,7 @@ static void test_qemu_trace(void **state)
 			continue;
 		assert_true(n < 3);
 		assert_string_equal(hvt_source_event_name(s), names[n]);
-		assert_null(s->vm);
+		assert_string_equal(s->vm, "demo");	/* given beside one VM: its QEMU's */
 		assert_int_equal(hvt_source_tid(s), n == 0 ? 76 : 77);
 		assert_int_equal(hvt_source_field_text(s, "args", args, sizeof(args)), 0);
 		assert_string_equal(args, n == 0 ? "cpu_index 0, reason 2" :
@@ -776,6 +776,24 @@ static void test_qemu_trace(void **state)
 	assert_int_equal(hvt_session_warnings(&tl.ses), 1);
 	fx_close(&tl);
 	hvt_host_clock_free(&clock);
+}
+
+/* hvtrace.json records that vm/demo kept QEMU's log, of @bytes, as record --qemu-log writes. */
+static void kept_log_recorded(const char *root, size_t bytes)
+{
+	char path[200], *text, *at, *out;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/hvtrace.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	at = strstr(text, "\"dir\": \"vm/demo\"");
+	assert_non_null(at);
+	at += strlen("\"dir\": \"vm/demo\"");
+	assert_true(asprintf(&out, "%.*s, \"qemu_log\": { \"file\": \"qemu-trace.log\", "
+			     "\"bytes\": %zu }%s", (int)(at - text), text, bytes, at) > 0);
+	assert_int_equal(fx_write(root, "hvtrace.json", out, strlen(out)), 0);
+	free(out);
+	free(text);
 }
 
 /*
@@ -818,11 +836,27 @@ static void test_qemu_trace_kept(void **state)
 				assert_string_equal(hvt_source_event_name(s), "virtio_blk_handle_read");
 				assert_string_equal(s->name, i ? "qemu-trace.log" :
 						    "vm/demo/qemu-trace.log");
+				assert_string_equal(s->vm, "demo");	/* its VM's QEMU */
 				n++;
 			}
 		assert_int_equal(n, 1);
 		fx_close(&tl);
 	}
+	kept_log_recorded(root, strlen(text));
+	/* recorded in the manifest, then cut short or gone: lacking, never silent */
+	assert_int_equal(truncate(path, 10), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
+		;
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);
+	fx_close(&tl);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	for (n = 0, vmm = 0; n < tl.ses.nr_sources; n++)
+		vmm += tl.ses.sources[n]->layer == HVT_LAYER_VMM;
+	assert_int_equal(vmm, 1);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);
+	fx_close(&tl);
 }
 
 /*

@@ -200,6 +200,29 @@ bad:
 	return 0;
 }
 
+/*
+ * vms[@i].qemu_log, if present: {"file": "qemu-trace.log", "bytes": N},
+ * QEMU's log that record --qemu-log kept; its length, or -1. A malformed
+ * one is a warning.
+ */
+static int64_t qemu_log_bytes(struct hvt_archive *a, size_t i, json_t *vm)
+{
+	json_t *log = json_object_get(vm, "qemu_log");
+	const char *file;
+	json_int_t bytes;
+
+	if (!log)
+		return -1;
+	if (json_unpack(log, "{s:s, s:I}", "file", &file, "bytes", &bytes) ||
+	    strcmp(file, "qemu-trace.log") || bytes < 0) {
+		hvt_warn("%s/hvtrace.json: vms[%zu].qemu_log is not {\"file\": "
+			 "\"qemu-trace.log\", \"bytes\": N}; ignored", a->root, i);
+		a->warnings++;
+		return -1;
+	}
+	return (int64_t)bytes;
+}
+
 static int parse_vms(struct hvt_archive *a, json_t *vms)
 {
 	size_t i, j;
@@ -240,6 +263,7 @@ static int parse_vms(struct hvt_archive *a, json_t *vms)
 		v->dir = hvt_join(a->root, dir);
 		if (!v->dir)
 			return -1;
+		v->qemu_log_bytes = qemu_log_bytes(a, i, json_array_get(vms, i));
 		a->nr_vms++;
 		if (parse_vcpu_threads(a, v, i, json_array_get(vms, i)))
 			return -1;

@@ -48,6 +48,8 @@ struct hvt_vm_ref {
 	int32_t *vcpu_tids;		/* vcpu_threads.tids: vCPU n's host thread, 0: unknown */
 	size_t nr_vcpu_tids;		/* 0: the manifest does not say */
 	bool host_apps;			/* host.apps, the host's own applications */
+	int64_t qemu_log_bytes;		/* vms[].qemu_log.bytes: QEMU's log kept in its
+					 * directory (qemu-trace.log); -1: none recorded */
 	bool host_span;			/* the recording's host TSC span is known: */
 	uint64_t host_lo, host_hi;	/* hvt_archive_host_span()'s, for its exchanges */
 };

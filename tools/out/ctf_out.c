@@ -275,7 +275,7 @@ static unsigned char *reserve(struct hvt_ctf_out *o, struct hvt_ctf_out_stream *
 			      const struct hvt_source *s, size_t need)
 {
 	if (!st->buf) {
-		size_t vm = s->vm_number;
+		size_t vm = s->layer == HVT_LAYER_VMM ? s->vmm_vm : s->vm_number;
 
 		st->file = stream_file(s);
 		st->vm = vm < UINT16_MAX ? (uint16_t)vm : 0;	/* as put_trace() lists them */

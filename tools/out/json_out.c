@@ -238,7 +238,7 @@ void hvt_json_event(struct hvt_json_printer *p, struct hvt_source *s)
 		tid = cpu < HVT_JSON_MAX_CPU ? HVT_JSON_CPU_TRACK + cpu : NO_CPU_TRACK;
 	/* a task's track is named at the end, by the name the switches gave it */
 	if (track_is_new(p, (uint64_t)pid << 32 | tid) && tid >= NO_CPU_TRACK)
-		thread_meta(t, pid, tid, s->vm != NULL, NULL);
+		thread_meta(t, pid, tid, s->vm_number != 0, NULL);	/* vCPU tracks */
 	TEXT_LIT(t, ",\n{\"name\":");
 	hvt_text_json_str(t, name, strlen(name));
 	TEXT_LIT(t, ",\"cat\":\"");

@@ -17,6 +17,7 @@
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "tools/session/sources.h"
+#include "tools/util/stream_warn.h"
 
 /* The host clock pairs placing CLOCK_REALTIME on the host TSC, made once: 0, or -1. */
 static int realtime_ready(struct hvt_session *ses)
@@ -61,9 +62,13 @@ static int open_log(struct hvt_session *ses, const char *path, const char *name,
 		return -1;
 	}
 	s->vmm_vm = vm;
+	if (vm)		/* its QEMU's: shown and selected (--vm) with that VM */
+		s->vm = ses->archive.vms[vm - 1].name;
 	if (hvt_reader_open_qemu_log(&s->rd, path, s->name, &s->warnings)) {
-		if (kept)	/* the source stays, unopened, as a stream that could not be */
+		if (kept) {	/* the source stays, unopened, as a stream that could not be */
+			s->incomplete = true;
 			return 0;
+		}
 		hvt_err("%s: not read (the warning above says why)", path);
 		return -1;
 	}
@@ -90,6 +95,23 @@ static bool given(const char *path, const char *const *paths, size_t n)
 	return false;
 }
 
+/*
+ * The log the recording kept, against the length the manifest records for
+ * it: shorter, its last lines are missing (cut or emptied since).
+ */
+static void kept_size_check(struct hvt_session *ses, const char *path, int64_t bytes)
+{
+	struct hvt_source *s = ses->sources[ses->nr_sources - 1];
+	struct stat st;
+
+	if (bytes < 0 || !hvt_reader_opened(&s->rd) || stat(path, &st) || st.st_size >= bytes)
+		return;
+	hvt_stream_warn(&s->warnings, s->name, "%lld bytes, where hvtrace.json records %lld: "
+			"QEMU's last events are missing (truncated or emptied)",
+			(long long)st.st_size, (long long)bytes);
+	s->incomplete = true;
+}
+
 int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *paths, size_t n)
 {
 	char path[HVT_PATH_LEN], name[HVT_VM_NAME_MAX + 32];
@@ -107,12 +129,14 @@ int hvt_session_open_qemu_traces(struct hvt_session *ses, const char *const *pat
 	for (i = 0; !ses->tracedat_only && i < ses->archive.nr_vms; i++) {
 		const struct hvt_vm_ref *vm = &ses->archive.vms[i];
 
+		/* one the manifest records is read, or said missing: never left out silently */
 		if (!vm->dir || hvt_path(path, sizeof(path), "%s/qemu-trace.log", vm->dir) ||
-		    access(path, F_OK) || given(path, paths, n))
+		    (vm->qemu_log_bytes < 0 && access(path, F_OK)) || given(path, paths, n))
 			continue;
 		snprintf(name, sizeof(name), "vm/%s/qemu-trace.log", vm->name);
 		if (open_log(ses, path, name, i + 1, true))
 			return -1;
+		kept_size_check(ses, path, vm->qemu_log_bytes);
 	}
 	return 0;
 }
