@@ -631,8 +631,18 @@ static void test_selection_said(void **state)
 		       "span 1700000000.001234567 to 1700000000.200000000; with --time=realtime");
 	free(text);
 	free(err);
-	/* inside the span: nothing to say */
+	/* seconds since the start, before it: said */
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "-5"), 0);
+	ASSERT_ERR_HAS(err, "warning: --from -5 lies before the start of the events read");
+	free(text);
+	free(err);
+	/* inside the span, or from 0 to past the end: nothing to say */
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "0.1", "--to", "7"), 0);
+	if (strstr(err, "warning:"))
+		fail_msg("a warning in:\n%s", err);
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--from", "0"), 0);
 	if (strstr(err, "warning:"))
 		fail_msg("a warning in:\n%s", err);
 	free(text);

@@ -47,16 +47,22 @@ const char *hvt_select_span_miss(const struct hvt_select *sel, struct hvt_host_c
 				 const struct hvt_span *seen, char *buf, size_t len)
 {
 	int64_t first = time_value(sel, clock, seen->first), last = time_value(sel, clock, seen->last);
-	bool natural = sel->mode == HVT_TIME_NS;	/* 0 and "past the end" are natural */
+	/*
+	 * Seconds since the start: --from 0 (anything from 0 up to the first
+	 * event) and a --to past the end mean the start and the end; a
+	 * negative --from is before the trace.
+	 */
+	bool ns = sel->mode == HVT_TIME_NS;
+	int64_t from_floor = ns && first > 0 ? 0 : first;
 	const char *opt = NULL, *text = NULL, *where = NULL;
 
 	if (sel->from_text && from_value(sel) > last)
 		opt = "--from", text = sel->from_text, where = "after the end";
 	else if (sel->to_text && to_value(sel) < first)
 		opt = "--to", text = sel->to_text, where = "before the start";
-	else if (!natural && sel->from_text && from_value(sel) < first)
+	else if (sel->from_text && from_value(sel) < from_floor)
 		opt = "--from", text = sel->from_text, where = "before the start";
-	else if (!natural && sel->to_text && to_value(sel) > last)
+	else if (!ns && sel->to_text && to_value(sel) > last)
 		opt = "--to", text = sel->to_text, where = "after the end";
 	if (!opt)
 		return NULL;
