@@ -17,18 +17,15 @@
 #include "tools/analyze/io_report.h"
 #include "tools/commands.h"
 #include "tools/merge/select.h"
+#include "tools/model/io_flows.h"
 #include "tools/merge/timeline.h"
 #include "tools/session/session.h"
 
-#define MAX_TIDS	256
+#define IO_TOP_MAX	HVT_IO_SLOWEST_MAX	/* --io: the slowest requests kept per disk */
 
 struct analyze_opts {
 	const char *archive;
-	struct hvt_select sel;		/* --vm, --from, --to */
-	int32_t tids[MAX_TIDS];		/* --tid */
-	size_t nr_tids;
-	char *comms[MAX_TIDS];		/* --comm */
-	size_t nr_comms;
+	struct hvt_select sel;		/* --vm, --from, --to; --tid, --comm as merge parses them */
 	unsigned int top;
 	bool tsv, io;
 };
@@ -53,27 +50,67 @@ static void usage(FILE *out)
 		"runnable time and wake chains in the guest: agent -e sched_wakeup).\n\n"
 		"  --vm NAME          this VM only (repeatable)\n"
 		"  --from T, --to T   count only the time from T to T, in seconds since the\n"
-		"                     trace start as merge prints them\n"
-		"  --tid TID          this guest thread only (repeatable), however little it lost\n"
-		"  --comm NAME        the guest threads named NAME, or a shell pattern like\n"
-		"                     'hvdemo*' (repeatable; as the guest's sched_switch\n"
-		"                     names them, at most 15 characters)\n"
+		"                     trace start as merge prints them (two instants: T\n"
+		"                     to T is a usage error; a sleep the window cuts is\n"
+		"                     counted within it, and said)\n"
+		"  --tid LIST         these guest threads only, however little they lost:\n"
+		"                     thread ids, comma-separated, or as merge's thread\n"
+		"                     column shows them (hvdemo-77); repeatable\n"
+		"  --comm LIST        the guest threads named so, or shell patterns like\n"
+		"                     'hvdemo*', comma-separated (repeatable; as the guest's\n"
+		"                     sched_switch names them, at most 15 characters, or as\n"
+		"                     merge's thread column shows them)\n"
 		"  --io               the guest's block requests instead, followed through\n"
 		"                     QEMU and back (needs the guest's block_rq_issue and\n"
 		"                     block_rq_complete, and QEMU's events: record\n"
 		"                     --qemu-log): per disk, each stage's p50, p90, p99 and\n"
-		"                     max with its bound, and the --top slowest requests step\n"
+		"                     max with its bound (the events' bounds alone up to\n"
+		"                     %d requests; past them, it is said, the histogram's\n"
+		"                     resolution too), and the --top slowest requests step\n"
 		"                     by step; TSV: one row per request and stage: vm disk\n"
 		"                     qemu_dev request kind sector nr_sector outcome stage\n"
 		"                     start_s ns bound_ns\n"
-		"  --top N            host tasks and guest threads listed (default 5)\n"
+		"  --top N            host tasks and guest threads listed (default 5); with\n"
+		"                     --io, the slowest requests per disk (at most %d)\n"
 		"  --format FMT       text (default) or tsv: one row per vCPU or thread, state\n"
 		"                     and cause: vm kind id name state cause_id cause ns\n"
-		"                     slack_ns pieces\n"
+		"                     slack_ns pieces (a state with no time has no row: under\n"
+		"                     TCG no hypervisor row, as the text shows it '-', not\n"
+		"                     measured)\n"
 		HVT_CLI_VERBOSITY_HELP
 		"  -h, --help         this help\n"
 		"Exit status: 0 done, 1 the archive cannot be read or no VM can be analysed,\n"
-		"2 usage error (a --vm naming no VM of the archive included).\n");
+		"2 usage error (a --vm naming no VM of the archive included).\n", HVT_IO_EXACT,
+		IO_TOP_MAX);
+}
+
+/*
+ * --tid or --comm (@opt) as merge takes them (merge/select.h: lists, and
+ * the thread column's "hvdemo-77"), then what analyze cannot show: the
+ * idle task (no guest thread of the report), a name longer than a comm.
+ */
+static int add_thread(struct analyze_opts *o, const char *opt, const char *value)
+{
+	bool tid = !strcmp(opt, "tid");
+	size_t i = tid ? o->sel.nr_tids : o->sel.nr_comms;
+
+	if (hvt_select_add(&o->sel, opt, value))
+		return -1;
+	for (; tid && i < o->sel.nr_tids; i++)
+		if (!o->sel.tids[i]) {
+			hvt_usage_error("analyze", "--tid 0 is the idle task, not a guest thread");
+			return -1;
+		}
+	for (; !tid && i < o->sel.nr_comms; i++) {
+		const char *c = o->sel.comms[i];
+
+		if (strlen(c) >= HVT_COMM_LEN && !strpbrk(c, "*?[")) {
+			hvt_usage_error("analyze", "--comm wants thread names of 1 to %d "
+					"characters, not '%s'", HVT_COMM_LEN - 1, c);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct analyze_opts *o)
@@ -108,28 +145,9 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			if (hvt_select_add(&o->sel, longopts[i].name, optarg))
 				return -1;
 			break;
-		case 't':
-			if (hvt_parse_u64(optarg, 1, INT32_MAX, &v)) {
-				hvt_usage_error("analyze", "--tid wants a thread id, not '%s'", optarg);
+		case 't': case 'c':
+			if (add_thread(o, longopts[i].name, optarg))
 				return -1;
-			}
-			if (o->nr_tids == MAX_TIDS) {
-				hvt_usage_error("analyze", "at most %d --tid", MAX_TIDS);
-				return -1;
-			}
-			o->tids[o->nr_tids++] = (int32_t)v;
-			break;
-		case 'c':
-			if (!*optarg || (strlen(optarg) >= HVT_COMM_LEN && !strpbrk(optarg, "*?["))) {
-				hvt_usage_error("analyze", "--comm wants a thread name of 1 to %d "
-						"characters, not '%s'", HVT_COMM_LEN - 1, optarg);
-				return -1;
-			}
-			if (o->nr_comms == MAX_TIDS) {
-				hvt_usage_error("analyze", "at most %d --comm", MAX_TIDS);
-				return -1;
-			}
-			o->comms[o->nr_comms++] = optarg;
 			break;
 		case 'i':
 			o->io = true;
@@ -157,12 +175,22 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		hvt_usage_error("analyze", "expected one ARCHIVE directory");
 		return -1;
 	}
-	if (o->io && (o->nr_tids || o->nr_comms)) {
+	if (o->io && (o->sel.nr_tids || o->sel.nr_comms)) {
 		hvt_usage_error("analyze", "--io follows every request: no --tid or --comm");
 		return -1;
 	}
 	o->archive = argv[optind];
-	return hvt_select_finish(&o->sel, HVT_TIME_NS) ? -1 : 0;
+	if (hvt_select_finish(&o->sel, HVT_TIME_NS))
+		return -1;
+	if (o->sel.from_text && o->sel.to_text && o->sel.from_ns == o->sel.to_ns) {
+		/* merge shows the events of that instant; here no time would count */
+		hvt_usage_error("analyze", "--from %s and --to %s are the same instant: no time "
+				"to count", o->sel.from_text, o->sel.to_text);
+		return -1;
+	}
+	if (o->io && o->top > IO_TOP_MAX)
+		hvt_warn("--io lists at most %d requests per disk, not %u", IO_TOP_MAX, o->top);
+	return 0;
 }
 
 int hvt_cmd_analyze(int argc, char **argv)
@@ -189,8 +217,8 @@ int hvt_cmd_analyze(int argc, char **argv)
 	else
 		ret = hvt_analyze_run(&ses, &tl, &(struct hvt_analyze_opts){
 			.sel = &o.sel, .tsv = o.tsv,
-			.view = { .top = o.top, .tids = o.tids, .nr_tids = o.nr_tids,
-				  .comms = o.comms, .nr_comms = o.nr_comms } }, stdout);
+			.view = { .top = o.top, .tids = o.sel.tids, .nr_tids = o.sel.nr_tids,
+				  .comms = o.sel.comms, .nr_comms = o.sel.nr_comms } }, stdout);
 	hvt_timeline_close(&tl);
 out_session:
 	hvt_session_close(&ses);

@@ -5,7 +5,8 @@
  * idle, in KVM, preempted and blocked on the host; the host tasks that
  * took the most; the guest threads that lost the most; the streams' rates
  * and losses; each VM's clock bound. It attaches to ARCHIVE as `hvtrace
- * record` writes it, or starts the recording itself (-- RECORD OPTIONS).
+ * record` writes it, or starts the recording itself (-- RECORD OPTIONS);
+ * a recording already complete is shown whole, once.
  * Options, the terminal and the keys; the pass is top/top_live.h, the
  * screen top/top_screen.h.
  */
@@ -71,7 +72,9 @@ static void usage(FILE *out)
 		"  -b, --batch        no terminal control: one block per interval, as\n"
 		"                     'top -b' (also when standard output is no terminal)\n"
 		"  -n N               stop after N screens (default: when the recording\n"
-		"                     ends; the last interval is shown then)\n"
+		"                     ends; the last interval is shown then). A recording\n"
+		"                     already complete is shown whole, in one screen: its\n"
+		"                     totals from its start to its end\n"
 		"  --vm NAME          show this VM only ('v' cycles)\n"
 		"  --lag SECONDS      the longest an event waits for slower streams (default 2)\n"
 		HVT_CLI_VERBOSITY_HELP
@@ -261,6 +264,8 @@ static void caught_up(void *ctx)
 {
 	struct top_run *r = ctx;
 
+	if (r->live.whole)
+		return;		/* one screen, once all of it is read */
 	if (hvt_top_live_ready(&r->live) && r->started != r->live.started) {
 		r->started = r->live.started;
 		hvt_top_live_reset(&r->live, hvt_realtime_ns());	/* shares from here */
@@ -358,10 +363,14 @@ static int run(struct hvt_session *ses, struct hvt_timeline *tl, const struct to
 		hvt_err("out of memory");
 		return 1;
 	}
+	if (hvt_top_live_whole(&r.live))	/* complete already: all of it, once */
+		r.started = r.live.started;
 	r.next_ns = hvt_realtime_ns() + (int64_t)(o->delay_s * 1e9);
 	ret = hvt_follow_run(&r.live.f, &sink, &r);
 	if (!ret && !top_stop && !r.live.f.stopped) {
-		maybe_show(&r, true);	/* the recording ended: its last interval */
+		/* the recording ended: its last interval (or all of it), runs closed */
+		hvt_top_live_finish(&r.live);
+		show(&r);	/* not reset: the keys show it again */
 		while (!o->batch && wait_keys(&r, 1000000000))
 			;		/* on screen until q */
 	}

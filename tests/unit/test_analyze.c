@@ -2,7 +2,10 @@
 /*
  * test_analyze.c - `hvtrace analyze` on synthetic archives: the rows it
  * prints for known host states, guest tasks and KVM exits (exact times and
- * bounds), and a VM it cannot analyse.
+ * bounds; under TCG the hypervisor "-", not measured), and a VM it cannot
+ * analyse; --tid and --comm taken as merge takes them; --from and --to of
+ * one instant refused, and out of the events' span said (--io too); a
+ * longest sleep cut by --from/--to said so, with the whole sleep.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,13 +17,16 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "clocksync/host_clock.h"
 #include "tests/unit/archive_fixture.h"
 #include "tests/unit/cmd_capture.h"
+#include "tools/analyze/wait_report.h"
 #include "tools/commands.h"
 
 struct ctx {
 	char root[64];
 	char stdout_path[96];
+	char stderr_path[96];
 };
 
 static int setup(void **state)
@@ -29,6 +35,7 @@ static int setup(void **state)
 
 	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
 	snprintf(c->stdout_path, sizeof(c->stdout_path), "%s/stdout.txt", c->root);
+	snprintf(c->stderr_path, sizeof(c->stderr_path), "%s/stderr.txt", c->root);
 	*state = c;
 	return 0;
 }
@@ -54,6 +61,29 @@ static int analyze_picked(struct ctx *c, const char *comm, char **text)
 	char *argv[] = { "analyze", "--comm", (char *)comm, c->root, NULL };
 
 	return capture_cmd(hvt_cmd_analyze, 4, argv, c->stdout_path, text);
+}
+
+/* analyze OPTIONS... ARCHIVE (@opts ends with NULL): its exit, stdout and stderr. */
+static int analyze_opts(struct ctx *c, const char *const *opts, char **out, char **err)
+{
+	char *argv[16] = { "analyze" };
+	int argc = 1, saved = dup(2), fd = open(c->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ret;
+	size_t len;
+
+	while (*opts && argc < 14)
+		argv[argc++] = (char *)*opts++;
+	argv[argc++] = c->root;
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	ret = capture_cmd(hvt_cmd_analyze, argc, argv, c->stdout_path, out);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (hvt_read_file(c->stderr_path, 1 << 20, err, &len))
+		*err = NULL;
+	return ret;
 }
 
 /*
@@ -86,7 +116,8 @@ static void test_tcg_rows(void **state)
 	assert_non_null(strstr(text, "VM demo: 2 vCPUs, TCG: the hypervisor state is not seen"));
 	assert_non_null(strstr(text, "\n  0     ?         its host thread is not known\n"));
 	/* the bound under the figure it bounds, none under exact ones; the unknown's why */
-	assert_non_null(strstr(text, "\n  1     4321             0.000      198.700        0.000 "
+	/* TCG: the hypervisor not measured, so "-", not 0.000 */
+	assert_non_null(strstr(text, "\n  1     4321             0.000      198.700            - "
 				     "       0.000        0.065        1.235\n"
 				     "              +/-                  0.000026\n"
 				     "        unknown: 1.235 ms before its thread's first host "
@@ -214,6 +245,142 @@ static void test_io_nothing_to_follow(void **state)
 	free(text);
 }
 
+/*
+ * --tid and --comm take what merge's take: lists, the thread column's
+ * "comm-tid"; not the idle task, nor a name no comm can be. KVM, hvdemo
+ * (77) current on vCPU 0 (thread 4321).
+ */
+static void test_thread_lists(void **state)
+{
+	static const char *const tid_list[] = { "--tid", "5,77", NULL };
+	static const char *const tid_column[] = { "--tid", "hvdemo-77", NULL };
+	static const char *const comm_list[] = { "--comm", "nosuch,hvd*", NULL };
+	static const char *const both[] = { "--tid", "5", "--comm", "hvdemo", NULL };
+	static const char *const idle[] = { "--tid", "77,0", NULL };
+	static const char *const long_comm[] = { "--comm", "hvdemo,sixteen-chars-xx", NULL };
+	static const char *const empty_item[] = { "--comm", "hvdemo,", NULL };
+	const char *const *good[] = { tid_list, tid_column, comm_list, both };
+	const char *const *bad[] = { idle, long_comm, empty_item };
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .kvm = true, .vcpu_tids = "[4321]" };
+	char *out, *err;
+	size_t i;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(analyze_opts(c, good[i], &out, &err), 0);
+		assert_non_null(strstr(out, "\n  77       hvdemo   "));
+		assert_null(strstr(out, "(none: no guest sched_switch of these threads)"));
+		free(out);
+		free(err);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(analyze_opts(c, bad[i], &out, &err), 2);
+		assert_non_null(strstr(err, "see 'hvtrace analyze --help'"));
+		free(out);
+		free(err);
+	}
+}
+
+/*
+ * --from and --to of one instant count no time: a usage error, with or
+ * without --io. A --from past the events, or a --to before them, is said
+ * with their span, by --io as by plain analyze; --io --top beyond what is
+ * kept is said too.
+ */
+static void test_windows(void **state)
+{
+	static const char log[] =
+		"4321@1700000000.000008:virtio_blk_handle_read vdev 0x55 req 0x77 sector 16 "
+		"nsectors 8\n";
+	static const char *const same[] = { "--from", "0.1", "--to", "0.100000000", NULL };
+	static const char *const same_io[] = { "--io", "--from", "0.1", "--to", "0.1", NULL };
+	static const char *const late[] = { "--from", "100", NULL };
+	static const char *const late_io[] = { "--io", "--from", "100", NULL };
+	static const char *const early[] = { "--to", "-0.5", NULL };
+	static const char *const top_io[] = { "--io", "--top", "10000", NULL };
+	struct ctx *c = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	char *out, *err;
+
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	assert_int_equal(fx_write(c->root, "vm/demo/qemu-trace.log", log, sizeof(log) - 1), 0);
+	assert_int_equal(analyze_opts(c, same, &out, &err), 2);
+	assert_non_null(strstr(err, "--from 0.1 and --to 0.100000000 are the same instant"));
+	free(out);
+	free(err);
+	assert_int_equal(analyze_opts(c, same_io, &out, &err), 2);
+	free(out);
+	free(err);
+	assert_int_equal(analyze_opts(c, late, &out, &err), 0);
+	assert_non_null(strstr(err, "warning: --from 100 lies after the end of the events read"));
+	free(out);
+	free(err);
+	assert_int_equal(analyze_opts(c, early, &out, &err), 0);
+	assert_non_null(strstr(err, "warning: --to -0.5 lies before the start of the events read"));
+	free(out);
+	free(err);
+	assert_int_equal(analyze_opts(c, late_io, &out, &err), 1);	/* no block events */
+	assert_non_null(strstr(err, "warning: --from 100 lies after the end of the events read"));
+	free(out);
+	free(err);
+	assert_int_equal(analyze_opts(c, top_io, &out, &err), 1);
+	assert_non_null(strstr(err, "--io lists at most 1000 requests per disk, not 10000"));
+	free(out);
+	free(err);
+}
+
+/*
+ * A sleep from 6.5 s to 7.9 s (ends within 1 and 2 us), cut to --from 7
+ * --to 7.5: the longest sleep is the 500 ms within, exact (both ends cut),
+ * said to be part of the whole one, whose length, bound and ends the
+ * chain's lines give; uncut, its own.
+ */
+static void test_longest_sleep_cut(void **state)
+{
+	const struct hvt_clock_pair pairs[] = { { .tsc = 0 }, { .tsc = 1000000000,
+		.mono_ns = 1000000000, .real_ns = 1000000000 } };
+	struct hvt_wait_chain ch = { .depth = 1, .end = HVT_CHAIN_IDLE };
+	struct hvt_analysis_view v = { .ns_per_tick = 1, .top = 5 };
+	struct hvt_host_clock clock;
+	struct hvt_wait_account w;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(hvt_host_clock_init(&clock, pairs, 2, 1000000000), 0);
+	v.clock = &clock;
+	ch.link[0] = (struct hvt_wait_link){ .tid = 77, .waker = 0, .asleep = 6500000000,
+		.asleep_bound = 1000, .woken = 7900000000, .woken_bound = 2000,
+		.ran = 7900001000 };
+	snprintf(ch.link[0].comm, sizeof(ch.link[0].comm), "hvdemo");
+	memset(&w, 0, sizeof(w));
+	hvt_wait_account_add(&w, &ch, 7000000000, 7500000000);
+	assert_true(w.longest_cut);
+	assert_int_equal(w.longest_slack, 0);
+	f = open_memstream(&text, &len);
+	hvt_wait_text(f, 2, "", "in the guest", &w, &v);
+	fclose(f);
+	assert_non_null(strstr(text, "longest sleep 500.000 ms within --from/--to (the whole "
+				     "sleep 1400.000 ms +/-0.003, from 6.500000 s, woken at "
+				     "7.900000 s); its chain, 1 link, "));
+	assert_non_null(strstr(text, "  0  hvdemo[77] asleep 1400.000 ms from 6.500000 s"));
+	free(text);
+	hvt_wait_account_free(&w);
+
+	hvt_wait_account_add(&w, &ch, 0, UINT64_MAX);
+	assert_false(w.longest_cut);
+	f = open_memstream(&text, &len);
+	hvt_wait_text(f, 2, "", "in the guest", &w, &v);
+	fclose(f);
+	assert_non_null(strstr(text, "longest sleep 1400.000 ms +/-0.003, woken at 7.900000 s; "
+				     "its chain, 1 link, "));
+	free(text);
+	hvt_wait_account_free(&w);
+	hvt_host_clock_free(&clock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +389,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kvm_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_analysable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_io_nothing_to_follow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_windows, setup, teardown),
+		cmocka_unit_test(test_longest_sleep_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,11 @@
  * late), a request QEMU never took up, completions and QEMU requests of
  * nothing, a disk bound to its QEMU device, the in-flight limit,
  * --from/--to, a slow backend, a stale QEMU request not claimed, and
- * KVM's interrupt (MSI or GSI, injected into the right vCPU).
+ * KVM's interrupt (MSI or GSI, injected into the right vCPU); the slowest
+ * requests kept, as many as asked; percentiles exact up to HVT_IO_EXACT
+ * requests, then from histograms; a step's bound.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -458,9 +461,87 @@ static void test_percentile(void **state)
 	assert_true(v == 20 && pm == 12);
 	hvt_io_percentile(&fig, 100, &v, &pm);
 	assert_true(v == 40 && pm == 80);
-	hvt_span_hist_free(&fig.d);
-	hvt_span_hist_free(&fig.lo);
-	hvt_span_hist_free(&fig.hi);
+	hvt_io_figures_free(&fig);
+}
+
+/*
+ * Up to HVT_IO_EXACT durations, a percentile is exact and its +/- only
+ * the events' bounds: 103 requests of 20 ms and some us, each within 1 us,
+ * have a median within 1 us (histograms would add their bucket, 1/64 of
+ * 20 ms). Past HVT_IO_EXACT the histograms take over (coarse), wider.
+ */
+static void test_percentile_exact(void **state)
+{
+	struct hvt_io_figures fig;
+	double v, pm;
+	unsigned int i;
+
+	(void)state;
+	memset(&fig, 0, sizeof(fig));
+	for (i = 0; i < 103; i++)	/* added in no order */
+		assert_int_equal(hvt_io_figures_add(&fig, 20000007 + (i * 37 % 103) * 1000, 1000),
+				 0);
+	hvt_io_percentile(&fig, 50, &v, &pm);
+	assert_false(fig.coarse);
+	assert_true(v == 20051007 && pm == 1000);	/* rank 52 of 103 */
+	hvt_io_percentile(&fig, 99, &v, &pm);
+	assert_true(v == 20101007 && pm == 1000);
+	for (i = 103; i <= HVT_IO_EXACT; i++)
+		assert_int_equal(hvt_io_figures_add(&fig, 20000007 + i * 1000, 1000), 0);
+	assert_true(fig.coarse && !fig.exact);
+	assert_int_equal(fig.n, HVT_IO_EXACT + 1);
+	hvt_io_percentile(&fig, 50, &v, &pm);
+	assert_true(pm > 1000);				/* the bucket's width too */
+	assert_true(fabs(v - (20000007 + 2048 * 1000)) <= pm);
+	hvt_io_percentile(&fig, 100, &v, &pm);
+	assert_true(v == 20000007 + HVT_IO_EXACT * 1000 && pm == 1000);	/* the max: exact */
+	hvt_io_figures_free(&fig);
+}
+
+/* A step's bound: one clock's resolution within it (QEMU's 1 us), both events' across. */
+static void test_step_bound(void **state)
+{
+	const struct hvt_io_mark guest = { .bound_ns = 100 }, guest2 = { .bound_ns = 300 };
+	const struct hvt_io_mark qemu1 = { .bound_ns = 600, .qemu = true }, qemu2 = qemu1;
+	const struct hvt_io_mark host = { .host = true };
+
+	(void)state;
+	assert_true(hvt_io_step_bound(&guest, &qemu1) == 700);
+	assert_true(hvt_io_step_bound(&qemu1, &qemu2) == 1000);
+	assert_true(hvt_io_step_bound(&guest, &guest2) == 0);
+	assert_true(hvt_io_step_bound(&qemu1, &host) == 600);
+}
+
+/*
+ * keep_slowest (analyze --io --top) requests kept whole per disk, not a
+ * fixed five: of 24 with latencies in no order, the 10 slowest, listed
+ * slowest first.
+ */
+static void test_slowest_kept(void **state)
+{
+	struct io_test *t = *state;
+	const struct hvt_io_request *list[10];
+	const struct hvt_io_disk *d;
+	double lat, b;
+	unsigned int i;
+
+	t->f.keep_slowest = 10;
+	for (i = 0; i < 24; i++) {
+		uint64_t at = 100000 * (uint64_t)(i + 1);
+
+		issue(t, at, 50, 0xfe00000, 8 * i, "R");
+		qemu_serves(t, at + 1000, 0xa0 + i, 8 * i, false);
+		complete(t, at + 3000 + (i * 7 % 24) * 100, 0, 0, 0xfe00000, 8 * i, "R");
+	}
+	hvt_io_flows_finish(&t->f);
+	d = &t->f.vms[0].disks[0];
+	assert_int_equal(d->outcomes[HVT_IO_LINKED], 24);
+	assert_int_equal(d->nr_slowest, 10);
+	hvt_io_slowest_sorted(d, list);
+	for (i = 0; i < 10; i++) {
+		assert_true(hvt_io_stage_of(&t->f, list[i], HVT_IO_LATENCY, &lat, &b));
+		assert_true(lat == 3000 + (23 - i) * 100);
+	}
 }
 
 /*
@@ -507,7 +588,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kvm_interrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disks_and_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ambiguous_binds_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slowest_kept, setup, teardown),
 		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_percentile_exact),
+		cmocka_unit_test(test_step_bound),
 		cmocka_unit_test(test_span_hist),
 	};
 

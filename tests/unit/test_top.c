@@ -8,7 +8,8 @@
  *     it drops;
  *   - on the standard archive followed to its end, the screen fits the
  *     terminal: no line wider, no more lines than it has, and says how
- *     many it could not show; in --batch (no height) it shows them all.
+ *     many it could not show; in --batch (no height) it shows them all;
+ *   - a recording complete when opened is shown whole, with real shares.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,11 +183,48 @@ static void test_screen_fits(void **state)
 	fx_close(&m);
 }
 
+/*
+ * A recording complete when opened is shown whole: analysed from its first
+ * event to its last, the runs still open then closed, its head says so with
+ * its length (no interval, nothing behind). vCPU 1's thread ran the guest's
+ * idle task from 1.3 ms to the end: idle is nearly all of it, not "-";
+ * under TCG the hypervisor is "-" (not measured).
+ */
+static void test_whole_recording(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true, .vcpu_tids = "[0, 4321]" };
+	const struct hvt_session_opts so = { .follow = true };
+	const struct hvt_follow_sink sink = { .event = take };
+	const struct hvt_follow_opts fo = { .lag_ns = 1000000000, .period_ns = 1000000 };
+	struct hvt_top_live t;
+	struct fx_opened m;
+	char *text;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	assert_int_equal(fx_open_with(&m, root, &so), 0);
+	assert_int_equal(hvt_top_live_init(&t, &m.tl, &fo), 0);
+	assert_true(hvt_top_live_whole(&t));
+	assert_int_equal(hvt_follow_run(&t.f, &sink, &t), 0);
+	hvt_top_live_finish(&t);
+	assert_false(hvt_top_live_whole(&t));		/* once, before following */
+
+	text = render(&t, 0, 0);
+	assert_non_null(strstr(text, "hvtrace top: complete, shown whole: 0.2 s of trace: "));
+	assert_null(strstr(text, "behind"));
+	assert_non_null(strstr(text, "\n    1      -  99.3%      -        -    0.0%    0.6%        -  -\n"));
+	free(text);
+	hvt_top_live_free(&t);
+	fx_close(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pieces_counted),
 		cmocka_unit_test_setup_teardown(test_screen_fits, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_whole_recording, fx_setup_root,
+						fx_teardown_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -321,6 +321,10 @@ static void test_account(void **state)
 	assert_int_equal(a.ends[HVT_CHAIN_RAN], 2);
 	assert_int_equal(a.longest_ticks, 50);
 	assert_int_equal(a.longest.link[0].waker, 20);
+	/* the span cut its start: that end exact, the whole sleep its chain's */
+	assert_true(a.longest_cut);
+	assert_int_equal(a.longest_slack, 2);
+	assert_int_equal(a.longest.link[0].asleep, 50);
 	hvt_causes_sort(&a.woken_by);
 	assert_int_equal(a.woken_by.v[0].tid, 20);
 	assert_int_equal(a.woken_by.v[0].ticks, 50);

@@ -9,6 +9,7 @@
 
 #include "tools/analyze/analysis_report.h"
 #include "tools/analyze/wait_report.h"
+#include "tools/session/thread_names.h"
 
 double hvt_analysis_ms(const struct hvt_analysis_view *v, uint64_t ticks)
 {
@@ -137,6 +138,19 @@ static void vcpu_waits(FILE *out, struct hvt_vm_analysis *a, size_t i,
 		hvt_wait_text(out, 2, who, "on the host", hvt_vm_analysis_vcpu_waits(a, i), v);
 }
 
+/*
+ * A state's figure in ms, in a column of 12; "-" for the hypervisor where
+ * it is not seen (TCG, or no kvm_exit recorded): not measured, not 0.
+ */
+static void figure(FILE *out, const struct hvt_vm_analysis *a, const struct hvt_analysis_view *v,
+		   int state, uint64_t ticks)
+{
+	if (state == HVT_VCPU_HYPERVISOR && !a->hypervisor_seen)
+		fprintf(out, " %12s", "-");
+	else
+		fprintf(out, " %12.3f", ms(v, ticks));
+}
+
 static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_analysis_view *v)
 {
 	size_t i;
@@ -155,7 +169,7 @@ static void vcpu_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_an
 		}
 		fprintf(out, "  %-5zu %-8d ", i, a->runs.tids[i]);
 		for (s = 0; s < HVT_NR_VCPU_STATES; s++)
-			fprintf(out, " %12.3f", ms(v, acc->ticks[s]));
+			figure(out, a, v, s, acc->ticks[s]);
 		fputc('\n', out);
 		bounds_line(out, v, 17, acc->slack, HVT_NR_VCPU_STATES);
 		vcpu_reasons(out, acc, v);
@@ -189,13 +203,17 @@ static bool picked(const struct hvt_analysis_view *v)
 
 static bool wanted(const struct hvt_analysis_view *v, const struct hvt_guest_thread *t)
 {
+	char word[HVT_COMM_TABLE_LEN];
+	bool has_word = hvt_thread_name_word(t->comm, word);
 	size_t i;
 
 	for (i = 0; i < v->nr_tids; i++)
 		if (v->tids[i] == t->tid)
 			return true;
-	for (i = 0; i < v->nr_comms; i++)	/* a name, or a shell pattern */
-		if (!fnmatch(v->comms[i], t->comm, 0))
+	/* a name or a shell pattern, as merge's --comm: the comm, or its word in merge's text */
+	for (i = 0; i < v->nr_comms; i++)
+		if (!fnmatch(v->comms[i], t->comm, 0) ||
+		    (has_word && !fnmatch(v->comms[i], word, 0)))
 			return true;
 	return !picked(v);
 }
@@ -262,12 +280,12 @@ static void thread_table(FILE *out, struct hvt_vm_analysis *a, const struct hvt_
 				     acc->slack[HVT_VCPU_PREEMPTED], acc->slack[HVT_VCPU_BLOCKED],
 				     acc->slack[HVT_VCPU_HYPERVISOR], acc->runnable_slack, 0 };
 
-		fprintf(out, "  %-8d %-16s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f\n",
+		fprintf(out, "  %-8d %-16s %12.3f %12.3f %12.3f %12.3f",
 			list[i]->tid, list[i]->comm[0] ? list[i]->comm : "?",
 			ms(v, acc->ticks[HVT_VCPU_GUEST]), ms(v, hvt_account_lost(acc)),
-			ms(v, acc->ticks[HVT_VCPU_PREEMPTED]), ms(v, acc->ticks[HVT_VCPU_BLOCKED]),
-			ms(v, acc->ticks[HVT_VCPU_HYPERVISOR]), ms(v, acc->runnable),
-			ms(v, acc->short_ticks));
+			ms(v, acc->ticks[HVT_VCPU_PREEMPTED]), ms(v, acc->ticks[HVT_VCPU_BLOCKED]));
+		figure(out, a, v, HVT_VCPU_HYPERVISOR, acc->ticks[HVT_VCPU_HYPERVISOR]);
+		fprintf(out, " %12.3f %12.3f\n", ms(v, acc->runnable), ms(v, acc->short_ticks));
 		bounds_line(out, v, 27, slack, 7);
 		if (acc->preempted_by.n) {
 			fprintf(out, "           preempted by: ");

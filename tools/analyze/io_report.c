@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "tools/analyze/analysis_run.h"
 #include "tools/analyze/io_report.h"
+#include "tools/merge/select_span.h"
 #include "tools/model/io_flows.h"
 
 struct io_run {
@@ -83,6 +84,7 @@ static void stage_table(FILE *out, struct hvt_io_disk *d)
 {
 	static const double pcts[] = { 50, 90, 99, 100 };
 	unsigned int s, k;
+	bool coarse = false;
 
 	fprintf(out, "  %-36s %16s %16s %16s %16s  n\n", "stage (us)", "p50", "p90", "p99",
 		"max");
@@ -90,8 +92,9 @@ static void stage_table(FILE *out, struct hvt_io_disk *d)
 		const struct hvt_io_figures *fig = &d->stage[s];
 		char buf[48];
 
-		if (!fig->d.n)
+		if (!fig->n)
 			continue;
+		coarse |= fig->coarse;
 		fprintf(out, "  %-36s", hvt_io_stage_name(s));
 		for (k = 0; k < 4; k++) {
 			double v, pm;
@@ -99,18 +102,38 @@ static void stage_table(FILE *out, struct hvt_io_disk *d)
 			hvt_io_percentile(fig, pcts[k], &v, &pm);
 			fprintf(out, " %16s", us_text(buf, v, pm));
 		}
-		fprintf(out, "  %" PRIu64, fig->d.n);
+		fprintf(out, "  %" PRIu64, fig->n);
 		if (d->negative[s])
 			fprintf(out, " (%" PRIu64 " below 0 beyond their bound)", d->negative[s]);
 		fputc('\n', out);
 	}
+	if (coarse)	/* the figures are no longer all kept: say what the +/- holds */
+		fprintf(out, "  (over %d requests: each +/- but the max's also holds the "
+			"histogram's resolution, up to 1/64 of the figure)\n", HVT_IO_EXACT);
 }
 
+/* "+/-0.6" in us, or "+/-?" for none, in @buf (returned). */
+static const char *bound_text(char buf[24], double ns)
+{
+	if (ns >= 1e15)
+		snprintf(buf, 24, "+/-?");
+	else
+		snprintf(buf, 24, "+/-%.1f", ns / 1e3);
+	return buf;
+}
+
+/*
+ * Point @p of @r: its time with its event's bound; from the point before
+ * (@prev, NULL for the first), the step in us with the step's own bound
+ * (as a stage's: the clock's resolution within one clock, both events'
+ * bounds across two), not the event's.
+ */
 static void step_line(FILE *out, struct hvt_session *ses, const struct hvt_io_request *r,
-		      enum hvt_io_point p, uint64_t prev)
+		      enum hvt_io_point p, const struct hvt_io_mark *prev)
 {
 	const struct hvt_io_mark *m = &r->at[p];
 	char who[48], cpu[16], bound[24];
+	double step;
 
 	snprintf(who, sizeof(who), "%s-%d", m->name[0] ? m->name : m->tid ? "<...>" : "<idle>",
 		 m->tid);
@@ -118,33 +141,39 @@ static void step_line(FILE *out, struct hvt_session *ses, const struct hvt_io_re
 		snprintf(cpu, sizeof(cpu), "-");
 	else
 		snprintf(cpu, sizeof(cpu), "%u", m->cpu);
-	if (m->bound_ns < INT64_MAX / 4)
-		snprintf(bound, sizeof(bound), "+/-%.1f", (double)m->bound_ns / 1e3);
-	else
-		snprintf(bound, sizeof(bound), "+/-?");
-	fprintf(out, "      %.6f %-6s %-24s %3s  %-24s", seconds(ses, m->ts),
-		m->qemu ? "qemu" : m->host ? "host" : "kernel", who, cpu, hvt_io_point_name(p));
-	if (prev)
-		fprintf(out, " %+10.1f", (double)(int64_t)(m->ts - prev) *
-			(double)hvt_host_clock_ticks_us(&ses->clock, prev, 1000000) / 1e6);
-	else
-		fprintf(out, " %10s", "");
-	fprintf(out, "  %s\n", bound);
+	fprintf(out, "    %10.6f %-7s %-6s %-24s %3s  ", seconds(ses, m->ts),
+		bound_text(bound, m->bound_ns < INT64_MAX / 4 ? (double)m->bound_ns : 1e15),
+		m->qemu ? "qemu" : m->host ? "host" : "kernel", who, cpu);
+	if (!prev) {
+		fprintf(out, "%s\n", hvt_io_point_name(p));
+		return;
+	}
+	step = (double)(int64_t)(m->ts - prev->ts) *
+	       (double)hvt_host_clock_ticks_us(&ses->clock, prev->ts, 1000000) / 1e6;
+	fprintf(out, "%-24s %+10.1f %s\n", hvt_io_point_name(p), step,
+		bound_text(bound, hvt_io_step_bound(prev, m)));
 }
 
 static void slowest(FILE *out, struct hvt_session *ses, const struct hvt_io_flows *f,
 		    const struct hvt_io_disk *d, unsigned int top)
 {
+	const struct hvt_io_request **list;
 	size_t i;
 
 	if (!d->nr_slowest || !top)
 		return;
-	fprintf(out, "  slowest requests, step by step (time: s since the start; +us since "
-		"the step before; the step's error bound, us):\n");
+	list = calloc(d->nr_slowest, sizeof(*list));
+	if (!list) {
+		fprintf(out, "  (out of memory: the slowest requests are not listed)\n");
+		return;
+	}
+	hvt_io_slowest_sorted(d, list);
+	fprintf(out, "  slowest requests, step by step (s since the start +/- the event's bound, "
+		"us; then us since the step before +/- the step's bound):\n");
 	for (i = 0; i < d->nr_slowest && i < top; i++) {
-		const struct hvt_io_request *r = &d->slowest[i];
+		const struct hvt_io_request *r = list[i];
+		const struct hvt_io_mark *prev = NULL;
 		double lat, wait, b;
-		uint64_t prev = 0;
 		unsigned int p;
 
 		hvt_io_stage_of(f, r, HVT_IO_LATENCY, &lat, &b);
@@ -159,9 +188,10 @@ static void slowest(FILE *out, struct hvt_session *ses, const struct hvt_io_flow
 			if (!r->at[p].set)
 				continue;
 			step_line(out, ses, r, p, prev);
-			prev = r->at[p].ts;
+			prev = &r->at[p];
 		}
 	}
+	free(list);
 }
 
 static void disk_text_report(FILE *out, struct hvt_session *ses, struct hvt_io_flows *f,
@@ -261,6 +291,7 @@ int hvt_io_report_run(struct hvt_session *ses, struct hvt_timeline *tl,
 	struct hvt_thread_names names;
 	struct hvt_event_feed feed;
 	struct hvt_io_flows f;
+	struct hvt_span seen = { 0, 0, false };
 	struct hvt_source *s;
 	int ret = 1;
 
@@ -280,12 +311,14 @@ int hvt_io_report_run(struct hvt_session *ses, struct hvt_timeline *tl,
 		f.from = hvt_analyze_tsc_at(&ses->clock, o->sel->from_ns);
 	if (o->sel->to_text)
 		f.to = hvt_analyze_tsc_at(&ses->clock, o->sel->to_ns) + 1;
+	f.keep_slowest = o->top < HVT_IO_SLOWEST_MAX ? o->top : HVT_IO_SLOWEST_MAX;
 	if (o->tsv) {
 		tsv_header(out);
 		f.done = tsv_request;
 		f.done_ctx = &run;
 	}
 	while ((s = hvt_timeline_next(tl))) {
+		hvt_span_add(&seen, s->host_tsc);
 		if (s->vm_number && !selected(o->sel, s->vm) && s->layer != HVT_LAYER_VMM)
 			continue;
 		hvt_thread_names_learn(&names, s);
@@ -293,6 +326,7 @@ int hvt_io_report_run(struct hvt_session *ses, struct hvt_timeline *tl,
 	}
 	hvt_io_flows_finish(&f);
 	hvt_event_feed_free(&feed);
+	hvt_select_span_warn(o->sel, &ses->clock, &seen);	/* as analyze: nothing issued */
 	ret = report(&run, &f);
 out:
 	hvt_thread_names_free(&names);

@@ -28,16 +28,26 @@ static void chain_text(FILE *out, int indent, const char *who, struct hvt_wait_a
 		       const struct hvt_analysis_view *v)
 {
 	const struct hvt_wait_chain *c = &w->longest;
+	const struct hvt_wait_link *l0 = &c->link[0];
 	char text[32];
 	unsigned int i;
 
 	fprintf(out, "%*s%s%slongest sleep %.3f ms", indent, "", who, *who ? " " : "",
 		hvt_analysis_ms(v, w->longest_ticks));
-	if (c->link[0].asleep_bound + c->link[0].woken_bound)
-		fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, c->link[0].asleep_bound +
-								c->link[0].woken_bound));
-	fprintf(out, ", woken at %.6f s; its chain, %u link%s, ends: %s\n",
-		seconds(v, c->link[0].woken), c->depth, c->depth == 1 ? "" : "s",
+	if (w->longest_slack)
+		fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, w->longest_slack));
+	if (w->longest_cut) {	/* the links below are whole: say so, with the whole */
+		fprintf(out, " within --from/--to (the whole sleep %.3f ms",
+			hvt_analysis_ms(v, span(l0->asleep, l0->woken)));
+		if (l0->asleep_bound + l0->woken_bound)
+			fprintf(out, " +/-%s", hvt_analysis_bound_text(text, v, l0->asleep_bound +
+									l0->woken_bound));
+		fprintf(out, ", from %.6f s, woken at %.6f s)", seconds(v, l0->asleep),
+			seconds(v, l0->woken));
+	} else {
+		fprintf(out, ", woken at %.6f s", seconds(v, l0->woken));
+	}
+	fprintf(out, "; its chain, %u link%s, ends: %s\n", c->depth, c->depth == 1 ? "" : "s",
 		hvt_chain_end_text(c->end));
 	for (i = 0; i < c->depth; i++) {
 		const struct hvt_wait_link *l = &c->link[i];

@@ -62,16 +62,19 @@ int hvt_io_flows_init(struct hvt_io_flows *f, struct hvt_session *ses)
 		return -1;
 	f->ns_per_tick = 1e9 / hz;
 	f->to = UINT64_MAX;
+	f->keep_slowest = HVT_IO_SLOWEST;
 	f->grace = (uint64_t)(hz * (HVT_IO_GRACE_NS / 1e9));
 	f->claim = (uint64_t)(hz * (HVT_IO_CLAIM_NS / 1e9));
 	return 0;
 }
 
-static void figures_free(struct hvt_io_figures *fig)
+void hvt_io_figures_free(struct hvt_io_figures *fig)
 {
 	hvt_span_hist_free(&fig->d);
 	hvt_span_hist_free(&fig->lo);
 	hvt_span_hist_free(&fig->hi);
+	free(fig->exact);
+	memset(fig, 0, sizeof(*fig));
 }
 
 void hvt_io_flows_free(struct hvt_io_flows *f)
@@ -81,9 +84,12 @@ void hvt_io_flows_free(struct hvt_io_flows *f)
 	for (v = 0; f->vms && v < f->ses->archive.nr_vms; v++) {
 		struct hvt_io_vm *vm = &f->vms[v];
 
-		for (d = 0; d < vm->nr_disks; d++)
+		for (d = 0; d < vm->nr_disks; d++) {
 			for (s = 0; s < HVT_IO_NR_STAGES; s++)
-				figures_free(&vm->disks[d].stage[s]);
+				hvt_io_figures_free(&vm->disks[d].stage[s]);
+			free(vm->disks[d].slowest);
+			free(vm->disks[d].slowness);
+		}
 		free(vm->disks);
 		free(vm->flight);
 	}
@@ -108,16 +114,20 @@ static const enum hvt_io_point stage_ends[HVT_IO_NR_STAGES][2] = {
 	[HVT_IO_THREAD_WAIT] = { HVT_IO_ISSUE, HVT_IO_RUN },
 };
 
+double hvt_io_step_bound(const struct hvt_io_mark *a, const struct hvt_io_mark *b)
+{
+	if (a->qemu == b->qemu && a->host == b->host)	/* one clock: its resolution */
+		return a->qemu ? 1000 : 0;
+	return (double)a->bound_ns + (double)b->bound_ns;
+}
+
 /* From mark @a to mark @b, in ns, and its bound. */
 static void span(const struct hvt_io_flows *f, const struct hvt_io_mark *a,
 		 const struct hvt_io_mark *b, double *ns, double *bound)
 {
 	*ns = b->ts >= a->ts ? (double)(b->ts - a->ts) * f->ns_per_tick :
 		-(double)(a->ts - b->ts) * f->ns_per_tick;
-	if (a->qemu == b->qemu && a->host == b->host)	/* one clock: its resolution */
-		*bound = a->qemu ? 1000 : 0;
-	else
-		*bound = (double)a->bound_ns + (double)b->bound_ns;
+	*bound = hvt_io_step_bound(a, b);
 }
 
 enum hvt_io_point hvt_io_stage_start(const struct hvt_io_request *r, enum hvt_io_stage s)
@@ -152,29 +162,114 @@ static int64_t whole_ns(double ns)
 	return ns < -9e18 ? (int64_t)-9e18 : ns > 9e18 ? (int64_t)9e18 : llround(ns);
 }
 
+static int hists_add(struct hvt_io_figures *fig, const int64_t x[3])
+{
+	return hvt_span_hist_add(&fig->d, x[0]) | hvt_span_hist_add(&fig->lo, x[1]) |
+	       hvt_span_hist_add(&fig->hi, x[2]);
+}
+
+/* Past HVT_IO_EXACT: the exact figures into the histograms, which take the rest. */
+static int go_coarse(struct hvt_io_figures *fig)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < fig->n; i++)
+		ret |= hists_add(fig, &fig->exact[3 * i]);
+	free(fig->exact);
+	fig->exact = NULL;
+	fig->cap_exact = 0;
+	fig->coarse = true;
+	return ret;
+}
+
+/* Room for one more exact figure; -1 if out of memory. */
+static int exact_room(struct hvt_io_figures *fig)
+{
+	size_t cap = fig->cap_exact ? 2 * fig->cap_exact : 16;
+	int64_t *grown;
+
+	if (fig->n < fig->cap_exact)
+		return 0;
+	if (cap > HVT_IO_EXACT)
+		cap = HVT_IO_EXACT;
+	grown = realloc(fig->exact, 3 * cap * sizeof(*grown));
+	if (!grown)
+		return -1;
+	fig->exact = grown;
+	fig->cap_exact = cap;
+	return 0;
+}
+
 int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns)
 {
-	return hvt_span_hist_add(&fig->d, whole_ns(ns)) |
-	       hvt_span_hist_add(&fig->lo, whole_ns(floor(ns - bound_ns))) |
-	       hvt_span_hist_add(&fig->hi, whole_ns(ceil(ns + bound_ns)));
+	const int64_t x[3] = { whole_ns(ns), whole_ns(floor(ns - bound_ns)),
+			       whole_ns(ceil(ns + bound_ns)) };
+	int ret;
+
+	if (!fig->coarse && fig->n == HVT_IO_EXACT && go_coarse(fig))
+		return -1;
+	if (fig->coarse) {
+		ret = hists_add(fig, x);
+	} else {
+		ret = exact_room(fig);
+		if (!ret)
+			memcpy(&fig->exact[3 * fig->n], x, sizeof(x));
+	}
+	if (!ret)
+		fig->n++;
+	return ret ? -1 : 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Rank @k of the exact figures: the duration's, the least low's and the greatest high's. */
+static int exact_rank(const struct hvt_io_figures *fig, uint64_t k, int64_t *d, int64_t *lo,
+		      int64_t *hi)
+{
+	size_t n = fig->n, i, c;
+	int64_t *col = malloc(3 * n * sizeof(*col));
+
+	if (!col)
+		return -1;
+	for (c = 0; c < 3; c++) {	/* each column sorted on its own */
+		for (i = 0; i < n; i++)
+			col[c * n + i] = fig->exact[3 * i + c];
+		qsort(&col[c * n], n, sizeof(*col), by_value);
+	}
+	*d = col[k];
+	*lo = col[n + k];
+	*hi = col[2 * n + k];
+	free(col);
+	return 0;
 }
 
 void hvt_io_percentile(const struct hvt_io_figures *fig, double pct, double *v, double *pm)
 {
 	int64_t a, b, lo, unused, hi;
-	uint64_t k, n = fig->d.n;
+	uint64_t k, n = fig->n;
 
-	if (!n || fig->lo.n != n || fig->hi.n != n) {
-		*v = *pm = 0;
+	*v = *pm = 0;
+	if (!n || (fig->coarse && (fig->d.n != n || fig->lo.n != n || fig->hi.n != n)))
 		return;
-	}
 	k = (uint64_t)ceil(pct / 100.0 * (double)n);
 	k = k ? k - 1 : 0;
 	if (k >= n)
 		k = n - 1;
-	hvt_span_hist_rank(&fig->d, k, &a, &b);
-	hvt_span_hist_rank(&fig->lo, k, &lo, &unused);
-	hvt_span_hist_rank(&fig->hi, k, &unused, &hi);
+	if (!fig->coarse) {
+		if (exact_rank(fig, k, &a, &lo, &hi))
+			return;
+		b = a;
+	} else {
+		hvt_span_hist_rank(&fig->d, k, &a, &b);
+		hvt_span_hist_rank(&fig->lo, k, &lo, &unused);
+		hvt_span_hist_rank(&fig->hi, k, &unused, &hi);
+	}
 	*v = ((double)a + (double)b) / 2;
 	*pm = *v - (double)lo > (double)hi - *v ? *v - (double)lo : (double)hi - *v;
 }
@@ -239,20 +334,109 @@ static double slowness(const struct hvt_io_flows *f, const struct hvt_io_request
 	return -1;
 }
 
-static void keep_if_slow(const struct hvt_io_flows *f, struct hvt_io_disk *d,
+static void slow_swap(struct hvt_io_disk *d, size_t i, size_t j)
+{
+	struct hvt_io_request r = d->slowest[i];
+	double s = d->slowness[i];
+
+	d->slowest[i] = d->slowest[j];
+	d->slowness[i] = d->slowness[j];
+	d->slowest[j] = r;
+	d->slowness[j] = s;
+}
+
+/* The heap of the slowest kept: each no slower than its children. */
+static void slow_sift_up(struct hvt_io_disk *d, size_t i)
+{
+	while (i && d->slowness[(i - 1) / 2] > d->slowness[i]) {
+		slow_swap(d, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void slow_sift_down(struct hvt_io_disk *d, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < d->nr_slowest && d->slowness[l] < d->slowness[m])
+			m = l;
+		if (r < d->nr_slowest && d->slowness[r] < d->slowness[m])
+			m = r;
+		if (m == i)
+			return;
+		slow_swap(d, i, m);
+		i = m;
+	}
+}
+
+/* Room for one more of the slowest (they grow as they come); false if out of memory. */
+static bool slow_room(struct hvt_io_disk *d, size_t keep)
+{
+	size_t cap = d->cap_slowest ? 2 * d->cap_slowest : 8;
+	struct hvt_io_request *r;
+	double *s;
+
+	if (d->nr_slowest < d->cap_slowest)
+		return true;
+	if (cap > keep)
+		cap = keep;
+	r = realloc(d->slowest, cap * sizeof(*r));
+	if (r)
+		d->slowest = r;
+	s = r ? realloc(d->slowness, cap * sizeof(*s)) : NULL;
+	if (!s)
+		return false;
+	d->slowness = s;
+	d->cap_slowest = cap;
+	return true;
+}
+
+/*
+ * Kept if among the f->keep_slowest slowest so far (one as slow as the
+ * least kept, when they are all there, is not: the first come stay).
+ */
+static void keep_if_slow(struct hvt_io_flows *f, struct hvt_io_disk *d,
 			 const struct hvt_io_request *r)
 {
+	size_t keep = f->keep_slowest < HVT_IO_SLOWEST_MAX ? f->keep_slowest : HVT_IO_SLOWEST_MAX;
 	double s = slowness(f, r);
+
+	if (d->nr_slowest < keep) {
+		if (!slow_room(d, keep)) {
+			f->failed = true;
+			return;
+		}
+		d->slowest[d->nr_slowest] = *r;
+		d->slowness[d->nr_slowest] = s;
+		slow_sift_up(d, d->nr_slowest++);
+	} else if (keep && s > d->slowness[0]) {
+		d->slowest[0] = *r;
+		d->slowness[0] = s;
+		slow_sift_down(d, 0);
+	}
+}
+
+/* qsort_r()'s order of the kept: slowest first, then the one issued first. */
+static int by_slowness(const void *x, const void *y, void *disk)
+{
+	const struct hvt_io_disk *d = disk;
+	size_t i = (size_t)(*(const struct hvt_io_request *const *)x - d->slowest);
+	size_t j = (size_t)(*(const struct hvt_io_request *const *)y - d->slowest);
+	uint64_t ti = d->slowest[i].at[HVT_IO_ISSUE].ts, tj = d->slowest[j].at[HVT_IO_ISSUE].ts;
+
+	if (d->slowness[i] != d->slowness[j])
+		return d->slowness[i] > d->slowness[j] ? -1 : 1;
+	return (ti > tj) - (ti < tj);
+}
+
+void hvt_io_slowest_sorted(const struct hvt_io_disk *d, const struct hvt_io_request **out)
+{
 	size_t i;
 
-	for (i = d->nr_slowest; i > 0 && slowness(f, &d->slowest[i - 1]) < s; i--)
-		if (i < HVT_IO_SLOWEST)
-			d->slowest[i] = d->slowest[i - 1];
-	if (i < HVT_IO_SLOWEST) {
-		d->slowest[i] = *r;
-		if (d->nr_slowest < HVT_IO_SLOWEST)
-			d->nr_slowest++;
-	}
+	for (i = 0; i < d->nr_slowest; i++)
+		out[i] = &d->slowest[i];
+	qsort_r(out, d->nr_slowest, sizeof(*out), by_slowness, (void *)d);
 }
 
 enum hvt_io_outcome hvt_io_outcome_of(const struct hvt_io_request *r)

@@ -43,7 +43,9 @@
  * guest completed it (a late interrupt, wakeup or switch-in; QEMU's alone:
  * HVT_IO_CLAIM_NS after it took it up). Memory: the requests in flight (at
  * most HVT_IO_MAX_INFLIGHT per VM, beyond which the oldest is given up,
- * counted) and, per disk, its stages' histograms (fixed).
+ * counted) and, per disk, its stages' figures (exact up to HVT_IO_EXACT
+ * requests, then histograms: fixed either way) and its slowest requests
+ * kept whole (keep_slowest, at most HVT_IO_SLOWEST_MAX).
  */
 #ifndef HVT_TOOLS_MODEL_IO_FLOWS_H
 #define HVT_TOOLS_MODEL_IO_FLOWS_H
@@ -57,7 +59,11 @@
 #include "tools/session/thread_names.h"
 
 #define HVT_IO_MAX_INFLIGHT	4096	/* virtio-blk: 256 a queue, a queue a vCPU */
-#define HVT_IO_SLOWEST		5	/* requests kept whole, per disk */
+#define HVT_IO_SLOWEST		5	/* requests kept whole, per disk, unless set */
+#define HVT_IO_SLOWEST_MAX	1000	/* ... at most (analyze --io --top) */
+#define HVT_IO_EXACT		4096	/* a stage's durations kept exactly, per disk: up
+					 * to so many, percentiles carry only the events'
+					 * bounds; beyond, histograms (span_hist.h) */
 #define HVT_IO_MAX_DISKS	256	/* per VM; a request of another is not counted */
 #define HVT_IO_GRACE_NS		100000000	/* a completed request is settled this long
 						 * after its last point (100 ms) */
@@ -132,10 +138,16 @@ struct hvt_io_request {
 
 /*
  * A stage's figures: of the finished requests, the durations, and the same
- * less and plus their bounds (ns), each in a histogram (span_hist.h):
- * fixed memory however many requests.
+ * less and plus their bounds (ns). The first HVT_IO_EXACT exactly; past
+ * them (coarse), each in a histogram (span_hist.h) instead, whose buckets
+ * widen a percentile's bound by up to 1/64 of it: fixed memory however
+ * many requests.
  */
 struct hvt_io_figures {
+	uint64_t n;			/* durations added */
+	int64_t *exact;			/* (d, lo, hi) of each, while not coarse */
+	size_t cap_exact;
+	bool coarse;			/* more than HVT_IO_EXACT: in the histograms */
 	struct hvt_span_hist d, lo, hi;
 };
 
@@ -146,8 +158,13 @@ struct hvt_io_disk {
 	uint64_t outcomes[HVT_IO_NR_OUTCOMES];
 	struct hvt_io_figures stage[HVT_IO_NR_STAGES];
 	uint64_t negative[HVT_IO_NR_STAGES];	/* below 0 by more than its bound */
-	struct hvt_io_request slowest[HVT_IO_SLOWEST];	/* by thread wait, else latency */
-	size_t nr_slowest;
+	/*
+	 * The slowest requests (by thread wait, else latency), kept whole: a
+	 * heap, the least slow first (hvt_io_slowest_sorted() lists them).
+	 */
+	struct hvt_io_request *slowest;
+	double *slowness;		/* each one's figure, ns */
+	size_t nr_slowest, cap_slowest;
 };
 
 /* Cause-and-effect pairs across clocks (check's io-causal). */
@@ -190,6 +207,7 @@ struct hvt_io_flows {
 	/* an event's error bound, ns (-1: none); NULL: hvt_session_event_bound_ns() */
 	int64_t (*bound_of)(struct hvt_session *ses, const struct hvt_source *s);
 	uint64_t from, to;		/* host TSC: requests issued in [from, to) count */
+	size_t keep_slowest;		/* per disk (HVT_IO_SLOWEST; at most _MAX) */
 	hvt_io_done_fn done;		/* optional */
 	void *done_ctx;
 	bool failed;			/* out of memory: figures are missing */
@@ -222,14 +240,24 @@ const char *hvt_io_point_name(enum hvt_io_point p);
 const char *hvt_io_outcome_name(enum hvt_io_outcome o);
 /* How far request @r got (settled or not). */
 enum hvt_io_outcome hvt_io_outcome_of(const struct hvt_io_request *r);
+/*
+ * The error bound of a step from point mark @a to @b (ns): within one
+ * clock its resolution (QEMU's log: 1 us; a guest's or the host's TSC:
+ * none), across clocks the two events' bounds added (an event with none:
+ * 1e15 or more).
+ */
+double hvt_io_step_bound(const struct hvt_io_mark *a, const struct hvt_io_mark *b);
 /* Adds a duration @ns with its bound to @fig: 0, or -1 if out of memory. */
 int hvt_io_figures_add(struct hvt_io_figures *fig, double ns, double bound_ns);
+void hvt_io_figures_free(struct hvt_io_figures *fig);
 /*
  * The @pct-th percentile of @fig (0 < pct <= 100, nearest rank), and how
  * far the true one may be from it: the same rank of the durations less
- * and plus their bounds, widened by the histograms' buckets (at most 1/64
- * of the value; none for the least and the greatest).
+ * and plus their bounds; once coarse, widened by the histograms' buckets
+ * (at most 1/64 of the value; none for the least and the greatest).
  */
 void hvt_io_percentile(const struct hvt_io_figures *fig, double pct, double *v, double *pm);
+/* Disk @d's slowest requests, the slowest first, in @out (d->nr_slowest of them). */
+void hvt_io_slowest_sorted(const struct hvt_io_disk *d, const struct hvt_io_request **out);
 
 #endif

@@ -171,6 +171,8 @@ void hvt_wait_account_add(struct hvt_wait_account *a, const struct hvt_wait_chai
 		a->longest.depth = c->depth;
 		a->longest.end = c->end;
 		a->longest_ticks = sleep;
+		a->longest_slack = slack;
+		a->longest_cut = l->asleep < from || l->woken > to;
 	}
 }
 

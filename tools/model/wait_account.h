@@ -14,7 +14,8 @@
  * (woken -> ran, waiting for a CPU). A sleep of no length counts too. A wait with no wakeup recorded counts its whole
  * sleep (asleep -> ran) in no_wakeup, by no waker. Each figure's slack is
  * the sum of its ends' error bounds (0 on the host); an end cut by the
- * span is exact. The longest sleep is kept with its whole chain. A wait
+ * span is exact. The longest sleep within the span is kept with its whole
+ * chain (its links' times uncut), and what the span cut of it. A wait
  * whose end was not seen counts only in unended (its length is not known);
  * one whose switch-in was not seen, its sleep, and in latency_unseen; one
  * shorter than its ends' bounds only in too_short (a guest event with no
@@ -44,6 +45,8 @@ struct hvt_wait_account {
 	uint64_t ends[HVT_NR_CHAIN_ENDS];	/* woken waits by how their chain ends */
 	struct hvt_wait_chain longest;	/* the longest sleep's chain (depth 0: none) */
 	uint64_t longest_ticks;		/* ... its sleep within the span */
+	uint64_t longest_slack;		/* ... and its bound there (an end cut is exact) */
+	bool longest_cut;		/* ... which the span cut: longer, the chain's own */
 	bool failed;			/* out of memory: a cause is missing */
 };
 

@@ -195,8 +195,8 @@ bool hvt_top_live_ready(struct hvt_top_live *t)
 		stop_analyses(t);
 		t->waiting_since = 0;
 	}
-	for (i = 0; i < t->ses->archive.nr_vms; i++)
-		all &= vm_ready(t->ses, i);
+	for (i = 0; i < t->ses->archive.nr_vms && !t->f.complete; i++)
+		all &= vm_ready(t->ses, i);	/* complete: nothing more will come */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!all) {
 		int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
@@ -243,10 +243,31 @@ static bool cover_sources(struct hvt_top_live *t)
 	return true;
 }
 
+bool hvt_top_live_whole(struct hvt_top_live *t)
+{
+	if (!t->f.complete || t->analysing || t->newest_tsc)
+		return false;
+	t->whole = hvt_top_live_ready(t);	/* from TSC 0: every event counts */
+	return t->whole;
+}
+
+void hvt_top_live_finish(struct hvt_top_live *t)
+{
+	if (t->analysing)
+		hvt_vm_analyses_finish(&t->va, t->newest_tsc);
+}
+
+uint64_t hvt_top_live_span(const struct hvt_top_live *t)
+{
+	return t->newest_tsc > t->first_tsc ? t->newest_tsc - t->first_tsc : 0;
+}
+
 int hvt_top_live_event(struct hvt_source *s, void *ctx)
 {
 	struct hvt_top_live *t = ctx;
 
+	if (!t->first_tsc || s->host_tsc < t->first_tsc)
+		t->first_tsc = s->host_tsc;
 	t->handed++;
 	if (s->host_tsc > t->newest_tsc)
 		t->newest_tsc = s->host_tsc;

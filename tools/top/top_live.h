@@ -12,7 +12,9 @@
  * sched_switch before named (a second feed notes them from the start).
  *
  * The caller shows an interval and resets it (hvt_top_live_reset()) at its
- * pace, from the follower's caught_up and wait.
+ * pace, from the follower's caught_up and wait. A recording complete when
+ * opened is analysed whole instead (hvt_top_live_whole()): from its first
+ * event, every VM being placed, to its last, shown once.
  */
 #ifndef HVT_TOOLS_TOP_TOP_LIVE_H
 #define HVT_TOOLS_TOP_TOP_LIVE_H
@@ -50,7 +52,9 @@ struct hvt_top_live {
 	size_t nr_was;
 	int64_t since_ns;		/* CLOCK_REALTIME of the last reset */
 	uint64_t handed;		/* events handed on since */
+	uint64_t first_tsc;		/* the earliest event handed on (0: none yet) */
 	uint64_t newest_tsc;		/* the latest event handed on */
+	bool whole;			/* a complete recording, analysed from its start */
 	bool oom;
 };
 
@@ -66,6 +70,18 @@ int hvt_top_live_event(struct hvt_source *s, void *ctx);
  * later); whether they run (t->started counts the starts).
  */
 bool hvt_top_live_ready(struct hvt_top_live *t);
+/*
+ * Before following: if the recording is complete, starts the analyses
+ * from its first event, to show it whole (t->whole); whether it did.
+ */
+bool hvt_top_live_whole(struct hvt_top_live *t);
+/*
+ * The recording was read to its end: what the analyses still hold open
+ * (a vCPU thread's run, a thread waiting) ends at its last event.
+ */
+void hvt_top_live_finish(struct hvt_top_live *t);
+/* The host ticks from the first event handed on to the latest. */
+uint64_t hvt_top_live_span(const struct hvt_top_live *t);
 /* A new interval from now (@now_ns, CLOCK_REALTIME). */
 void hvt_top_live_reset(struct hvt_top_live *t, int64_t now_ns);
 /* Source @i's events and losses since the last reset. */

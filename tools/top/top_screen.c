@@ -81,8 +81,13 @@ static void head(struct screen *s, struct hvt_top_live *t)
 	const char *state = f->complete ? "complete" : f->ended ? "ended, not complete" :
 			    "recording";
 
-	line(s, "hvtrace top: %s, %.1f s behind, interval %.1f s%s: %s", state, behind, span,
-	     s->v->paused ? ", PAUSED" : "", ses->archive.root);
+	if (t->whole)	/* no interval, nothing behind: all of it */
+		line(s, "hvtrace top: complete, shown whole: %.1f s of trace%s: %s",
+		     ticks_s(t, hvt_top_live_span(t)), s->v->paused ? ", PAUSED" : "",
+		     ses->archive.root);
+	else
+		line(s, "hvtrace top: %s, %.1f s behind, interval %.1f s%s: %s", state, behind,
+		     span, s->v->paused ? ", PAUSED" : "", ses->archive.root);
 	if (s->v->keys)
 		line(s, "q quit%s  p pause  v VM: %s  s sort threads: %s",
 		     f->complete || f->ended ? " (the recording is over)" : "",
@@ -282,14 +287,18 @@ static void thread_rows(struct screen *s, const struct hvt_top_live *t, const st
 		line(s, " guest threads that lost most (by %s)   host s   kvm s guest s  "
 		     "top host task", hvt_top_sort_name(s->v->sort));
 	for (i = 0; i < n && shown < s->v->rows; i++, shown++) {
-		char cause[48] = "", who[40];
+		char cause[48] = "", who[40], kvm[16];
 
 		if (x[i].cause)
 			snprintf(cause, sizeof(cause), "%s-%d %.3f s", x[i].cause->b_name,
 				 x[i].cause->b, ticks_s(t, x[i].cause->ticks));
 		snprintf(who, sizeof(who), "%s-%d", thread_name(vm->a, x[i].tid), x[i].tid);
-		line(s, "   %-24s %7.3f %7.3f %7.3f  %s", who, ticks_s(t, x[i].host),
-		     ticks_s(t, x[i].kvm), ticks_s(t, x[i].guest), cause);
+		if (vm->a->hypervisor_seen)
+			snprintf(kvm, sizeof(kvm), "%.3f", ticks_s(t, x[i].kvm));
+		else	/* TCG, or no kvm_exit: not measured, as in the vCPU rows */
+			snprintf(kvm, sizeof(kvm), "-");
+		line(s, "   %-24s %7.3f %7s %7.3f  %s", who, ticks_s(t, x[i].host), kvm,
+		     ticks_s(t, x[i].guest), cause);
 	}
 	if (n > (size_t)shown)
 		line(s, "   ... %zu more", n - (size_t)shown);
@@ -358,7 +367,9 @@ static void stream_rows(struct screen *s, const struct hvt_top_live *t, double s
 void hvt_top_screen(FILE *out, struct hvt_top_live *t, const struct hvt_top_view *v)
 {
 	struct screen s = { .out = out, .v = v };
-	double span = (double)(v->now_ns - t->since_ns) / 1e9;
+	/* the rates' time: the interval's, or the trace's when shown whole */
+	double span = t->whole ? ticks_s(t, hvt_top_live_span(t)) :
+		      (double)(v->now_ns - t->since_ns) / 1e9;
 	size_t i;
 
 	s.reserve = (int)t->ses->archive.nr_vms + 2;	/* the streams, and the cut */

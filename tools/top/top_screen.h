@@ -3,7 +3,8 @@
  * top_screen.h - one screen of `hvtrace top`, as lines of at most the
  * terminal's width and, on a terminal, at most its height (what does not
  * fit is said, with what a taller one would show): a head line (the
- * recording, how far behind the newest event it is, the interval), then
+ * recording, how far behind the newest event it is, the interval; for a
+ * recording shown whole, that it is and its length), then
  * per VM shown its vCPUs' shares of the interval by state, the host tasks
  * that took the most from its vCPUs, its KVM exits by reason, the guest
  * threads that lost the most and to what, and its clock's current bound;
