@@ -115,8 +115,13 @@ check "analyze: vCPU 0 and the demo's threads have rows" \
 check "hvtrace check passes (sync exchanges causal, streams decode)" test $? -eq 0
 check "check: every guest event inside its vCPU thread's host runs" \
 	grep -q "^PASS vcpu-threads\[demo\]" "$work/check.out"
+# The runs may have fed the clock fit: the line says whether, and then the
+# held-out test of their bounds, the evidence independent of the fit.
+check "check: ... saying whether the runs fed the fit, and their held-out test" \
+	grep -Eq "^PASS vcpu-threads\[demo\]: .*(fed the clock fit .* held out of a fit of the \
+others|took no bound from the vCPU threads' runs)" "$work/check.out"
 # What the vCPU threads' runs did for the bound: reported, not judged; -v
-# says how they placed the guest, which is not said by default.
+# says on stderr how they placed the guest, which is not said by default.
 "$hvtrace" merge --format=null --stats -v "$archive" 2>&1 | grep "clock from\|guest kernel events"
 "$hvtrace" check "$archive" 2>&1 >/dev/null | grep -q "guest kernel events, which give"
 check "check: the alignment's details only with -v ($?)" test $? -eq 1

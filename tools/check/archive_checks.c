@@ -3,11 +3,63 @@
  * archive_checks.c - `hvtrace check`'s verdicts on what the session holds
  * (archive_checks.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
+#include "lib/fileio.h"
 #include "tools/check/archive_checks.h"
 #include "tools/check/metadata_check.h"
+
+const char *hvt_check_cannot_open(const char *path, const char *name, char *buf, size_t len)
+{
+	uint64_t size;
+	int fd = hvt_open_regular(path, UINT64_MAX, &size);
+
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	snprintf(buf, len, "%s: %s", name, hvt_file_strerror(errno));
+	return buf;
+}
+
+/* "vm/NAME/FILE: why" in @buf if VM @ref's @file cannot be opened; NULL if it can. */
+static const char *vm_file_missing(const struct hvt_vm_ref *ref, const char *file, char *buf,
+				   size_t len)
+{
+	char path[HVT_PATH_LEN], name[HVT_VM_NAME_MAX + 64];
+
+	if (!ref->dir || hvt_path(path, sizeof(path), "%s/%s", ref->dir, file))
+		return NULL;
+	snprintf(name, sizeof(name), "vm/%s/%s", ref->name, file);
+	return hvt_check_cannot_open(path, name, buf, len);
+}
+
+const char *hvt_check_vm_unplaced(const struct hvt_session *ses, size_t i, char *buf,
+				  size_t len)
+{
+	const struct hvt_session_vm *st = &ses->vms[i];
+	const struct hvt_vm_ref *ref = &ses->archive.vms[i];
+	char why[HVT_VM_NAME_MAX + 192];
+
+	if (!st->loaded) {
+		snprintf(buf, len, "the VM cannot be read: %s",
+			 vm_file_missing(ref, "info.json", why, sizeof(why)) ? why :
+			 "its info.json cannot be used (see the errors)");
+		return buf;
+	}
+	if (st->al.aligned || st->al.exact || hvt_vm_info_host_only(&st->vm))
+		return NULL;
+	/* not aligned: no exchange (the estimate needs one) and no sync point */
+	if (st->vm.sync_warnings && vm_file_missing(ref, "sync.tsv", why, sizeof(why)))
+		snprintf(buf, len, "the VM cannot be aligned: %s", why);
+	else
+		snprintf(buf, len, "the VM cannot be aligned: no clock exchange in sync.tsv%s and "
+			 "no sync point", st->vm.sync_warnings ? " (see the warnings)" : "");
+	return buf;
+}
 
 /* Every line of sync.tsv was usable. */
 static bool sync_tsv_sound(const struct hvt_vm_info *vm, char *reason, size_t len)
@@ -73,7 +125,25 @@ static void check_held_out(struct hvt_tally *t, struct hvt_session *ses,
 		       HVT_HELD_OUT_EVERY, h.judged, h.off_line, hvt_check_us(ses, h.worst_ticks), h.exempt);
 }
 
-/* A KVM VM: aligned with KVM's own parameters, which agree among their sources. */
+/*
+ * Why VM @vm has no KVM TSC parameters to judge: a TCG guest's TSC is
+ * QEMU's own, an unknown VMM's is not known to be KVM's. NULL for a KVM VM.
+ */
+const char *hvt_check_not_kvm(const struct hvt_vm_info *vm)
+{
+	if (vm->kvm)
+		return NULL;
+	return vm->tcg ? "the VM ran under TCG (its TSC is QEMU's: KVM has no TSC parameters, "
+			 "kvm_entry or kvm_exit for it)" :
+			 "whether the VM ran under KVM is not known (info.json's accel is "
+			 "neither \"kvm\" nor \"tcg\": the recording knew no VMM process of it)";
+}
+
+/*
+ * kvm-tsc[VM]: a KVM VM is aligned with KVM's own parameters, which agree
+ * among their sources. Every VM has the line: one that cannot have them
+ * says why.
+ */
 static void check_kvm_tsc(struct hvt_tally *t, const struct hvt_session_vm *st)
 {
 	unsigned long disagreements = 0;
@@ -81,6 +151,15 @@ static void check_kvm_tsc(struct hvt_tally *t, const struct hvt_session_vm *st)
 	size_t i;
 
 	hvt_check_named(name, sizeof(name), "kvm-tsc", st->vm.name);
+	if (hvt_check_not_kvm(&st->vm)) {
+		hvt_check_report(t, HVT_SKIP, name, "%s", hvt_check_not_kvm(&st->vm));
+		return;
+	}
+	if (!st->al.kvm.nr_vcpus) {	/* nothing recorded to judge */
+		hvt_check_report(t, HVT_SKIP, name, "no KVM TSC parameters to judge: %s",
+				 st->al.kvm_why[0] ? st->al.kvm_why : "none was recorded");
+		return;
+	}
 	for (i = 0; i < st->al.kvm.nr_vcpus; i++)
 		disagreements += st->al.kvm.vcpus[i].disagreements;
 	if (!st->al.exact)
@@ -194,8 +273,7 @@ static void check_vms(struct hvt_tally *t, struct hvt_session *ses)
 		if (hvt_vm_info_host_only(&st->vm)) {
 			/* no guest clock to judge; KVM's parameters still are */
 			hvt_check_report(t, HVT_SKIP, name, "recorded with the host layer only: no guest clock");
-			if (st->al.kvm.nr_vcpus)
-				check_kvm_tsc(t, st);
+			check_kvm_tsc(t, st);
 			check_traces(t, st);
 			continue;
 		}
@@ -211,8 +289,7 @@ static void check_vms(struct hvt_tally *t, struct hvt_session *ses)
 		else
 			hvt_check_report(t, HVT_FAIL, name, "%s", reason);
 		check_held_out(t, ses, st);
-		if (st->al.kvm.nr_vcpus)	/* a KVM VM with KVM's parameters recorded */
-			check_kvm_tsc(t, st);
+		check_kvm_tsc(t, st);
 		check_traces(t, st);
 	}
 }

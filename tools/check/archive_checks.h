@@ -15,7 +15,9 @@
  *                             interval (align.h); estimated VMs only
  *   kvm-tsc[VM]               a KVM VM whose recording has KVM's TSC
  *                             parameters is aligned with them, and their
- *                             sources (tracepoint, debugfs) agree
+ *                             sources (tracepoint, debugfs) agree; SKIP,
+ *                             with why, for a VM without them (TCG, an
+ *                             unknown VMM, none recorded)
  *   registry[TRACE]           the trace's registry file validates
  *   metadata[TRACE]           its CTF metadata, which babeltrace2 reads,
  *                             declares exactly the registry's events
@@ -39,6 +41,18 @@
 
 /* The verdicts above, in that order, once the time line has been read through. */
 void hvt_check_archive(struct hvt_tally *t, struct hvt_session *ses);
+/*
+ * Why VM @i of @ses has no guest event on the time line, as "the VM cannot
+ * be aligned: vm/NAME/sync.tsv: No such file or directory" in @buf; NULL if
+ * its events can be placed (or it has none: recorded with the host layer
+ * only). What the checks that need its events say instead of "no event".
+ */
+const char *hvt_check_vm_unplaced(const struct hvt_session *ses, size_t i, char *buf,
+				  size_t len);
+/* Why VM @vm has no KVM TSC parameters, kvm_entry or kvm_exit; NULL under KVM. */
+const char *hvt_check_not_kvm(const struct hvt_vm_info *vm);
+/* "@name: why" in @buf if file @path cannot be opened to read; NULL if it can. */
+const char *hvt_check_cannot_open(const char *path, const char *name, char *buf, size_t len);
 /*
  * sync-causal: true if @vm's exchanges are all causal once aligned with
  * @clock, the clock fitted over them (NULL: none could be); otherwise false

@@ -100,8 +100,10 @@ static const char *threads_init(struct hvt_check_events *ce, size_t i)
 	struct hvt_session *ses = ce->ses;
 	const struct hvt_vm_ref *ref = &ses->archive.vms[i];
 
-	if (!ses->vms[i].loaded || !ses->vms[i].al.aligned)
-		return "the VM's guest events cannot be aligned";
+	if (ses->vms[i].loaded && hvt_vm_info_host_only(&ses->vms[i].vm))
+		return "recorded with the host layer only: no guest event";
+	if (!ses->vms[i].loaded || (!ses->vms[i].al.aligned && !ses->vms[i].al.exact))
+		return "the VM's guest events are not on the time line";	/* the report says why */
 	if (!ref->nr_vcpu_tids)
 		return "the manifest does not name the VM's vCPU threads (vcpu_threads)";
 	if (!hvt_session_host_recorded(ses))

@@ -6,6 +6,7 @@
 #include "tools/check/archive_checks.h"
 #include "tools/check/check_run.h"
 #include "tools/check/timeline_checks.h"
+#include "tools/check/unopened.h"
 
 int hvt_check_run(struct hvt_session *ses, struct hvt_timeline *tl)
 {
@@ -21,4 +22,18 @@ int hvt_check_run(struct hvt_session *ses, struct hvt_timeline *tl)
 	hvt_check_summary(&t);
 	hvt_timeline_checks_free(&c);
 	return (int)t.failed;
+}
+
+int hvt_check_unopened(const char *root, const char *const *guest_traces, size_t n)
+{
+	struct hvt_tally t = { 0, 0, 0 };
+	char why[1024];
+
+	if (hvt_check_unopened_why(root, guest_traces, n, why, sizeof(why)))
+		hvt_check_report(&t, HVT_FAIL, "manifest", "%s; nothing can be checked", why);
+	else
+		hvt_check_report(&t, HVT_FAIL, "manifest", "the archive%s cannot be read (see the "
+				 "errors)", n ? ", or a --guest-trace file," : "");
+	hvt_check_summary(&t);
+	return 1;
 }

@@ -10,6 +10,8 @@
 #ifndef HVT_TOOLS_CHECK_CHECK_RUN_H
 #define HVT_TOOLS_CHECK_CHECK_RUN_H
 
+#include <stddef.h>
+
 #include "tools/check/check_report.h"
 #include "tools/merge/timeline.h"
 
@@ -19,5 +21,11 @@
  * message if memory ran out.
  */
 int hvt_check_run(struct hvt_session *ses, struct hvt_timeline *tl);
+/*
+ * @root (with --guest-trace files @guest_traces[0..@n)) could not be
+ * opened: its manifest line, naming the cause where it is found
+ * (unopened.h), and the summary. Returns 1, the checks that failed.
+ */
+int hvt_check_unopened(const char *root, const char *const *guest_traces, size_t n);
 
 #endif

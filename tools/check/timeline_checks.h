@@ -4,18 +4,26 @@
  * (check_events.h gathers what they need while it is read):
  *
  *   timeline-ordered          merged times never go backwards
- *   layers-present            which layers have events (fails only if none)
+ *   layers-present            the events each layer put on the time line;
+ *                             fails if there are none, or a layer recorded
+ *                             put none there (a VM that cannot be read or
+ *                             aligned named, with why)
  *   error-bound[VM]           a report, INFO: the distribution of the merged
  *                             guest events' error bounds
  *   vcpu-windows[VM]          a KVM VM's guest events fall inside their
  *                             vCPU's kvm_entry -> kvm_exit windows, up to
- *                             their error bound (vcpu_windows.h)
+ *                             their error bound (vcpu_windows.h); SKIP for
+ *                             any other VM, with why
  *   host-sched[VM]            a report, INFO: whether the host's sched_switch
  *                             events of the VM's vCPU threads are complete
  *                             (align/host_runs.h)
  *   vcpu-threads[VM]          the VM's guest events fall inside the run
  *                             intervals of their vCPU's host thread, up to
- *                             their error bound (vcpu_threads.h); KVM and TCG
+ *                             their error bound (vcpu_threads.h); KVM and TCG.
+ *                             Both SKIP when more than half of the events
+ *                             were not judged, and say what the clock fit
+ *                             took from the runs (or windows), with the
+ *                             held-out test of those bounds
  *   io-causal[VM]             each guest block request linked to QEMU's
  *                             handling of it (model/io_flows.h): QEMU never
  *                             takes it up before the guest issued it, the

@@ -10,7 +10,8 @@
  * host_runs.h's, lenient where the host missed a switch-in (wider, never
  * narrower), and judged as vcpu_windows.h judges windows. Independent of
  * the clock exchanges the estimate was fitted to, so it tests the
- * alignment where the exchanges alone cannot.
+ * alignment where the exchanges alone cannot; not of the runs where they
+ * fed the fit (run_constraints.h), which its report says.
  */
 #ifndef HVT_TOOLS_CHECK_VCPU_THREADS_H
 #define HVT_TOOLS_CHECK_VCPU_THREADS_H
