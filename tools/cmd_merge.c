@@ -656,7 +656,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_progress_init(&progress, tl, progress_out(o), 1000000000,
 				  HVT_PROGRESS_EVERY);
 		merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
-		/* of the streams selected: known once every event was read */
+		/* of the streams selected: known once every event was read (said last) */
 		incomplete = hvt_session_incomplete_sources(ses, hvt_select_source, &o->sel);
 	}
 	ret = hvt_output_close(&out) || followed == 1 || hvt_session_unread_vms(ses) ||
@@ -684,10 +684,7 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 			"format files, host/ftrace/events/, there?): its events are not in the "
 			"output (see the warnings above)");
 	if (incomplete)
-		hvt_err("%zu stream%s of the archive %s missing or cut short: %s events are not "
-			"all in the output (see the warnings above)", incomplete,
-			incomplete == 1 ? "" : "s", incomplete == 1 ? "is" : "are",
-			incomplete == 1 ? "its" : "their");
+		hvt_session_incomplete_said(ses, hvt_select_source, &o->sel, "the output");
 out:
 	free(shown);
 	return ret;

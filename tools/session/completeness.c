@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "lib/log.h"
 #include "tools/session/session.h"
 
 size_t hvt_session_unread_vms(const struct hvt_session *ses)
@@ -49,6 +50,19 @@ size_t hvt_session_incomplete_sources(const struct hvt_session *ses,
 
 	for (i = 0; i < ses->nr_sources; i++)
 		n += ses->sources[i]->incomplete && (!wanted || wanted(ses->sources[i], ctx));
+	return n;
+}
+
+size_t hvt_session_incomplete_said(const struct hvt_session *ses,
+				   bool (*wanted)(const struct hvt_source *s, void *ctx), void *ctx,
+				   const char *output)
+{
+	size_t n = hvt_session_incomplete_sources(ses, wanted, ctx);
+
+	if (n)
+		hvt_err("%zu stream%s of the archive %s missing or cut short: %s events are not "
+			"all in %s (see the warnings above)", n, n == 1 ? "" : "s",
+			n == 1 ? "is" : "are", n == 1 ? "its" : "their", output);
 	return n;
 }
 

@@ -196,6 +196,10 @@ bool hvt_session_host_undecoded(const struct hvt_session *ses);
 size_t hvt_session_incomplete_sources(const struct hvt_session *ses,
 				      bool (*wanted)(const struct hvt_source *s, void *ctx),
 				      void *ctx);
+/* The same, said as an error if any: their events are not all in @output ("the output"). */
+size_t hvt_session_incomplete_said(const struct hvt_session *ses,
+				   bool (*wanted)(const struct hvt_source *s, void *ctx), void *ctx,
+				   const char *output);
 /*
  * All of the above in one line in @buf ("1 VM could not be read; 2 streams
  * are missing or cut short"), or NULL if the output lacks nothing.
