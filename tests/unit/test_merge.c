@@ -1096,17 +1096,18 @@ static void test_stats(void **state)
 	assert_string_equal(text, "");
 	assert_string_equal(err,
 		"stream                  layer  vm                 events        shown       lost "
-		"pkt-gaps warnings  state                first           last  of\n"
+		"pkt-gaps  skipped warnings  state                 first           last  of\n"
 		"host/ftrace/cpu0.raw    host   -                       0            0          0 "
-		"       0        0  not selected              -              -  cpu 0\n"
+		"       0        0        0  not selected              -              -  cpu 0\n"
 		"host/ftrace/cpu1.raw    host   -                       0            0          0 "
-		"       0        0  not selected              -              -  cpu 1\n"
+		"       0        0        0  not selected              -              -  cpu 1\n"
 		"vm/demo/kernel/stream-0 kernel demo                    3            2          0 "
-		"       0        0  merged         0.001240000    0.100000000  vcpu 0\n"
+		"       0        0        0  merged          0.001240000    0.100000000  vcpu 0\n"
 		"vm/demo/kernel/stream-1 kernel demo                    1            1          0 "
-		"       0        0  merged         0.001300000    0.001300000  vcpu 1\n"
+		"       0        0        0  merged          0.001300000    0.001300000  vcpu 1\n"
 		"vm/demo/user-1/stream-0 user   demo                    1            0          0 "
-		"       0        0  merged         0.001300000    0.001300000  pid 78 (hvdemo) tid 78\n"
+		"       0        0        0  merged          0.001300000    0.001300000  "
+		"pid 78 (hvdemo) tid 78\n"
 		"vm demo: clock from 5 exchanges and 0 sync points, 1 segment; guest events are "
 		"within +/-0.050 us of their host time (median; worst 0.051 us) between the "
 		"first and last exchange\n"
@@ -1150,7 +1151,7 @@ static void test_stats_overwritten_packets(void **state)
 	line = strstr(err, "vm/demo/kernel/stream-1 ");
 	assert_non_null(line);
 	assert_memory_equal(line, "vm/demo/kernel/stream-1 kernel demo                    2  "
-			    "          2          5        2        0  merged\n", 103);
+			    "          2          5        2        0        0  merged\n", 112);
 	free(text);
 	free(err);
 	assert_int_equal(merge_err(c, "--format=text", &err), 0);

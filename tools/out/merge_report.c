@@ -201,7 +201,9 @@ static const char *stream_state(const struct hvt_source *s)
 		return "unreadable";
 	if (!s->aligned)
 		return "not aligned";
-	return s->unwanted ? "not selected" : "merged";
+	if (s->unwanted)
+		return "not selected";
+	return s->incomplete ? "cut short" : "merged";	/* shorter than recorded: lacking */
 }
 
 /* Whose events stream @s holds: "cpu 1", "vcpu 0", "pid 115 (hvdemo) tid 117", "-". */
@@ -250,17 +252,19 @@ void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 	for (i = 0; i < ses->nr_sources; i++)
 		if (strlen(ses->sources[i]->name) > width)
 			width = strlen(ses->sources[i]->name);
-	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s  %-11s %14s %14s  %s\n", (int)width,
-		"stream", "layer", "vm", "events", "shown", "lost", "pkt-gaps", "warnings", "state",
-		"first", "last", "of");
+	fprintf(out, "%-*s %-6s %-12s %12s %12s %10s %8s %8s %8s  %-12s %14s %14s  %s\n",
+		(int)width, "stream", "layer", "vm", "events", "shown", "lost", "pkt-gaps", "skipped",
+		"warnings", "state", "first", "last", "of");
 	for (i = 0; i < ses->nr_sources; i++) {
 		const struct hvt_source *s = ses->sources[i];
+		struct hvt_reader_stats st = { 0 };
 
+		hvt_reader_stats(&s->rd, &st);	/* skipped: damaged packets or pages, not decoded */
 		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
-			" %8lu  %-11s %14s %14s  %s\n", (int)width, s->name,
+			" %8" PRIu64 " %8lu  %-12s %14s %14s  %s\n", (int)width, s->name,
 			hvt_layer_name(s->layer), s->vm ? s->vm : "-", s->events, shown[s->index],
-			hvt_source_lost(s), hvt_source_missing_packets(s), hvt_source_warnings(s),
-			stream_state(s), when(ses, s, s->first_tsc, first),
+			hvt_source_lost(s), hvt_source_missing_packets(s), st.skipped_packets,
+			hvt_source_warnings(s), stream_state(s), when(ses, s, s->first_tsc, first),
 			when(ses, s, s->host_tsc, last), stream_owner(ses, s, buf, sizeof(buf)));
 	}
 	for (i = 0; i < ses->archive.nr_vms; i++)

@@ -406,6 +406,7 @@ static int check_page(struct hvt_ftrace_cpu *c)
 		hvt_stream_warn(&c->stats.warnings, c->name,
 				"page at offset %" PRIu64 ": %u data bytes do not fit in a page;"
 				" skipping the page", c->page_off, c->data_size);
+		c->stats.skipped_pages++;
 		return 0;
 	}
 	if (commit & COMMIT_MISSED) {
@@ -487,12 +488,14 @@ static bool load_next_page(struct hvt_ftrace_cpu *c)
 				PRIu64 ", outside the recording (host TSC %" PRIu64 " to %" PRIu64
 				"): a damaged timestamp; skipping the page", c->page_off,
 				(uint64_t)hvt_get_u64(c->page), c->ft->span_lo, c->ft->span_hi);
+		c->stats.skipped_pages++;
 		return false;
 	}
 	if (page_out_of_line(c)) {
 		hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": stamped %"
 				PRIu64 ", after the page that follows it: a damaged timestamp; "
 				"skipping the page", c->page_off, (uint64_t)hvt_get_u64(c->page));
+		c->stats.skipped_pages++;
 		return false;
 	}
 	c->last_page_ts = hvt_get_u64(c->page);

@@ -77,7 +77,8 @@ static void ftrace_stats(const void *r, struct hvt_reader_stats *st)
 	const struct hvt_ftrace_stats *fst = hvt_ftrace_cpu_stats(r);
 
 	/* Pages are never missing: a lost page is ftrace's lost events. */
-	*st = (struct hvt_reader_stats){ .lost_events = fst->lost_events, .warnings = fst->warnings };
+	*st = (struct hvt_reader_stats){ .lost_events = fst->lost_events, .warnings = fst->warnings,
+					 .skipped_packets = fst->skipped_pages };
 }
 
 static void ftrace_limit(void *r, uint64_t bytes)
