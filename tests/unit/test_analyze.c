@@ -148,7 +148,7 @@ static void test_guest_stream_missing(void **state)
 	free(text);
 	assert_int_equal(analyze(c, "text", &text), 1);
 	assert_non_null(strstr(text, "198.700 ms running, but its guest kernel stream is missing "
-				     "(guest or guest-idle not known)"));
+				     "or cut short (guest or guest-idle not known)"));
 	free(text);
 	/* vCPU 0's stream missing instead: vCPU 1 keeps its guest-idle, it is that vCPU's */
 	fx_rm_rf(c->root);
@@ -160,6 +160,17 @@ static void test_guest_stream_missing(void **state)
 	assert_int_equal(analyze(c, "tsv", &text), 1);
 	assert_non_null(strstr(text, "demo\tvcpu\t1\t\tguest-idle\t-1\t\t198699975\t26\t1\n"));
 	assert_null(strstr(text, "no-guest-stream"));
+	free(text);
+	/* vCPU 1's emptied, not gone: the same unknown, not its last task's time */
+	fx_rm_rf(c->root);
+	assert_int_equal(fx_mkdtemp(c->root, sizeof(c->root)), 0);
+	snprintf(c->stdout_path, sizeof(c->stdout_path), "%s/stdout.txt", c->root);
+	assert_int_equal(fx_standard_archive(c->root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-1", c->root);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(analyze(c, "tsv", &text), 1);
+	assert_non_null(strstr(text, "demo\tvcpu\t1\t\tunknown-because\t-1\tno-guest-stream\t"
+				     "198700000\t0\t0\n"));
 	free(text);
 }
 

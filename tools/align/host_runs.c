@@ -244,7 +244,7 @@ const char *hvt_run_unknown_text(enum hvt_run_unknown why)
 		[HVT_UNKNOWN_HOST_LOST] = "where the host lost events",
 		[HVT_UNKNOWN_CPU_GONE] = "while a host CPU could not be read",
 		[HVT_UNKNOWN_NO_GUEST_STREAM] = ("running, but its guest kernel stream is missing "
-						 "(guest or guest-idle not known)"),
+						 "or cut short (guest or guest-idle not known)"),
 	};
 
 	return why < HVT_NR_RUN_UNKNOWN ? texts[why] : "?";

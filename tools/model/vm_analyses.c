@@ -19,8 +19,12 @@ bool hvt_vm_analyses_selects(const struct hvt_vm_analyses_opts *o, const char *n
 }
 
 /*
- * The vCPUs of VM @i whose guest kernel stream could not be opened, where
- * the VM recorded a guest kernel: their running time is not split.
+ * The vCPUs of VM @i whose guest kernel stream could not be opened, or is
+ * shorter than recorded (emptied, cut: known as it is opened), where the
+ * VM recorded a guest kernel: their running time is not split. A cut
+ * stream's vCPU would keep its last guest task (or idle) for the rest of
+ * the recording; all of its running time is unknown instead: wider than
+ * the truth, never wrong.
  */
 static void mark_missing_streams(struct hvt_vm_analyses *va, size_t i)
 {
@@ -38,7 +42,7 @@ static void mark_missing_streams(struct hvt_vm_analyses *va, size_t i)
 			const struct hvt_source *s = ses->sources[k];
 
 			found = s->layer == HVT_LAYER_KERNEL && s->vm_number == i + 1 &&
-				s->guest_cpu == (int32_t)c && s->rd.ops;
+				s->guest_cpu == (int32_t)c && s->rd.ops && !s->incomplete;
 		}
 		if (!found)
 			hvt_vm_analysis_no_guest_stream(&va->vms[i], c);
