@@ -125,7 +125,7 @@ static void test_sound_archive(void **state)
 			    "PASS layers-present: host=3 kernel=4 user=1\n"
 			    /* the exchanges' 210-tick round trips less the guest's 10:
 			     * +/-100 ticks at 2 GHz */
-			    "INFO error-bound[demo]: 5 guest events, estimated: median "
+			    "INFO error-bound[demo]: 5 guest events, clock estimated, each bound guaranteed: median "
 			    "+/-0.050 us, p90 +/-0.050 us, p99 +/-0.050 us, worst +/-0.050 us; "
 			    "0 without a guaranteed bound\n"
 			    WINDOWS_TCG
@@ -281,7 +281,7 @@ static void test_inconsistent_sync(void **state)
 	assert_non_null(strstr(text, "\nFAIL sync-causal[demo]: exchange seq 3 is not causal"));
 	assert_non_null(strstr(text, "\nPASS timeline-ordered\n"));
 	/* the exchanges split the clock into segments too short to bound it */
-	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, estimated: "
+	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, clock estimated, each bound guaranteed: "
 				     "5 without a guaranteed bound\n"));
 	assert_non_null(strstr(text, "\n12 passed, 1 failed, 4 skipped\n"));
 	free(text);
@@ -632,7 +632,7 @@ static void test_vcpu_windows_estimated(void **state)
 	kvm_archive(c, false);
 	vcpu0_runs(c, runs, 6);
 	assert_int_equal(check(c, &text), 0);
-	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, estimated: "));
+	assert_non_null(strstr(text, "\nINFO error-bound[demo]: 5 guest events, clock estimated, each bound guaranteed: "));
 	assert_non_null(strstr(text, "\nPASS vcpu-windows[demo]: 5 guest events inside"));
 	free(text);
 

@@ -212,7 +212,8 @@ static void report_error_bounds(struct hvt_tally *t, struct hvt_session *ses,
 		bounds_text(&b->hist, dist, sizeof(dist));
 		hvt_check_report(t, HVT_INFO, name, "%" PRIu64 " guest events, %s: %s%s%" PRIu64 " without a "
 		     "guaranteed bound", n, ses->vms[i].al.exact ? "exact by KVM's TSC parameters" :
-		     "estimated", b->hist.n ? dist : "", b->hist.n ? "; " : "", b->unbounded);
+		     "clock estimated, each bound guaranteed", b->hist.n ? dist : "",
+		     b->hist.n ? "; " : "", b->unbounded);
 	}
 }
 
