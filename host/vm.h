@@ -114,6 +114,8 @@ struct hvt_vm_stream {
 	bool listed;			/* in the info.json on disk */
 	bool closed_by_guest;
 	uint64_t packets, bytes, lost;
+	uint64_t events;		/* in the packets stored (their walk counts them) */
+	uint32_t walked_events;		/* ... in the packet walked last, to store next */
 	/* packets waiting for their ids, in stream order; later ones wait behind */
 	struct hvt_vm_pending *pending, **pending_tail;
 	uint64_t dropped;		/* packets whose ids never came, at the end */

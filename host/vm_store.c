@@ -380,6 +380,7 @@ static int store_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t 
 	}
 	s->bytes += len;
 	s->packets++;
+	s->events += s->walked_events;
 	vm->bytes += len;
 	vm->info_dirty = true;	/* its counts, at the tick: a follower reads that far */
 	return 0;
@@ -417,13 +418,14 @@ static int hold_packet(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t l
  */
 static int packet_events(struct hvt_vm *vm, uint32_t id, const void *p, uint32_t *ev_id)
 {
-	const struct hvt_vm_stream *s = vm->streams[id];
+	struct hvt_vm_stream *s = vm->streams[id];
 	struct hvt_packet_walk w;
 	struct hvt_ctf_packet hdr;
 
 	memcpy(&hdr, p, sizeof(hdr));
 	switch (hvt_packet_events_check(p, &hdr, &vm->traces[s->trace].registry, &w)) {
 	case HVT_PACKET_EVENTS_OK:
+		vm->streams[id]->walked_events = w.events;	/* stored next: counted then */
 		return 1;
 	case HVT_PACKET_EVENTS_UNREGISTERED:
 		*ev_id = w.id;
@@ -565,10 +567,11 @@ static json_t *streams_json(const struct hvt_vm *vm)
 			continue;
 		snprintf(file, sizeof(file), "%s/stream-%u", vm->traces[s->trace].dir, i);
 		json_array_append_new(a, json_pack(
-			"{s:i, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:b, s:I}", "id", (int)i,
+			"{s:i, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:I, s:b, s:I}", "id", (int)i,
 			"trace", (int)s->trace, "file", file,
 			"cpu", s->cpu == HVT_CTF_NO_CPU ? -1 : (int)s->cpu, "tid", (int)s->tid,
 			"packets", (json_int_t)s->packets, "bytes", (json_int_t)s->bytes,
+			"events", (json_int_t)s->events,
 			"lost", (json_int_t)s->lost, "closed", s->closed_by_guest,
 			"dropped_packets", (json_int_t)s->dropped));
 	}

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -992,6 +993,52 @@ static void test_streams_against_info_json(void **state)
 	fx_close(&tl);
 }
 
+/*
+ * info.json counts the events of each stream's packets: a packet whose
+ * content size was cut to its header reads as whole but empty, and the
+ * events it held are said missing (before: silently gone).
+ */
+static void test_events_against_info_json(void **state)
+{
+	const char *root = *state;
+	const struct fx_options o = { .ftrace = true };
+	char path[200], *text, *at, *out;
+	struct fx_opened tl;
+	unsigned char hdr[8];
+	size_t len;
+	int fd;
+
+	assert_int_equal(fx_standard_archive(root, &o), 0);
+	snprintf(path, sizeof(path), "%s/vm/demo/info.json", root);
+	assert_int_equal(hvt_read_file(path, 1 << 20, &text, &len), 0);
+	at = strstr(text, "\"file\": \"kernel/stream-0\", ");
+	assert_non_null(at);
+	at += strlen("\"file\": \"kernel/stream-0\", ");
+	assert_true(asprintf(&out, "%.*s\"events\": 3, %s", (int)(at - text), text, at) > 0);
+	assert_int_equal(fx_write(root, "vm/demo/info.json", out, strlen(out)), 0);
+	free(out);
+	free(text);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
+		;
+	assert_int_equal(hvt_session_warnings(&tl.ses), 0);
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 0);
+	fx_close(&tl);
+	/* its one packet's content cut to the header */
+	snprintf(path, sizeof(path), "%s/vm/demo/kernel/stream-0", root);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	hvt_put_u64(hdr, (uint64_t)HVT_CTF_PACKET_HEADER_SIZE * 8);
+	assert_int_equal(pwrite(fd, hdr, 8, offsetof(struct hvt_ctf_packet, content_size)), 8);
+	close(fd);
+	assert_int_equal(fx_open(&tl, root, false), 0);
+	while (hvt_timeline_next(&tl.tl))
+		;
+	assert_int_equal(hvt_session_incomplete_sources(&tl.ses, NULL, NULL), 1);
+	assert_true(hvt_session_warnings(&tl.ses) >= 1);
+	fx_close(&tl);
+}
+
 /* Replaces @rel in @root with a FIFO (no writer: opening it to read would block) or a link. */
 static void replace_with(const char *root, const char *rel, const char *link_to)
 {
@@ -1109,6 +1156,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_archive_still_merges, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_files_that_are_not_regular, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_streams_against_info_json, fx_setup_root, fx_teardown_root),
+		cmocka_unit_test_setup_teardown(test_events_against_info_json, fx_setup_root,
+						fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_qemu_trace, fx_setup_root, fx_teardown_root),
 		cmocka_unit_test_setup_teardown(test_qemu_trace_kept, fx_setup_root,
 						fx_teardown_root),

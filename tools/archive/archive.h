@@ -104,6 +104,7 @@ struct hvt_stream_info {
 	int32_t cpu;			/* -1: a per-thread stream */
 	int32_t tid;
 	int64_t packets, bytes;		/* as the collector last recorded them; -1: not given */
+	int64_t events;			/* ... the events in those packets; -1: not given */
 	int64_t dropped_packets;	/* the collector could not store: ids never registered */
 	bool closed;			/* the guest closed it: nothing more will come */
 };

@@ -145,7 +145,7 @@ static int parse_traces(struct hvt_vm_info *vm, json_t *traces)
 static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream_info *s,
 				 json_t *j, const char **file)
 {
-	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1, dropped = 0;
+	json_int_t id, trace, cpu = -1, tid = 0, packets = -1, bytes = -1, dropped = 0, events = -1;
 	const struct hvt_trace_info *t;
 	json_error_t jerr;
 	size_t i;
@@ -156,13 +156,14 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	 * only if it says so). packets and bytes are checked against the file
 	 * (session/sources.c).
 	 */
-	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I}", "id", &id,
+	if (json_unpack_ex(j, &jerr, 0, "{s:I, s:I, s:s, s?I, s?I, s?I, s?I, s?I, s?I}", "id", &id,
 			   "trace", &trace, "file", file, "cpu", &cpu, "tid", &tid,
-			   "packets", &packets, "bytes", &bytes, "dropped_packets", &dropped))
+			   "packets", &packets, "bytes", &bytes, "dropped_packets", &dropped,
+			   "events", &events))
 		return member_why(j, "id:I trace:I file:s ?cpu:I ?tid:I ?packets:I ?bytes:I "
-				  "?dropped_packets:I");
-	if (packets < -1 || bytes < -1 || dropped < 0)
-		return "packets, bytes or dropped_packets out of range";
+				  "?dropped_packets:I ?events:I");
+	if (packets < -1 || bytes < -1 || dropped < 0 || events < -1)
+		return "packets, bytes, events or dropped_packets out of range";
 	if (id < 0 || id >= HVT_MAX_STREAMS)
 		return "id out of range";
 	if (cpu < -1 || cpu >= HVT_MAX_HOST_CPUS || tid < INT32_MIN || tid > INT32_MAX)
@@ -180,6 +181,7 @@ static const char *stream_fields(const struct hvt_vm_info *vm, struct hvt_stream
 	s->tid = (int32_t)tid;
 	s->packets = packets;
 	s->bytes = bytes;
+	s->events = events;
 	s->dropped_packets = dropped;
 	s->closed = json_is_true(json_object_get(j, "closed"));
 	return NULL;
@@ -547,6 +549,7 @@ static int add_streams(struct hvt_vm_info *vm, struct hvt_vm_info *fresh)
 		if (have >= 0) {
 			vm->streams[have].packets = si->packets;
 			vm->streams[have].bytes = si->bytes;
+			vm->streams[have].events = si->events;
 			vm->streams[have].dropped_packets = si->dropped_packets;
 			vm->streams[have].closed = si->closed;
 			continue;

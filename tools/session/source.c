@@ -79,6 +79,30 @@ static void check_outside(struct hvt_source *s)
 }
 
 /*
+ * At the end of a stream of a complete recording: fewer events than the
+ * collector counted in the packets it stored means events lost inside
+ * packets that still read as whole (a damaged content size, say). The
+ * events of packets skipped as damaged count as read: those were said.
+ */
+static void check_events(struct hvt_source *s)
+{
+	struct hvt_reader_stats st = { 0 };
+	uint64_t want;
+
+	if (s->expect_events < 0 || !s->rd.ops)
+		return;
+	want = (uint64_t)s->expect_events;
+	s->expect_events = -1;
+	hvt_reader_stats(&s->rd, &st);
+	if (st.skipped_packets || s->events >= want)
+		return;
+	s->incomplete = true;
+	hvt_stream_warn(&s->warnings, s->name, "%" PRIu64 " event%s, where info.json records %"
+			PRIu64 " in its packets: %" PRIu64 " missing (a damaged packet?)", s->events,
+			s->events == 1 ? "" : "s", want, want - s->events);
+}
+
+/*
  * At the end of a host CPU file: shorter than hvtrace.json records, its
  * last pages are missing (truncated or emptied since). Once.
  */
@@ -102,6 +126,7 @@ int hvt_source_next(struct hvt_source *s)
 
 		if (!hvt_reader_next(&s->rd, &s->ev)) {
 			check_packets(s);
+			check_events(s);
 			check_bytes(s);
 			check_outside(s);
 			return 0;

@@ -60,6 +60,7 @@ struct hvt_source {
 	uint64_t prev_tsc;		/* ... the host TSC of the event before it */
 	uint64_t first_tsc;		/* ... the first's host TSC (events > 0) */
 	int64_t expect_packets;		/* info.json's packets, -1 unknown: judged at the end */
+	int64_t expect_events;		/* info.json's events, -1 unknown: judged at the end */
 	int64_t expect_bytes;		/* a host CPU file: hvtrace.json's bytes, -1 unknown;
 					 * judged at the end, against ... */
 	int64_t file_bytes;		/* ... its size when opened */

@@ -70,6 +70,7 @@ struct hvt_source *hvt_session_add_source(struct hvt_session *ses, enum hvt_laye
 	s->guest_cpu = -1;
 	s->stream_id = UINT32_MAX;
 	s->expect_packets = -1;
+	s->expect_events = -1;
 	s->expect_bytes = -1;
 	s->index = (uint32_t)ses->nr_sources;
 	ses->sources[ses->nr_sources++] = s;
@@ -301,6 +302,8 @@ int hvt_session_open_stream(struct hvt_session *ses, struct hvt_session_vm *st, 
 	if (check_stream_size(ses, s, si)) {
 		s->expect_packets = si->packets;
 		s->expect_no_more = ses->archive.complete;
+		/* what the collector counted in them: judged once nothing more comes */
+		s->expect_events = ses->archive.complete && !ses->follow ? si->events : -1;
 	}
 	follow_limit(ses, s, si, st->vm.finished);
 	/* then damage to one packet's times stays in that packet */
