@@ -232,6 +232,31 @@ static void test_page_stamped_out_of_line(void **state)
 }
 
 /*
+ * A page whose commit word was zeroed: stamped, but no data. The kernel
+ * hands out no such page: it is said and counted as skipped (before: its
+ * events gone with no warning), the other pages all read.
+ */
+static void test_page_commit_zeroed(void **state)
+{
+	const char *root = *state;
+	static struct fx_host_switch ev[300];
+	char *data;
+	struct result *r;
+	size_t len;
+
+	data = pages_of_300(root, ev, 100, &len);
+	assert_true(len >= 4 * 4096);
+	hvt_put_u64((unsigned char *)data + 2 * 4096 + 8, 0);	/* the third page's commit */
+	assert_int_equal(fx_write(root, "host/ftrace/cpu0.raw", data, len), 0);
+	free(data);
+	r = decode(root, "cpu0.raw", 0, 4096);
+	assert_int_equal(r->stats.warnings, 1);
+	assert_int_equal(r->stats.skipped_pages, 1);
+	assert_true(r->n < 300 && r->n >= 300 - 4080 / 68);
+	assert_int_equal(r->ev[r->n - 1].ts, ev[299].ts);
+}
+
+/*
  * The first page stamped 0 and the last 2^63 - 2: neither has a page on
  * both sides to be judged against, but both lie outside the recording's
  * span: each is skipped, said, and the pages between are read in order.
@@ -658,6 +683,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decode_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_stamped_out_of_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_commit_zeroed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_stamped_outside_the_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),

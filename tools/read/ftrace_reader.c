@@ -416,6 +416,17 @@ static int check_page(struct hvt_ftrace_cpu *c)
 		c->stats.lost_events += (commit & COMMIT_MISSED_STORED) && at + 8 <= ft->page_size ?
 					hvt_get_u64(c->page + at) : 1;
 	}
+	/*
+	 * The kernel hands out no page without data: one stamped with a
+	 * commit of 0 lost what it held (a zeroed commit word). An unstamped
+	 * one is padding, said apart (zero_pages_end()).
+	 */
+	if (!c->data_size && hvt_get_u64(c->page)) {
+		hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": stamped %"
+				PRIu64 " with a commit of 0 (no data): a damaged page; skipping it",
+				c->page_off, (uint64_t)hvt_get_u64(c->page));
+		c->stats.skipped_pages++;
+	}
 	return c->data_size > 0;
 }
 
