@@ -232,6 +232,31 @@ static void test_page_stamped_out_of_line(void **state)
 }
 
 /*
+ * A time extend that jumps past the recording's span (what a damaged one
+ * does): the events from it on are skipped, said, not placed far away
+ * (where they would also put the next pages out of order).
+ */
+static void test_time_extend_outside_the_span(void **state)
+{
+	const char *root = *state;
+	static struct fx_host_switch ev[300];
+	struct result *r;
+	size_t i;
+
+	for (i = 0; i < 300; i++) {
+		ev[i] = three[i % 2];
+		ev[i].ts = 1000 + i * 37 + (i >= 100 ? 1ull << 50 : 0);
+	}
+	assert_int_equal(fx_write_ftrace_cpu(root, "host/ftrace/cpu0.raw", 4096, ev, 300), 0);
+	r = decode_in(root, "cpu0.raw", 0, 4096, 500, 1000000);
+	assert_int_equal(r->n, 100);
+	for (i = 0; i < r->n; i++)
+		assert_true(r->ev[i].ts <= 1000000);
+	assert_true(r->stats.warnings >= 1);
+	assert_true(r->stats.skipped_pages >= 1);
+}
+
+/*
  * A page whose commit word was zeroed: stamped, but no data. The kernel
  * hands out no such page: it is said and counted as skipped (before: its
  * events gone with no warning), the other pages all read.
@@ -684,6 +709,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_stamped_out_of_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_commit_zeroed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_extend_outside_the_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_stamped_outside_the_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),

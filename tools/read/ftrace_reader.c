@@ -621,6 +621,21 @@ static int decode(struct hvt_ftrace_cpu *c, unsigned char *data, unsigned long l
 	return hvt_ftrace_take(c, data, (size_t)size, ts, off, ev);
 }
 
+/*
+ * An event of a page stamped inside the recording's span, itself outside it:
+ * a time extend (or delta) damaged on its way, which would put it and every
+ * later event of the page, and every page after them, out of order. The
+ * rest of the page is skipped, said.
+ */
+static void outside_span(struct hvt_ftrace_cpu *c, unsigned long long ts)
+{
+	hvt_stream_warn(&c->stats.warnings, c->name, "page at offset %" PRIu64 ": an event "
+			"stamped %llu, outside the recording (host TSC %" PRIu64 " to %" PRIu64
+			"): a damaged time extend; skipping the rest of the page", c->page_off, ts,
+			c->ft->span_lo, c->ft->span_hi);
+	c->stats.skipped_pages++;
+}
+
 int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 {
 	if (c->ft->tc)
@@ -636,6 +651,11 @@ int hvt_ftrace_cpu_next(struct hvt_ftrace_cpu *c, struct hvt_ftrace_event *ev)
 				  kbuffer_next_event(c->kbuf, &ts);
 		c->first = false;
 		if (!data) {
+			c->loaded = false;
+			continue;
+		}
+		if (ts < c->ft->span_lo || ts > c->ft->span_hi) {
+			outside_span(c, ts);	/* a damaged time extend: the rest is unplaceable */
 			c->loaded = false;
 			continue;
 		}
