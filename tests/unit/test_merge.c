@@ -601,7 +601,7 @@ static void test_selection_said(void **state)
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "-e", "hvdemo:*"), 0);
-	ASSERT_ERR_HAS(err, "hvtrace: 1 events (host 0, kernel 0, user 1) from 1 of 5 streams, ");
+	ASSERT_ERR_HAS(err, "hvtrace: 1 event (host 0, kernel 0, user 1) from 1 of 5 streams, ");
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--cpu", "7", "-q"), 0);

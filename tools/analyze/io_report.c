@@ -143,7 +143,7 @@ static void step_line(FILE *out, struct hvt_session *ses, const struct hvt_io_re
 		snprintf(cpu, sizeof(cpu), "%u", m->cpu);
 	fprintf(out, "    %10.6f %-7s %-6s %-24s %3s  ", seconds(ses, m->ts),
 		bound_text(bound, m->bound_ns < INT64_MAX / 4 ? (double)m->bound_ns : 1e15),
-		m->qemu ? "qemu" : m->host ? "host" : "kernel", who, cpu);
+		m->qemu ? "vmm" : m->host ? "host" : "kernel", who, cpu);	/* merge's layer names */
 	if (!prev) {
 		fprintf(out, "%s\n", hvt_io_point_name(p));
 		return;

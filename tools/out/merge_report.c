@@ -154,6 +154,8 @@ void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool sele
 	char lost_text[96] = "", buf[1024], of[32] = "";
 	unsigned long warnings = hvt_session_warnings(ses);
 	size_t i, streams = 0, showing = 0;
+	uint64_t total;
+	bool vmm;
 
 	for (i = 0; i < ses->nr_sources; i++) {
 		e[ses->sources[i]->layer] += shown[ses->sources[i]->index];
@@ -166,12 +168,15 @@ void hvt_merge_summary(struct hvt_session *ses, const uint64_t *shown, bool sele
 	if (lost || gaps)
 		snprintf(lost_text, sizeof(lost_text), ", %" PRIu64 " lost while recording%s", lost,
 			 gaps ? " (and packets missing: see --stats)" : "");
+	/* vmm where there is a QEMU log, even if nothing of it is shown, as host always is */
+	for (i = 0, vmm = false; i < ses->nr_sources; i++)
+		vmm |= ses->sources[i]->layer == HVT_LAYER_VMM;
 	snprintf(buf, sizeof(buf), ", vmm %" PRIu64, e[HVT_LAYER_VMM]);
-	hvt_info("%" PRIu64 " events (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
-		 "%s) from %s%zu streams%s, %lu warning%s",
-		 e[0] + e[1] + e[2] + e[HVT_LAYER_VMM], e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL],
-		 e[HVT_LAYER_USER], e[HVT_LAYER_VMM] ? buf : "", of, streams, lost_text, warnings,
-		 warnings == 1 ? "" : "s");
+	total = e[0] + e[1] + e[2] + e[HVT_LAYER_VMM];
+	hvt_info("%" PRIu64 " event%s (host %" PRIu64 ", kernel %" PRIu64 ", user %" PRIu64
+		 "%s) from %s%zu stream%s%s, %lu warning%s", total, total == 1 ? "" : "s",
+		 e[HVT_LAYER_HOST], e[HVT_LAYER_KERNEL], e[HVT_LAYER_USER], vmm ? buf : "", of,
+		 streams, streams == 1 ? "" : "s", lost_text, warnings, warnings == 1 ? "" : "s");
 	for (i = 0; i < ses->archive.nr_vms; i++) {
 		struct hvt_session_vm *st = &ses->vms[i];
 
