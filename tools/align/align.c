@@ -2,9 +2,11 @@
 /*
  * align.c - a VM's clock from its exchanges and sync points (align.h).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "tools/align/align.h"
 
 /* A sync point: the guest read @before, then the host's instant, then @after. */
@@ -65,7 +67,7 @@ int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *r
 			    const struct hvt_sync_point *points, size_t nr_points,
 			    const struct hvt_one_way *ow, size_t nr_ow)
 {
-	size_t i = 0, j = 0, k = 0, in_segment = 0;
+	size_t i = 0, j = 0, k = 0, in_segment = 0, seg_recs[HVT_GLITCH_EXCHANGES], nr_seg_recs = 0;
 	uint64_t seg_first = 0;
 	int which;
 
@@ -78,6 +80,7 @@ int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *r
 	/* all in host time order, fed merged so that the estimator goes forward */
 	while ((which = next_input(recs, i, n, points, j, nr_points, ow, k, nr_ow)) >= 0) {
 		uint64_t seq = which == 0 ? recs[i].seq : which == 1 ? points[j].seq : ow[k].seq;
+		size_t rec = i;
 		enum hvt_est_result r = which == 0 ? hvt_est_exchange(c->est, &recs[i++].ex) :
 					which == 1 ? sync_point(c->est, &points[j++]) :
 					one_way(c->est, &ow[k++]);
@@ -88,10 +91,15 @@ int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *r
 			    !c->glitch) {
 				c->glitch = 1;
 				c->glitch_seq = seg_first;
+				memcpy(c->glitch_recs, seg_recs, nr_seg_recs * sizeof(*seg_recs));
+				c->nr_glitch_recs = nr_seg_recs;
 			}
 			in_segment = 0;
+			nr_seg_recs = 0;
 			seg_first = seq;
 		}
+		if (which == 0 && nr_seg_recs < HVT_GLITCH_EXCHANGES)
+			seg_recs[nr_seg_recs++] = rec;
 		in_segment++;
 	}
 	c->nr_points = nr_points;
@@ -100,6 +108,38 @@ int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *r
 		return -1;
 	}
 	return 0;
+}
+
+#define DROP_GLITCH_ROUNDS	8
+
+size_t hvt_vm_clock_drop_glitches(const char *vm_name, struct hvt_sync_rec *recs, size_t *n)
+{
+	struct hvt_vm_clock c;
+	size_t round, said = 0, i, k, kept;
+
+	for (round = 0; round < DROP_GLITCH_ROUNDS; round++) {
+		if (hvt_vm_clock_build(&c, recs, *n, NULL, 0))
+			break;
+		if (!c.glitch || !c.nr_glitch_recs) {
+			hvt_vm_clock_free(&c);
+			break;
+		}
+		hvt_warn("vm %s: clock exchange seq %" PRIu64 "%s contradict%s the exchanges "
+			 "around %s: a damaged sync.tsv row, not a clock change; left out", vm_name,
+			 recs[c.glitch_recs[0]].seq, c.nr_glitch_recs > 1 ? " and the next" : "",
+			 c.nr_glitch_recs > 1 ? "" : "s", c.nr_glitch_recs > 1 ? "them" : "it");
+		for (i = 0, k = 0, kept = 0; i < *n; i++) {
+			if (k < c.nr_glitch_recs && c.glitch_recs[k] == i) {
+				k++;
+				continue;
+			}
+			recs[kept++] = recs[i];
+		}
+		said++;
+		*n = kept;
+		hvt_vm_clock_free(&c);
+	}
+	return said;
 }
 
 void hvt_vm_clock_free(struct hvt_vm_clock *c)

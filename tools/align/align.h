@@ -32,6 +32,8 @@ struct hvt_vm_clock {
 	struct hvt_tsc_timeline tl;
 	uint64_t glitch_seq;		/* first sample of a too-short middle segment */
 	int glitch;
+	size_t glitch_recs[HVT_GLITCH_EXCHANGES];	/* ... its exchanges, as indices of recs */
+	size_t nr_glitch_recs;
 	size_t nr_points;		/* sync points used */
 	struct hvt_run_clock by_segment;	/* built by hvt_vm_clock_event_bound() */
 	bool have_by_segment;
@@ -59,6 +61,14 @@ struct hvt_one_way {
 	uint64_t seq;			/* for glitch_seq */
 	uint64_t delay;			/* the stamp was read within this of host */
 };
+
+/*
+ * Leaves out of @recs (@n of them, in host order) the exchanges that make
+ * a glitch: each a stamp error (a damaged sync.tsv row), not a clock
+ * change, which would otherwise split the clock around it and misplace
+ * the guest events near it. Says each glitch; returns how many it said.
+ */
+size_t hvt_vm_clock_drop_glitches(const char *vm_name, struct hvt_sync_rec *recs, size_t *n);
 
 /* hvt_vm_clock_build() with one-way bounds too (@ow in host order). */
 int hvt_vm_clock_build_more(struct hvt_vm_clock *c, const struct hvt_sync_rec *recs, size_t n,

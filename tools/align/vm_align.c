@@ -235,22 +235,51 @@ static int fit_runs(struct hvt_host_layer *h, struct hvt_vm_align *st,
 	return 0;
 }
 
+/*
+ * @in with the exchanges that make a glitch left out (align.h), in @out,
+ * whose sync is then @own's (freed by the caller); -1 if out of memory.
+ * The archive's own list keeps them: check judges them against the fit.
+ */
+static int without_glitches(struct hvt_host_layer *h, const struct hvt_vm_info *in,
+			    struct hvt_vm_info *out, struct hvt_sync_rec **own)
+{
+	*out = *in;
+	*own = NULL;
+	if (!in->nr_sync)
+		return 0;
+	*own = malloc(in->nr_sync * sizeof(**own));
+	if (!*own)
+		return -1;
+	memcpy(*own, in->sync, in->nr_sync * sizeof(**own));
+	out->sync = *own;
+	h->warnings += hvt_vm_clock_drop_glitches(in->name, *own, &out->nr_sync);
+	return 0;
+}
+
 int hvt_vm_align(struct hvt_vm_align *st, struct hvt_host_layer *h,
-		 const struct hvt_vm_info *vm, const struct hvt_ctf_types *types)
+		 const struct hvt_vm_info *given, const struct hvt_ctf_types *types)
 {
 	struct hvt_sync_point *points;
+	struct hvt_sync_rec *sync;
+	struct hvt_vm_info fit;
+	const struct hvt_vm_info *vm = &fit;
 	size_t nr_points;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (vm_sync_points(h, vm, types, &points, &nr_points))
+	if (without_glitches(h, given, &fit, &sync))
 		return -1;
+	if (vm_sync_points(h, vm, types, &points, &nr_points)) {
+		free(sync);
+		return -1;
+	}
 	st->aligned = fit_clock(h, st, vm, points, nr_points);
 	if (vm->kvm && kvm_exact(h, st, vm) < 0)
 		ret = -1;
 	else if (st->aligned && !st->exact)
 		ret = fit_runs(h, st, vm, types, points, nr_points);
 	free(points);
+	free(sync);
 	return ret;
 }
 
