@@ -80,9 +80,9 @@ static void usage(FILE *out)
 		HVT_CLI_VERBOSITY_HELP
 		"  -h, --help         this help\n"
 		"Exit status: 0 done, 1 the archive cannot be read, no VM can be analysed,\n"
-		"or a stream of it is missing or shorter than recorded (the figures are\n"
-		"printed, from what could be read), 2 usage error (a --vm naming no VM of\n"
-		"the archive included).\n", HVT_IO_EXACT,
+		"or a stream of it is missing, shorter than recorded or damaged (the figures\n"
+		"are printed, from what could be read), 2 usage error (a --vm naming no VM\n"
+		"of the archive included).\n", HVT_IO_EXACT,
 		IO_TOP_MAX);
 }
 

@@ -134,9 +134,10 @@ static void usage(FILE *out)
 		"  --stats           instead of the summary, a table on standard error: per\n"
 		"                    stream the events read and shown, lost (discarded or\n"
 		"                    overwritten), pkt-gaps (packets missing from the\n"
-		"                    sequence), skipped (damaged packets or host pages not\n"
-		"                    decoded), warnings, its state (merged, cut short:\n"
-		"                    shorter than recorded, ...), the times of its first\n"
+		"                    sequence), skipped (damaged packets, host pages or\n"
+		"                    records not decoded, whole or in part), warnings, its\n"
+		"                    state (merged; cut short: missing, shorter than\n"
+		"                    recorded or damaged; ...), the times of its first\n"
 		"                    and last event read, and whose events it holds (a CPU,\n"
 		"                    or a process and thread); per VM how its clock was\n"
 		"                    aligned and how precisely\n\n"
@@ -148,8 +149,8 @@ static void usage(FILE *out)
 		"the end).\n"
 		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
 		"archive, or a part of it (a VM's info.json, the host layer, a stream or\n"
-		"host CPU file missing or shorter than recorded), could not be read (what\n"
-		"could is still written), or --output not written (it exists\n"
+		"host CPU file missing, shorter than recorded or damaged), could not be\n"
+		"read (what could is still written), or --output not written (it exists\n"
 		"and --force was not given: said before anything is read), 2 usage error.\n");
 }
 

@@ -253,12 +253,19 @@ static void test_null_decodes_everything(void **state)
 	assert_int_equal(fx_write_stream(c->root, "vm/demo/kernel/stream-1", kernel_uuid, 4096, 1, 1,
 					 ev, 2), 0);
 	assert_int_equal(fx_refresh_info(c->root), 0);
-	assert_int_equal(merge_err(c, "--format=null", &err), 0);
+	/* the rest of the packet, skipped: events lacking, status 1 */
+	assert_int_equal(merge_err(c, "--format=null", &err), 1);
 	assert_non_null(strstr(err, "vm/demo/kernel/stream-1: event at offset "));
 	assert_non_null(strstr(err, " (id 7): unknown event id; skipping the rest of the packet\n"));
 	assert_null(strstr(err, " events (host "));	/* no summary */
-	assert_int_equal(merge_err(c, "--format=text", &text_err), 0);
-	assert_non_null(strstr(text_err, err));		/* the same warnings, then the summary */
+	assert_int_equal(merge_err(c, "--format=text", &text_err), 1);
+	/* the same warning, then the summary, then what the output lacks */
+	assert_non_null(strstr(text_err, " (id 7): unknown event id; skipping the rest of the "
+				 "packet\n"));
+	assert_non_null(strstr(err, "error: 1 stream of the archive is missing, cut short or "
+			       "damaged"));
+	assert_non_null(strstr(text_err, "error: 1 stream of the archive is missing, cut short or "
+				    "damaged"));
 	assert_non_null(strstr(text_err, "hvtrace: 8 events (host 3, kernel 4, user 1) from 5 "
 			       "streams, 1 warning\n"));
 	assert_int_equal(hvt_read_file(c->out, 1 << 20, &file, &len), 0);
@@ -1482,7 +1489,7 @@ static void test_host_layer_undecoded(void **state)
 }
 
 /*
- * A stream the recording has but that is missing or cut short: what could
+ * A stream the recording has but that is missing, cut short or damaged: what could
  * be read is printed, and merge ends with 1, said as an error; unless the
  * selection leaves that stream out.
  */
@@ -1495,7 +1502,7 @@ static void test_stream_missing_exit_status(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
 	assert_non_null(strstr(text, " host "));	/* the rest is there */
-	assert_non_null(strstr(err, "error: 1 stream of the archive is missing or cut short"));
+	assert_non_null(strstr(err, "error: 1 stream of the archive is missing, cut short or damaged"));
 	free(text);
 	free(err);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--layer", "host,kernel"), 0);

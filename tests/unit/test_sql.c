@@ -408,7 +408,7 @@ static void test_damaged(void **state)
 	assert_non_null(strstr(text(db, "SELECT value FROM meta WHERE name = 'incomplete_reason'",
 				    buf, sizeof(buf)), "it lacks recorded events"));
 	assert_string_equal(text(db, "SELECT value FROM meta WHERE name = 'lacks'", buf,
-				 sizeof(buf)), "1 stream is missing or cut short");
+				 sizeof(buf)), "1 stream is missing, cut short or damaged");
 	assert_int_equal(one(db, "SELECT count(*) FROM event WHERE layer = 'user'"), 0);
 	assert_true(one(db, "SELECT count(*) FROM event WHERE layer = 'kernel'") > 0);
 	unlink(db);

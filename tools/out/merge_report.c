@@ -268,7 +268,8 @@ void hvt_merge_stats(struct hvt_session *ses, const uint64_t *shown, FILE *out)
 		fprintf(out, "%-*s %-6s %-12s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64
 			" %8" PRIu64 " %8lu  %-12s %14s %14s  %s\n", (int)width, s->name,
 			hvt_layer_name(s->layer), s->vm ? s->vm : "-", s->events, shown[s->index],
-			hvt_source_lost(s), hvt_source_missing_packets(s), st.skipped_packets,
+			hvt_source_lost(s), hvt_source_missing_packets(s),
+			st.skipped_packets + st.skipped_records,
 			hvt_source_warnings(s), stream_state(s), when(ses, s, s->first_tsc, first),
 			when(ses, s, s->host_tsc, last), stream_owner(ses, s, buf, sizeof(buf)));
 	}

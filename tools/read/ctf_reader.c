@@ -324,6 +324,7 @@ static int event_bad(struct hvt_ctf_stream *s, const char *why, uint32_t id)
 	hvt_stream_warn(&s->stats.warnings, s->name,
 			"event at offset %" PRIu64 " (id %u): %s; skipping the rest of the packet",
 			s->packet_off + s->pos, id, why);
+	s->stats.skipped_tails++;
 	s->pos = s->end;
 	return 0;
 }

@@ -79,6 +79,7 @@ struct hvt_ctf_event {
 struct hvt_ctf_stats {
 	uint64_t packets;		/* decoded */
 	uint64_t skipped_packets;	/* whole packets skipped, each with a warning */
+	uint64_t skipped_tails;		/* packets whose rest was skipped from a damaged event */
 	uint64_t lost_events;		/* events_discarded of the last packet */
 	uint64_t lost_packets;		/* gaps in packet_seq_num */
 	unsigned long warnings;

@@ -101,6 +101,7 @@ static void ctf_stats(const void *r, struct hvt_reader_stats *st)
 	st->lost_packets = cst->lost_packets;
 	st->packets = cst->packets;
 	st->skipped_packets = cst->skipped_packets;
+	st->skipped_records = cst->skipped_tails;
 	st->warnings = cst->warnings;
 }
 

@@ -581,12 +581,14 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
 				": event %s has a field outside any record; skipping it", off,
 				type->name);
+		c->stats.skipped_records++;
 		return 0;
 	}
 	if (!type) {
 		hvt_stream_warn(&c->stats.warnings, c->name, "record at offset %" PRIu64
 				": unknown event type %u; skipping it", off,
 				size >= 2 ? (unsigned int)(c->scratch[0] | c->scratch[1] << 8) : 0u);
+		c->stats.skipped_records++;
 		return 0;
 	}
 	need = record_need(c->ft, type);
@@ -595,6 +597,7 @@ int hvt_ftrace_take(struct hvt_ftrace_cpu *c, const void *data, size_t size,
 				": %zu bytes, where the format of %s puts fields up to byte %u "
 				"(a damaged format file?); skipping it", off, size, type->name,
 				need);
+		c->stats.skipped_records++;
 		return 0;
 	}
 	ev->ts = ts;

@@ -39,6 +39,7 @@ struct hvt_ftrace_stats {
 	uint64_t pages;
 	uint64_t lost_events;		/* the kernel's missed-events counts */
 	uint64_t skipped_pages;		/* damaged pages not decoded, each warned about */
+	uint64_t skipped_records;	/* records of a read page not decoded, each warned about */
 	unsigned long warnings;
 };
 

@@ -78,7 +78,8 @@ static void ftrace_stats(const void *r, struct hvt_reader_stats *st)
 
 	/* Pages are never missing: a lost page is ftrace's lost events. */
 	*st = (struct hvt_reader_stats){ .lost_events = fst->lost_events, .warnings = fst->warnings,
-					 .skipped_packets = fst->skipped_pages };
+					 .skipped_packets = fst->skipped_pages,
+					 .skipped_records = fst->skipped_records };
 }
 
 static void ftrace_limit(void *r, uint64_t bytes)

@@ -44,6 +44,8 @@ struct hvt_reader_stats {
 	uint64_t lost_packets;		/* packets missing from the file */
 	uint64_t packets;		/* packets read whole (CTF; 0 for ftrace pages) */
 	uint64_t skipped_packets;	/* ... and skipped, each with a warning of its own */
+	uint64_t skipped_records;	/* single records of a read page or packet not decoded:
+					 * an unknown type, or one its format cannot hold */
 	unsigned long warnings;		/* damage met while reading */
 };
 

@@ -2,7 +2,7 @@
 /*
  * completeness.c - what of the recording a session's output lacks: VMs
  * that could not be read, a host layer that could not be decoded, streams
- * missing or cut short. Every command that reads an archive ends with
+ * missing, cut short or damaged. Every command that reads an archive ends with
  * status 1 when something is lacking (each was said as it was found).
  */
 #include <stdio.h>
@@ -60,7 +60,7 @@ size_t hvt_session_incomplete_said(const struct hvt_session *ses,
 	size_t n = hvt_session_incomplete_sources(ses, wanted, ctx);
 
 	if (n)
-		hvt_err("%zu stream%s of the archive %s missing or cut short: %s events are not "
+		hvt_err("%zu stream%s of the archive %s missing, cut short or damaged: %s events are not "
 			"all in %s (see the warnings above)", n, n == 1 ? "" : "s",
 			n == 1 ? "is" : "are", n == 1 ? "its" : "their", output);
 	return n;
@@ -93,7 +93,7 @@ const char *hvt_session_lacks(const struct hvt_session *ses, char *buf, size_t l
 	if (hvt_session_host_unreadable(ses) || hvt_session_host_undecoded(ses))
 		add(buf, len, &at, "the host layer could not be decoded");
 	if ((n = hvt_session_incomplete_sources(ses, NULL, NULL))) {
-		snprintf(text, sizeof(text), "%zu stream%s missing or cut short", n,
+		snprintf(text, sizeof(text), "%zu stream%s missing, cut short or damaged", n,
 			 n == 1 ? " is" : "s are");
 		add(buf, len, &at, text);
 	}

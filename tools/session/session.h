@@ -202,7 +202,7 @@ size_t hvt_session_incomplete_said(const struct hvt_session *ses,
 				   const char *output);
 /*
  * All of the above in one line in @buf ("1 VM could not be read; 2 streams
- * are missing or cut short"), or NULL if the output lacks nothing.
+ * are missing, cut short or damaged"), or NULL if the output lacks nothing.
  */
 const char *hvt_session_lacks(const struct hvt_session *ses, char *buf, size_t len);
 /*

@@ -103,6 +103,18 @@ static void check_events(struct hvt_source *s)
 }
 
 /*
+ * At the end of a stream: packets, pages or records it skipped as damaged
+ * (each said) are recorded events the output lacks.
+ */
+static void check_skipped(struct hvt_source *s)
+{
+	struct hvt_reader_stats st = { 0 };
+
+	hvt_reader_stats(&s->rd, &st);
+	s->incomplete |= st.skipped_packets || st.skipped_records;
+}
+
+/*
  * At the end of a host CPU file: shorter than hvtrace.json records, its
  * last pages are missing (truncated or emptied since). Once.
  */
@@ -128,6 +140,7 @@ int hvt_source_next(struct hvt_source *s)
 			check_packets(s);
 			check_events(s);
 			check_bytes(s);
+			check_skipped(s);
 			check_outside(s);
 			return 0;
 		}
