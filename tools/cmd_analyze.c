@@ -222,7 +222,8 @@ int hvt_cmd_analyze(int argc, char **argv)
 			.view = { .top = o.top, .tids = o.sel.tids, .nr_tids = o.sel.nr_tids,
 				  .comms = o.sel.comms, .nr_comms = o.sel.nr_comms } }, stdout);
 	/* as merge: what the recording has and could not be read is lacking from the figures */
-	if (!ret && hvt_session_incomplete_said(&ses, hvt_select_source, &o.sel, "the figures"))
+	if (!ret && (hvt_session_incomplete_said(&ses, hvt_select_source, &o.sel, "the figures") +
+		     hvt_session_unlisted_said(&ses, true, "the figures")))
 		ret = 1;
 	hvt_timeline_close(&tl);
 out_session:

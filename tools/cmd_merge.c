@@ -149,9 +149,10 @@ static void usage(FILE *out)
 		"the end).\n"
 		"Exit status: 0 merged (maybe with warnings, or no event selected), 1 the\n"
 		"archive, or a part of it (a VM's info.json, the host layer, a stream or\n"
-		"host CPU file missing, shorter than recorded or damaged), could not be\n"
-		"read (what could is still written), or --output not written (it exists\n"
-		"and --force was not given: said before anything is read), 2 usage error.\n");
+		"host CPU file missing, shorter than recorded, damaged or not in its\n"
+		"lists), could not be read (what could is still written), or --output not\n"
+		"written (it exists and --force was not given: said before anything is\n"
+		"read), 2 usage error.\n");
 }
 
 #define HVT_MERGE_MAX_GUEST_TRACES	64
@@ -660,7 +661,9 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 				  HVT_PROGRESS_EVERY);
 		merge_events(tl, &o->sel, &out, shown, &seen, &progress, names);
 		/* of the streams selected: known once every event was read (said last) */
-		incomplete = hvt_session_incomplete_sources(ses, hvt_select_source, &o->sel);
+		incomplete = hvt_session_incomplete_sources(ses, hvt_select_source, &o->sel) +
+			     hvt_session_unlisted_files(ses, !o->sel.layers ||
+							 o->sel.layers & (1u << HVT_LAYER_HOST));
 	}
 	ret = hvt_output_close(&out) || followed == 1 || hvt_session_unread_vms(ses) ||
 	      hvt_session_host_unreadable(ses) || hvt_session_host_undecoded(ses) ||
@@ -686,8 +689,11 @@ static int merge(struct hvt_session *ses, const struct hvt_session_opts *so,
 		hvt_err("not one record of the archive's host layer could be decoded (are its "
 			"format files, host/ftrace/events/, there?): its events are not in the "
 			"output (see the warnings above)");
-	if (incomplete)
+	if (incomplete) {
 		hvt_session_incomplete_said(ses, hvt_select_source, &o->sel, "the output");
+		hvt_session_unlisted_said(ses, !o->sel.layers ||
+					  o->sel.layers & (1u << HVT_LAYER_HOST), "the output");
+	}
 out:
 	free(shown);
 	return ret;

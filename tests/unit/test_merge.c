@@ -1498,6 +1498,18 @@ static void test_stream_missing_exit_status(void **state)
 	struct ctx *c = *state;
 	char *text, *err, path[256];
 
+	/* a host CPU file the manifest does not list: its events not read, said */
+	assert_int_equal(fx_write(c->root, "host/ftrace/cpu5.raw", "", 0), 0);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);
+	assert_non_null(strstr(err, "error: 1 recorded file the archive does not list was not "
+				    "read"));
+	free(text);
+	free(err);
+	assert_int_equal(MERGE_ERR(c, &text, &err, c->root, "--layer", "kernel,user"), 0);
+	free(text);
+	free(err);
+	snprintf(path, sizeof(path), "%s/host/ftrace/cpu5.raw", c->root);
+	assert_int_equal(unlink(path), 0);
 	snprintf(path, sizeof(path), "%s/vm/demo/user-1/stream-0", c->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(MERGE_ERR(c, &text, &err, c->root), 1);

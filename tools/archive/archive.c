@@ -455,6 +455,7 @@ static void note_unlisted_cpus(struct hvt_archive *a)
 		hvt_warn("%s/%s: not in hvtrace.json's list of host CPUs, so not read (an edited or "
 			 "damaged manifest?)", a->ftrace_dir, e->d_name);
 		a->warnings++;
+		a->unlisted_cpus++;
 	}
 	if (d)
 		closedir(d);

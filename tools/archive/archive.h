@@ -80,6 +80,7 @@ struct hvt_archive {
 	struct hvt_host_task *host_tasks;	/* host/ftrace/tasks.tsv, by tid; NULL: none */
 	size_t nr_host_tasks;
 	unsigned long warnings;		/* entries or lines skipped */
+	size_t unlisted_cpus;		/* host CPU files hvtrace.json does not list: not read */
 };
 
 struct hvt_trace_info {
@@ -146,6 +147,7 @@ struct hvt_vm_info {
 	/* what went untraced: processes refused, threads of traced ones (all traces) */
 	uint64_t untraced_processes, untraced_threads;
 	unsigned long warnings;		/* about info.json */
+	size_t unlisted_files;		/* stream files and trace directories it does not list */
 	unsigned long sync_warnings;	/* about sync.tsv */
 };
 

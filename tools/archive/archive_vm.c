@@ -356,10 +356,12 @@ static void note_unlisted_in(struct hvt_vm_info *vm, const char *dir)
 			/* likely the file of a skipped entry: the same problem, counted once */
 			hvt_warn("%s: not read either: no stream entry of info.json that could be "
 				 "read names it (%zu skipped above)", path, vm->streams_skipped);
+			vm->unlisted_files++;
 		} else if (path && !stream_listed(vm, path)) {
 			hvt_warn("%s: not in info.json's list of streams, so not read (an edited or "
 				 "damaged info.json?)", path);
 			vm->warnings++;
+			vm->unlisted_files++;
 		}
 		free(path);
 	}
@@ -391,6 +393,7 @@ static void note_unlisted(struct hvt_vm_info *vm)
 			hvt_warn("%s: not in info.json's list of traces, so not read (an edited or "
 				 "damaged info.json?)", dir);
 			vm->warnings++;
+			vm->unlisted_files++;
 		} else if (dir) {
 			note_unlisted_in(vm, dir);
 		}

@@ -78,6 +78,26 @@ static void add(char *buf, size_t len, size_t *at, const char *text)
 		*at += (size_t)k;
 }
 
+size_t hvt_session_unlisted_files(const struct hvt_session *ses, bool host)
+{
+	size_t i, n = host ? ses->archive.unlisted_cpus : 0;
+
+	for (i = 0; i < ses->archive.nr_vms; i++)
+		n += ses->vms[i].loaded ? ses->vms[i].vm.unlisted_files : 0;
+	return n;
+}
+
+size_t hvt_session_unlisted_said(const struct hvt_session *ses, bool host, const char *output)
+{
+	size_t n = hvt_session_unlisted_files(ses, host);
+
+	if (n)
+		hvt_err("%zu recorded file%s the archive does not list %s not read: %s events "
+			"are not in %s (see the warnings above)", n, n == 1 ? "" : "s",
+			n == 1 ? "was" : "were", n == 1 ? "its" : "their", output);
+	return n;
+}
+
 const char *hvt_session_lacks(const struct hvt_session *ses, char *buf, size_t len)
 {
 	char text[96];
@@ -92,6 +112,11 @@ const char *hvt_session_lacks(const struct hvt_session *ses, char *buf, size_t l
 	}
 	if (hvt_session_host_unreadable(ses) || hvt_session_host_undecoded(ses))
 		add(buf, len, &at, "the host layer could not be decoded");
+	if ((n = hvt_session_unlisted_files(ses, true))) {
+		snprintf(text, sizeof(text), "%zu recorded file%s the archive does not list", n,
+			 n == 1 ? "" : "s");
+		add(buf, len, &at, text);
+	}
 	if ((n = hvt_session_incomplete_sources(ses, NULL, NULL))) {
 		snprintf(text, sizeof(text), "%zu stream%s missing, cut short or damaged", n,
 			 n == 1 ? " is" : "s are");

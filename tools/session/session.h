@@ -196,6 +196,14 @@ bool hvt_session_host_undecoded(const struct hvt_session *ses);
 size_t hvt_session_incomplete_sources(const struct hvt_session *ses,
 				      bool (*wanted)(const struct hvt_source *s, void *ctx),
 				      void *ctx);
+/*
+ * Files in the archive its lists do not name, so not read (said when
+ * opened): host CPU files (with @host) and a finished VM's stream files and
+ * trace directories.
+ */
+size_t hvt_session_unlisted_files(const struct hvt_session *ses, bool host);
+/* The same, said as an error if any: their events are not in @output. */
+size_t hvt_session_unlisted_said(const struct hvt_session *ses, bool host, const char *output);
 /* The same, said as an error if any: their events are not all in @output ("the output"). */
 size_t hvt_session_incomplete_said(const struct hvt_session *ses,
 				   bool (*wanted)(const struct hvt_source *s, void *ctx), void *ctx,
