@@ -208,7 +208,7 @@ static struct hvt_event_type *event_from_record(const unsigned char *p, size_t s
 int hvt_registry_add(struct hvt_registry *r, const void *buf, size_t len,
 		     char *err, size_t errlen)
 {
-	struct hvt_event_type *fresh[HVT_REG_MAX_EVENTS / 8];
+	struct hvt_event_type *fresh[HVT_REG_MAX_PER_UPDATE];
 	const unsigned char *p = buf;
 	unsigned int n = 0, i;
 	size_t off = 0, size = 0;

@@ -71,7 +71,7 @@ int hvt_events_send_registry(void)
 {
 	unsigned char *buf = malloc(HVT_APP_MAX_MSG), *sent = calloc(next_id / 8 + 1, 1);
 	const struct hvt_event *e;
-	uint32_t len = 0;
+	uint32_t len = 0, nr = 0;
 	int ret = 0;
 
 	if (!buf || !sent) {
@@ -86,11 +86,15 @@ int hvt_events_send_registry(void)
 			continue;
 		sent[e->id / 8] |= (unsigned char)(1u << (e->id % 8));
 		size = record(e, NULL);
-		if (len + size > HVT_APP_MAX_MSG - sizeof(struct hvt_app_hdr)) {
+		/* by bytes, and by records: a message may hold one update's worth */
+		if (len + size > HVT_APP_MAX_MSG - sizeof(struct hvt_app_hdr) ||
+		    nr == HVT_REG_MAX_PER_UPDATE) {
 			ret = send_records(buf, len);
 			len = 0;
+			nr = 0;
 		}
 		len += record(e, buf + len);
+		nr++;
 	}
 	if (!ret)
 		ret = send_records(buf, len);

@@ -25,6 +25,7 @@
 #define HVT_REG_MAX_FIELDS	64
 #define HVT_REG_MAX_FMT		512
 #define HVT_REG_MAX_EVENTS	4096	/* per trace */
+#define HVT_REG_MAX_PER_UPDATE	(HVT_REG_MAX_EVENTS / 8)	/* records in one REGISTRY */
 
 enum hvt_field_kind {
 	HVT_FIELD_INT = 1,	/* int_bits, HVT_FIELD_F_SIGNED, HVT_FIELD_F_HEX */

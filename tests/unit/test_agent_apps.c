@@ -199,13 +199,20 @@ static void host_accepts(struct t *t, const struct hvt_frame *f)
 		}
 		break;
 	}
-	case HVT_W_REGISTRY:
+	case HVT_W_REGISTRY: {
+		struct hvt_registry scratch;
+
+		/* as the collector: the frame whole first, every record counted (vm_store.c) */
+		hvt_registry_init(&scratch);
 		if (id >= HVT_W_MAX_TRACES || !t->traces[id].open)
 			why = "registry for an unknown trace";
-		else if (hvt_registry_add(&t->traces[id].registry, f->payload, f->hdr.len, err,
+		else if (hvt_registry_add(&scratch, f->payload, f->hdr.len, err, sizeof(err)) < 0 ||
+			 hvt_registry_add(&t->traces[id].registry, f->payload, f->hdr.len, err,
 					  sizeof(err)) < 0)
 			why = err;
+		hvt_registry_free(&scratch);
 		break;
+	}
 	case HVT_W_STREAM_OPEN: {
 		struct hvt_w_stream_open so;
 
@@ -730,6 +737,44 @@ static void test_registry_empty_or_repeated(void **state)
 	assert_no_host_frame(t);
 }
 
+/* Writes records of ids @from..@to (small ones) into @msg; their bytes. */
+static uint32_t small_records(unsigned char *msg, uint32_t from, uint32_t to)
+{
+	uint32_t used = 0, id;
+	char name[32];
+
+	for (id = from; id <= to; id++) {
+		snprintf(name, sizeof(name), "mix:e%u", id);
+		used += hvt_reg_event_write(msg + used, id, name, NULL, 0, "x");
+	}
+	return used;
+}
+
+/*
+ * A REGISTRY of 300 known records and 300 new ones: the agent counts the
+ * new against one update's limit (512), the collector every record of the
+ * frame. Only the new ones are forwarded, so the frame passes there too.
+ */
+static void test_registry_known_and_new(void **state)
+{
+	static unsigned char msg[HVT_APP_MAX_MSG];
+	struct t *t = *state;
+	struct hvt_frame f;
+	uint32_t len;
+
+	connect_app(t);
+	len = small_records(msg, 1, 300);
+	app_send(t, HVT_A_REGISTRY, 0, msg, len, -1);
+	f = host_frame(t, HVT_W_REGISTRY);
+	assert_int_equal(f.hdr.len, len);
+	len = small_records(msg, 1, 600);
+	assert_true(len <= sizeof(msg));
+	app_send(t, HVT_A_REGISTRY, 0, msg, len, -1);
+	f = host_frame(t, HVT_W_REGISTRY);		/* the collector's check inside */
+	assert_int_equal(f.hdr.len, small_records(msg, 301, 600));
+	assert_true(slot_of_app(t) >= 0);
+}
+
 /*
  * A process that sends ever more event descriptions (each new, each large)
  * is dropped once they pass AGENT_APP_REGISTRY_MAX, with a log; what came
@@ -1107,6 +1152,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corrupt_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_known_and_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_framing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_empty_or_repeated, setup, teardown),

@@ -520,8 +520,55 @@ static int on_hello(struct agent_apps *a, struct app *app, const void *payload, 
 	return app_reply(app, HVT_A_WELCOME, 0, &w, sizeof(w), app->wake_fd);
 }
 
+/*
+ * The records of @payload (@len bytes, checked whole by hvt_registry_add())
+ * whose ids @app's registry did not have before, first of each, into @out;
+ * their bytes. The host checks a REGISTRY frame whole, every record counted
+ * against one update's limit: a frame of known and new records that passes
+ * here (only new ones count) would end its link.
+ */
+static uint32_t new_records(const unsigned char *payload, uint32_t len, const uint8_t *was_new,
+			    unsigned char *out)
+{
+	static uint8_t taken[HVT_REG_MAX_EVENTS];
+	uint32_t off = 0, used = 0;
+	struct hvt_reg_event h;
+
+	memset(taken, 0, sizeof(taken));
+	while (off + sizeof(h) <= len) {
+		memcpy(&h, payload + off, sizeof(h));
+		if (was_new[h.id] && !taken[h.id]) {
+			memcpy(out + used, payload + off, h.size);
+			used += h.size;
+			taken[h.id] = 1;
+		}
+		off += h.size;
+	}
+	return used;
+}
+
+/* Which ids of @payload's records @reg lacks, as far as the records are sound. */
+static void note_new_ids(const struct hvt_registry *reg, const unsigned char *payload,
+			 uint32_t len, uint8_t *was_new)
+{
+	uint32_t off = 0;
+	struct hvt_reg_event h;
+
+	memset(was_new, 0, HVT_REG_MAX_EVENTS);
+	while (off + sizeof(h) <= len) {
+		memcpy(&h, payload + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len - off ||
+		    h.id >= HVT_REG_MAX_EVENTS)
+			return;		/* hvt_registry_add() refuses it */
+		was_new[h.id] |= !hvt_registry_get(reg, h.id);
+		off += h.size;
+	}
+}
+
 static int on_registry(struct agent_apps *a, struct app *app, const void *payload, uint32_t len)
 {
+	static uint8_t was_new[HVT_REG_MAX_EVENTS];
+	static unsigned char fresh[HVT_APP_MAX_MSG];
 	char err[128];
 	int added;
 
@@ -532,6 +579,9 @@ static int on_registry(struct agent_apps *a, struct app *app, const void *payloa
 			  "dropping the process", app->pid, AGENT_APP_REGISTRY_MAX >> 10);
 		return -1;
 	}
+	if (len > sizeof(fresh))
+		return -1;	/* a message is never longer */
+	note_new_ids(&app->registry, payload, len, was_new);
 	added = hvt_registry_add(&app->registry, payload, len, err, sizeof(err));
 	if (added < 0) {
 		agent_log(a->link, "pid %u: bad event registry: %s", app->pid, err);
@@ -540,8 +590,9 @@ static int on_registry(struct agent_apps *a, struct app *app, const void *payloa
 	hvt_debug("pid %u: registry update, new events: %d", app->pid, added);
 	if (!added)
 		return 0;	/* the host has every record already */
+	len = new_records(payload, len, was_new, fresh);
 	app->registry_bytes += len;
-	return agent_send(a->link, HVT_W_REGISTRY, app->trace_id, payload, len);
+	return agent_send(a->link, HVT_W_REGISTRY, app->trace_id, fresh, len);
 }
 
 static int sealed_size(int fd, size_t size)
