@@ -651,10 +651,14 @@ bool hvt_archive_wait_set_up(const char *root, int seconds, bool (*give_up)(void
 
 bool hvt_archive_host_span(const struct hvt_archive *a, uint64_t *lo, uint64_t *hi)
 {
-	const struct hvt_clock_pair *first = a->pairs, *last = a->pairs + a->nr_pairs - 1;
+	const struct hvt_clock_pair *first, *last;
 	double hz, margin;
 
-	if (a->nr_pairs < 2 || last->mono_ns <= first->mono_ns || last->tsc <= first->tsc)
+	if (a->nr_pairs < 2)	/* before the pointers: pairs may be NULL */
+		return false;
+	first = a->pairs;
+	last = a->pairs + a->nr_pairs - 1;
+	if (last->mono_ns <= first->mono_ns || last->tsc <= first->tsc)
 		return false;
 	hz = (double)(last->tsc - first->tsc) * 1e9 / (double)(last->mono_ns - first->mono_ns);
 	if (hz < 1e7 || hz > 1e11)
