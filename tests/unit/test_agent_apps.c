@@ -745,7 +745,7 @@ static uint32_t small_records(unsigned char *msg, uint32_t from, uint32_t to)
 
 	for (id = from; id <= to; id++) {
 		snprintf(name, sizeof(name), "mix:e%u", id);
-		used += hvt_reg_event_write(msg + used, id, name, NULL, 0, "x");
+		used += hvt_reg_event_write(msg + used, id, name, fields_t, 0, "x");	/* none */
 	}
 	return used;
 }
